@@ -1,0 +1,6 @@
+"""Event types, the log line format and the append-only store.
+
+Importing this package registers every event type in the log's tagged union.
+"""
+
+from events import game as game  # noqa: F401

@@ -1,0 +1,83 @@
+"""The state a log folds into, and its stable hash.
+
+States are frozen msgspec Structs: ``evolve`` returns a new state and never
+changes the one it was given, so a decider can try events on a state without
+risk. Containers inside (dicts, tuples) are replaced, never mutated.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import msgspec
+
+from core.board import Board
+
+
+class ShipState(msgspec.Struct, frozen=True, kw_only=True):
+    """One ship as the rules see it. Fields a ruleset does not use keep their defaults."""
+
+    id: str
+    kind: str
+    owner: str | None = None
+    at: tuple[int, int] | None = None
+    facing: str = "N"
+    # blockade: ram and rock damage in small shots (P2-P3); mortecouille: structure lost (C, S, X, W)
+    damage: float = 0
+    sunk: bool = False
+    lost: bool = False
+    gone: bool = False
+    options: tuple[str, ...] = ()
+    price: int = 0
+    wind: int = 0
+    fire: str | None = None
+    countdown: int | None = None
+    bursts_in_a_row: int = 0
+    catapult_hits: int = 0
+    fireship: bool = False
+
+    @property
+    def afloat(self) -> bool:
+        return not (self.sunk or self.lost or self.gone) and self.at is not None
+
+
+class FleetState(msgspec.Struct, frozen=True, kw_only=True):
+    """A player's purchases (F1-F3)."""
+
+    player: str
+    spent: int = 0
+    fleet_options: tuple[str, ...] = ()
+    ships: tuple[str, ...] = ()
+    sealed: bool = False
+    forfeited: int = 0
+
+
+class GameState(msgspec.Struct, frozen=True, kw_only=True):
+    game: str = ""
+    ruleset: str = ""
+    players: tuple[str, ...] = ()
+    budget: int = 0
+    board: Board = Board(width=1, height=1)
+    rules_version: str = ""
+    dice_mode: str = "seeded"
+    seed_sha256: str | None = None
+    forked_from: str | None = None
+    created: bool = False
+    #: the turn being ordered now (1 for the first), or the last one resolved once ended
+    turn: int = 1
+    ended: bool = False
+    end_reason: str | None = None
+    winner: str | None = None
+    revealed_seed: str | None = None
+    ships: dict[str, ShipState] = {}
+    fleets: dict[str, FleetState] = {}
+    #: blockade tokens given for the current turn, one per round (P1)
+    tokens: dict[str, tuple[str | None, ...]] = {}
+
+
+EMPTY = GameState()
+
+
+def state_hash(state: GameState) -> str:
+    """SHA-256 of the canonical encoding: equal states, equal hashes, whatever the fold order."""
+    return hashlib.sha256(msgspec.json.encode(state, order="sorted")).hexdigest()

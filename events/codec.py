@@ -1,0 +1,170 @@
+"""The log line format: canonical JSON, the hash chain, typed decoding and upcasting.
+
+A line is the canonical encoding (compact JSON, keys sorted, UTF-8) of the
+event's fields plus ``type``, ``seq``, ``prev`` and ``hash``, where ``hash`` is
+the SHA-256 of the canonical encoding of the same object *without* ``hash``.
+Anybody can re-check a log with a JSON library and SHA-256; no project code is
+needed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Union
+
+import msgspec
+
+from events.base import CURRENT_VERSIONS, EVENT_TYPES, UPCASTERS, Event
+
+
+class LogError(Exception):
+    """A log that cannot be trusted as it is (exit 4)."""
+
+    exit_code = 4
+
+    def __init__(self, message: str, line: int | None = None, seq: int | None = None) -> None:
+        where = f"line {line}: " if line is not None else ""
+        super().__init__(where + message)
+        self.line = line
+        self.seq = seq
+
+
+class CorruptLine(LogError):
+    """A complete line that does not decode to a valid event."""
+
+
+class TornTail(LogError):
+    """The last line has no newline: an append was cut short by a crash."""
+
+    def __init__(self, line: int, fragment: bytes) -> None:
+        preview = fragment[:80].decode("utf-8", "replace")
+        super().__init__(
+            f"torn last line ({len(fragment)} bytes without a newline: {preview!r}); "
+            "nothing after the last complete line was accepted. "
+            "Run `mortecouille repair GAME` to cut it off.",
+            line=line,
+        )
+        self.fragment = fragment
+
+
+def canonical(obj: Any) -> bytes:
+    """Canonical JSON bytes: compact, keys sorted at every depth."""
+    return msgspec.json.encode(obj, order="sorted")
+
+
+def line_hash(body_without_hash: dict[str, Any]) -> str:
+    return hashlib.sha256(canonical(body_without_hash)).hexdigest()
+
+
+def stamp(event: Event, seq: int, prev: str) -> tuple[Event, bytes]:
+    """Give an event its place in the chain; return the stamped event and its line (no newline)."""
+    body = msgspec.to_builtins(event)
+    body["seq"] = seq
+    body["prev"] = prev
+    body.pop("hash", None)
+    digest = line_hash(body)
+    body["hash"] = digest
+    stamped = msgspec.structs.replace(event, seq=seq, prev=prev, hash=digest)
+    return stamped, canonical(body)
+
+
+_DECODERS: dict[int, msgspec.json.Decoder[Any]] = {}
+_RAW = msgspec.json.Decoder(dict[str, Any])
+
+
+def event_decoder() -> msgspec.json.Decoder[Any]:
+    """The typed decoder over every registered event type, rebuilt if a type was added."""
+    decoder = _DECODERS.get(len(EVENT_TYPES))
+    if decoder is None:
+        union: Any = Union[tuple(EVENT_TYPES.values())]  # noqa: UP007 - built at run time
+        decoder = _DECODERS[len(EVENT_TYPES)] = msgspec.json.Decoder(union)
+    return decoder
+
+
+def decode_line(line: bytes, number: int) -> Event:
+    """One line to a typed event at its current schema version, or CorruptLine naming the field."""
+    try:
+        event: Event = event_decoder().decode(line)
+    except msgspec.DecodeError as error:
+        return _decode_slow(line, number, error)
+    if event.v != CURRENT_VERSIONS[type(event).__struct_config__.tag]:  # type: ignore[index]
+        return _decode_slow(line, number, None)
+    return event
+
+
+def _decode_slow(line: bytes, number: int, first_error: msgspec.DecodeError | None) -> Event:
+    try:
+        raw = _RAW.decode(line)
+    except msgspec.DecodeError as error:
+        raise CorruptLine(f"not a JSON object ({error})", line=number) from None
+    tag = raw.get("type")
+    seq = raw.get("seq") if isinstance(raw.get("seq"), int) else None
+    if not isinstance(tag, str) or tag not in EVENT_TYPES:
+        raise CorruptLine(f"field `type`: unknown event type {tag!r}", line=number, seq=seq)
+    version = raw.get("v", 1)
+    current = CURRENT_VERSIONS[tag]
+    if not isinstance(version, int) or version < 1 or version > current:
+        raise CorruptLine(
+            f"field `v`: {tag} version {version!r} is not one this engine reads (1..{current})",
+            line=number,
+            seq=seq,
+        )
+    while version < current:
+        raw = UPCASTERS[(tag, version)](dict(raw))
+        version += 1
+        raw["v"] = version
+    try:
+        event: Event = msgspec.convert(raw, EVENT_TYPES[tag])
+    except msgspec.ValidationError as error:
+        detail = str(error if first_error is None else first_error)
+        raise CorruptLine(f"{tag}: {detail}", line=number, seq=seq) from None
+    return event
+
+
+def decode_lines(data: bytes) -> list[Event]:
+    """Decode a whole log body (complete lines only), numbering lines from 1 in errors."""
+    decoder = event_decoder()
+    lines = data.splitlines()
+    try:
+        events: list[Event] = decoder.decode_lines(data)
+    except msgspec.DecodeError:
+        return [decode_line(line, number) for number, line in enumerate(lines, 1)]
+    for number, event in enumerate(events, 1):
+        if event.v != CURRENT_VERSIONS[type(event).__struct_config__.tag]:  # type: ignore[index]
+            events[number - 1] = decode_line(lines[number - 1], number)
+    return events
+
+
+def check_line(line: bytes, number: int, expected_seq: int, expected_prev: str) -> str:
+    """Check one line's place in the chain and its hash; return its hash or raise LogError."""
+    try:
+        body = _RAW.decode(line)
+    except msgspec.DecodeError as error:
+        raise CorruptLine(f"not a JSON object ({error})", line=number, seq=expected_seq) from None
+    if canonical(body) != line:
+        raise LogError(
+            "line is not in canonical form (a byte was changed or reformatted)",
+            line=number,
+            seq=expected_seq,
+        )
+    if body.get("seq") != expected_seq:
+        raise LogError(
+            f"field `seq` is {body.get('seq')!r}, expected {expected_seq} "
+            "(a line was removed, duplicated or moved)",
+            line=number,
+            seq=expected_seq,
+        )
+    if body.get("prev") != expected_prev:
+        raise LogError(
+            "field `prev` does not match the previous line's hash (the chain is broken)",
+            line=number,
+            seq=expected_seq,
+        )
+    claimed = body.pop("hash", None)
+    if claimed != line_hash(body):
+        raise LogError(
+            "field `hash` does not match the line's content (the line was edited)",
+            line=number,
+            seq=expected_seq,
+        )
+    return str(claimed)

@@ -1,0 +1,64 @@
+"""Events shared by both rulesets: a game's life cycle and its dice (rules D1-D2, T3)."""
+
+from __future__ import annotations
+
+from core.board import Board
+from events.base import Event, register
+
+
+@register
+class GameCreated(Event, tag="game-created", frozen=True):
+    """The first line of every log.
+
+    ``seed_sha256`` commits a seeded game to its secret seed (D2); the seed
+    itself is revealed by :class:`GameEnded`. A fork records where it came from.
+    """
+
+    game: str
+    ruleset: str
+    players: tuple[str, ...]
+    budget: int
+    board: Board
+    rules_version: str
+    dice_mode: str
+    seed_sha256: str | None = None
+    forked_from: str | None = None
+    forked_at_seq: int | None = None
+
+
+@register
+class DieRolled(Event, tag="die-rolled", frozen=True):
+    """One die (D1). ``index`` counts this ship's rolls for this purpose in this phase (D2)."""
+
+    turn: int
+    phase: str
+    ship: str | None
+    purpose: str
+    index: int
+    sides: int
+    value: int
+    source: str
+
+
+@register
+class TurnStarted(Event, tag="turn-started", frozen=True):
+    turn: int
+
+
+@register
+class TurnEnded(Event, tag="turn-ended", frozen=True):
+    """Closes a turn with the state hash of the position it leaves, for ``verify``."""
+
+    turn: int
+    state_hash: str
+    rules: tuple[str, ...] = ()
+
+
+@register
+class GameEnded(Event, tag="game-ended", frozen=True):
+    """The end of a game (T3, or the referee's decision); reveals the seed (D2)."""
+
+    reason: str
+    winner: str | None = None
+    seed: str | None = None
+    rules: tuple[str, ...] = ()

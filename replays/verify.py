@@ -1,0 +1,129 @@
+"""``verify``: everything a log can prove about itself.
+
+1. the hash chain (canonical form, seq, prev, hash of every line);
+2. the dice: a revealed seed matches the first event's commitment (D2), and
+   every seeded roll is exactly the value that seed gives for its identity;
+3. the state hash recorded at every turn end matches a fresh fold;
+4. re-derivation: every registered re-deriver re-runs the rules over the
+   logged inputs and compares the outcomes (added by the rulesets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import msgspec
+
+from core.dice import RollIdentity, seed_commitment, seeded_value
+from core.game import evolve
+from core.state import EMPTY, GameState, state_hash
+from events.base import Event
+from events.codec import LogError
+from events.game import DieRolled, GameCreated, GameEnded, TurnEnded
+from events.store import GameLog
+
+
+class Finding(msgspec.Struct, frozen=True):
+    check: str
+    ok: bool
+    detail: str
+    seq: int | None = None
+
+
+class Report(msgspec.Struct):
+    game: str
+    events: int = 0
+    findings: list[Finding] = []
+
+    @property
+    def ok(self) -> bool:
+        return all(f.ok for f in self.findings)
+
+    @property
+    def first_failure(self) -> Finding | None:
+        return next((f for f in self.findings if not f.ok), None)
+
+
+#: ``(events) -> findings``: re-derivers registered by the rulesets (rule re-derivation).
+Rederiver = Callable[[list[Event]], list[Finding]]
+REDERIVERS: list[Rederiver] = []
+
+
+def verify_log(log: GameLog) -> Report:
+    report = Report(game=log.name)
+    try:
+        report.events = log.verify_chain()
+    except LogError as error:
+        report.findings.append(Finding("chain", False, str(error), error.seq))
+        return report
+    report.findings.append(Finding("chain", True, f"{report.events} lines chained"))
+    try:
+        events = log.read()
+    except LogError as error:
+        report.findings.append(Finding("decode", False, str(error), error.seq))
+        return report
+    report.findings.extend(check_dice(events))
+    report.findings.extend(check_turn_hashes(events))
+    for rederive in REDERIVERS:
+        report.findings.extend(rederive(events))
+    return report
+
+
+def check_dice(events: list[Event]) -> list[Finding]:
+    if not events or not isinstance(events[0], GameCreated):
+        return [Finding("dice", False, "the first event is not game-created", 0)]
+    created = events[0]
+    if created.dice_mode != "seeded":
+        table = sum(1 for e in events if isinstance(e, DieRolled))
+        return [Finding("dice", True, f"table dice: {table} values typed by the referee")]
+    revealed = next((e.seed for e in events if isinstance(e, GameEnded) and e.seed), None)
+    if revealed is None:
+        return [Finding("dice", True, "seed not revealed yet: seeded rolls checkable once the game ends")]
+    if seed_commitment(revealed) != created.seed_sha256:
+        return [Finding("dice", False, "the revealed seed does not match the commitment (D2)")]
+    checked = 0
+    for event in events:
+        if isinstance(event, DieRolled) and event.source == "seeded":
+            identity = RollIdentity(
+                created.game,
+                event.turn,
+                event.phase,
+                event.ship,
+                event.purpose,
+                event.index,
+                event.sides,
+            )
+            expected = seeded_value(revealed, identity)
+            if expected != event.value:
+                return [
+                    Finding(
+                        "dice",
+                        False,
+                        f"seq {event.seq}: {identity.describe()} shows {event.value}, "
+                        f"the seed gives {expected} (D2)",
+                        event.seq,
+                    )
+                ]
+            checked += 1
+    return [Finding("dice", True, f"seed matches its commitment; {checked} seeded rolls reproduced")]
+
+
+def check_turn_hashes(events: list[Event]) -> list[Finding]:
+    state: GameState = EMPTY
+    checked = 0
+    for event in events:
+        if isinstance(event, TurnEnded):
+            actual = state_hash(state)
+            if actual != event.state_hash:
+                return [
+                    Finding(
+                        "state",
+                        False,
+                        f"seq {event.seq}: turn {event.turn} ends in state {actual[:12]}, "
+                        f"the log says {event.state_hash[:12]}",
+                        event.seq,
+                    )
+                ]
+            checked += 1
+        state = evolve(state, event)
+    return [Finding("state", True, f"{checked} turn-end state hashes match")]

@@ -1,0 +1,36 @@
+"""Shared fixtures: a fresh games directory and helpers to build real logs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import events  # noqa: F401 - registers every event type
+from core.board import Board
+from core.dice import TableDice, seed_commitment
+from core.game import EMPTY, CreateGame, decide
+from events.store import GameLog
+
+SEED = "test-seed"
+
+
+def created_log(directory: Path, name: str = "g", ruleset: str = "blockade", seed: str = SEED) -> GameLog:
+    log = GameLog(directory / f"{name}.jsonl")
+    command = CreateGame(
+        game=name,
+        ruleset=ruleset,
+        players=("Anne", "Bart"),
+        budget=100000,
+        board=Board(width=10, height=10),
+        dice_mode="seeded",
+        seed_sha256=seed_commitment(seed),
+        rules_version="test",
+    )
+    log.create(decide(EMPTY, command, TableDice()))
+    return log
+
+
+@pytest.fixture
+def games(tmp_path: Path) -> Path:
+    return tmp_path / "games"

@@ -1,0 +1,30 @@
+"""The house rules that tools can check: ruff and mypy --strict are clean."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def run_tool(name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    tool = BIN / name if (BIN / name).exists() else shutil.which(name)
+    if tool is None:
+        pytest.skip(f"{name} is not installed (pip install -e '.[test]')")
+    return subprocess.run([str(tool), *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
+
+
+def test_ruff_is_clean() -> None:
+    result = run_tool("ruff", "check", "core", "cli", "events", "replays", "tests", "bench")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_strict_is_clean() -> None:
+    result = run_tool("mypy")
+    assert result.returncode == 0, result.stdout + result.stderr
