@@ -42,7 +42,10 @@ class DieRolled(Event, tag="die-rolled", frozen=True):
 
 @register
 class TurnStarted(Event, tag="turn-started", frozen=True):
+    """Opens the resolution of a turn; ``rounds`` is how many rounds it plays (4 in blockade, P1)."""
+
     turn: int
+    rounds: int = 1
 
 
 @register

@@ -1,0 +1,14 @@
+"""Events of the blockade ruleset's orders (P1)."""
+
+from __future__ import annotations
+
+from events.base import Event, register
+
+
+@register
+class TokensGiven(Event, tag="tokens-given", frozen=True):
+    """A ship's movement tokens for the current turn, one per round: F, L, R or none (P1)."""
+
+    ship: str
+    tokens: tuple[str | None, ...]
+    rules: tuple[str, ...] = ("P1",)
