@@ -15,7 +15,6 @@ from pathlib import Path
 import structlog
 
 import core.rulesets  # noqa: F401 - registers every ruleset's commands
-
 from core.dice import DiceSource, SeededDice, TableDice, seed_commitment
 from core.errors import BadInput
 from core.game import Command, decide, fold

@@ -1,0 +1,187 @@
+"""Game life-cycle commands: new, log, state, verify, end, repair."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import msgspec
+
+from cli.app import Context, cli, fail, pass_context, reports_errors
+from cli.session import game_log, load, load_seed, new_seed, run_command, store_seed
+from core.board import Board, WindTile
+from core.catalogue import RULES_VERSION
+from core.dice import TableDice, seed_commitment
+from core.errors import BadInput
+from core.game import CreateGame, EndGame, decide
+from core.geometry import parse_facing, parse_square
+from core.state import EMPTY, state_hash
+from events.store import Conflict
+from replays.describe import describe_event, describe_state
+from replays.verify import verify_log
+
+
+def parse_board(size: str, rocks: tuple[str, ...], winds: tuple[str, ...], pools: tuple[str, ...]) -> Board:
+    try:
+        width_text, height_text = size.lower().split("x")
+        width, height = int(width_text), int(height_text)
+    except ValueError:
+        raise BadInput("--board", f"{size!r} is not WIDTHxHEIGHT, e.g. 20x36") from None
+    try:
+        rock_squares = tuple(parse_square(r) for r in rocks)
+        wind_tiles = []
+        for wind in winds:
+            square_text, _, direction = wind.partition(":")
+            wind_tiles.append(WindTile(at=parse_square(square_text), dir=parse_facing(direction)))
+        pool_squares = tuple(parse_square(p) for p in pools)
+    except ValueError as error:
+        raise BadInput("--rock/--wind/--whirlpool", str(error)) from None
+    return Board(
+        width=width, height=height, rocks=rock_squares, winds=tuple(wind_tiles), whirlpools=pool_squares
+    )
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--players", required=True, help="Comma-separated player names, e.g. Anne,Bart.")
+@click.option("--budget", type=int, default=0, show_default=True, help="Starting money per player (F3).")
+@click.option(
+    "--ruleset", type=click.Choice(["mortecouille", "blockade"]), default="mortecouille", show_default=True
+)
+@click.option("--board", "board_size", default="20x20", show_default=True, help="WIDTHxHEIGHT.")
+@click.option("--rock", "rocks", multiple=True, help="A rock square, e.g. C5 (repeatable).")
+@click.option("--wind", "winds", multiple=True, help="A wind tile SQUARE:DIR, e.g. D4:E (repeatable).")
+@click.option("--whirlpool", "pools", multiple=True, help="A whirlpool's south-west square (repeatable).")
+@click.option(
+    "--dice", "dice_mode", type=click.Choice(["seeded", "table"]), default="seeded", show_default=True
+)
+@click.option("--seed", default=None, help="The secret seed (default: a random one, kept beside the log).")
+@pass_context
+@reports_errors
+def new(
+    ctx: Context,
+    game: str,
+    players: str,
+    budget: int,
+    ruleset: str,
+    board_size: str,
+    rocks: tuple[str, ...],
+    winds: tuple[str, ...],
+    pools: tuple[str, ...],
+    dice_mode: str,
+    seed: str | None,
+) -> None:
+    """Create GAME: its first event commits to the rules version and the dice seed."""
+    log_ = game_log(ctx.games, game)
+    board = parse_board(board_size, rocks, winds, pools)
+    if dice_mode == "table" and seed is not None:
+        raise BadInput("--seed", "a table-dice game has no seed")
+    secret = (seed or new_seed()) if dice_mode == "seeded" else None
+    command = CreateGame(
+        game=game,
+        ruleset=ruleset,
+        players=tuple(p.strip() for p in players.split(",")),
+        budget=budget,
+        board=board,
+        dice_mode=dice_mode,
+        seed_sha256=seed_commitment(secret) if secret else None,
+        rules_version=RULES_VERSION,
+    )
+    produced = decide(EMPTY, command, TableDice())
+    if log_.exists():
+        raise Conflict(f"game {game!r} already exists at {log_.path}")
+    if secret is not None:
+        log_.path.parent.mkdir(parents=True, exist_ok=True)
+        store_seed(log_, secret)
+    log_.create(produced)
+    click.echo(f"created {game} ({ruleset}, {dice_mode} dice) at {log_.path}")
+
+
+@cli.command(name="log")
+@click.argument("game")
+@click.option("--json", "as_json", is_flag=True, help="The raw JSON lines.")
+@pass_context
+@reports_errors
+def log_command(ctx: Context, game: str, as_json: bool) -> None:
+    """Print GAME's events."""
+    log_ = game_log(ctx.games, game)
+    events_, _ = load(log_)
+    if as_json:
+        sys.stdout.buffer.write(log_.read_bytes())
+        return
+    for event in events_:
+        click.echo(describe_event(event))
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--json", "as_json", is_flag=True)
+@pass_context
+@reports_errors
+def state(ctx: Context, game: str, as_json: bool) -> None:
+    """Print GAME's current state (the fold of its log)."""
+    _, folded = load(game_log(ctx.games, game))
+    if as_json:
+        body = msgspec.to_builtins(folded)
+        body["state_hash"] = state_hash(folded)
+        click.echo(msgspec.json.encode(body).decode())
+    else:
+        click.echo(describe_state(folded))
+        click.echo(f"state hash {state_hash(folded)}")
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--json", "as_json", is_flag=True)
+@pass_context
+@reports_errors
+def verify(ctx: Context, game: str, as_json: bool) -> None:
+    """Check GAME's hash chain, dice and recorded outcomes. Exit 4 on any failure."""
+    report = verify_log(game_log(ctx.games, game))
+    if as_json:
+        click.echo(msgspec.json.encode({"ok": report.ok, **msgspec.to_builtins(report)}).decode())
+    else:
+        for finding in report.findings:
+            click.echo(f"{'ok  ' if finding.ok else 'FAIL'} {finding.check:<8} {finding.detail}")
+        first = report.first_failure
+        click.echo(f"{game}: " + ("verified" if first is None else f"FAILED at seq {first.seq}"))
+    if not report.ok:
+        sys.exit(4)
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--winner", default=None, help="The winning player, if the referee declares one.")
+@click.option("--reason", default="referee", show_default=True)
+@pass_context
+@reports_errors
+def end(ctx: Context, game: str, winner: str | None, reason: str) -> None:
+    """End GAME and reveal its seed (D2)."""
+    log_ = game_log(ctx.games, game)
+    _, before = load(log_)
+    seed = None
+    if before.dice_mode == "seeded":
+        seed = load_seed(log_, before)
+    run_command(log_, lambda s: EndGame(reason=reason, winner=winner, seed=seed))
+    click.echo(
+        f"ended {game}" + (f"; winner {winner}" if winner else "") + (f"; seed {seed}" if seed else "")
+    )
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--yes", is_flag=True, help="Cut without asking.")
+@pass_context
+@reports_errors
+def repair(ctx: Context, game: str, yes: bool) -> None:
+    """Cut a torn last line (left by a crash mid-append) off GAME's log, after showing it."""
+    log_ = game_log(ctx.games, game)
+    torn = log_.torn_tail()
+    if not torn:
+        click.echo(f"{game}: the log is whole; nothing to repair")
+        return
+    click.echo(f"the last line is torn ({len(torn)} bytes): {torn[:200].decode('utf-8', 'replace')!r}")
+    if not yes and not click.confirm("cut it off?", default=False):
+        fail("nothing changed", 2)
+    removed = log_.repair()
+    click.echo(f"removed {len(removed)} bytes; run `mortecouille verify {game}`")
