@@ -76,6 +76,8 @@ def new(
     board = parse_board(board_size, rocks, winds, pools)
     if dice_mode == "table" and seed is not None:
         raise BadInput("--seed", "a table-dice game has no seed")
+    if ruleset == "mortecouille" and len(players.split(",")) < 2:
+        raise BadInput("--players", "a mortecouille game needs at least two players (T3)")
     secret = (seed or new_seed()) if dice_mode == "seeded" else None
     command = CreateGame(
         game=game,

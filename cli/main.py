@@ -7,6 +7,8 @@ adds its commands to the one click group.
 
 from __future__ import annotations
 
+from cli import board_commands as board_commands  # noqa: F401
+from cli import fleet_commands as fleet_commands  # noqa: F401
 from cli import game_commands as game_commands  # noqa: F401
 from cli.app import cli
 

@@ -7,6 +7,8 @@ and logs every move, push, collision, damage and sinking with its rule IDs.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from core.blockade import BLOCKADE_KINDS, TOKENS, BlockadeShip, RoundOutcome, resolve_round
 from core.dice import DiceSource
 from core.errors import BadInput, RuleViolation
@@ -31,10 +33,12 @@ class ResolveTurn(Command, frozen=True, kw_only=True):
 
     partial: bool = False
     rounds: int | None = None
+    #: the secret seed, revealed in the GameEnded event if this turn ends the game (T3, D2)
+    reveal_seed: str | None = None
 
 
 #: ruleset -> the decider of ResolveTurn (the mortecouille one registers itself)
-TURN_RESOLVERS: dict[str, type] = {}
+TURN_RESOLVERS: dict[str, Callable[[GameState, ResolveTurn, DiceSource], list[Event]]] = {}
 
 
 def place_blockade_ship(state: GameState, command: PlaceShip) -> ShipPlaced:
@@ -86,7 +90,7 @@ def decide_resolve(state: GameState, command: ResolveTurn, dice: DiceSource) -> 
     resolver = TURN_RESOLVERS.get(state.ruleset)
     if resolver is None:
         raise RuleViolation("T2", f"turn resolution for {state.ruleset} is not available")
-    return resolver(state, command, dice)  # type: ignore[no-any-return]
+    return resolver(state, command, dice)
 
 
 def resolve_blockade_turn(state: GameState, command: ResolveTurn) -> list[Event]:

@@ -127,8 +127,8 @@ def decide_create(state: GameState, command: CreateGame, dice: DiceSource) -> li
     if command.dice_mode not in DICE_MODES:
         raise BadInput("--dice", f"{command.dice_mode!r} is not one of {', '.join(DICE_MODES)}")
     players = command.players
-    if len(players) < 2 and command.ruleset == "mortecouille":
-        raise BadInput("--players", "a mortecouille game needs at least two players (T3)")
+    if not players:
+        raise BadInput("--players", "name at least one player")
     if any(not p.strip() for p in players) or len(set(players)) != len(players):
         raise BadInput("--players", f"players must be distinct and non-empty: {players!r}")
     if command.budget < 0:

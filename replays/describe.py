@@ -60,7 +60,10 @@ def describe_state(state: GameState) -> str:
         lines.append(f"winner: {state.winner}")
     for player, fleet in sorted(state.fleets.items()):
         sealed = "sealed" if fleet.sealed else "open"
-        lines.append(f"fleet {player}: {len(fleet.ships)} ships, spent {fleet.spent} ({sealed})")
+        lines.append(
+            f"fleet {player}: {len(fleet.ships)} ships, spent {fleet.spent}, "
+            f"{fleet.money_left} left ({sealed})"
+        )
     for ship in sorted(state.ships.values(), key=lambda s: s.id):
         where = square_name(ship.at) if ship.at is not None else "unplaced"
         status = "sunk" if ship.sunk else "lost" if ship.lost else "gone" if ship.gone else "afloat"

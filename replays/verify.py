@@ -10,10 +10,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-import msgspec
-
 from core.dice import RollIdentity, seed_commitment, seeded_value
 from core.game import evolve
 from core.state import EMPTY, GameState, state_hash
@@ -21,32 +17,8 @@ from events.base import Event
 from events.codec import LogError
 from events.game import DieRolled, GameCreated, GameEnded, TurnEnded
 from events.store import GameLog
-
-
-class Finding(msgspec.Struct, frozen=True):
-    check: str
-    ok: bool
-    detail: str
-    seq: int | None = None
-
-
-class Report(msgspec.Struct):
-    game: str
-    events: int = 0
-    findings: list[Finding] = []
-
-    @property
-    def ok(self) -> bool:
-        return all(f.ok for f in self.findings)
-
-    @property
-    def first_failure(self) -> Finding | None:
-        return next((f for f in self.findings if not f.ok), None)
-
-
-#: ``(events) -> findings``: re-derivers registered by the rulesets (rule re-derivation).
-Rederiver = Callable[[list[Event]], list[Finding]]
-REDERIVERS: list[Rederiver] = []
+from replays.findings import Finding, Report
+from replays.rederive import rederive
 
 
 def verify_log(log: GameLog) -> Report:
@@ -64,8 +36,7 @@ def verify_log(log: GameLog) -> Report:
         return report
     report.findings.extend(check_dice(events))
     report.findings.extend(check_turn_hashes(events))
-    for rederive in REDERIVERS:
-        report.findings.extend(rederive(events))
+    report.findings.extend(rederive(events))
     return report
 
 

@@ -1,0 +1,160 @@
+"""Commands on the board: place ships, give blockade tokens, resolve a turn, draw the board."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+import msgspec
+
+from cli.app import Context, cli, pass_context, reports_errors
+from cli.session import AskDie, game_log, load, run_command
+from core.blockade_game import GiveTokens, ResolveTurn
+from core.dice import RollIdentity
+from core.errors import BadInput
+from core.geometry import parse_facing, parse_square
+from core.ships import PlaceShip
+from core.state import GameState
+from replays.board_text import render_board, state_after_turn
+from replays.describe import describe_event
+from replays.scenario import parse_scenario, run_scenario, scenario_output
+
+
+def parse_dice_values(text: str | None) -> list[int] | None:
+    if text is None:
+        return None
+    try:
+        return [int(v) for v in text.replace(" ", "").split(",") if v]
+    except ValueError:
+        raise BadInput("--dice", f"{text!r} is not a list of die values such as 3,5,6") from None
+
+
+def prompt_for_die(identity: RollIdentity, label: str) -> int:
+    """Ask the referee what a physical die showed, saying what it is for (D1)."""
+    value: int = click.prompt(f"{label}, 1d{identity.sides}", type=click.IntRange(1, identity.sides))
+    return value
+
+
+@cli.command()
+@click.argument("game")
+@click.argument("ship")
+@click.argument("square")
+@click.option("--facing", default="N", show_default=True, help="N, NE, E, SE, S, SW, W or NW (B2).")
+@click.option("--kind", default=None, help="Blockade ship kind, e.g. sloop (P2).")
+@click.option("--owner", default=None, help="The player the ship belongs to.")
+@click.option("--expect-seq", type=int, default=None, help="Refuse unless the log is at this seq.")
+@pass_context
+@reports_errors
+def place(
+    ctx: Context,
+    game: str,
+    ship: str,
+    square: str,
+    facing: str,
+    kind: str | None,
+    owner: str | None,
+    expect_seq: int | None,
+) -> None:
+    """Put SHIP on SQUARE (e.g. C5)."""
+    try:
+        at = parse_square(square)
+    except ValueError as error:
+        raise BadInput("SQUARE", str(error)) from None
+    try:
+        facing = parse_facing(facing)
+    except ValueError as error:
+        raise BadInput("--facing", str(error)) from None
+    appended, _ = run_command(
+        game_log(ctx.games, game),
+        lambda state: PlaceShip(ship=ship, at=at, facing=facing, kind=kind, owner=owner),
+        expected_seq=expect_seq,
+    )
+    for event in appended:
+        click.echo(describe_event(event))
+
+
+@cli.command()
+@click.argument("game")
+@click.argument("ship")
+@click.argument("tokens", nargs=-1, required=True)
+@click.option("--expect-seq", type=int, default=None, help="Refuse unless the log is at this seq.")
+@pass_context
+@reports_errors
+def tokens(ctx: Context, game: str, ship: str, tokens: tuple[str, ...], expect_seq: int | None) -> None:
+    """Give a blockade SHIP its TOKENS for this turn, one per round: F, L, R or - (P1)."""
+    given = tuple(None if t == "-" else t.upper() for t in tokens)
+    appended, _ = run_command(
+        game_log(ctx.games, game), lambda state: GiveTokens(ship=ship, tokens=given), expected_seq=expect_seq
+    )
+    for event in appended:
+        click.echo(describe_event(event))
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--partial", is_flag=True, help="Ships without orders do nothing instead of blocking.")
+@click.option("--dice", "dice_text", default=None, help="Table dice values in the order asked, e.g. 3,5,6.")
+@click.option("--no-prompt", is_flag=True, help="Never ask for dice: fail if --dice runs out.")
+@click.option("--expect-seq", type=int, default=None, help="Refuse unless the log is at this seq.")
+@pass_context
+@reports_errors
+def resolve(
+    ctx: Context, game: str, partial: bool, dice_text: str | None, no_prompt: bool, expect_seq: int | None
+) -> None:
+    """Resolve the current turn (P1 / T2) and print what happened, with rule IDs."""
+    interactive = sys.stdin.isatty() and not no_prompt
+    ask: AskDie | None = prompt_for_die if interactive else None
+    appended, state = run_command(
+        game_log(ctx.games, game),
+        lambda s: ResolveTurn(partial=partial),
+        table_values=parse_dice_values(dice_text),
+        ask=ask,
+        expected_seq=expect_seq,
+    )
+    for event in appended:
+        click.echo(describe_event(event))
+    click.echo(render_board(state))
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--turn", type=int, default=None, help="The board as turn N left it (0: before turn 1).")
+@click.option("--color/--no-color", default=None, help="Force colour on or off (default: when a terminal).")
+@pass_context
+@reports_errors
+def board(ctx: Context, game: str, turn: int | None, color: bool | None) -> None:
+    """Draw GAME's board: ships with facing arrows, rocks, wind, whirlpools."""
+    events, state = load(game_log(ctx.games, game))
+    shown: GameState = state if turn is None else state_after_turn(events, turn)
+    click.echo(render_board(shown), color=color)
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Ships, collisions and outcome events as JSON.")
+@click.option(
+    "--log",
+    "log_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Keep the log the scenario builds at this path.",
+)
+@reports_errors
+def scenario(file: Path, as_json: bool, log_path: Path | None) -> None:
+    """Resolve the one-turn situation in FILE.json and print its outcome (architecture.md)."""
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        raise BadInput("FILE", f"cannot read {file}: {error.strerror}") from None
+    run = run_scenario(
+        parse_scenario(data), log_path, name=file.stem if file.stem.isidentifier() else "scenario"
+    )
+    if as_json:
+        click.echo(msgspec.json.encode(scenario_output(run)).decode())
+        return
+    for event in run.outcome:
+        click.echo(describe_event(event))
+    click.echo(render_board(run.state))
+    if log_path is not None:
+        click.echo(f"log kept at {log_path}")

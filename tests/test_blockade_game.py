@@ -1,0 +1,105 @@
+"""A blockade game from the command line (P1-P3): place, tokens, resolve, board, verify."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import msgspec
+import pytest
+from click.testing import CliRunner, Result
+
+from cli.main import cli
+from events.base import GENESIS_HASH
+from events.codec import canonical, line_hash
+
+
+def run(games: Path, *args: str) -> Result:
+    return CliRunner().invoke(cli, ["--games-dir", str(games), *args])
+
+
+@pytest.fixture
+def game(games: Path) -> Path:
+    assert run(games, "new", "b", "--ruleset", "blockade", "--players", "Anne,Bart", "--board", "8x8",
+               "--rock", "E5", "--wind", "C3:E", "--whirlpool", "F2", "--seed", "1").exit_code == 0
+    assert run(games, "place", "b", "Sloopy", "C2", "--kind", "sloop", "--owner", "Anne").exit_code == 0
+    assert run(games, "place", "b", "Frig", "C4", "--kind", "war-frigate", "--owner", "Bart",
+               "--facing", "S").exit_code == 0
+    return games
+
+
+def lines(games: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (games / "b.jsonl").read_text().splitlines()]
+
+
+def test_P1_resolve_waits_for_every_ship_unless_partial(game: Path) -> None:
+    assert run(game, "tokens", "b", "Sloopy", "F").exit_code == 0
+    before = (game / "b.jsonl").read_bytes()
+    refused = run(game, "resolve", "b")
+    assert refused.exit_code == 2 and "[P1]" in refused.output and "Frig" in refused.output
+    assert (game / "b.jsonl").read_bytes() == before
+    assert run(game, "resolve", "b", "--partial").exit_code == 0
+
+
+def test_P1_full_turn_of_four_rounds_from_the_cli(game: Path) -> None:
+    assert run(game, "tokens", "b", "Sloopy", "F", "F", "L", "-").exit_code == 0
+    assert run(game, "tokens", "b", "Frig", "F", "-", "R", "F").exit_code == 0
+    result = run(game, "resolve", "b")
+    assert result.exit_code == 0, result.output
+    events = lines(game)
+    collisions = [e for e in events if e["type"] == "collision"]
+    # round 1: both claim C3, the larger frigate wins (M1e); round 2: the wind pushes the sloop
+    # into the frigate standing on D3, a smaller pusher moves nobody (M3).
+    assert [(c["round"], c["rule"]) for c in collisions] == [(1, "M1e"), (2, "M3")]
+    state = json.loads(run(game, "state", "b", "--json").output)
+    assert state["ships"]["Frig"]["at"] == [1, 1] and state["ships"]["Frig"]["facing"] == "W"
+    assert state["ships"]["Sloopy"]["at"] == [1, 3] and state["ships"]["Sloopy"]["damage"] == 6
+    assert state["turn"] == 2 and state["tokens"] == {}
+    board = run(game, "board", "b", "--no-color").output
+    assert "B←" in board and "###" in board and "@@@" in board and "~→~" in board
+    before = run(game, "board", "b", "--turn", "0", "--no-color").output
+    assert "Frig (Bart): war-frigate at C4 facing S" in before
+    assert run(game, "verify", "b").exit_code == 0
+
+
+def test_P3_a_ship_sinks_at_the_end_of_the_round_and_leaves_the_board(game: Path) -> None:
+    assert run(game, "place", "b", "Tiny", "A1", "--kind", "sloop").exit_code == 0
+    assert run(game, "place", "b", "Wall", "A2", "--kind", "war-frigate", "--facing", "E").exit_code == 0
+    # each round the sloop bumps the frigate (nobody moves) and takes the frigate's ram, 3 (P2);
+    # after the fourth bump its damage 12 reaches its maximum 10 (P3)
+    assert run(game, "tokens", "b", "Tiny", "F", "F", "F", "F").exit_code == 0
+    assert run(game, "resolve", "b", "--partial").exit_code == 0
+    state = json.loads(run(game, "state", "b", "--json").output)
+    tiny = state["ships"]["Tiny"]
+    assert tiny["damage"] == 12 and tiny["sunk"] and tiny["at"] == [0, 0]
+    sunk = [e for e in lines(game) if e["type"] == "ship-sunk"]
+    assert [(e["ship"], e["round"], e["rules"]) for e in sunk] == [("Tiny", 4, ["P3"])]
+    refused = run(game, "tokens", "b", "Tiny", "F")
+    assert refused.exit_code == 2 and "P3" in refused.output
+    assert run(game, "place", "b", "Other", "A1", "--kind", "sloop").exit_code == 0  # a wreck blocks nothing
+
+
+def rechain(path: Path, edit: dict[int, dict[str, object]]) -> None:
+    """Edit lines and recompute every hash so that the chain is valid again."""
+    prev = GENESIS_HASH
+    out = []
+    for line in path.read_text().splitlines():
+        body = json.loads(line)
+        body.update(edit.get(body["seq"], {}))
+        body["prev"] = prev
+        body.pop("hash")
+        body["hash"] = prev = line_hash(body)
+        out.append(canonical(body))
+    path.write_bytes(b"\n".join(out) + b"\n")
+
+
+def test_verify_rederives_outcomes_and_catches_a_rechained_edit(game: Path) -> None:
+    run(game, "tokens", "b", "Sloopy", "F", "F", "L", "-")
+    run(game, "tokens", "b", "Frig", "F", "-", "R", "F")
+    run(game, "resolve", "b")
+    damage = next(e for e in lines(game) if e["type"] == "damage" and e["ship"] == "Sloopy")
+    rechain(game / "b.jsonl", {int(msgspec.convert(damage["seq"], int)): {"amount": 0.5}})
+    result = run(game, "verify", "b")
+    assert result.exit_code == 4
+    assert "ok   chain" in result.output and "FAIL rederive" in result.output
+    assert f"seq {damage['seq']}" in result.output
