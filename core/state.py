@@ -12,6 +12,7 @@ import hashlib
 import msgspec
 
 from core.board import Board
+from core.fleet import Fleet
 
 
 class ShipState(msgspec.Struct, frozen=True, kw_only=True):
@@ -41,17 +42,6 @@ class ShipState(msgspec.Struct, frozen=True, kw_only=True):
         return not (self.sunk or self.lost or self.gone) and self.at is not None
 
 
-class FleetState(msgspec.Struct, frozen=True, kw_only=True):
-    """A player's purchases (F1-F3)."""
-
-    player: str
-    spent: int = 0
-    fleet_options: tuple[str, ...] = ()
-    ships: tuple[str, ...] = ()
-    sealed: bool = False
-    forfeited: int = 0
-
-
 class GameState(msgspec.Struct, frozen=True, kw_only=True):
     game: str = ""
     ruleset: str = ""
@@ -70,7 +60,8 @@ class GameState(msgspec.Struct, frozen=True, kw_only=True):
     winner: str | None = None
     revealed_seed: str | None = None
     ships: dict[str, ShipState] = {}
-    fleets: dict[str, FleetState] = {}
+    #: each player's purchases (F1-F3), created by their first purchase
+    fleets: dict[str, Fleet] = {}
     #: blockade tokens given for the current turn, one per round (P1)
     tokens: dict[str, tuple[str | None, ...]] = {}
 

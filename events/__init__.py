@@ -4,6 +4,7 @@ Importing this package registers every event type in the log's tagged union.
 """
 
 from events import blockade as blockade  # noqa: F401
+from events import fleet as fleet  # noqa: F401
 from events import game as game  # noqa: F401
 from events import mortecouille as mortecouille  # noqa: F401
 from events import movement as movement  # noqa: F401
