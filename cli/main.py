@@ -10,6 +10,7 @@ from __future__ import annotations
 from cli import board_commands as board_commands  # noqa: F401
 from cli import fleet_commands as fleet_commands  # noqa: F401
 from cli import game_commands as game_commands  # noqa: F401
+from cli import rules_commands as rules_commands  # noqa: F401
 from cli.app import cli
 
 __all__ = ["cli", "main"]
