@@ -108,6 +108,7 @@ class CreateGame(Command, frozen=True, kw_only=True):
     rules_version: str = ""
     forked_from: str | None = None
     forked_at_seq: int | None = None
+    scenario: bool = False
 
 
 class EndGame(Command, frozen=True, kw_only=True):
@@ -148,6 +149,7 @@ def decide_create(state: GameState, command: CreateGame, dice: DiceSource) -> li
             seed_sha256=command.seed_sha256 if command.dice_mode == "seeded" else None,
             forked_from=command.forked_from,
             forked_at_seq=command.forked_at_seq,
+            scenario=command.scenario,
         )
     ]
 
@@ -164,6 +166,7 @@ def evolve_created(state: GameState, event: GameCreated) -> GameState:
         dice_mode=event.dice_mode,
         seed_sha256=event.seed_sha256,
         forked_from=event.forked_from,
+        scenario=event.scenario,
         created=True,
     )
 

@@ -52,6 +52,7 @@ class GameState(msgspec.Struct, frozen=True, kw_only=True):
     dice_mode: str = "seeded"
     seed_sha256: str | None = None
     forked_from: str | None = None
+    scenario: bool = False
     created: bool = False
     #: the turn being ordered now (1 for the first), or the last one resolved once ended
     turn: int = 1

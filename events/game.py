@@ -24,6 +24,8 @@ class GameCreated(Event, tag="game-created", frozen=True):
     seed_sha256: str | None = None
     forked_from: str | None = None
     forked_at_seq: int | None = None
+    #: a one-turn situation built by ``scenario``: ships are set up, not bought
+    scenario: bool = False
 
 
 @register

@@ -174,6 +174,7 @@ def run_scenario(scenario: Scenario, log_path: Path | None = None, name: str = "
         dice_mode="seeded",
         seed_sha256=seed_commitment(seed),
         rules_version=RULES_VERSION,
+        scenario=True,
     )
     commands: list[tuple[str, Command]] = []
     for index, ship in enumerate(scenario.ships):
