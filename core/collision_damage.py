@@ -162,7 +162,11 @@ def _side_loss(
     side_side = side.part == "side" and other.part == "side"
     die_needed = side_side and side_contact_dice is None
     if side_side and side_contact_dice is not None:
-        extra = SIDE_SIDE_EXTRA if side_contact_applies(*side_contact_dice) else 0
+        if side_contact_applies(*side_contact_dice):
+            extra = SIDE_SIDE_EXTRA
+        else:
+            # C2 ruling: a side-side contact without a 1-3 "costs nothing at all", losses included
+            own = inflicted = extra = 0
     if extra or side_side:
         rules.append("C2")
     # Siren (C4) adjusts the collision's own total, once its accounts are done:

@@ -7,4 +7,5 @@ from events import blockade as blockade  # noqa: F401
 from events import fleet as fleet  # noqa: F401
 from events import game as game  # noqa: F401
 from events import mortecouille as mortecouille  # noqa: F401
+from events import mortecouille_movement as mortecouille_movement  # noqa: F401
 from events import movement as movement  # noqa: F401

@@ -86,7 +86,7 @@ def test_C2_ruling_side_side_needs_dice_and_costs_two_each_on_a_1_to_3() -> None
     a, b = collision_losses(side("red-small", "side"), side("green-small", "side"), (6, 3))
     assert (a.total, b.total, a.side_contact_die_needed) == (11, 9, False)
     a, b = collision_losses(side("red-small", "side"), side("green-small", "side"), (4, 6))
-    assert (a.total, b.total) == (9, 7)
+    assert (a.total, b.total, a.own, a.inflicted, a.contact_extra) == (0, 0, 0, 0, 0)  # nothing at all
     assert side_contact_applies(1, 6) and side_contact_applies(5, 3)
     assert not side_contact_applies(4, 4)
 
