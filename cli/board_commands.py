@@ -9,7 +9,7 @@ import click
 import msgspec
 
 from cli.app import Context, cli, pass_context, reports_errors
-from cli.session import AskDie, game_log, load, run_command
+from cli.session import AskDie, game_log, load, load_seed, run_command
 from core.blockade_game import GiveTokens, ResolveTurn
 from core.dice import RollIdentity
 from core.errors import BadInput
@@ -95,19 +95,32 @@ def tokens(ctx: Context, game: str, ship: str, tokens: tuple[str, ...], expect_s
 @click.argument("game")
 @click.option("--partial", is_flag=True, help="Ships without orders do nothing instead of blocking.")
 @click.option("--dice", "dice_text", default=None, help="Table dice values in the order asked, e.g. 3,5,6.")
-@click.option("--no-prompt", is_flag=True, help="Never ask for dice: fail if --dice runs out.")
+@click.option(
+    "--prompt/--no-prompt",
+    "prompt",
+    default=None,
+    help="Ask for each table die as it is needed (default: when stdin is a terminal).",
+)
 @click.option("--expect-seq", type=int, default=None, help="Refuse unless the log is at this seq.")
 @pass_context
 @reports_errors
 def resolve(
-    ctx: Context, game: str, partial: bool, dice_text: str | None, no_prompt: bool, expect_seq: int | None
+    ctx: Context,
+    game: str,
+    partial: bool,
+    dice_text: str | None,
+    prompt: bool | None,
+    expect_seq: int | None,
 ) -> None:
     """Resolve the current turn (P1 / T2) and print what happened, with rule IDs."""
-    interactive = sys.stdin.isatty() and not no_prompt
+    interactive = sys.stdin.isatty() if prompt is None else prompt
     ask: AskDie | None = prompt_for_die if interactive else None
+    log_ = game_log(ctx.games, game)
     appended, state = run_command(
-        game_log(ctx.games, game),
-        lambda s: ResolveTurn(partial=partial),
+        log_,
+        lambda s: ResolveTurn(
+            partial=partial, reveal_seed=load_seed(log_, s) if s.dice_mode == "seeded" else None
+        ),
         table_values=parse_dice_values(dice_text),
         ask=ask,
         expected_seq=expect_seq,

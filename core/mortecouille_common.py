@@ -51,7 +51,7 @@ def evolve_set_up(state: GameState, event: ShipSetUp) -> GameState:
         at=event.at,
         facing=event.facing,
         options=event.options,
-        damage=event.damage,
+        damage=float(event.damage),
         wind=event.wind,
         fire=event.fire,
         countdown=event.countdown,

@@ -58,7 +58,7 @@ def evolve_placed(state: GameState, event: ShipPlaced) -> GameState:
     if previous is None:
         ship = ShipState(
             id=event.ship, kind=event.kind or "", owner=event.owner, at=event.at,
-            facing=event.facing, damage=event.damage,
+            facing=event.facing, damage=float(event.damage),
         )
     else:
         ship = msgspec.structs.replace(previous, at=event.at, facing=event.facing)
@@ -78,7 +78,7 @@ def evolve_moved(state: GameState, event: ShipMoved) -> GameState:
 @evolver(DamageTaken)
 def evolve_damage(state: GameState, event: DamageTaken) -> GameState:
     ship = state.ships[event.ship]
-    return with_ship(state, msgspec.structs.replace(ship, damage=ship.damage + event.amount))
+    return with_ship(state, msgspec.structs.replace(ship, damage=float(ship.damage + event.amount)))
 
 
 @evolver(ShipSunk)

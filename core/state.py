@@ -13,6 +13,7 @@ import msgspec
 
 from core.board import Board
 from core.fleet import Fleet
+from events.orders import OrderSet
 
 
 class ShipState(msgspec.Struct, frozen=True, kw_only=True):
@@ -24,7 +25,7 @@ class ShipState(msgspec.Struct, frozen=True, kw_only=True):
     at: tuple[int, int] | None = None
     facing: str = "N"
     # blockade: ram and rock damage in small shots (P2-P3); mortecouille: structure lost (C, S, X, W)
-    damage: float = 0
+    damage: float = 0.0
     sunk: bool = False
     lost: bool = False
     gone: bool = False
@@ -65,6 +66,8 @@ class GameState(msgspec.Struct, frozen=True, kw_only=True):
     fleets: dict[str, Fleet] = {}
     #: blockade tokens given for the current turn, one per round (P1)
     tokens: dict[str, tuple[str | None, ...]] = {}
+    #: mortecouille orders by ship (T1); a set from an earlier turn counts as none
+    orders: dict[str, OrderSet] = {}
 
 
 EMPTY = GameState()

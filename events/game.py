@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from core.board import Board
-from events.base import Event, register
+from events.base import Event, register, upcaster
 
 
 @register
@@ -43,11 +45,29 @@ class DieRolled(Event, tag="die-rolled", frozen=True):
 
 
 @register
-class TurnStarted(Event, tag="turn-started", frozen=True):
-    """Opens the resolution of a turn; ``rounds`` is how many rounds it plays (4 in blockade, P1)."""
+class TurnStarted(Event, tag="turn-started", frozen=True, kw_only=True):
+    """Opens the resolution of a turn; ``rounds`` is how many rounds it plays (4 in blockade, P1).
+
+    Version 2 added ``rounds``; a version 1 line has none and is read as one round
+    (see :func:`turn_started_v1_to_v2`).
+    """
 
     turn: int
     rounds: int = 1
+    v: int = 2
+
+
+@upcaster("turn-started", 1)
+def turn_started_v1_to_v2(raw: dict[str, Any]) -> dict[str, Any]:
+    """A v1 ``turn-started`` line has no ``rounds``: v1 turns played one round each.
+
+    The upcaster sees the raw line only (not the game's ruleset), so it cannot
+    tell a blockade turn from a mortecouille one; v1 logs were written when every
+    turn played one round, which is the only default it can justify. A v1 line
+    that does carry ``rounds`` keeps it.
+    """
+    raw.setdefault("rounds", 1)
+    return raw
 
 
 @register

@@ -10,7 +10,13 @@ Guarantees, each tested in ``tests/test_store.py`` and ``tests/test_reliability*
 * optimistic concurrency: an append may state the ``seq`` its first event must
   get, and a stale one is refused with nothing written;
 * a torn last line is reported on open, never dropped silently; only
-  :meth:`GameLog.repair`, asked for explicitly, cuts it off.
+  :meth:`GameLog.repair`, asked for explicitly, cuts it off;
+* a removed tail is caught: after every create, append and repair the store
+  replaces a sidecar ``GAME.head`` (the seq and hash of the last line, written
+  to a temporary file and renamed, not fsynced) and :meth:`GameLog.verify_chain`
+  refuses a log shorter than its head, or whose line at the head's seq has
+  another hash. A log longer than its head is accepted when the extra lines
+  chain: a crash between the log's fsync and the head's rename leaves it so.
 """
 
 from __future__ import annotations
@@ -39,6 +45,13 @@ class GameNotFound(Exception):
     exit_code = 2
 
 
+class Head(msgspec.Struct, frozen=True):
+    """The anchor of a log's tail: the seq and hash of its last line when the store last wrote it."""
+
+    seq: int
+    hash: str
+
+
 LOCK_TIMEOUT_SECONDS = 30.0
 
 
@@ -52,8 +65,32 @@ class GameLog:
     def name(self) -> str:
         return self.path.stem
 
+    @property
+    def head_path(self) -> Path:
+        return self.path.with_suffix(".head")
+
     def exists(self) -> bool:
         return self.path.exists()
+
+    def read_head(self) -> Head | None:
+        """The head anchor, or None when the log has none (a log written before anchors existed)."""
+        try:
+            data = self.head_path.read_bytes()
+        except FileNotFoundError:
+            return None
+        try:
+            head = msgspec.json.decode(data, type=Head)
+        except (msgspec.DecodeError, msgspec.ValidationError) as error:
+            raise LogError(f"the head anchor {self.head_path} is unreadable ({error})") from None
+        if head.seq < 0:
+            raise LogError(f"the head anchor {self.head_path} names seq {head.seq}")
+        return head
+
+    def write_head(self, seq: int, digest: str) -> None:
+        """Replace the head anchor atomically (temporary file, then rename); no fsync by design."""
+        temporary = self.head_path.with_name(f".{self.head_path.name}.tmp")
+        temporary.write_bytes(msgspec.json.encode(Head(seq=seq, hash=digest)) + b"\n")
+        os.replace(temporary, self.head_path)
 
     # ---------------------------------------------------------------- reading
 
@@ -70,13 +107,50 @@ class GameLog:
         return decode_lines(complete)
 
     def verify_chain(self) -> int:
-        """Check every line's canonical form, seq, prev and hash; return the number of lines."""
+        """Check every line's canonical form, seq, prev and hash, then the tail against the head
+        anchor; return the number of lines. Raises LogError naming the first bad seq."""
         data = _complete_part(self.read_bytes())
         prev = GENESIS_HASH
         lines = data.splitlines()
+        hashes: list[str] = []
         for number, line in enumerate(lines, 1):
             prev = check_line(line, number, number - 1, prev)
+            hashes.append(prev)
+        self._check_head(hashes)
         return len(lines)
+
+    def head_status(self) -> str:
+        """How the log's tail stands against its head anchor, for a report (the chain is not checked)."""
+        head = self.read_head()
+        if head is None:
+            return "no head anchor: a removed tail cannot be detected"
+        lines = _complete_part(self.read_bytes()).count(b"\n")
+        extra = lines - 1 - head.seq
+        if extra > 0:
+            return (
+                f"head anchor at seq {head.seq}; {extra} line(s) after it chain "
+                "(written, but the writer stopped before moving the anchor)"
+            )
+        return f"head anchor at seq {head.seq} matches the last line"
+
+    def _check_head(self, hashes: list[str]) -> None:
+        head = self.read_head()
+        if head is None:
+            return
+        if len(hashes) <= head.seq:
+            raise LogError(
+                f"the log ends at seq {len(hashes) - 1} but its head anchor says seq {head.seq}: "
+                f"seq {len(hashes)} to {head.seq} were removed",
+                line=len(hashes) + 1,
+                seq=len(hashes),
+            )
+        if hashes[head.seq] != head.hash:
+            raise LogError(
+                f"seq {head.seq} has hash {hashes[head.seq][:12]} but the head anchor says "
+                f"{head.hash[:12]}: the log was rewritten",
+                line=head.seq + 1,
+                seq=head.seq,
+            )
 
     # ---------------------------------------------------------------- writing
 
@@ -92,6 +166,8 @@ class GameLog:
             stamped, payload = _stamp_all(events, 0, GENESIS_HASH)
             _write_all(fd, payload)
             os.fsync(fd)
+            if stamped:
+                self.write_head(stamped[-1].seq, stamped[-1].hash)
         finally:
             os.close(fd)
         _fsync_dir(self.path.parent)
@@ -116,21 +192,55 @@ class GameLog:
             return tx.append(events, expected_seq)
 
     def torn_tail(self) -> bytes:
-        """The bytes after the last newline (empty when the log is whole)."""
+        """What :meth:`repair` would cut: empty when the log is whole; else the torn last line, and
+        with it the complete lines after the head anchor (the rest of the interrupted append, so
+        that a command's events stay all or nothing)."""
         data = self.read_bytes()
-        cut = data.rfind(b"\n") + 1
-        return data[cut:]
+        return data[self._repair_cut(data) :]
 
     def repair(self) -> bytes:
-        """Cut a torn last line off; return what was removed (empty if nothing was torn)."""
+        """Cut a torn tail off (see :meth:`torn_tail`), move the head anchor to the last line that
+        stays; return what was removed (empty if nothing was torn)."""
         with self.transaction() as tx:
             data = self.read_bytes()
-            cut = data.rfind(b"\n") + 1
+            cut = self._repair_cut(data)
             removed = data[cut:]
             if removed:
                 os.ftruncate(tx.fd, cut)
                 os.fsync(tx.fd)
+                next_seq, prev = _tail_position(tx.fd, self.name)
+                if next_seq > 0:
+                    self.write_head(next_seq - 1, prev)
+                else:
+                    self.head_path.unlink(missing_ok=True)
             return removed
+
+    def _repair_cut(self, data: bytes) -> int:
+        """Where a repair cuts ``data``: its length when whole; after the head anchor's line when
+        that line is intact and only its own append's lines follow; else after the last newline."""
+        if not data or data.endswith(b"\n"):
+            return len(data)
+        last_newline = data.rfind(b"\n") + 1
+        try:
+            head = self.read_head()
+        except LogError:
+            return last_newline
+        if head is None:
+            return last_newline
+        position = 0
+        for _ in range(head.seq + 1):
+            end = data.find(b"\n", position)
+            if end < 0:
+                return last_newline
+            position = end + 1
+        anchored = data[data.rfind(b"\n", 0, position - 1) + 1 : position - 1]
+        try:
+            body = msgspec.json.decode(anchored, type=dict)
+        except msgspec.DecodeError:
+            return last_newline
+        if body.get("seq") != head.seq or body.get("hash") != head.hash:
+            return last_newline
+        return position
 
 
 class Transaction:
@@ -160,6 +270,7 @@ class Transaction:
         stamped, payload = _stamp_all(events, next_seq, prev)
         _write_all(self.fd, payload)
         os.fsync(self.fd)
+        self.log.write_head(stamped[-1].seq, stamped[-1].hash)
         return stamped
 
 

@@ -22,11 +22,17 @@ def _is_square(value: Any) -> bool:
     )
 
 
+def square_text(value: Any) -> str:
+    """A square by name, or its coordinates when it lies off the board (an edge collision, B4)."""
+    x, y = value
+    return square_name((x, y)) if x >= 0 and y >= 0 else f"({x},{y})"
+
+
 def show_value(name: str, value: Any) -> str:
     if name in _SQUARE_FIELDS and _is_square(value):
-        return square_name((value[0], value[1]))
+        return square_text(value)
     if name in ("path", "squares") and isinstance(value, (list, tuple)):
-        return "-".join(square_name((v[0], v[1])) for v in value if _is_square(v))
+        return "-".join(square_text(v) for v in value if _is_square(v))
     if isinstance(value, (list, tuple)):
         return ",".join(show_value(name, v) for v in value) if value else "-"
     if isinstance(value, float) and value.is_integer():

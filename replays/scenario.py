@@ -194,7 +194,8 @@ def run_scenario(scenario: Scenario, log_path: Path | None = None, name: str = "
         produced = _decide_naming(field, state, command, TableDice())
         pending.extend(produced)
         state = fold(produced, state)
-    outcome = _decide_naming("orders", state, ResolveTurn(partial=True, rounds=rounds), dice)
+    resolve = ResolveTurn(partial=True, rounds=rounds, reveal_seed=seed)
+    outcome = _decide_naming("orders", state, resolve, dice)
     log, stamped = _write_log(log_path, name, pending, outcome)
     return ScenarioRun(log=log, state=fold(stamped, state), outcome=stamped)
 
@@ -267,3 +268,10 @@ def scenario_output(run: ScenarioRun) -> dict[str, Any]:
         "events": logged[first:],
         "log": str(run.log.path),
     }
+
+
+def _register_rulesets() -> None:
+    from replays import scenario_mortecouille  # noqa: F401 - registers the mortecouille half
+
+
+_register_rulesets()

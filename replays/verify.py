@@ -52,9 +52,13 @@ def check_dice(events: list[Event]) -> list[Finding]:
         return [Finding("dice", True, "seed not revealed yet: seeded rolls checkable once the game ends")]
     if seed_commitment(revealed) != created.seed_sha256:
         return [Finding("dice", False, "the revealed seed does not match the commitment (D2)")]
-    checked = 0
+    checked = copied = 0
+    # A fork's copied rolls were derived from the original game's seed and id (replays/fork.py).
+    copied_up_to = created.forked_at_seq if created.forked_at_seq is not None else -1
     for event in events:
-        if isinstance(event, DieRolled) and event.source == "seeded":
+        if isinstance(event, DieRolled) and event.source == "seeded" and event.seq <= copied_up_to:
+            copied += 1
+        elif isinstance(event, DieRolled) and event.source == "seeded":
             identity = RollIdentity(
                 created.game,
                 event.turn,
@@ -76,7 +80,10 @@ def check_dice(events: list[Event]) -> list[Finding]:
                     )
                 ]
             checked += 1
-    return [Finding("dice", True, f"seed matches its commitment; {checked} seeded rolls reproduced")]
+    from_fork = f"; {copied} copied from {created.forked_from} not re-derived" if copied else ""
+    return [
+        Finding("dice", True, f"seed matches its commitment; {checked} seeded rolls reproduced{from_fork}")
+    ]
 
 
 def check_turn_hashes(events: list[Event]) -> list[Finding]:

@@ -12,6 +12,7 @@ from click.testing import CliRunner, Result
 from cli.main import cli
 from events.base import GENESIS_HASH
 from events.codec import canonical, line_hash
+from events.store import GameLog
 
 
 def run(games: Path, *args: str) -> Result:
@@ -91,6 +92,7 @@ def rechain(path: Path, edit: dict[int, dict[str, object]]) -> None:
         body["hash"] = prev = line_hash(body)
         out.append(canonical(body))
     path.write_bytes(b"\n".join(out) + b"\n")
+    GameLog(path).write_head(len(out) - 1, prev)  # a thorough forger rewrites the head anchor too
 
 
 def test_verify_rederives_outcomes_and_catches_a_rechained_edit(game: Path) -> None:
@@ -103,3 +105,20 @@ def test_verify_rederives_outcomes_and_catches_a_rechained_edit(game: Path) -> N
     assert result.exit_code == 4
     assert "ok   chain" in result.output and "FAIL rederive" in result.output
     assert f"seq {damage['seq']}" in result.output
+
+
+def test_B4_an_edge_collision_is_printed_with_the_off_board_square(game: Path) -> None:
+    assert run(game, "place", "b", "Edge", "H8", "--kind", "cutter", "--facing", "E").exit_code == 0
+    assert run(game, "tokens", "b", "Edge", "F").exit_code == 0
+    result = run(game, "resolve", "b", "--partial")
+    assert result.exit_code == 0, result.output
+    assert "rock=I8" in result.output and "M6" in result.output  # the claimed square past the edge
+    assert run(game, "log", "b").exit_code == 0
+
+
+def test_B4_a_collision_past_the_south_west_edge_names_its_coordinates(game: Path) -> None:
+    assert run(game, "place", "b", "Edge", "A1", "--kind", "cutter", "--facing", "S").exit_code == 0
+    assert run(game, "tokens", "b", "Edge", "F").exit_code == 0
+    result = run(game, "resolve", "b", "--partial")
+    assert result.exit_code == 0, result.output
+    assert "rock=(0,-1)" in result.output

@@ -1,0 +1,83 @@
+"""``mortecouille demo``: a whole seeded game between the two built-in bots, on disk, verified."""
+
+from __future__ import annotations
+
+import click
+
+from cli.app import Context, cli, pass_context, reports_errors
+from cli.session import game_log, run_command, store_seed
+from core.catalogue import RULES_VERSION
+from core.dice import TableDice, seed_commitment
+from core.game import Command, CreateGame, decide
+from core.state import EMPTY, GameState
+from events.base import Event
+from replays.board_text import render_board
+from replays.botgame import DEMO_BOARD, play_turns, set_up_demo_fleets, summarise
+from replays.verify import verify_log
+
+
+@cli.command()
+@click.option("--seed", default="demo", show_default=True, help="The dice seed: same seed, same game.")
+@click.option("--game", "name", default=None, help="Game name (default demo-SEED, numbered if taken).")
+@click.option("--max-turns", type=click.IntRange(1, 500), default=60, show_default=True)
+@pass_context
+@reports_errors
+def demo(ctx: Context, seed: str, name: str | None, max_turns: int) -> None:
+    """Play a whole seeded game between two bots and print the winner, the board and a summary."""
+    base = name or f"demo-{seed}"
+    game, number = base, 1
+    while game_log(ctx.games, game).exists():
+        if name is not None:
+            click.echo(f"error: game {name!r} already exists", err=True)
+            raise SystemExit(3)
+        number += 1
+        game = f"{base}-{number}"
+    log_ = game_log(ctx.games, game)
+    created = decide(
+        EMPTY,
+        CreateGame(
+            game=game,
+            ruleset="mortecouille",
+            players=("Anne", "Bart"),
+            budget=100000,
+            board=DEMO_BOARD,
+            seed_sha256=seed_commitment(seed),
+            rules_version=RULES_VERSION,
+        ),
+        TableDice(),
+    )
+    log_.path.parent.mkdir(parents=True, exist_ok=True)
+    store_seed(log_, seed)
+    log_.create(created)
+    latest: list[GameState] = []
+
+    def apply(command: Command) -> list[Event]:
+        appended, state = run_command(log_, lambda _: command)
+        latest[:] = [state]
+        return appended
+
+    def current() -> GameState:
+        return latest[0]
+
+    set_up_demo_fleets(apply)
+    state = play_turns(apply, current, seed, max_turns)
+    events = log_.read()
+    summary = summarise(events)
+    click.echo(render_board(state))
+    click.echo("")
+    click.echo(f"game {game}: {summary.turns} turns, {summary.events} events, {summary.dice} dice")
+    click.echo(
+        f"shots {summary.shots} ({summary.hits} hits), collisions {summary.collisions}, "
+        f"fire checks {summary.fire_checks}"
+    )
+    for ship in summary.ships:
+        click.echo(
+            f"  {ship['owner']:<5} {ship['ship']:<12} {ship['kind']:<13} "
+            f"structure {ship['structure']:>8}  {ship['status']}"
+        )
+    click.echo(f"winner: {summary.winner or 'none (draw)'} ({summary.reason})")
+    report = verify_log(log_)
+    click.echo(
+        f"verify: {'verified' if report.ok else 'FAILED'} ({report.events} events); log at {log_.path}"
+    )
+    click.echo(f"replay it: mortecouille log {game} | mortecouille board {game} --turn 1")

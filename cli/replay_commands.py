@@ -1,0 +1,301 @@
+"""Commands for disputed turns: replay, explain, render, export, fork and ruling.
+
+All but ``fork`` and ``ruling`` only read the log. ``fork`` writes a new game
+and leaves the original untouched; ``ruling`` appends one event.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import click
+import msgspec
+
+from cli.app import Context, cli, pass_context, reports_errors
+from cli.session import game_log, load, new_seed, run_command, store_seed
+from core.dice import seed_commitment
+from core.errors import BadInput
+from core.geometry import square_name
+from core.rulings import RecordRuling, describe_adjustment, parse_adjustment
+from core.state import GameState, state_hash
+from events.base import Event
+from events.game import GameCreated, TurnStarted
+from events.rulings import RulingRecorded
+from events.store import Conflict
+from replays.board_text import render_board
+from replays.describe import describe_event
+from replays.explain import ExplainContext, explain_text, explain_turn, narrate, story_span
+from replays.export_html import build_html
+from replays.fork import fork_events
+from replays.render_svg import render_turn_svg
+from replays.replay import Replay, position_after_turn, position_of_seq
+
+#: keys of the interactive stepper (click.getchar gives arrows as escape sequences)
+NEXT_KEYS = frozenset({" ", "\x1b[C", "l", "n", "\r"})
+PREVIOUS_KEYS = frozenset({"\x1b[D", "\x7f", "\x08", "h", "p"})
+QUIT_KEYS = frozenset({"q", "Q", "\x03", "\x1b"})
+
+
+def read_events(ctx: Context, game: str) -> list[Event]:
+    return game_log(ctx.games, game).read()
+
+
+def start_position(events: Sequence[Event], turn: int | None, seq: int | None) -> int:
+    if turn is not None and seq is not None:
+        raise BadInput("--turn/--seq", "give one of --turn and --seq, not both")
+    if seq is not None:
+        try:
+            return position_of_seq(events, seq)
+        except ValueError as error:
+            raise BadInput("--seq", str(error)) from None
+    if turn is not None:
+        if turn < 0:
+            raise BadInput("--turn", f"turns are numbered from 1 (0: before the first), not {turn}")
+        return position_after_turn(events, turn)
+    return len(events)
+
+
+def rulings_until(events: Sequence[Event], position: int) -> list[RulingRecorded]:
+    return [e for e in events[:position] if isinstance(e, RulingRecorded)]
+
+
+def ship_summary(state: GameState) -> dict[str, Any]:
+    summary: dict[str, Any] = {}
+    for ship in sorted(state.ships.values(), key=lambda s: s.id):
+        status = "sunk" if ship.sunk else "lost" if ship.lost else "gone" if ship.gone else "afloat"
+        summary[ship.id] = {
+            "at": square_name(ship.at) if ship.at is not None else None,
+            "facing": ship.facing, "damage": ship.damage, "status": status,
+            "wind": ship.wind, "fire": ship.fire, "countdown": ship.countdown,
+        }  # fmt: skip
+    return summary
+
+
+def position_text(replay: Replay) -> str:
+    """The board at the cursor: what led there, the board and ship list, rulings in force."""
+    state, event = replay.state, replay.current_event()
+    where = f"seq {event.seq}" if event is not None else "the start (no event applied)"
+    lines = [f"{state.game or '?'} at {where}; turn {state.turn}; state hash {state_hash(state)[:12]}"]
+    if event is not None:
+        lines.append("last event: " + describe_event(event).strip())
+    if state.created:
+        lines.append(render_board(state))
+    for ruling in rulings_until(replay.events, replay.position):
+        effects = "; ".join(describe_adjustment(a) for a in ruling.adjustments) or "no change"
+        lines.append(f"ruling seq {ruling.seq} [{ruling.rule}]: {ruling.text} -> {effects}")
+    return "\n".join(lines)
+
+
+def step_record(replay: Replay, before: GameState) -> dict[str, Any]:
+    """One step as JSON: the event, its story line and the state it leads to."""
+    event = replay.current_event()
+    assert event is not None
+    line = narrate(event, ExplainContext(before, replay.state))
+    return {
+        "seq": event.seq,
+        "type": type(event).__struct_config__.tag,
+        "event": msgspec.to_builtins(event),
+        "text": line.text,
+        "rules": list(line.rules),
+        "turn": replay.state.turn,
+        "state_hash": state_hash(replay.state),
+        "ships": ship_summary(replay.state),
+    }
+
+
+def step_interactively(
+    replay: Replay, first: int, last: int, getchar: Callable[[], str], show: Callable[[str], None]
+) -> int:
+    """Walk positions first..last with the keyboard; return the position the referee left at."""
+    replay.seek(first)
+    while True:
+        help_line = "space/right: next   left/backspace: previous   q: quit"
+        show(f"step {replay.position - first} of {last - first}   ({help_line})\n" + position_text(replay))
+        key = getchar()
+        if key in QUIT_KEYS:
+            return replay.position
+        if key in NEXT_KEYS and replay.position < last:
+            replay.step(1)
+        elif key in PREVIOUS_KEYS and replay.position > first:
+            replay.step(-1)
+
+
+def step_range(events: Sequence[Event], turn: int | None, seq: int | None) -> tuple[int, int]:
+    if turn is not None and turn > 0:
+        first, last = story_span(events, turn)
+        return first, last
+    if seq is not None:
+        return start_position(events, None, seq), len(events)
+    return 0, len(events)
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--turn", type=int, default=None, help="The position turn N left (0: before turn 1).")
+@click.option("--seq", type=int, default=None, help="The position just after event SEQ.")
+@click.option("--step", is_flag=True, help="Walk event by event (the turn's events with --turn).")
+@click.option("--json", "as_json", is_flag=True, help="JSON; with --step one object per line.")
+@pass_context
+@reports_errors
+def replay(ctx: Context, game: str, turn: int | None, seq: int | None, step: bool, as_json: bool) -> None:
+    """The state of GAME at any point, or walked through event by event (--step)."""
+    events = read_events(ctx, game)
+    engine = Replay(events)
+    if not step:
+        engine.seek(start_position(events, turn, seq))
+        if as_json:
+            body = {
+                "game": engine.state.game, "position": engine.position,
+                "seq": engine.position - 1, "turn": engine.state.turn,
+                "state_hash": state_hash(engine.state), "state": msgspec.to_builtins(engine.state),
+                "rulings": [msgspec.to_builtins(r) for r in rulings_until(events, engine.position)],
+            }  # fmt: skip
+            click.echo(msgspec.json.encode(body).decode())
+        else:
+            click.echo(position_text(engine))
+        return
+    first, last = step_range(events, turn, seq)
+    if as_json or not sys.stdout.isatty():
+        engine.seek(first)
+        while engine.position < last:
+            before = engine.state
+            engine.step(1)
+            click.echo(msgspec.json.encode(step_record(engine, before)).decode())
+        return
+
+    def show(text: str) -> None:
+        click.clear()
+        click.echo(text)
+
+    step_interactively(engine, first, last, click.getchar, show)
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--turn", type=int, required=True, help="The resolved turn to tell.")
+@click.option("--ship", default=None, help="Keep only the lines about this ship.")
+@click.option("--json", "as_json", is_flag=True, help="A list of {seq, phase, ships, text, rules}.")
+@pass_context
+@reports_errors
+def explain(ctx: Context, game: str, turn: int, ship: str | None, as_json: bool) -> None:
+    """Turn N of GAME as a story: phases, dice, claims and collisions with their rule IDs."""
+    events, state = load(game_log(ctx.games, game))
+    if ship is not None and ship not in state.ships:
+        raise BadInput("--ship", f"no ship {ship!r} in {game!r}: {', '.join(sorted(state.ships)) or 'none'}")
+    lines = explain_turn(events, turn, ship)
+    if as_json:
+        click.echo(msgspec.json.encode(lines).decode())
+        return
+    who = f", {ship} only" if ship else ""
+    click.echo(f"{game}, turn {turn}{who}")
+    click.echo(explain_text(lines))
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--turn", type=int, required=True, help="The turn to draw (0: the board before turn 1).")
+@click.option("--svg", "svg_path", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@pass_context
+@reports_errors
+def render(ctx: Context, game: str, turn: int, svg_path: Path) -> None:
+    """Draw turn N of GAME as SVG: the board, ships, paths, collisions and shots."""
+    events = read_events(ctx, game)
+    engine = Replay(events)
+    if turn == 0:
+        state = engine.seek(position_after_turn(events, 0))
+        svg = render_turn_svg(state, state, [], f"{state.game}: before turn 1")
+    else:
+        first, last = story_span(events, turn)
+        started = next(i for i in range(first, last) if isinstance(events[i], TurnStarted))
+        before = engine.seek(started + 1)
+        after = engine.seek(last)
+        svg = render_turn_svg(before, after, events[started:last], f"{after.game}: turn {turn}")
+    write_text(svg_path, svg, "--svg")
+    click.echo(f"wrote {svg_path}")
+
+
+def write_text(path: Path, text: str, option: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise BadInput(option, f"cannot write {path}: {error.strerror}") from None
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@pass_context
+@reports_errors
+def export(ctx: Context, game: str, html_path: Path) -> None:
+    """The whole of GAME as one self-contained HTML page: board, turn slider, explanations."""
+    write_text(html_path, build_html(read_events(ctx, game)), "--html")
+    click.echo(f"wrote {html_path}")
+
+
+@cli.command()
+@click.argument("game")
+@click.argument("new_game", metavar="NEWGAME")
+@click.option("--at", "at_seq", type=int, required=True, help="The last seq to copy (a command boundary).")
+@click.option("--dice", "dice_mode", type=click.Choice(["seeded", "table"]), default=None)
+@click.option("--seed", default=None, help="The fork's secret seed (default: a fresh random one).")
+@pass_context
+@reports_errors
+def fork(
+    ctx: Context, game: str, new_game: str, at_seq: int, dice_mode: str | None, seed: str | None
+) -> None:
+    """What-if: copy GAME's log up to --at SEQ into NEWGAME, which records where it came from."""
+    events = read_events(ctx, game)
+    created = events[0] if events else None
+    if not isinstance(created, GameCreated):
+        raise BadInput("GAME", "the log does not start with game-created")
+    mode = dice_mode or created.dice_mode
+    if mode == "table" and seed is not None:
+        raise BadInput("--seed", "a table-dice game has no seed")
+    secret = (seed or new_seed()) if mode == "seeded" else None
+    target = game_log(ctx.games, new_game)
+    forked = fork_events(events, at_seq, new_game, mode, seed_commitment(secret) if secret else None)
+    if target.exists():
+        raise Conflict(f"game {new_game!r} already exists at {target.path}")
+    if secret is not None:
+        target.path.parent.mkdir(parents=True, exist_ok=True)
+        store_seed(target, secret)
+    target.create(forked)
+    click.echo(f"forked {game} at seq {at_seq} into {new_game} ({len(forked)} events, {mode} dice)")
+
+
+@cli.command()
+@click.argument("game")
+@click.option("--rule", required=True, help="The rules.md ID the ruling rests on, e.g. M3.")
+@click.option("--text", required=True, help="What was decided, and why.")
+@click.option(
+    "--adjust", "adjustments", type=(str, str), multiple=True, metavar="SHIP CHANGE",
+    help="damage=+N|damage=-N|position=SQUARE|facing=F|wind=N|sunk=false (repeatable).",
+)  # fmt: skip
+@click.option("--expect-seq", type=int, default=None, help="Refuse unless the log is at this seq.")
+@pass_context
+@reports_errors
+def ruling(
+    ctx: Context,
+    game: str,
+    rule: str,
+    text: str,
+    adjustments: tuple[tuple[str, str], ...],
+    expect_seq: int | None,
+) -> None:
+    """Record a referee's ruling on GAME as an event, adjusting ships if it says so."""
+    parsed = tuple(
+        parse_adjustment(ship, change.strip())
+        for ship, changes in adjustments
+        for change in changes.split(",")
+        if change.strip()
+    )
+    appended, _ = run_command(
+        game_log(ctx.games, game),
+        lambda s: RecordRuling(rule=rule, text=text, adjustments=parsed),
+        expected_seq=expect_seq,
+    )
+    for event in appended:
+        click.echo(describe_event(event))

@@ -1,0 +1,176 @@
+"""Referee rulings (issue 6): a decision recorded as an event, validated and folded purely.
+
+A ruling cites a rule ID that rules.md defines (``RULE_IDS``) and may adjust
+ships: damage up or down, position, facing, wind points, back afloat. The
+decider checks every adjustment against the state (a square must be on the
+board, free and not a rock; damage never below 0), so a ruling that folds is
+always a position the rules could hold. Rulings are commands of their own,
+appended between other commands, so they can never fall inside a turn's
+resolution and ``verify`` re-derives the next turn from the adjusted state.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import msgspec
+
+from core.board import board_index
+from core.dice import DiceSource
+from core.errors import BadInput, RuleViolation
+from core.game import Command, decider, evolver, replace
+from core.geometry import FACING_VECTORS, ORTHOGONAL_FACINGS, parse_facing, parse_square, square_name
+from core.state import GameState, ShipState
+from events.base import Event
+from events.rulings import Adjustment, RulingRecorded
+
+#: The section letters of rules.md, which rules and events also cite on their own (e.g. "M", "K").
+RULE_SECTIONS: Final[frozenset[str]] = frozenset("BMPFTANSKXWCD")
+
+#: Every rule ID rules.md defines, from its bold headings (``tests/test_rulings.py`` checks
+#: this against the file, so a new rule there fails the test until it is added here).
+RULE_IDS: Final[frozenset[str]] = RULE_SECTIONS | frozenset(
+    {
+        *(f"B{n}" for n in range(1, 8)),
+        "M0", "M1", "M1a", "M1b", "M1c", "M1d", "M1e",
+        "M2", "M2a", "M2b", "M2c", "M2d", "M2e", "M2f",
+        *(f"M{n}" for n in range(3, 9)),
+        "P1", "P2", "P3",
+        "F1", "F2", "F3", "F4",
+        "T1", "T2", "T3",
+        "A1", "A2", "A3",
+        *(f"S{n}" for n in range(1, 8)),
+        "X1", "X2", "X3",
+        "W1", "W2", "W3",
+        *(f"C{n}" for n in range(1, 7)),
+        "D1", "D2",
+    }
+)  # fmt: skip
+
+ADJUSTABLE: Final[tuple[str, ...]] = ("damage", "position", "facing", "wind", "sunk")
+
+
+class RecordRuling(Command, frozen=True, kw_only=True):
+    rule: str
+    text: str
+    adjustments: tuple[Adjustment, ...] = ()
+
+
+def parse_adjustment(ship: str, change: str) -> Adjustment:
+    """``("Frig", "damage=+3")`` -> an Adjustment; BadInput naming ``--adjust`` otherwise."""
+    name, sep, value = change.partition("=")
+    name, value = name.strip().lower(), value.strip()
+    if not sep or not value:
+        raise BadInput("--adjust", f"{change!r}: write FIELD=VALUE, FIELD one of {', '.join(ADJUSTABLE)}")
+    try:
+        if name == "damage":
+            if value[0] not in "+-":
+                raise ValueError(f"damage {value!r}: give a change such as +3 or -2")
+            return Adjustment(ship=ship, damage=float(value))
+        if name == "position":
+            return Adjustment(ship=ship, at=parse_square(value))
+        if name == "facing":
+            return Adjustment(ship=ship, facing=parse_facing(value))
+        if name == "wind":
+            return Adjustment(ship=ship, wind=int(value))
+        if name == "sunk":
+            if value.lower() not in ("true", "false"):
+                raise ValueError(f"sunk {value!r}: true or false")
+            return Adjustment(ship=ship, sunk=value.lower() == "true")
+    except ValueError as error:
+        raise BadInput("--adjust", f"{ship} {change}: {error}") from None
+    raise BadInput("--adjust", f"{change!r}: {name!r} is not one of {', '.join(ADJUSTABLE)}")
+
+
+@decider(RecordRuling)
+def decide_ruling(state: GameState, command: RecordRuling, dice: DiceSource) -> list[Event]:
+    rule = command.rule.strip()
+    if rule not in RULE_IDS:
+        raise BadInput("--rule", f"{command.rule!r} is not a rule ID of rules.md (e.g. M3, C2, X1)")
+    if not command.text.strip():
+        raise BadInput("--text", "say what was decided and why")
+    adjusted = state
+    for adjustment in command.adjustments:
+        check_adjustment(adjusted, adjustment)
+        adjusted = apply_adjustment(adjusted, adjustment)
+    return [
+        RulingRecorded(
+            turn=state.turn,
+            rule=rule,
+            text=command.text.strip(),
+            adjustments=command.adjustments,
+            rules=(rule,),
+        )
+    ]
+
+
+def check_adjustment(state: GameState, adjustment: Adjustment) -> None:
+    """Refuse an adjustment that would leave a position the rules cannot hold."""
+    ship = state.ships.get(adjustment.ship)
+    if ship is None:
+        raise BadInput("--adjust", f"no ship {adjustment.ship!r} in {state.game!r}")
+    if adjustment.change == "nothing":
+        raise BadInput("--adjust", f"{adjustment.ship}: the adjustment changes nothing")
+    if adjustment.damage is not None and ship.damage + adjustment.damage < 0:
+        raise BadInput("--adjust", f"{ship.id} has taken {ship.damage:g}: damage cannot go below 0")
+    if adjustment.wind is not None and adjustment.wind < 0:
+        raise BadInput("--adjust", f"{ship.id}: wind points cannot be negative (A1)")
+    if adjustment.facing is not None:
+        allowed = ORTHOGONAL_FACINGS if state.ruleset == "blockade" else tuple(FACING_VECTORS)
+        if adjustment.facing not in allowed:
+            raise BadInput("--adjust", f"{ship.id}: facing {adjustment.facing} is not one of {allowed} (B2)")
+    if adjustment.at is not None:
+        _check_square(state, ship, adjustment.at)
+    if adjustment.sunk is False and ship.at is None:
+        raise BadInput("--adjust", f"{ship.id} was never placed: give it a position first")
+
+
+def _check_square(state: GameState, ship: ShipState, at: tuple[int, int]) -> None:
+    index = board_index(state.board)
+    if not index.on_board(at):
+        raise RuleViolation("B4", f"--adjust {ship.id}: {at} is off the {index.width}x{index.height} board")
+    if at in index.rocks:
+        raise RuleViolation("B4", f"--adjust {ship.id}: {square_name(at)} is a rock")
+    for other in state.ships.values():
+        if other.id != ship.id and other.afloat and other.at == at:
+            raise RuleViolation("M", f"--adjust {ship.id}: {square_name(at)} already holds {other.id}")
+
+
+def apply_adjustment(state: GameState, adjustment: Adjustment) -> GameState:
+    ship = state.ships[adjustment.ship]
+    changes: dict[str, object] = {}
+    if adjustment.damage is not None:
+        changes["damage"] = ship.damage + adjustment.damage
+    if adjustment.at is not None:
+        changes["at"] = adjustment.at
+    if adjustment.facing is not None:
+        changes["facing"] = adjustment.facing
+    if adjustment.wind is not None:
+        changes["wind"] = adjustment.wind
+    if adjustment.sunk is not None:
+        # Back afloat clears every way of having left the game; out means sunk (P3, W3).
+        changes.update(sunk=adjustment.sunk, lost=False, gone=False)
+    changed = msgspec.structs.replace(ship, **changes)
+    return replace(state, ships={**state.ships, ship.id: changed})
+
+
+@evolver(RulingRecorded)
+def evolve_ruling(state: GameState, event: RulingRecorded) -> GameState:
+    for adjustment in event.adjustments:
+        state = apply_adjustment(state, adjustment)
+    return state
+
+
+def describe_adjustment(adjustment: Adjustment) -> str:
+    """``Frig damage +3``, ``Frig to C5``: the effect as a referee says it."""
+    if adjustment.damage is not None:
+        return f"{adjustment.ship} damage {adjustment.damage:+g}"
+    if adjustment.at is not None:
+        return f"{adjustment.ship} moved to {square_name(adjustment.at)}"
+    if adjustment.facing is not None:
+        return f"{adjustment.ship} now faces {adjustment.facing}"
+    if adjustment.wind is not None:
+        return f"{adjustment.ship} wind points set to {adjustment.wind}"
+    if adjustment.sunk is not None:
+        return f"{adjustment.ship} " + ("out of the game" if adjustment.sunk else "back afloat")
+    return f"{adjustment.ship}: no change"

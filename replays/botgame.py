@@ -1,0 +1,174 @@
+"""A whole game between the built-in bots, through the same commands a referee gives.
+
+Used by ``mortecouille demo`` (and later by ``simulate``): buy two fleets,
+seal them, place them, then let each bot order its ships and resolve turns
+until one player is out (T3) or the turn limit ends it by the referee's
+decision, the winner being the player with the most structure left.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+from core.blockade_game import ResolveTurn
+from core.board import Board, WindTile
+from core.bots import choose_orders
+from core.catalogue import RULES_VERSION
+from core.dice import SeededDice, seed_commitment
+from core.fleet_game import BuyShip, EquipShip, SealFleet
+from core.game import Command, CreateGame, EndGame, decide, fold
+from core.mortecouille_common import ship_stats
+from core.ships import PlaceShip
+from core.state import EMPTY, GameState
+from events.base import Event
+from events.combat import FireChecked, ShotFired
+from events.game import DieRolled
+from events.movement import CollisionOccurred
+
+DEMO_BOARD = Board(
+    width=14,
+    height=14,
+    rocks=((4, 6), (9, 7), (6, 9)),
+    winds=(WindTile(at=(2, 7), dir="E"), WindTile(at=(11, 6), dir="W")),
+    whirlpools=((6, 6),),
+)
+
+#: (player, purchases as commands, placements as (ship, square, facing))
+DEMO_FLEETS: tuple[tuple[str, tuple[Command, ...], tuple[tuple[str, tuple[int, int], str], ...]], ...] = (
+    (
+        "Anne",
+        (
+            BuyShip(player="Anne", kind="blue-big", name="Black Pearl", options=("flaming-shot",)),
+            BuyShip(player="Anne", kind="green-small", name="Hope", options=("hull-1",)),
+            BuyShip(player="Anne", kind="yellow-small", name="Marguerite"),
+            EquipShip(ship="Marguerite", option="extra-sail"),
+        ),
+        (("Black Pearl", (6, 1), "N"), ("Hope", (3, 1), "N"), ("Marguerite", (10, 1), "N")),
+    ),
+    (
+        "Bart",
+        (
+            BuyShip(player="Bart", kind="yellow-big", name="Kraken", options=("catapult", "siren")),
+            BuyShip(player="Bart", kind="blue-small", name="Barracuda"),
+            BuyShip(player="Bart", kind="red-small", name="Sprat"),
+        ),
+        (("Kraken", (7, 12), "S"), ("Barracuda", (10, 12), "S"), ("Sprat", (3, 12), "S")),
+    ),
+)
+
+Apply = Callable[[Command], list[Event]]
+
+
+def set_up_demo_fleets(apply: Apply) -> None:
+    for player, purchases, _ in DEMO_FLEETS:
+        for command in purchases:
+            apply(command)
+        apply(SealFleet(player=player, forfeit=True))
+    for _, _, placements in DEMO_FLEETS:
+        for ship, square, facing in placements:
+            apply(PlaceShip(ship=ship, at=square, facing=facing))
+
+
+def structure_left(state: GameState, player: str) -> int:
+    return sum(
+        ship_stats(state, ship.id).max_structure - int(ship.damage)
+        for ship in state.ships.values()
+        if ship.owner == player and ship.afloat
+    )
+
+
+def play_turns(apply: Apply, current: Callable[[], GameState], seed: str, max_turns: int) -> GameState:
+    """Bots order, the engine resolves, until the game ends or ``max_turns`` were played."""
+    state = current()
+    while not state.ended and state.turn <= max_turns:
+        for player in state.players:
+            for order in choose_orders(state, player, f"{seed}:{state.turn}:{player}"):
+                apply(order)
+        apply(ResolveTurn(reveal_seed=seed))
+        state = current()
+    if not state.ended:
+        scores = {player: structure_left(state, player) for player in state.players}
+        best = max(scores.values())
+        leaders = [player for player, score in scores.items() if score == best]
+        winner = leaders[0] if len(leaders) == 1 else None
+        apply(EndGame(reason=f"turn limit {max_turns}: most structure left", winner=winner, seed=seed))
+        state = current()
+    return state
+
+
+class GameSummary(msgspec.Struct):
+    turns: int
+    winner: str | None
+    reason: str | None
+    events: int
+    dice: int
+    shots: int
+    hits: int
+    collisions: int
+    fire_checks: int
+    ships: list[dict[str, Any]]
+
+
+def summarise(events: list[Event]) -> GameSummary:
+    state = fold(events)
+    kinds = Counter(type(event) for event in events)
+    shots = [e for e in events if isinstance(e, ShotFired)]
+    ships = []
+    for ship in sorted(state.ships.values(), key=lambda s: (s.owner or "", s.id)):
+        status = "sunk" if ship.sunk else "abandoned" if ship.lost else "gone" if ship.gone else "afloat"
+        ships.append(
+            {
+                "ship": ship.id,
+                "owner": ship.owner,
+                "kind": ship.kind,
+                "structure": f"{ship_stats(state, ship.id).max_structure - int(ship.damage)}"
+                f"/{ship_stats(state, ship.id).max_structure}",
+                "status": status,
+            }
+        )
+    return GameSummary(
+        turns=state.turn - 1 if state.ended else state.turn,
+        winner=state.winner,
+        reason=state.end_reason,
+        events=len(events),
+        dice=kinds[DieRolled],
+        shots=len(shots),
+        hits=sum(1 for s in shots if s.hit),
+        collisions=kinds[CollisionOccurred],
+        fire_checks=kinds[FireChecked],
+        ships=ships,
+    )
+
+
+def play_in_memory(game: str, seed: str, max_turns: int = 60) -> list[Event]:
+    """A whole bot game without touching the disk (tests, simulation)."""
+    dice = SeededDice(seed)
+    log: list[Event] = []
+    state = EMPTY
+
+    def apply(command: Command) -> list[Event]:
+        nonlocal state
+        produced = decide(state, command, dice)
+        log.extend(produced)
+        state = fold(produced, state)
+        return produced
+
+    apply(
+        CreateGame(
+            game=game,
+            ruleset="mortecouille",
+            players=("Anne", "Bart"),
+            budget=100000,
+            board=DEMO_BOARD,
+            seed_sha256=seed_commitment(seed),
+            rules_version=RULES_VERSION,
+        )
+    )
+    set_up_demo_fleets(apply)
+    play_turns(apply, lambda: state, seed, max_turns)
+    return log
+

@@ -1,0 +1,124 @@
+"""``fork``: a what-if game from another game's log, the original untouched, verify still whole."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from core.dice import RollIdentity, seeded_value
+from events.game import DieRolled
+from events.store import GameLog
+from tests.test_replay import log_lines, play_blockade_turn, run
+
+
+def test_fork_copies_up_to_seq_and_records_its_origin(games: Path) -> None:
+    original = play_blockade_turn(games)
+    before = original.read_bytes()
+    result = run(games, "fork", "b", "w", "--at", "4")
+    assert result.exit_code == 0, result.output
+    assert original.read_bytes() == before
+    forked = log_lines(games / "w.jsonl")
+    assert len(forked) == 5
+    created = forked[0]
+    assert created["game"] == "w" and created["forked_from"] == "b" and created["forked_at_seq"] == 4
+    copied, source = forked[1:], log_lines(original)[1:5]
+    strip = ("prev", "hash")
+    assert [{k: v for k, v in e.items() if k not in strip} for e in copied] == [
+        {k: v for k, v in e.items() if k not in strip} for e in source
+    ]
+    assert forked[1]["prev"] == created["hash"]  # stamped into the fork's own chain
+    # what-if: the same position, other tokens
+    assert run(games, "tokens", "w", "Frig", "-", "-", "-", "-").exit_code == 0
+    assert run(games, "resolve", "w").exit_code == 0
+    assert run(games, "verify", "w").exit_code == 0
+    state = json.loads(run(games, "state", "w", "--json").output)
+    assert state["forked_from"] == "b" and state["ships"]["Frig"]["at"] == [2, 3]
+
+
+def test_a_fork_after_a_turn_recomputes_its_state_hashes_and_verifies(games: Path) -> None:
+    original = play_blockade_turn(games)
+    end = len(log_lines(original)) - 1
+    assert run(games, "fork", "b", "w", "--at", str(end)).exit_code == 0
+    ended = [e for e in log_lines(games / "w.jsonl") if e["type"] == "turn-ended"]
+    assert ended[0]["state_hash"] != log_lines(original)[end]["state_hash"]  # the game's name is in the state
+    report = json.loads(run(games, "verify", "w", "--json").output)
+    assert report["ok"], report
+    explained = run(games, "explain", "w", "--turn", "1").output
+    assert "collide over C3" in explained
+
+
+def test_fork_refuses_a_seq_beyond_the_log_or_inside_a_turn(games: Path) -> None:
+    original = play_blockade_turn(games)
+    lines = log_lines(original)
+    started = next(int(str(e["seq"])) for e in lines if e["type"] == "turn-started")
+    for at in (str(len(lines)), str(started), str(started + 3), "-1"):
+        refused = run(games, "fork", "b", "w", "--at", at)
+        assert refused.exit_code == 2 and "--at" in refused.output, (at, refused.output)
+        assert not (games / "w.jsonl").exists()
+    inside = run(games, "fork", "b", "w", "--at", str(started + 3)).output
+    assert f"seq {started - 1}" in inside and "turn 1" in inside
+    assert run(games, "fork", "b", "b", "--at", "2").exit_code == 3  # the name is taken
+
+
+def roll(game: str, seed: str, index: int) -> DieRolled:
+    identity = RollIdentity(game, 1, "wind", "Sloopy", "wind", index)
+    return DieRolled(
+        turn=1,
+        phase="wind",
+        ship="Sloopy",
+        purpose="wind",
+        index=index,
+        sides=6,
+        value=seeded_value(seed, identity),
+        source="seeded",
+    )
+
+
+def test_copied_seeded_rolls_are_accepted_and_the_forks_own_rolls_checked(games: Path) -> None:
+    assert (
+        run(
+            games,
+            "new",
+            "o",
+            "--ruleset",
+            "blockade",
+            "--players",
+            "Anne,Bart",
+            "--board",
+            "8x8",
+            "--seed",
+            "original-seed",
+        ).exit_code
+        == 0
+    )
+    original = GameLog(games / "o.jsonl")
+    original.append([roll("o", "original-seed", i) for i in range(6)])
+    assert run(games, "fork", "o", "f", "--at", "6", "--seed", "fork-seed").exit_code == 0
+    # the copies would not pass as the fork's own: its seed and name give other values
+    assert any(roll("f", "fork-seed", i).value != roll("o", "original-seed", i).value for i in range(6))
+    fork = GameLog(games / "f.jsonl")
+    fork.append([roll("f", "fork-seed", i) for i in range(6, 9)])
+    assert run(games, "end", "f").exit_code == 0
+    report = json.loads(run(games, "verify", "f", "--json").output)
+    dice = next(f for f in report["findings"] if f["check"] == "dice")
+    assert dice["ok"] and "3 seeded rolls reproduced; 6 copied from o" in dice["detail"]
+    # a roll of the fork's own that its seed does not give is still caught
+    assert run(games, "fork", "o", "g", "--at", "6", "--seed", "fork-seed").exit_code == 0
+    wrong = roll("g", "fork-seed", 6)
+    GameLog(games / "g.jsonl").append(
+        [
+            DieRolled(
+                turn=1,
+                phase="wind",
+                ship="Sloopy",
+                purpose="wind",
+                index=6,
+                sides=6,
+                value=wrong.value % 6 + 1,
+                source="seeded",
+            )
+        ]
+    )
+    assert run(games, "end", "g").exit_code == 0
+    failed = json.loads(run(games, "verify", "g", "--json").output)
+    assert not failed["ok"] and any(f["check"] == "dice" and f["seq"] == 7 for f in failed["findings"])
