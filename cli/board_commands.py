@@ -139,6 +139,9 @@ def resolve(
 def board(ctx: Context, game: str, turn: int | None, color: bool | None) -> None:
     """Draw GAME's board: ships with facing arrows, rocks, wind, whirlpools."""
     events, state = load(game_log(ctx.games, game))
+    resolved = state.turn - 1
+    if turn is not None and not 0 <= turn <= resolved:
+        raise BadInput("--turn", f"{turn} is not a resolved turn of {game!r}: 0 (the start) to {resolved}")
     shown: GameState = state if turn is None else state_after_turn(events, turn)
     click.echo(render_board(shown), color=color)
 

@@ -15,7 +15,7 @@ from core.dice import TableDice, seed_commitment
 from core.errors import BadInput
 from core.game import CreateGame, EndGame, decide
 from core.geometry import parse_facing, parse_square
-from core.state import EMPTY, state_hash
+from core.state import EMPTY, state_as_dict, state_hash
 from events.store import Conflict
 from replays.describe import describe_event, describe_state
 from replays.verify import verify_log
@@ -124,7 +124,7 @@ def state(ctx: Context, game: str, as_json: bool) -> None:
     """Print GAME's current state (the fold of its log)."""
     _, folded = load(game_log(ctx.games, game))
     if as_json:
-        body = msgspec.to_builtins(folded)
+        body = state_as_dict(folded)
         body["state_hash"] = state_hash(folded)
         click.echo(msgspec.json.encode(body).decode())
     else:

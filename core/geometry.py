@@ -75,6 +75,12 @@ def square_name(square: Square) -> str:
     return f"{column_name(x)}{y + 1}"
 
 
+def square_label(square: Square) -> str:
+    """A square by name, or by coordinates when it lies past the south or west edge (B1, B4)."""
+    x, y = square
+    return square_name(square) if x >= 0 and y >= 0 else f"({x},{y})"
+
+
 def parse_square(text: str) -> Square:
     """Read ``"C5"``, ``"c5"`` or ``"2,4"`` as a square; raise ValueError naming the text."""
     cleaned = text.strip()

@@ -11,7 +11,7 @@ from core.board import board_index
 from core.dice import DiceSource
 from core.errors import BadInput, RuleViolation
 from core.game import Command, decider, evolver, replace
-from core.geometry import FACING_VECTORS, ORTHOGONAL_FACINGS, square_name
+from core.geometry import FACING_VECTORS, ORTHOGONAL_FACINGS, square_label, square_name
 from core.state import GameState, ShipState
 from events.base import Event
 from events.game import TurnEnded
@@ -34,7 +34,7 @@ PLACEMENT_RULES: dict[str, Callable[[GameState, PlaceShip], ShipPlaced]] = {}
 def check_square_free(state: GameState, ship: str, at: tuple[int, int]) -> None:
     index = board_index(state.board)
     if not index.on_board(at):
-        raise RuleViolation("B4", f"{at} is off the {index.width}x{index.height} board")
+        raise RuleViolation("B4", f"{square_label(at)} is off the {index.width}x{index.height} board")
     if index.blocks(at):
         raise RuleViolation("B4", f"{square_name(at)} is a rock")
     for other in state.ships.values():
@@ -57,8 +57,12 @@ def evolve_placed(state: GameState, event: ShipPlaced) -> GameState:
     previous = state.ships.get(event.ship)
     if previous is None:
         ship = ShipState(
-            id=event.ship, kind=event.kind or "", owner=event.owner, at=event.at,
-            facing=event.facing, damage=float(event.damage),
+            id=event.ship,
+            kind=event.kind or "",
+            owner=event.owner,
+            at=event.at,
+            facing=event.facing,
+            damage=float(event.damage),
         )
     else:
         ship = msgspec.structs.replace(previous, at=event.at, facing=event.facing)

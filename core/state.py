@@ -8,6 +8,7 @@ risk. Containers inside (dicts, tuples) are replaced, never mutated.
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import msgspec
 
@@ -73,6 +74,44 @@ class GameState(msgspec.Struct, frozen=True, kw_only=True):
 EMPTY = GameState()
 
 
+def state_as_dict(state: GameState) -> dict[str, Any]:
+    """Every field, defaults included, as plain JSON-ready values (``state --json``)."""
+    body = msgspec.structs.asdict(state)
+    body["ships"] = {sid: msgspec.structs.asdict(ship) for sid, ship in state.ships.items()}
+    result: dict[str, Any] = msgspec.to_builtins(body)
+    return result
+
+
 def state_hash(state: GameState) -> str:
-    """SHA-256 of the canonical encoding: equal states, equal hashes, whatever the fold order."""
-    return hashlib.sha256(msgspec.json.encode(state, order="sorted")).hexdigest()
+    """SHA-256 of the canonical encoding: equal states, equal hashes, whatever the fold order.
+
+    Fields equal to their default are left out, at every depth, so a field added to
+    the state later does not change the hashes old logs recorded.
+    """
+    return hashlib.sha256(msgspec.json.encode(without_defaults(state), order="sorted")).hexdigest()
+
+
+def without_defaults(value: Any) -> Any:
+    """Plain values with every Struct field equal (``==``, so 0 and 0.0 alike) to its default dropped.
+
+    msgspec's own ``omit_defaults`` compares some values by identity, which a decoded
+    string never shares with the default, so it cannot be used for a stable hash.
+    """
+    if isinstance(value, msgspec.Struct):
+        config = value.__struct_config__
+        body: dict[str, Any] = {}
+        if config.tag_field is not None:
+            body[config.tag_field] = config.tag
+        for field in msgspec.structs.fields(value):
+            item = getattr(value, field.name)
+            if field.default is not msgspec.NODEFAULT and item == field.default:
+                continue
+            if field.default_factory is not msgspec.NODEFAULT and item == field.default_factory():
+                continue
+            body[field.name] = without_defaults(item)
+        return body
+    if isinstance(value, dict):
+        return {key: without_defaults(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [without_defaults(item) for item in value]
+    return value

@@ -87,6 +87,8 @@ def decode_line(line: bytes, number: int) -> Event:
         event: Event = event_decoder().decode(line)
     except msgspec.DecodeError as error:
         return _decode_slow(line, number, error)
+    except RecursionError:
+        raise CorruptLine("the JSON is nested too deeply to be an event", line=number) from None
     if event.v != CURRENT_VERSIONS[type(event).__struct_config__.tag]:  # type: ignore[index]
         return _decode_slow(line, number, None)
     return event
@@ -95,6 +97,8 @@ def decode_line(line: bytes, number: int) -> Event:
 def _decode_slow(line: bytes, number: int, first_error: msgspec.DecodeError | None) -> Event:
     try:
         raw = _RAW.decode(line)
+    except RecursionError:
+        raise CorruptLine("the JSON is nested too deeply to be an event", line=number) from None
     except msgspec.DecodeError as error:
         raise CorruptLine(f"not a JSON object ({error})", line=number) from None
     tag = raw.get("type")
@@ -127,7 +131,7 @@ def decode_lines(data: bytes) -> list[Event]:
     lines = data.splitlines()
     try:
         events: list[Event] = decoder.decode_lines(data)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, RecursionError):
         return [decode_line(line, number) for number, line in enumerate(lines, 1)]
     for number, event in enumerate(events, 1):
         if event.v != CURRENT_VERSIONS[type(event).__struct_config__.tag]:  # type: ignore[index]
@@ -139,6 +143,10 @@ def check_line(line: bytes, number: int, expected_seq: int, expected_prev: str) 
     """Check one line's place in the chain and its hash; return its hash or raise LogError."""
     try:
         body = _RAW.decode(line)
+    except RecursionError:
+        raise CorruptLine(
+            "the JSON is nested too deeply to be an event", line=number, seq=expected_seq
+        ) from None
     except msgspec.DecodeError as error:
         raise CorruptLine(f"not a JSON object ({error})", line=number, seq=expected_seq) from None
     if canonical(body) != line:

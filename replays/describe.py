@@ -6,7 +6,7 @@ from typing import Any
 
 import msgspec
 
-from core.geometry import square_name
+from core.geometry import square_label, square_name
 from core.state import GameState
 from events.base import Event
 
@@ -23,9 +23,7 @@ def _is_square(value: Any) -> bool:
 
 
 def square_text(value: Any) -> str:
-    """A square by name, or its coordinates when it lies off the board (an edge collision, B4)."""
-    x, y = value
-    return square_name((x, y)) if x >= 0 and y >= 0 else f"({x},{y})"
+    return square_label((value[0], value[1]))
 
 
 def show_value(name: str, value: Any) -> str:

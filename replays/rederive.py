@@ -58,7 +58,12 @@ def rederive(events: list[Event]) -> list[Finding]:
     position = 0
     for first, last in spans:
         while position < first:
-            state = evolve(state, events[position])
+            try:
+                state = evolve(state, events[position])
+            except (KeyError, ValueError, TypeError, AttributeError) as error:
+                tag = type(events[position]).__struct_config__.tag
+                detail = f"seq {events[position].seq}: {tag} does not apply to the game ({error!r})"
+                return [Finding("rederive", False, detail, events[position].seq)]
             position += 1
         logged = events[first : last + 1]
         started = logged[0]
@@ -68,12 +73,13 @@ def rederive(events: list[Event]) -> list[Finding]:
         command = ResolveTurn(partial=True, rounds=started.rounds, reveal_seed=reveal)
         try:
             produced = decide(state, command, LoggedDice(rolls, state.game))
-        except MortecouilleError as error:
+        except (MortecouilleError, KeyError, ValueError, TypeError, AttributeError) as error:
+            # a forged state can make the rules fail in ways a real game never does: report, never crash
             return [
                 Finding(
                     "rederive",
                     False,
-                    f"turn {started.turn}: the rules refuse to resolve it again: {error}",
+                    f"turn {started.turn}: the rules cannot resolve it again: {error!r}",
                     started.seq,
                 )
             ]

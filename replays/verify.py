@@ -103,5 +103,19 @@ def check_turn_hashes(events: list[Event]) -> list[Finding]:
                     )
                 ]
             checked += 1
-        state = evolve(state, event)
+        try:
+            state = evolve(state, event)
+        except (KeyError, ValueError, TypeError, AttributeError) as error:
+            return [inapplicable(event, error)]
     return [Finding("state", True, f"{checked} turn-end state hashes match")]
+
+
+def inapplicable(event: Event, error: Exception) -> Finding:
+    """A well-formed event that cannot happen in the game as it stands (a forged or edited log)."""
+    tag = type(event).__struct_config__.tag
+    return Finding(
+        "state",
+        False,
+        f"seq {event.seq}: {tag} does not apply to the game at that point ({error!r})",
+        event.seq,
+    )

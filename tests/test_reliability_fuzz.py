@@ -1,0 +1,301 @@
+"""Fuzzing (issue 8): random command sequences and random log lines against the engine.
+
+Commands: for each ruleset, a strategy draws commands (valid and invalid kinds, squares, facings,
+tokens, partial resolutions, ends); each is run through ``run_command`` on a real log. The engine
+may refuse (a MortecouilleError or Conflict) but nothing else; a refused command leaves the log
+byte for byte unchanged; the accepted log folds to the running state and ``verify`` (chain, turn
+hashes, re-derivation) passes. A ruleset joins by adding one entry to ``COMMANDS``.
+
+Log reader: malformed JSON, unknown types, wrong field types, missing fields, huge numbers and
+oversized strings give a CorruptLine (a LogError) naming the line, never a crash or a skip.
+
+``MORTECOUILLE_SOAK=1`` runs twenty times more examples.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cli.session import run_command, store_seed
+from core.blockade import BLOCKADE_KINDS
+from core.blockade_game import GiveTokens, ResolveTurn
+from core.board import Board
+from core.catalogue import CATALOGUES, RULES_VERSION
+from core.dice import TableDice, seed_commitment
+from core.errors import MortecouilleError
+from core.game import EMPTY, Command, CreateGame, EndGame, decide, fold
+from core.ships import PlaceShip
+from core.state import GameState, state_hash
+from events.codec import CorruptLine, LogError, decode_line
+from events.store import Conflict, GameLog
+from replays.verify import verify_log
+from tests.conftest import SEED, created_log
+
+SOAK = os.environ.get("MORTECOUILLE_SOAK") == "1"
+EXAMPLES = 3000 if SOAK else 300
+FUZZ = settings(
+    max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=not SOAK
+)
+
+SHIPS = ("A", "B", "C", "D", "")
+PLAYERS = ("Anne", "Bart", "Zed", "")
+FACINGS = ("N", "E", "S", "W", "NE", "SW", "X", "")
+squares = st.tuples(st.integers(-2, 11), st.integers(-2, 11))
+
+place = st.builds(
+    PlaceShip,
+    ship=st.sampled_from(SHIPS),
+    at=squares,
+    facing=st.sampled_from(FACINGS),
+    kind=st.sampled_from([*BLOCKADE_KINDS, "galleon", "", None]),
+    owner=st.sampled_from([*PLAYERS, None]),
+    damage=st.sampled_from([0, 0, 5, -1, 100]),
+)
+tokens = st.builds(
+    GiveTokens,
+    ship=st.sampled_from(SHIPS),
+    tokens=st.lists(st.sampled_from(["F", "L", "R", None, "X", "f"]), max_size=5).map(tuple),
+)
+resolve = st.builds(ResolveTurn, partial=st.booleans(), rounds=st.sampled_from([None, None, 1, 4, 0, 5]))
+end = st.builds(
+    EndGame,
+    winner=st.sampled_from([None, "Anne", "Zed"]),
+    seed=st.sampled_from([SEED, SEED, "wrong"]),
+)
+valid_place = st.builds(
+    PlaceShip,
+    ship=st.sampled_from(SHIPS[:4]),
+    at=st.tuples(st.integers(0, 9), st.integers(0, 9)),
+    facing=st.sampled_from(FACINGS[:4]),
+    kind=st.sampled_from(["sloop", "war-frigate", "junk"]),
+    owner=st.sampled_from(["Anne", "Bart"]),
+)
+valid_tokens = st.builds(
+    GiveTokens,
+    ship=st.sampled_from(SHIPS[:4]),
+    tokens=st.lists(st.sampled_from(["F", "L", "R", None]), min_size=1, max_size=4).map(tuple),
+)
+partial = st.builds(ResolveTurn, partial=st.just(True))
+#: mostly valid commands, so that games get far (turns resolved, ships sunk); an end now and then
+blockade_commands = st.one_of(
+    valid_place, valid_place, place, valid_tokens, valid_tokens, valid_tokens, tokens, partial, resolve
+) | st.one_of(*[valid_tokens] * 12, end)
+
+
+def mortecouille_commands() -> st.SearchStrategy[Command] | None:
+    """Buy, equip and seal a fleet (F1-F3), then place; None when that ruleset is not there yet."""
+    try:
+        from core.fleet_game import BuyShip, EquipFleet, EquipShip, SealFleet
+    except ImportError:
+        return None
+    catalogue = CATALOGUES[RULES_VERSION]
+    kinds = [*sorted(catalogue.ships), "nope"]
+    options = [*sorted(catalogue.options), "nope"]
+    buy = st.builds(
+        BuyShip,
+        player=st.sampled_from(PLAYERS),
+        kind=st.sampled_from(kinds),
+        name=st.sampled_from(SHIPS),
+        options=st.lists(st.sampled_from(options), max_size=2).map(tuple),
+    )
+    equip = st.builds(EquipShip, ship=st.sampled_from(SHIPS), option=st.sampled_from(options))
+    fleet = st.builds(EquipFleet, player=st.sampled_from(PLAYERS), option=st.sampled_from(options))
+    seal = st.builds(SealFleet, player=st.sampled_from(PLAYERS), forfeit=st.booleans())
+    valid_buy = st.builds(
+        BuyShip,
+        player=st.sampled_from(PLAYERS[:2]),
+        kind=st.sampled_from(kinds[:-1]),
+        name=st.sampled_from(SHIPS[:4]),
+    )
+    return st.one_of(
+        valid_buy, valid_buy, buy, equip, fleet, seal, seal, valid_place, place, valid_place
+    ) | st.one_of(*[valid_buy] * 12, end)
+
+
+#: ruleset -> the strategy of its commands; a ruleset whose commands are not written yet is absent.
+COMMANDS: dict[str, st.SearchStrategy[Command]] = {"blockade": blockade_commands}
+if (strategy := mortecouille_commands()) is not None:
+    COMMANDS["mortecouille"] = strategy
+
+
+def normalised(state: GameState) -> GameState:
+    """The state as a log would give it back: ints in float fields become floats (see the xfail)."""
+    return msgspec.json.decode(msgspec.json.encode(state), type=GameState)
+
+
+def test_the_running_state_of_a_cli_placement_hashes_as_its_replay(tmp_path: Path) -> None:
+    log = created_log(tmp_path)
+    store_seed(log, SEED)
+    _, running = run_command(log, lambda s: PlaceShip(ship="A", at=(1, 1), facing="N", kind="sloop"))
+    assert state_hash(fold(log.read())) == state_hash(normalised(running))
+    if state_hash(running) != state_hash(fold(log.read())):
+        pytest.xfail(
+            "PlaceShip.damage defaults to int 0: the running state hashes `0`, its replay `0.0` "
+            "(core/ships.py; issue 8 report)"
+        )
+
+
+def play(ruleset: str, commands: list[Command]) -> dict[str, int]:
+    """Run the commands on a fresh real log and check every promise; return accepted/refused counts."""
+    counts = {"accepted": 0, "refused": 0}
+    with tempfile.TemporaryDirectory() as scratch:
+        log = GameLog(Path(scratch) / "f.jsonl")
+        create = CreateGame(
+            game="f", ruleset=ruleset, players=("Anne", "Bart"), budget=100000, board=Board(width=10, height=10),
+            seed_sha256=seed_commitment(SEED), rules_version=RULES_VERSION,
+        )  # fmt: skip
+        log.create(decide(EMPTY, create, TableDice()))
+        store_seed(log, SEED)
+        state = fold(log.read())
+        for command in commands:
+            before = log.path.read_bytes()
+            head_before = log.head_path.read_bytes()
+            try:
+                appended, state = run_command(log, lambda s, command=command: command)
+            except (MortecouilleError, Conflict):
+                assert log.path.read_bytes() == before, f"refused {command!r} changed the log"
+                assert log.head_path.read_bytes() == head_before
+                counts["refused"] += 1
+                continue
+            counts["accepted"] += 1
+            assert log.path.read_bytes().startswith(before)
+        folded = fold(log.read())
+        assert state_hash(folded) == state_hash(normalised(state))
+        report = verify_log(log)
+        assert report.ok, [f for f in report.findings if not f.ok]
+    return counts
+
+
+@pytest.mark.parametrize("ruleset", sorted(COMMANDS))
+def test_random_command_sequences_refuse_cleanly_and_replay(ruleset: str) -> None:
+    totals = {"accepted": 0, "refused": 0}
+
+    @FUZZ
+    @given(st.lists(COMMANDS[ruleset], min_size=1, max_size=25))
+    def run(commands: list[Command]) -> None:
+        for key, value in play(ruleset, commands).items():
+            totals[key] += value
+
+    run()
+    assert totals["accepted"] > 0 and totals["refused"] > 0, totals
+
+
+VALID = (
+    b'{"hash":"h","index":0,"phase":"wind","prev":"p","purpose":"wind","seq":1,"ship":null,'
+    b'"sides":6,"source":"table","turn":1,"type":"die-rolled","v":1,"value":3}'
+)
+FIELDS: dict[str, Any] = msgspec.json.decode(VALID)
+
+bad_values = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=False),
+    st.text(max_size=20),
+    st.lists(st.integers(), max_size=3),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+
+
+@st.composite
+def bad_bodies(draw: st.DrawFn) -> dict[str, Any]:
+    body = dict(FIELDS)
+    for field in draw(st.lists(st.sampled_from(sorted(FIELDS)), min_size=1, max_size=3, unique=True)):
+        if draw(st.booleans()):
+            del body[field]
+        else:
+            body[field] = draw(bad_values)
+    return body
+
+
+def decodes_or_names_its_line(line: bytes, number: int) -> None:
+    try:
+        decode_line(line, number)
+    except CorruptLine as error:
+        assert str(error).startswith(f"line {number}: "), error
+        assert error.line == number
+
+
+@FUZZ
+@given(st.binary(max_size=300))
+def test_random_bytes_are_a_corrupt_line_or_an_event(line: bytes) -> None:
+    decodes_or_names_its_line(line.replace(b"\n", b" "), 7)
+
+
+@FUZZ
+@given(bad_bodies())
+def test_wrong_missing_or_huge_fields_name_the_line_and_the_field(body: dict[str, Any]) -> None:
+    line = msgspec.json.encode(body)
+    try:
+        event = decode_line(line, 3)
+    except CorruptLine as error:
+        assert str(error).startswith("line 3: ")
+        assert "type" in str(error) or "`" in str(error) or "JSON" in str(error), error
+        return
+    assert type(event).__struct_config__.tag == body["type"]  # type: ignore[attr-defined]
+
+
+HUGE = 10 * 1024 * 1024
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        (b"not json", "not a JSON object"),
+        (b"[1, 2]", "not a JSON object"),
+        (b'{"type":"no-such","seq":4}', "unknown event type"),
+        (b'{"seq":4}', "unknown event type"),
+        (VALID.replace(b'"turn":1', b'"turn":"one"'), "turn"),
+        (VALID.replace(b'"turn":1,', b""), "missing required field `turn`"),
+        (VALID.replace(b'"value":3', b'"value":' + b"9" * 400), ""),
+        (VALID.replace(b'"value":3', b'"value":' + b"9" * 5000), "Integer value out of range"),
+        (VALID.replace(b'"v":1', b'"v":99'), "field `v`"),
+        (VALID.replace(b'"source":"table"', b'"source":"' + b"x" * HUGE + b'"'), None),
+        (
+            VALID.replace(b'"source":"table"', b'"source":' + b"[" * 5000 + b"]" * 5000),
+            "nested too deeply",
+        ),
+        (b"{" + b"\xff" * 10 + b"}", "not a JSON object"),
+    ],
+    ids=[
+        "text",
+        "array",
+        "unknown",
+        "no-type",
+        "wrong-type",
+        "missing",
+        "big-int",
+        "huge-int",
+        "future-v",
+        "10MB-string",
+        "deep-nesting",
+        "bad-utf8",
+    ],  # fmt: skip
+)
+def test_the_log_reader_reports_malformed_lines_by_line_and_field(
+    tmp_path: Path, line: bytes, says: str | None
+) -> None:
+    log = created_log(tmp_path)
+    good = log.path.read_bytes()
+    log.path.write_bytes(good + line + b"\n")
+    if says is None:  # a 10 MB string is a valid (if odd) field: read, not truncated, not skipped
+        events = log.read()
+        assert len(events) == 2 and len(getattr(events[1], "source", "")) == HUGE
+        return
+    if not says:  # a 400-digit die value decodes exactly (nothing truncated); range is verify's job
+        events = log.read()
+        assert getattr(events[1], "value", None) == int("9" * 400)
+        return
+    with pytest.raises(LogError) as error:
+        log.read()
+    assert str(error.value).startswith("line 2: ") and says in str(error.value), error.value
+    report = verify_log(log)  # verify reports it too, naming seq 1 (the chain breaks there first)
+    assert not report.ok and report.first_failure is not None and report.first_failure.seq == 1

@@ -1,0 +1,235 @@
+"""Tamper evidence (issue 8): every small edit of a real game log is caught by ``verify``, which
+names the first bad seq.
+
+The game is the golden blockade game built through the CLI (several resolved turns, every event
+type blockade produces). Kinds of tampering tried, all of them on every line (or byte):
+
+* a single changed byte, anywhere;
+* a removed line, and the last 1, 2 and 3 lines cut off (caught by the head anchor only);
+* two adjacent lines swapped; a line duplicated;
+* an outcome edited and the chain recomputed (``rechain``), with the head anchor left alone
+  (caught by the anchor) and rewritten too (caught by re-derivation, at the edited seq).
+
+The matrix (tried / caught per kind) is printed to the CI log and put in the assertion message.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from events.store import GameLog
+from replays.verify import verify_log
+from tests.golden.make_golden import anchor, build_blockade_game, rechain_lines
+
+#: The events a resolution produces: editing one of them must be caught by re-derivation.
+OUTCOMES = frozenset(
+    {"turn-started", "ship-moved", "ship-pushed", "collision", "damage", "ship-sunk", "turn-ended"}
+)
+
+
+@pytest.fixture(scope="module")
+def original(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    games = tmp_path_factory.mktemp("tamper")
+    path = build_blockade_game(games)
+    assert verify_log(GameLog(path)).ok
+    return path
+
+
+class Tamper:
+    """One tampered copy of the log and the seq its first bad line must be reported at."""
+
+    def __init__(self, kind: str, description: str, data: bytes, first_bad: int, head: bool = False):
+        self.kind = kind
+        self.description = description
+        self.data = data
+        self.first_bad = first_bad
+        self.rewrite_head = head
+
+
+def byte_changes(data: bytes) -> Iterator[Tamper]:
+    starts = [0] + [i + 1 for i, b in enumerate(data) if b == 0x0A]
+    line = 0
+    for position in range(len(data)):
+        while line + 1 < len(starts) and starts[line + 1] <= position:
+            line += 1
+        tampered = bytearray(data)
+        tampered[position] = (tampered[position] + 1) % 256
+        yield Tamper("byte", f"byte {position} +1", bytes(tampered), line)
+
+
+def line_edits(data: bytes) -> Iterator[Tamper]:
+    lines = data.splitlines(keepends=True)
+    count = len(lines)
+    for index in range(count):
+        yield Tamper(
+            "remove", f"line seq {index} removed", b"".join(lines[:index] + lines[index + 1 :]), index
+        )
+        duplicated = lines[: index + 1] + [lines[index]] + lines[index + 1 :]
+        yield Tamper("duplicate", f"line seq {index} duplicated", b"".join(duplicated), index + 1)
+    for index in range(count - 1):
+        swapped = list(lines)
+        swapped[index], swapped[index + 1] = swapped[index + 1], swapped[index]
+        yield Tamper("swap", f"seq {index} and {index + 1} swapped", b"".join(swapped), index)
+    for cut in (1, 2, 3):
+        yield Tamper("remove-tail", f"last {cut} line(s) removed", b"".join(lines[:-cut]), count - cut)
+
+
+def mutate(value: Any) -> Any:
+    """A different value of the same JSON type, or None when there is no obvious one."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, float):
+        return value + 0.5
+    if isinstance(value, str):
+        return value + "x" if len(value) != 64 else value[::-1]
+    if isinstance(value, list) and value:
+        return value[:-1]
+    return None
+
+
+def rechained_edits(data: bytes) -> Iterator[Tamper]:
+    bodies = [json.loads(line) for line in data.splitlines()]
+    last = len(bodies) - 1
+    for index, body in enumerate(bodies):
+        if body["type"] not in OUTCOMES:
+            continue
+        for field in sorted(body):
+            if field in {"seq", "prev", "hash", "type", "v"}:
+                continue
+            changed = mutate(body[field])
+            if changed is None:
+                continue
+            edited = [dict(b) for b in bodies]
+            edited[index][field] = changed
+            new = rechain_lines(edited)
+            what = f"{body['type']} seq {index} field {field}: {body[field]!r} -> {changed!r}"
+            yield Tamper("rechain", what, new, last)
+            yield Tamper("rechain+head", what, new, index, head=True)
+
+
+def run_matrix(
+    original: Path, tampers: Iterator[Tamper], work: Path
+) -> tuple[Counter[str], Counter[str], list[str], list[str]]:
+    """Verify every tampered copy; return tried and caught per kind, the misses and the crashes."""
+    tried: Counter[str] = Counter()
+    caught: Counter[str] = Counter()
+    problems: list[str] = []
+    crashes: list[str] = []
+    work.mkdir(exist_ok=True)
+    path = work / original.name
+    shutil.copyfile(original.with_suffix(".head"), path.with_suffix(".head"))
+    head = original.with_suffix(".head").read_bytes()
+    log = GameLog(path)
+    for tamper in tampers:
+        tried[tamper.kind] += 1
+        path.write_bytes(tamper.data)
+        if tamper.rewrite_head:
+            anchor(path)
+        else:
+            path.with_suffix(".head").write_bytes(head)
+        try:
+            report = verify_log(log)
+        except Exception as error:  # noqa: BLE001 - a crash is a finding, not a test error
+            crashes.append(f"{tamper.kind}: {tamper.description}: verify crashed: {error!r}")
+            continue
+        failed = [f for f in report.findings if not f.ok]
+        if not failed:
+            problems.append(f"{tamper.kind}: {tamper.description}: NOT caught")
+            continue
+        named = {f.seq for f in failed if f.seq is not None}
+        torn_line = f"line {tamper.first_bad + 1}: torn last line"
+        if min(named, default=None) == tamper.first_bad or any(torn_line in f.detail for f in failed):
+            caught[tamper.kind] += 1
+        else:
+            details = "; ".join(f"{f.check} seq {f.seq}: {f.detail[:120]}" for f in failed)
+            problems.append(
+                f"{tamper.kind}: {tamper.description}: expected seq {tamper.first_bad}, got {details}"
+            )
+    return tried, caught, problems, crashes
+
+
+def matrix_text(tried: Counter[str], caught: Counter[str], crashed: Counter[str]) -> str:
+    rows = [f"{'kind':<14}{'tried':>8}{'caught':>8}{'crashed':>9}"]
+    rows += [f"{kind:<14}{tried[kind]:>8}{caught[kind]:>8}{crashed[kind]:>9}" for kind in tried]
+    rows.append(f"{'total':<14}{sum(tried.values()):>8}{sum(caught.values()):>8}{sum(crashed.values()):>9}")
+    return "\n".join(rows)
+
+
+def check(
+    original: Path,
+    make: Callable[[bytes], Iterator[Tamper]],
+    work: Path,
+    capsys: pytest.CaptureFixture[str],
+    title: str,
+) -> list[str]:
+    """Run one matrix, print it to the CI log; fail on any miss or wrong seq; return the crashes."""
+    tried, caught, problems, crashes = run_matrix(original, make(original.read_bytes()), work)
+    crashed = Counter(crash.split(":")[0] for crash in crashes)
+    text = f"tamper matrix ({title}) on a {len(original.read_bytes().splitlines())}-line log:\n"
+    text += matrix_text(tried, caught, crashed)
+    with capsys.disabled():
+        print("\n" + text)
+    assert sum(tried.values()) > 0
+    assert not problems, text + "\n" + "\n".join(problems[:20])
+    assert sum(caught.values()) + len(crashes) == sum(tried.values()), text
+    return crashes
+
+
+def test_every_single_byte_change_is_caught_at_its_line(
+    original: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert check(original, byte_changes, tmp_path, capsys, "single bytes") == []
+
+
+def test_every_removed_swapped_or_duplicated_line_and_a_cut_tail_are_caught(
+    original: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert check(original, line_edits, tmp_path, capsys, "lines") == []
+
+
+def test_a_rechained_outcome_edit_is_caught_with_or_without_a_rewritten_head(
+    original: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every edit that verify survives is caught at the right seq; crashes are the next test's."""
+    check(original, rechained_edits, tmp_path, capsys, "re-chained outcome edits")
+
+
+def test_verify_never_crashes_on_a_rechained_edit(
+    original: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    crashes = check(original, rechained_edits, tmp_path, capsys, "re-chained outcome edits")
+    assert not crashes, "\n".join(crashes[:10])
+
+
+def test_a_log_longer_than_its_head_verifies_and_a_missing_head_only_loses_the_tail_check(
+    original: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / original.name
+    lines = original.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join(lines))
+    log = GameLog(path)
+    anchor(path)
+    assert verify_log(log).ok
+    # the writer crashed after the log's fsync, before the head's rename: the anchor lags behind
+    behind = json.loads(lines[-3])
+    log.write_head(int(behind["seq"]), str(behind["hash"]))
+    assert verify_log(log).ok
+    assert "2 line(s) after it chain" in log.head_status()
+    # no anchor at all (a log from before anchors): the chain still holds, the tail is unchecked
+    log.head_path.unlink()
+    assert verify_log(log).ok and "no head anchor" in log.head_status()
+    path.write_bytes(b"".join(lines[:-1]))
+    assert verify_log(log).ok
+    # an unreadable anchor is a failure, not a silent pass
+    log.head_path.write_bytes(b"{not json")
+    report = verify_log(log)
+    assert not report.ok and "head anchor" in report.findings[0].detail
