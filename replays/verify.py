@@ -28,7 +28,7 @@ def verify_log(log: GameLog) -> Report:
     except LogError as error:
         report.findings.append(Finding("chain", False, str(error), error.seq))
         return report
-    report.findings.append(Finding("chain", True, f"{report.events} lines chained"))
+    report.findings.append(Finding("chain", True, f"{report.events} lines chained; {log.head_status()}"))
     try:
         events = log.read()
     except LogError as error:
