@@ -7,6 +7,7 @@ risk. Containers inside (dicts, tuples) are replaced, never mutated.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from typing import Any
 
@@ -91,6 +92,24 @@ def state_hash(state: GameState) -> str:
     return hashlib.sha256(msgspec.json.encode(without_defaults(state), order="sorted")).hexdigest()
 
 
+_REQUIRED = object()
+
+
+@functools.cache
+def _field_defaults(struct_type: type[msgspec.Struct]) -> tuple[tuple[str, Any], ...]:
+    """Each field's name and default value (``_REQUIRED`` when it has none), once per class."""
+    result = []
+    for field in msgspec.structs.fields(struct_type):
+        if field.default is not msgspec.NODEFAULT:
+            default = field.default
+        elif field.default_factory is not msgspec.NODEFAULT:
+            default = field.default_factory()
+        else:
+            default = _REQUIRED
+        result.append((field.name, default))
+    return tuple(result)
+
+
 def without_defaults(value: Any) -> Any:
     """Plain values with every Struct field equal (``==``, so 0 and 0.0 alike) to its default dropped.
 
@@ -102,13 +121,11 @@ def without_defaults(value: Any) -> Any:
         body: dict[str, Any] = {}
         if config.tag_field is not None:
             body[config.tag_field] = config.tag
-        for field in msgspec.structs.fields(value):
-            item = getattr(value, field.name)
-            if field.default is not msgspec.NODEFAULT and item == field.default:
+        for name, default in _field_defaults(type(value)):
+            item = getattr(value, name)
+            if default is not _REQUIRED and item == default:
                 continue
-            if field.default_factory is not msgspec.NODEFAULT and item == field.default_factory():
-                continue
-            body[field.name] = without_defaults(item)
+            body[name] = without_defaults(item)
         return body
     if isinstance(value, dict):
         return {key: without_defaults(item) for key, item in value.items()}
