@@ -7,6 +7,7 @@ adds its commands to the one click group.
 
 from __future__ import annotations
 
+from cli import analytics_commands as analytics_commands  # noqa: F401
 from cli import board_commands as board_commands  # noqa: F401
 from cli import demo_command as demo_command  # noqa: F401
 from cli import fleet_commands as fleet_commands  # noqa: F401

@@ -353,6 +353,7 @@ def catalogue_for(rules_version: str = RULES_VERSION) -> Catalogue:
         raise BadInput("rules_version", message) from None
 
 
+@functools.lru_cache(maxsize=4096)
 def normalise_name(text: str) -> str:
     """Case, accents and punctuation folded away, so "Boulet enflammé" == "boulet-enflamme"."""
     decomposed = unicodedata.normalize("NFKD", text)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import msgspec
 
 from core.catalogue import resolve_option, resolve_ship_kind
@@ -26,13 +28,17 @@ def ship_stats(state: GameState, ship_id: str) -> ShipStats:
     """The one place a ship's current numbers come from (F1, F2, A2, W): options, fleet
     options and structure lost so far."""
     ship = state.ships[ship_id]
-    return derive_stats(
-        ship.kind,
-        ship.options,
-        fleet_options_of(state, ship),
-        structure_lost=int(ship.damage),
-        rules_version=state.rules_version,
+    return _cached_stats(
+        ship.kind, tuple(ship.options), fleet_options_of(state, ship), int(ship.damage), state.rules_version
     )
+
+
+@functools.lru_cache(maxsize=8192)
+def _cached_stats(
+    kind: str, options: tuple[str, ...], fleet_options: tuple[str, ...], lost: int, rules_version: str
+) -> ShipStats:
+    """derive_stats is pure, and a turn asks for the same ship's numbers many times."""
+    return derive_stats(kind, options, fleet_options, structure_lost=lost, rules_version=rules_version)
 
 
 @evolver(WindPointsChanged)

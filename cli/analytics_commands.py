@@ -1,0 +1,162 @@
+"""Many finished games, one SQL engine: ``archive``, ``query``, ``report`` and ``simulate``.
+
+DuckDB is imported only inside the functions these commands call (replays.archive,
+replays.analytics), so ``mortecouille --help`` and the table-side commands never load it. The clock
+lives here and nowhere else: ``archive --month`` defaults to the current month.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import click
+
+from cli.app import Context, cli, pass_context, reports_errors
+from cli.session import games_dir as resolve_games_dir
+from cli.session import store_seed
+from core.errors import BadInput
+from replays.analytics import QueryResult, format_csv, format_json, format_table, query_archive, query_logs
+from replays.analytics_reports import REPORTS, build_report, render_svg, render_text
+from replays.archive import archive_games
+from replays.simulate import DEFAULT_BUDGET, DEFAULT_MAX_TURNS, simulate
+
+MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
+
+
+@contextmanager
+def progress(length: int, label: str) -> Iterator[Callable[[str], None]]:
+    """A progress bar on a terminal (stderr), nothing when the output is redirected."""
+    if not sys.stderr.isatty() or length == 0:
+        yield lambda _: None
+        return
+    with click.progressbar(length=length, label=label, file=sys.stderr, show_pos=True) as bar:
+        yield lambda _: bar.update(1)
+
+
+def current_month() -> str:
+    return datetime.date.today().strftime("%Y-%m")
+
+
+@cli.command()
+@click.option(
+    "--games-dir",
+    "games_option",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Where the logs to archive are (default: the global --games-dir).",
+)
+@click.option(
+    "--to", "target", required=True, type=click.Path(file_okay=False), help="The archive directory."
+)
+@click.option("--month", default=None, help="Month partition YYYY-MM (default: the current month).")
+@pass_context
+@reports_errors
+def archive(ctx: Context, games_option: str | None, target: str, month: str | None) -> None:
+    """Verify every finished game and add it to a Parquet archive (idempotent).
+
+    Unfinished games are skipped; a corrupt or tampered log is refused by name (exit 4 at the end,
+    the others are archived); a game archived before whose log has changed is refused (exit 3).
+    """
+    games = resolve_games_dir(games_option) if games_option is not None else ctx.games
+    month = month or current_month()
+    if not MONTH.match(month):
+        raise BadInput("--month", f"{month!r} is not YYYY-MM")
+    if not games.is_dir():
+        raise BadInput("--games-dir", f"{games} is not a directory")
+    logs = sorted(games.glob("*.jsonl"))
+    with progress(len(logs), "archiving") as advance:
+        result = archive_games(logs, Path(target), month, on_game=advance)
+    for name in result.unfinished:
+        click.echo(f"skipped {name}: not finished (no game-ended yet)", err=True)
+    for refusal in result.conflicts:
+        click.echo(f"refused {refusal.game}: {refusal.reason}", err=True)
+    for refusal in result.refused:
+        click.echo(f"refused {refusal.game}: corrupt or tampered log: {refusal.reason}", err=True)
+    click.echo(
+        f"archived {len(result.archived)} game(s), {result.events} events into {target} (month {month}); "
+        f"{len(result.already)} already archived, {len(result.unfinished)} unfinished, "
+        f"{len(result.refused) + len(result.conflicts)} refused"
+    )
+    if result.exit_code:
+        sys.exit(result.exit_code)
+
+
+FORMATTERS: dict[str, Callable[[QueryResult], str]] = {
+    "table": format_table,
+    "csv": format_csv,
+    "json": format_json,
+}
+
+
+@cli.command(context_settings={"ignore_unknown_options": False})
+@click.argument("arguments", nargs=-1, required=True, metavar="[ARCHIVE] SQL")
+@click.option(
+    "--logs",
+    type=click.Path(file_okay=False, exists=True),
+    default=None,
+    help="Query the *.jsonl logs of this directory directly (no ARCHIVE): views events, dice, shots.",
+)
+@click.option("--format", "output", type=click.Choice(list(FORMATTERS)), default="table", show_default=True)
+@reports_errors
+def query(arguments: tuple[str, ...], logs: str | None, output: str) -> None:
+    """Run read-only SQL over an archive's tables (games, events, dice, shots, collisions, damage,
+    fires, ships, rulings). Statements that would change anything are refused (exit 2)."""
+    if logs is not None:
+        if len(arguments) != 1:
+            raise BadInput("SQL", "with --logs give the SQL only, no ARCHIVE")
+        result = query_logs(Path(logs), arguments[0])
+    else:
+        if len(arguments) != 2:
+            raise BadInput("ARCHIVE", "give the archive directory and the SQL (or --logs DIR and the SQL)")
+        result = query_archive(Path(arguments[0]), arguments[1])
+    click.echo(FORMATTERS[output](result))
+
+
+@cli.command()
+@click.argument("archive_dir", metavar="ARCHIVE", type=click.Path(file_okay=False))
+@click.argument("name", type=click.Choice(list(REPORTS)))
+@click.option("--svg", "svg", type=click.Path(dir_okay=False), default=None, help="Also write a bar chart.")
+@reports_errors
+def report(archive_dir: str, name: str, svg: str | None) -> None:
+    """A built-in report: dice (chi-square), gunnery (against S3/S4/K odds), fire, fleets, rulings."""
+    built = build_report(Path(archive_dir), name)
+    click.echo(render_text(built))
+    if svg is not None:
+        if built.chart is None:
+            click.echo(f"no chart written: {built.empty or 'nothing to draw'}", err=True)
+        else:
+            Path(svg).write_text(render_svg(built.chart))
+            click.echo(f"chart written to {svg}", err=True)
+
+
+@cli.command(name="simulate")
+@click.option("--games", "count", type=click.IntRange(0), required=True, help="How many games.")
+@click.option("--seed", required=True, help="Run seed: game i rolls with seed SEED-i.")
+@click.option("--to", "target", required=True, type=click.Path(file_okay=False), help="Where the logs go.")
+@click.option("--ruleset", default="mortecouille", show_default=True, help="Only mortecouille has bots.")
+@click.option("--budget", type=click.IntRange(0), default=DEFAULT_BUDGET, show_default=True)
+@click.option("--max-turns", type=click.IntRange(1, 500), default=DEFAULT_MAX_TURNS, show_default=True)
+@reports_errors
+def simulate_command(count: int, seed: str, target: str, ruleset: str, budget: int, max_turns: int) -> None:
+    """The built-in bots play COUNT complete seeded games, each a normal verifiable log."""
+    started = time.perf_counter()
+    with progress(count, "simulating") as advance:
+        logs = simulate(
+            Path(target),
+            count,
+            seed,
+            budget=budget,
+            max_turns=max_turns,
+            ruleset=ruleset,
+            keep_seed=store_seed,
+            on_game=advance,
+        )
+    elapsed = time.perf_counter() - started
+    rate = f" ({len(logs) / elapsed:.1f} games/s)" if elapsed > 0 and logs else ""
+    click.echo(f"simulated {len(logs)} game(s) into {target}{rate}")

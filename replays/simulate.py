@@ -1,0 +1,118 @@
+"""``simulate``: the built-in bots play many complete seeded games, each a normal verifiable log.
+
+Game ``i`` of a run with seed ``S`` is named ``sim-S-i`` and rolls its dice with seed ``S-i``, so a
+run is reproducible game by game and a bigger run with the same seed extends a smaller one. Each
+game is played in memory (decide and fold, no disk) and written in one go through
+:meth:`events.store.GameLog.create`: one write and one fsync per game.
+
+Only the mortecouille ruleset has bots (core.bots); blockade is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from core.catalogue import RULES_VERSION
+from core.dice import SeededDice, seed_commitment
+from core.errors import BadInput, RuleViolation
+from core.game import Command, CreateGame, decide, fold
+from core.state import EMPTY
+from events.base import Event
+from events.store import Conflict, GameLog
+from replays.botgame import DEMO_BOARD, play_turns, set_up_demo_fleets
+
+DEFAULT_BUDGET = 100_000
+DEFAULT_MAX_TURNS = 60
+BOT_RULESETS = ("mortecouille",)
+PLAYERS = ("Anne", "Bart")
+
+
+def game_name(seed: str, index: int) -> str:
+    """``sim-SEED-i``, with anything a game name may not hold in the seed replaced by ``_``."""
+    return f"sim-{re.sub(r'[^A-Za-z0-9_.-]', '_', seed)}-{index}"
+
+
+def game_seed(seed: str, index: int) -> str:
+    return f"{seed}-{index}"
+
+
+def play_bot_game(game: str, seed: str, budget: int, max_turns: int) -> list[Event]:
+    """One whole bot game in memory, as ``replays.botgame.play_in_memory`` plays it, with a budget.
+
+    A budget too small for the demo fleets is refused naming the rule the purchase broke.
+    """
+    dice = SeededDice(seed)
+    log: list[Event] = []
+    state = EMPTY
+
+    def apply(command: Command) -> list[Event]:
+        nonlocal state
+        produced = decide(state, command, dice)
+        log.extend(produced)
+        state = fold(produced, state)
+        return produced
+
+    apply(
+        CreateGame(
+            game=game,
+            ruleset="mortecouille",
+            players=PLAYERS,
+            budget=budget,
+            board=DEMO_BOARD,
+            seed_sha256=seed_commitment(seed),
+            rules_version=RULES_VERSION,
+        )
+    )
+    try:
+        set_up_demo_fleets(apply)
+    except RuleViolation as error:
+        raise BadInput("--budget", f"{budget} cannot buy the bots' fleets: {error}") from None
+    play_turns(apply, lambda: state, seed, max_turns)
+    return log
+
+
+def check_ruleset(ruleset: str) -> None:
+    if ruleset not in BOT_RULESETS:
+        raise BadInput(
+            "--ruleset",
+            f"only {', '.join(BOT_RULESETS)} has built-in bots; {ruleset!r} games are played at the table",
+        )
+
+
+def simulate(
+    directory: Path,
+    games: int,
+    seed: str,
+    budget: int = DEFAULT_BUDGET,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    ruleset: str = "mortecouille",
+    keep_seed: Callable[[GameLog, str], None] | None = None,
+    on_game: Callable[[str], None] | None = None,
+) -> list[GameLog]:
+    """Play ``games`` seeded bot games into ``directory``; refuse (nothing written) if any exists.
+
+    ``keep_seed`` stores each game's secret seed beside its log before the log is written, as the
+    CLI does for every seeded game (cli.session.store_seed).
+    """
+    check_ruleset(ruleset)
+    if games < 0:
+        raise BadInput("--games", f"must be 0 or more, not {games}")
+    logs = [GameLog(directory / f"{game_name(seed, i)}.jsonl") for i in range(games)]
+    taken = [log.name for log in logs if log.exists()]
+    if taken:
+        raise Conflict(
+            f"{len(taken)} game(s) of seed {seed!r} already exist in {directory} (first: {taken[0]}); "
+            "use another seed or directory"
+        )
+    directory.mkdir(parents=True, exist_ok=True)
+    for index, log in enumerate(logs):
+        dice_seed = game_seed(seed, index)
+        played = play_bot_game(log.name, dice_seed, budget, max_turns)
+        if keep_seed is not None:
+            keep_seed(log, dice_seed)
+        log.create(played)
+        if on_game is not None:
+            on_game(log.name)
+    return logs

@@ -1,0 +1,261 @@
+"""``archive``: finished, verified games into hive-partitioned Parquet, idempotently (real DuckDB)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from cli.main import cli
+from core.board import Board
+from core.catalogue import RULES_VERSION
+from core.game import fold
+from events.base import Event
+from events.codec import canonical
+from events.combat import ShotFired
+from events.fleet import ShipBought
+from events.game import GameCreated, GameEnded
+from events.rulings import RulingRecorded
+from events.store import GameLog
+from replays.analytics import query_archive
+from replays.archive import TABLES, archive_games, read_manifest, readme_text
+from replays.simulate import simulate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+def write_game(
+    directory: Path,
+    name: str,
+    body: Sequence[Event] = (),
+    *,
+    ended: bool = True,
+    winner: str | None = None,
+    dice_mode: str = "table",
+) -> GameLog:
+    """A hand-made, verifiable table-dice game: game-created, ``body``, then game-ended."""
+    created = GameCreated(
+        game=name,
+        ruleset="mortecouille",
+        players=("Anne", "Bart"),
+        budget=100000,
+        board=Board(width=10, height=10),
+        rules_version=RULES_VERSION,
+        dice_mode=dice_mode,
+    )
+    ending = [GameEnded(reason="referee", winner=winner)] if ended else []
+    log = GameLog(directory / f"{name}.jsonl")
+    log.create([created, *body, *ending])
+    return log
+
+
+def count(archive: Path, sql: str) -> int:
+    return int(query_archive(archive, sql).rows[0][0])
+
+
+def all_files(directory: Path) -> dict[str, str]:
+    return {
+        str(path.relative_to(directory)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(directory.rglob("*"))
+        if path.is_file() and path.name != ".lock"
+    }
+
+
+@pytest.fixture(scope="module")
+def simulated(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three real bot games (seeded, verifiable) and one hand-made game with a ruling."""
+    games = tmp_path_factory.mktemp("games")
+    simulate(games, 3, "arch", max_turns=12)
+    bought = ShipBought(player="Anne", ship="Hope", kind="green-small", price=20000)
+    ruling = RulingRecorded(turn=1, rule="C2", text="the wreck blocks")
+    write_game(games, "handmade", [bought, ruling], winner="Anne")
+    return games
+
+
+@pytest.fixture(scope="module")
+def archived(simulated: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    archive = tmp_path_factory.mktemp("archive") / "a"
+    result = archive_games(sorted(simulated.glob("*.jsonl")), archive, "2026-03")
+    assert result.exit_code == 0 and len(result.archived) == 4, result
+    return archive
+
+
+def test_archive_then_query_gives_the_counts_of_folding_the_logs(simulated: Path, archived: Path) -> None:
+    logs = {path.stem: GameLog(path).read() for path in simulated.glob("*.jsonl")}
+    every = [event for events in logs.values() for event in events]
+    types = Counter(event.__struct_config__.tag for event in every)
+    archived_types = dict(query_archive(archived, "SELECT type, count(*) FROM events GROUP BY type").rows)
+    assert archived_types == dict(types)
+    assert count(archived, "SELECT count(*) FROM dice") == types["die-rolled"] > 0
+    assert count(archived, "SELECT count(*) FROM shots") == types["shot-fired"] > 0
+    assert count(archived, "SELECT count(*) FROM collisions") == types["collision"]
+    assert count(archived, "SELECT count(*) FROM damage") == types["damage"] > 0
+    assert count(archived, "SELECT count(*) FROM fires") == types["fire-checked"]
+    assert count(archived, "SELECT count(*) FROM rulings WHERE rule = 'C2'") == 1
+    ships = sum(len(fold(events).ships) for events in logs.values())
+    assert count(archived, "SELECT count(*) FROM ships") == ships
+    games = query_archive(archived, "SELECT game, events, winner, ruleset, month FROM games ORDER BY game")
+    assert [(g, n) for g, n, *_ in games.rows] == sorted((name, len(e)) for name, e in logs.items())
+    assert {(r, m) for *_, r, m in games.rows} == {("mortecouille", "2026-03")}
+    winners = {name: fold(events).winner for name, events in logs.items()}
+    assert {g: w for g, _, w, _, _ in games.rows} == winners
+
+
+def test_payload_is_the_log_line_byte_for_byte_and_the_log_is_kept_beside(
+    simulated: Path, archived: Path
+) -> None:
+    name = "sim-arch-1"
+    lines = (simulated / f"{name}.jsonl").read_bytes().splitlines()
+    payloads = query_archive(archived, f"SELECT payload FROM events WHERE game = '{name}' ORDER BY seq").rows
+    assert [p.encode() for (p,) in payloads] == lines
+    assert (archived / "logs" / f"{name}.jsonl").read_bytes() == (simulated / f"{name}.jsonl").read_bytes()
+    first = json.loads(lines[5])
+    claimed = first.pop("hash")
+    assert hashlib.sha256(canonical(first)).hexdigest() == claimed
+
+
+def test_shot_rows_match_the_events(simulated: Path, archived: Path) -> None:
+    shots = [
+        (e.seq, e.distance, e.cannons, e.mode, list(e.dice), e.hit, str(e.needed))
+        for e in GameLog(simulated / "sim-arch-0.jsonl").read()
+        if isinstance(e, ShotFired)
+    ]
+    rows = query_archive(
+        archived,
+        "SELECT seq, distance, cannons, mode, dice, hit, needed FROM shots WHERE game = 'sim-arch-0' ORDER BY seq",
+    ).rows
+    assert [tuple(r) for r in rows] == shots
+
+
+def test_archiving_twice_adds_nothing_whatever_the_month(simulated: Path, archived: Path) -> None:
+    before = all_files(archived)
+    again = run("archive", "--games-dir", str(simulated), "--to", str(archived), "--month", "2027-01")
+    assert again.exit_code == 0, again.output
+    assert "archived 0 game(s)" in again.output and "4 already archived" in again.output
+    assert all_files(archived) == before
+    assert count(archived, "SELECT count(DISTINCT month) FROM events") == 1
+
+
+def test_a_tampered_log_is_refused_by_name_and_the_others_are_archived(
+    simulated: Path, tmp_path: Path
+) -> None:
+    games = tmp_path / "games"
+    shutil.copytree(simulated, games)
+    path = games / "sim-arch-2.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    index = next(i for i, line in enumerate(lines) if b'"die-rolled"' in line)
+    lines[index] = lines[index].replace(b'"value":', b'"value":1', 1)  # a 3 becomes a 13
+    path.write_bytes(b"".join(lines))
+    result = run("archive", "--games-dir", str(games), "--to", str(tmp_path / "a"), "--month", "2026-03")
+    assert result.exit_code == 4
+    assert "refused sim-arch-2: corrupt or tampered log" in result.output
+    assert f"seq {index}" in result.output or f"line {index + 1}" in result.output
+    assert "archived 3 game(s)" in result.output
+    assert sorted(read_manifest(tmp_path / "a").games) == ["handmade", "sim-arch-0", "sim-arch-1"]
+    assert count(tmp_path / "a", "SELECT count(*) FROM games WHERE game = 'sim-arch-2'") == 0
+
+
+def test_unfinished_games_are_skipped_with_a_note(tmp_path: Path) -> None:
+    write_game(tmp_path / "g", "open", ended=False)
+    write_game(tmp_path / "g", "done")
+    result = run(
+        "archive", "--games-dir", str(tmp_path / "g"), "--to", str(tmp_path / "a"), "--month", "2026-03"
+    )
+    assert result.exit_code == 0
+    assert "skipped open: not finished" in result.output and "archived 1 game(s)" in result.output
+    assert list(read_manifest(tmp_path / "a").games) == ["done"]
+
+
+def test_a_log_changed_after_archiving_is_refused_as_a_conflict(tmp_path: Path) -> None:
+    log = write_game(tmp_path / "g", "done")
+    archive = tmp_path / "a"
+    assert archive_games([log.path], archive, "2026-03").archived == ["done"]
+    before = all_files(archive)
+    log.append([RulingRecorded(turn=1, rule="T3", text="late ruling")])
+    result = run("archive", "--games-dir", str(tmp_path / "g"), "--to", str(archive), "--month", "2026-03")
+    assert result.exit_code == 3
+    assert "refused done: already archived with last hash" in result.output
+    assert all_files(archive) == before
+
+
+def test_part_files_of_a_crashed_run_are_removed(tmp_path: Path) -> None:
+    log = write_game(tmp_path / "g", "done")
+    archive = tmp_path / "a"
+    archive_games([log.path], archive, "2026-03")
+    committed = sorted(archive.glob("events/**/*.parquet"))
+    orphan = committed[0].with_name("part-0123456789abcdef-0.parquet")
+    shutil.copy(committed[0], orphan)  # what a run that crashed before its manifest leaves
+    assert count(archive, "SELECT count(*) FROM games") == 1
+    assert count(archive, "SELECT count(*) FROM events") == 4  # the orphan is read until cleaned
+    archive_games([log.path], archive, "2026-03")
+    assert not orphan.exists()
+    assert count(archive, "SELECT count(*) FROM events") == 2
+
+
+def test_layout_is_hive_partitioned_with_a_readme_naming_every_column(archived: Path) -> None:
+    for table in ("games", "events", "dice", "shots", "damage", "ships"):
+        parts = list((archived / table).glob("ruleset=mortecouille/month=2026-03/part-*.parquet"))
+        assert parts, table
+    readme = (archived / "README.md").read_text()
+    assert readme == readme_text()
+    for table, columns in TABLES.items():
+        assert f"## {table}" in readme
+        for column, kind in columns:
+            assert f"| {column} | {kind} |" in readme
+
+
+def test_the_archive_reads_without_this_project(archived: Path, tmp_path: Path) -> None:
+    """Plain DuckDB in a fresh interpreter, from another directory, no project module on the path."""
+    script = (
+        "import duckdb, sys\n"
+        "con = duckdb.connect()\n"
+        f"rows = con.sql(\"SELECT ruleset, month, count(*) FROM read_parquet('{archived}/dice/**/*.parquet', "
+        'hive_partitioning = true) GROUP BY ALL").fetchall()\n'
+        "assert 'replays' not in sys.modules and 'events' not in sys.modules\n"
+        "print(rows)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", script], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("[('mortecouille', '2026-03', ")
+
+
+def test_importing_the_cli_does_not_import_duckdb() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys, cli.main; assert 'duckdb' not in sys.modules, 'duckdb imported'"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_no_progress_bar_when_not_a_terminal(tmp_path: Path) -> None:
+    write_game(tmp_path / "g", "done")
+    result = run(
+        "archive", "--games-dir", str(tmp_path / "g"), "--to", str(tmp_path / "a"), "--month", "2026-03"
+    )
+    assert result.exit_code == 0 and "archiving" not in result.output
+
+
+def test_month_must_be_year_and_month(tmp_path: Path) -> None:
+    write_game(tmp_path / "g", "done")
+    result = run(
+        "archive", "--games-dir", str(tmp_path / "g"), "--to", str(tmp_path / "a"), "--month", "2026-13"
+    )
+    assert result.exit_code == 2 and "--month" in result.output
+    assert not (tmp_path / "a").exists()
