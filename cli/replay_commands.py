@@ -22,7 +22,7 @@ from core.geometry import square_name
 from core.rulings import RecordRuling, describe_adjustment, parse_adjustment
 from core.state import GameState, state_hash
 from events.base import Event
-from events.game import GameCreated, TurnStarted
+from events.game import GameCreated, TurnEnded, TurnStarted
 from events.rulings import RulingRecorded
 from events.store import Conflict
 from replays.board_text import render_board
@@ -52,8 +52,9 @@ def start_position(events: Sequence[Event], turn: int | None, seq: int | None) -
         except ValueError as error:
             raise BadInput("--seq", str(error)) from None
     if turn is not None:
-        if turn < 0:
-            raise BadInput("--turn", f"turns are numbered from 1 (0: before the first), not {turn}")
+        resolved = sum(1 for event in events if isinstance(event, TurnEnded))
+        if not 0 <= turn <= resolved:
+            raise BadInput("--turn", f"{turn} is not a resolved turn: 0 (before the first) to {resolved}")
         return position_after_turn(events, turn)
     return len(events)
 

@@ -1,0 +1,7 @@
+"""Reading logs: replay, explain, verify, pictures, scenarios, archive and analytics.
+
+Everything here folds logs, so every ruleset's evolvers and deciders must be registered
+first, whichever module a caller imports.
+"""
+
+import core.rulesets  # noqa: F401

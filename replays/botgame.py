@@ -14,11 +14,13 @@ from typing import Any
 
 import msgspec
 
+import core.rulesets  # noqa: F401 - play_in_memory needs every decider and evolver registered
 from core.blockade_game import ResolveTurn
 from core.board import Board, WindTile
 from core.bots import choose_orders
 from core.catalogue import RULES_VERSION
 from core.dice import SeededDice, seed_commitment
+from core.errors import RuleViolation
 from core.fleet_game import BuyShip, EquipShip, SealFleet
 from core.game import Command, CreateGame, EndGame, decide, fold
 from core.mortecouille_common import ship_stats
@@ -29,34 +31,53 @@ from events.combat import FireChecked, ShotFired
 from events.game import DieRolled
 from events.movement import CollisionOccurred
 
+#: A small board, so the fleets meet within a few turns: two rocks to steer around, one wind
+#: tile and one whirlpool in the middle to shuffle ships about (B4-B6).
 DEMO_BOARD = Board(
-    width=14,
-    height=14,
-    rocks=((4, 6), (9, 7), (6, 9)),
-    winds=(WindTile(at=(2, 7), dir="E"), WindTile(at=(11, 6), dir="W")),
-    whirlpools=((6, 6),),
+    width=10,
+    height=10,
+    rocks=((2, 5), (7, 4)),
+    winds=(WindTile(at=(0, 4), dir="E"),),
+    whirlpools=((4, 4),),
 )
 
-#: (player, purchases as commands, placements as (ship, square, facing))
+#: (player, purchases as commands, placements as (ship, square, facing)). Four ships each, as
+#: in the simulation benchmark, the whole budget spent (F3) on a spread of options that all
+#: show in play (F2): catapult, flaming shot, super shot, siren, extra crew, fireship, and an
+#: extra sail on each big ship so it keeps up. The fleets start five rows apart, bows toward
+#: each other; either side can win (seeds demo, 1-200: Anne 83, Bart 99, 6 draws by mutual sinking).
 DEMO_FLEETS: tuple[tuple[str, tuple[Command, ...], tuple[tuple[str, tuple[int, int], str], ...]], ...] = (
     (
         "Anne",
         (
-            BuyShip(player="Anne", kind="blue-big", name="Black Pearl", options=("flaming-shot",)),
-            BuyShip(player="Anne", kind="green-small", name="Hope", options=("hull-1",)),
-            BuyShip(player="Anne", kind="yellow-small", name="Marguerite"),
-            EquipShip(ship="Marguerite", option="extra-sail"),
+            BuyShip(player="Anne", kind="green-big", name="Black Pearl", options=("super-shot",)),
+            EquipShip(ship="Black Pearl", option="extra-sail"),
+            BuyShip(player="Anne", kind="red-small", name="Hope", options=("flaming-shot",)),
+            BuyShip(player="Anne", kind="blue-small", name="Marguerite"),
+            EquipShip(ship="Marguerite", option="extra-crew"),
+            BuyShip(player="Anne", kind="red-small", name="Sprite"),
         ),
-        (("Black Pearl", (6, 1), "N"), ("Hope", (3, 1), "N"), ("Marguerite", (10, 1), "N")),
+        (
+            ("Sprite", (1, 2), "N"),
+            ("Black Pearl", (4, 1), "N"),
+            ("Hope", (6, 2), "N"),
+            ("Marguerite", (8, 2), "N"),
+        ),
     ),
     (
         "Bart",
         (
-            BuyShip(player="Bart", kind="yellow-big", name="Kraken", options=("catapult", "siren")),
+            BuyShip(player="Bart", kind="red-big", name="Kraken", options=("catapult", "extra-sail")),
             BuyShip(player="Bart", kind="blue-small", name="Barracuda"),
-            BuyShip(player="Bart", kind="red-small", name="Sprat"),
+            BuyShip(player="Bart", kind="red-small", name="Moray", options=("fireship",)),
+            BuyShip(player="Bart", kind="red-small", name="Sprat", options=("siren",)),
         ),
-        (("Kraken", (7, 12), "S"), ("Barracuda", (10, 12), "S"), ("Sprat", (3, 12), "S")),
+        (
+            ("Moray", (1, 7), "S"),
+            ("Barracuda", (3, 7), "S"),
+            ("Kraken", (5, 8), "S"),
+            ("Sprat", (8, 7), "S"),
+        ),
     ),
 )
 
@@ -64,10 +85,14 @@ Apply = Callable[[Command], list[Event]]
 
 
 def set_up_demo_fleets(apply: Apply) -> None:
+    """Buy, seal and place both demo fleets; a fleet is sealed with a forfeit only if it must be (F3)."""
     for player, purchases, _ in DEMO_FLEETS:
         for command in purchases:
             apply(command)
-        apply(SealFleet(player=player, forfeit=True))
+        try:
+            apply(SealFleet(player=player))
+        except RuleViolation:  # F3: money left that could still buy something
+            apply(SealFleet(player=player, forfeit=True))
     for _, _, placements in DEMO_FLEETS:
         for ship, square, facing in placements:
             apply(PlaceShip(ship=ship, at=square, facing=facing))
@@ -171,4 +196,3 @@ def play_in_memory(game: str, seed: str, max_turns: int = 60) -> list[Event]:
     set_up_demo_fleets(apply)
     play_turns(apply, lambda: state, seed, max_turns)
     return log
-

@@ -87,7 +87,8 @@ def rederive(events: list[Event]) -> list[Finding]:
             again = content(produced[index]) if index < len(produced) else None
             recorded = content(logged[index]) if index < len(logged) else None
             if again != recorded:
-                seq = logged[index].seq if index < len(logged) else logged[-1].seq
+                # past the logged span, the divergence is the line the rules expected next
+                seq = logged[index].seq if index < len(logged) else logged[-1].seq + 1
                 return [
                     Finding(
                         "rederive",

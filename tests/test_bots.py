@@ -10,15 +10,17 @@ from hypothesis import strategies as st
 from core.blockade_game import ResolveTurn
 from core.board import Board, WindTile
 from core.bots import choose_orders
-from core.dice import SeededDice, TableDice
-from core.game import decide, fold
-from core.orders import orders_this_turn
+from core.catalogue import RULES_VERSION
+from core.dice import SeededDice, TableDice, seed_commitment
+from core.game import Command, CreateGame, decide, fold
+from core.orders import GiveOrder, fighting_fire, orders_this_turn
 from core.state import EMPTY, GameState, state_hash
 from events.base import Event
 from events.codec import event_decoder
-from events.game import TurnEnded
+from events.game import GameEnded, TurnEnded
 from events.mortecouille import ShipSetUp
-from events.orders import Attack
+from events.orders import Advance, Attack, Maneuver, OrderGiven
+from replays.botgame import DEMO_BOARD, play_in_memory, set_up_demo_fleets, summarise
 from replays.rederive import rederive
 from tests.test_mortecouille_turn import SEED, game, ship
 
@@ -143,3 +145,78 @@ def _created_and_setups(start: GameState) -> list[Event]:
         for s in start.ships.values()
     ]
     return [*created, *setups]
+
+
+# --- demo games ------------------------------------------------------------------------------
+
+
+def _demo_start(game_name: str, seed: str) -> tuple[GameState, SeededDice]:
+    """The demo game (replays.botgame) bought, sealed and placed, ready for turn 1."""
+    dice = SeededDice(seed)
+    state = EMPTY
+
+    def apply(command: Command) -> list[Event]:
+        nonlocal state
+        produced = decide(state, command, dice)
+        state = fold(produced, state)
+        return produced
+
+    apply(
+        CreateGame(
+            game=game_name, ruleset="mortecouille", players=("Anne", "Bart"), budget=100000,
+            board=DEMO_BOARD, seed_sha256=seed_commitment(seed), rules_version=RULES_VERSION,
+        )
+    )  # fmt: skip
+    set_up_demo_fleets(apply)
+    return state, dice
+
+
+def test_bot_orders_are_always_legal_and_cover_every_ship_over_many_demo_games() -> None:
+    """Every order set a bot gives is one the decider accepts as given (T1, S, K, C6), every
+    ship able to act gets one, and the turn resolves without ``partial`` (T2)."""
+    for seed in ("demo", *map(str, range(1, 7))):
+        state, dice = _demo_start(f"legal-{seed}", seed)
+        while not state.ended and state.turn <= 40:
+            for player in state.players:
+                commands = choose_orders(state, player, f"{seed}:{state.turn}:{player}")
+                for command in commands:
+                    assert isinstance(command, GiveOrder) and not command.replace
+                    state = fold(decide(state, command, TableDice()), state)
+                able = [
+                    ship.id
+                    for ship in state.ships.values()
+                    if ship.owner == player and ship.afloat and not ship.fireship and not fighting_fire(ship)
+                ]
+                assert sorted(c.ship for c in commands) == sorted(able)
+            state = fold(decide(state, ResolveTurn(reveal_seed=seed), dice), state)
+
+
+def test_seeded_demo_games_are_deterministic() -> None:
+    """Same game name and seed, same log, event for event (D2): nothing in the bot depends on
+    hash seeds or dict order."""
+    for seed in ("demo", "2", "3"):
+        first = play_in_memory(f"same-{seed}", seed, 25)
+        again = play_in_memory(f"same-{seed}", seed, 25)
+        assert msgspec.json.encode(first) == msgspec.json.encode(again)
+
+
+def test_bot_orders_do_not_depend_on_the_order_ships_are_stored_in() -> None:
+    state, _ = _demo_start("order", "demo")
+    shuffled = msgspec.structs.replace(state, ships=dict(reversed(list(state.ships.items()))))
+    for player in state.players:
+        assert choose_orders(state, player, 7) == choose_orders(shuffled, player, 7)
+
+
+def test_most_demo_games_end_in_victory_with_shots_and_moves() -> None:
+    """The demo is a real battle: most seeds end by T3 victory within 40 turns, with shots
+    fired, ships sailing and turning, and no turn-limit stalemate between passive fleets."""
+    seeds = [str(n) for n in range(1, 9)]
+    logs = [play_in_memory(f"demo-{seed}", seed, 40) for seed in seeds]
+    summaries = [summarise(log) for log in logs]
+    victories = [s for s in summaries if s.reason == "victory"]
+    assert len(victories) >= 6, [(s.reason, s.turns) for s in summaries]
+    assert all(isinstance(log[-1], GameEnded) for log in logs)
+    assert sum(s.shots for s in summaries) >= 20 * len(seeds)
+    orders = [order for log in logs for e in log if isinstance(e, OrderGiven) for order in e.actions]
+    assert any(isinstance(o, Advance) for o in orders) and any(isinstance(o, Maneuver) for o in orders)
+    assert any(isinstance(o, Attack) and o.mode == "burst" for o in orders)

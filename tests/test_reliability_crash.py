@@ -2,8 +2,10 @@
 was written, never leaves a partial event accepted, and a torn tail is reported and repaired.
 
 A forked writer process runs the real command path (``run_command``: lock, read, fold, decide,
-one write, one fsync, head anchor) placing ships and giving blockade tokens, plus raw multi-event
-appends through ``GameLog.append``. After each append returns it reports the seq range and the
+one write, one fsync, head anchor): in a blockade game placing ships and giving tokens, in a
+mortecouille game (every other game; fleets bought, sealed and placed beforehand) giving orders,
+resolving turns (many events in one append, seeded dice) and recording rulings; plus raw
+multi-event appends through ``GameLog.append``. After each append returns it reports the seq range and the
 last hash, unbuffered, to an acknowledgement file. The test kills it at a random moment, reopens
 the game, and checks every acknowledged event is there with that hash and the log verifies.
 
@@ -30,10 +32,21 @@ from pathlib import Path
 import pytest
 
 from cli.session import load, run_command, store_seed
-from core.blockade_game import GiveTokens
+from core.blockade_game import GiveTokens, ResolveTurn
+from core.board import Board
+from core.catalogue import RULES_VERSION
+from core.dice import TableDice, seed_commitment
+from core.errors import MortecouilleError
+from core.fleet_game import BuyShip, SealFleet
+from core.game import EMPTY, Command, CreateGame, decide
+from core.orders import GiveOrder
+from core.rulings import RecordRuling
 from core.ships import PlaceShip
+from core.state import GameState
 from events.codec import TornTail, stamp
-from events.game import DieRolled
+from events.game import DieRolled, TurnEnded
+from events.orders import Advance, Attack, Idle, Maneuver, Order
+from events.rulings import Adjustment
 from events.store import GameLog
 from replays.verify import verify_log
 from tests.conftest import SEED, created_log
@@ -42,12 +55,54 @@ SOAK = os.environ.get("MORTECOUILLE_SOAK") == "1"
 CYCLES = 2400 if SOAK else 240
 CYCLES_PER_GAME = 24
 WIDTH = 10
+RULESETS = ("blockade", "mortecouille")
 
 
-def new_game(games: Path, name: str) -> GameLog:
-    log = created_log(games, name)
+MORTECOUILLE_SHIPS = {"P": ("Anne", (4, 4), "N"), "Q": ("Anne", (6, 4), "W"), "R": ("Bart", (5, 5), "S"),
+                      "S": ("Bart", (4, 6), "E")}  # fmt: skip
+
+
+def new_game(games: Path, name: str, ruleset: str = "blockade") -> GameLog:
+    if ruleset == "mortecouille":  # priced against a real catalogue (the fixture's version is "test")
+        log = GameLog(games / f"{name}.jsonl")
+        create = CreateGame(
+            game=name, ruleset=ruleset, players=("Anne", "Bart"), budget=100000, board=Board(width=WIDTH, height=WIDTH),
+            seed_sha256=seed_commitment(SEED), rules_version=RULES_VERSION,
+        )  # fmt: skip
+        log.create(decide(EMPTY, create, TableDice()))
+    else:
+        log = created_log(games, name, ruleset=ruleset)
     store_seed(log, SEED)
+    if ruleset == "mortecouille":  # two red-smalls each, sealed and placed close together
+        commands: list[Command] = [
+            BuyShip(player=owner, kind="red-small", name=ship, options=("flaming-shot",) if ship in "PR" else ())
+            for ship, (owner, _, _) in MORTECOUILLE_SHIPS.items()
+        ]  # fmt: skip
+        commands += [SealFleet(player="Anne", forfeit=True), SealFleet(player="Bart", forfeit=True)]
+        commands += [
+            PlaceShip(ship=ship, at=at, facing=facing) for ship, (_, at, facing) in MORTECOUILLE_SHIPS.items()
+        ]
+        for command in commands:
+            run_command(log, lambda s, command=command: command)
     return log
+
+
+def mortecouille_command(rng: random.Random, state: GameState) -> Command:
+    """An order (often refused: a wrong side, a sunk ship), a resolution or a ruling."""
+    ship = rng.choice(sorted(MORTECOUILLE_SHIPS))
+    choice = rng.random()
+    if choice < 0.6:
+        target = rng.choice(sorted(set(MORTECOUILLE_SHIPS) - {ship}))
+        action: Order = rng.choice(
+            [Advance(), Idle(), Maneuver(turn="1/4", side=rng.choice(["left", "right"])),
+             Attack(position=rng.choice(["port", "starboard"]), target=target)]
+        )  # fmt: skip
+        return GiveOrder(ship=ship, actions=(action,), replace=True)
+    if choice < 0.9:
+        return ResolveTurn(partial=True, reveal_seed=SEED)
+    return RecordRuling(
+        rule="A1", text="a fair wind", adjustments=(Adjustment(ship=ship, wind=rng.randint(1, 3)),)
+    )
 
 
 def writer(path: Path, acks: Path, seed: int) -> None:
@@ -59,7 +114,13 @@ def writer(path: Path, acks: Path, seed: int) -> None:
     placed = len(state.ships)
     while True:
         choice = rng.random()
-        if choice < 0.45 and placed < WIDTH * WIDTH:
+        if state.ruleset == "mortecouille" and choice < 0.75:
+            command = mortecouille_command(rng, state)
+            try:
+                appended, state = run_command(log, lambda s, command=command: command)
+            except MortecouilleError:
+                continue  # refused: nothing written, nothing to acknowledge
+        elif choice < 0.45 and placed < WIDTH * WIDTH:
             name, at = f"S{placed}", (placed % WIDTH, placed // WIDTH)
             appended, state = run_command(
                 log,
@@ -133,7 +194,8 @@ def test_sigkill_at_random_moments_loses_nothing_acknowledged(
     started = time.monotonic()
     for cycle in range(CYCLES):
         if cycle and cycle % CYCLES_PER_GAME == 0:  # keep each log short so each cycle stays fast
-            log = new_game(tmp_path, f"crash{cycle}")
+            ruleset = RULESETS[(cycle // CYCLES_PER_GAME) % len(RULESETS)]
+            log = new_game(tmp_path, f"crash{cycle}", ruleset)
             acks = tmp_path / f"acks{cycle}"
         size_before = log.path.stat().st_size
         process = context.Process(target=writer, args=(log.path, acks, cycle), daemon=True)
@@ -174,12 +236,16 @@ def test_sigkill_at_random_moments_loses_nothing_acknowledged(
         stats["appends acknowledged"] += check_acknowledged(game, path)
         report = verify_log(game)
         assert report.ok, [f for f in report.findings if not f.ok]
+        events, state = load(game)
+        if state.ruleset == "mortecouille":
+            stats["mortecouille turns resolved"] += sum(isinstance(e, TurnEnded) for e in events)
     elapsed = time.monotonic() - started
     text = ", ".join(f"{key}: {value}" for key, value in stats.items()) + f" in {elapsed:.1f} s"
     with capsys.disabled():
         print(f"\ncrash safety: {text}")
     assert stats["kills"] >= 200 and stats["kills after some append"] >= 100, text
     assert stats["appends acknowledged"] >= 200, text
+    assert stats["mortecouille turns resolved"] >= 10, text
 
 
 def test_a_crash_between_the_logs_fsync_and_the_head_write_leaves_a_valid_longer_log(

@@ -4,7 +4,10 @@ Commands: for each ruleset, a strategy draws commands (valid and invalid kinds, 
 tokens, partial resolutions, ends); each is run through ``run_command`` on a real log. The engine
 may refuse (a MortecouilleError or Conflict) but nothing else; a refused command leaves the log
 byte for byte unchanged; the accepted log folds to the running state and ``verify`` (chain, turn
-hashes, re-derivation) passes. A ruleset joins by adding one entry to ``COMMANDS``.
+hashes, re-derivation) passes. A ruleset joins by adding one entry to ``COMMANDS`` (a strategy of
+command sequences). Mortecouille sequences are whole games: a fleet bought, sealed and placed, then
+random orders (valid and invalid actions, targets, positions, modes, replace flags), resolutions
+(partial or not, with or without the seed to reveal) and rulings; 150 examples, 3000 in a soak.
 
 Log reader: malformed JSON, unknown types, wrong field types, missing fields, huge numbers and
 oversized strings give a CorruptLine (a LogError) naming the line, never a crash or a skip.
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +39,7 @@ from core.game import EMPTY, Command, CreateGame, EndGame, decide, fold
 from core.ships import PlaceShip
 from core.state import GameState, state_hash
 from events.codec import CorruptLine, LogError, decode_line
+from events.game import GameEnded, TurnEnded
 from events.store import Conflict, GameLog
 from replays.verify import verify_log
 from tests.conftest import SEED, created_log
@@ -90,15 +95,32 @@ blockade_commands = st.one_of(
 ) | st.one_of(*[valid_tokens] * 12, end)
 
 
-def mortecouille_commands() -> st.SearchStrategy[Command] | None:
-    """Buy, equip and seal a fleet (F1-F3), then place; None when that ruleset is not there yet."""
-    try:
-        from core.fleet_game import BuyShip, EquipFleet, EquipShip, SealFleet
-    except ImportError:
-        return None
+def weighted(*choices: tuple[int, st.SearchStrategy[Any]]) -> st.SearchStrategy[Any]:
+    """One of the strategies, drawn with these weights (``one_of`` flattens nested choices evenly)."""
+    pool = [strategy for weight, strategy in choices for _ in range(weight)]
+    return st.sampled_from(pool).flatmap(lambda strategy: strategy)
+
+
+def mortecouille_commands() -> st.SearchStrategy[list[Command]]:
+    """Whole mortecouille games: a fleet bought, sealed and placed (or random purchases), then turns.
+
+    Most sequences start with a valid set-up (both players buy two ships with options, seal and
+    place them close together on the 10x10 board) so that the random orders, resolutions and
+    rulings that follow get games far: shots, fire, catapults, collisions, fireships, sinkings,
+    victories. Each part is drawn from valid and invalid values alike (actions, targets, firing
+    positions, modes, manoeuvres, replace flags, partial resolutions, seeds, rule IDs, adjustments).
+    """
+    from core.fleet_game import BuyShip, EquipFleet, EquipShip, SealFleet
+    from core.orders import GiveOrder
+    from core.rulings import RecordRuling
+    from events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver
+    from events.rulings import Adjustment
+
     catalogue = CATALOGUES[RULES_VERSION]
     kinds = [*sorted(catalogue.ships), "nope"]
     options = [*sorted(catalogue.options), "nope"]
+    ship_options = ["catapult", "flaming-shot", "siren", "super-shot", "extra-crew", "hull-1", "fireship",
+                    "elite-gunner", "continuous-burst", "extra-sail", "slave"]  # fmt: skip
     buy = st.builds(
         BuyShip,
         player=st.sampled_from(PLAYERS),
@@ -115,15 +137,119 @@ def mortecouille_commands() -> st.SearchStrategy[Command] | None:
         kind=st.sampled_from(kinds[:-1]),
         name=st.sampled_from(SHIPS[:4]),
     )
-    return st.one_of(
+    purchases = st.one_of(
         valid_buy, valid_buy, buy, equip, fleet, seal, seal, valid_place, place, valid_place
-    ) | st.one_of(*[valid_buy] * 12, end)
+    )
+
+    @st.composite
+    def set_up(draw: st.DrawFn) -> list[Command]:
+        """Two ships each, bought with options, sealed, placed in the middle of the board."""
+        commands: list[Command] = []
+        squares = draw(st.lists(st.tuples(st.integers(2, 7), st.integers(2, 7)), min_size=4, max_size=4,
+                                unique=True))  # fmt: skip
+        for index, name in enumerate(SHIPS[:4]):
+            commands.append(
+                BuyShip(
+                    player=PLAYERS[index % 2], kind=draw(st.sampled_from(kinds[:-1])), name=name,
+                    options=tuple(draw(st.lists(st.sampled_from(ship_options), max_size=3, unique=True))),
+                )
+            )  # fmt: skip
+        if draw(st.booleans()):
+            commands.append(
+                EquipFleet(player="Anne", option=draw(st.sampled_from(["slave-fleet", "fireship-fleet"])))
+            )
+        commands += [SealFleet(player="Anne", forfeit=True), SealFleet(player="Bart", forfeit=True)]
+        for name, at in zip(SHIPS[:4], squares, strict=True):
+            commands.append(PlaceShip(ship=name, at=at, facing=draw(st.sampled_from(FACINGS[:6]))))
+        return commands
+
+    targets = st.sampled_from([*SHIPS, "Zed"])
+    action = st.one_of(
+        st.just(Advance()),
+        st.just(Advance()),
+        st.just(Idle()),
+        st.just(BecomeFireship()),
+        st.builds(
+            Maneuver,
+            turn=st.sampled_from(["1/8", "1/4", "1/2", "1/3", ""]),
+            side=st.sampled_from(["left", "right", "up"]),
+            sailing=st.booleans(),
+        ),
+        st.builds(
+            Attack,
+            position=st.sampled_from(["port", "starboard", "bow", "stern", "deck"]),
+            target=targets,
+            mode=st.sampled_from(["normal", "normal", "burst", "volley"]),
+        ),
+        st.builds(CatapultShot, target=targets),
+    )
+    order = st.builds(
+        GiveOrder,
+        ship=st.sampled_from([*SHIPS, "Zed"]),
+        actions=st.lists(action, min_size=0, max_size=3).map(tuple),
+        replace=st.booleans(),
+    )
+    valid_action = st.one_of(
+        st.just(Advance()),
+        st.builds(
+            Attack,
+            position=st.sampled_from(["port", "starboard", "bow", "stern"]),
+            target=st.sampled_from(SHIPS[:4]),
+            mode=st.sampled_from(["normal", "normal", "burst"]),
+        ),
+        st.builds(
+            Maneuver,
+            turn=st.sampled_from(["1/8", "1/4", "1/2"]),
+            side=st.sampled_from(["left", "right"]),
+            sailing=st.booleans(),
+        ),  # fmt: skip
+        st.builds(CatapultShot, target=st.sampled_from(SHIPS[:4])),
+        st.just(BecomeFireship()),
+        st.just(Idle()),
+    )
+    valid_order = st.builds(
+        GiveOrder,
+        ship=st.sampled_from(SHIPS[:4]),
+        actions=weighted((4, st.tuples(valid_action)), (1, st.tuples(valid_action, valid_action))),
+        replace=st.sampled_from([True, True, False]),
+    )
+    resolve_turn = st.builds(
+        ResolveTurn,
+        partial=st.sampled_from([True, True, False]),
+        rounds=st.sampled_from([None, None, None, 1, 4]),
+        reveal_seed=st.sampled_from([SEED, SEED, None, "wrong"]),
+    )
+    adjustment = st.builds(
+        Adjustment,
+        ship=st.sampled_from([*SHIPS, "Zed"]),
+        damage=st.sampled_from([None, None, 5.0, -3.0, 60.0, 0.0]),
+        at=st.sampled_from([None, None, (3, 3), (0, 9), (12, 1)]),
+        facing=st.sampled_from([None, None, "E", "X"]),
+        wind=st.sampled_from([None, None, 7, 0, -1]),
+        sunk=st.sampled_from([None, None, None, False, True]),
+    )
+    ruling = st.builds(
+        RecordRuling,
+        rule=st.sampled_from(["A1", "M3", "X1", "Z9", ""]),
+        text=st.sampled_from(["the referee decides", ""]),
+        adjustments=st.lists(adjustment, max_size=2).map(tuple),
+    )
+    turn_command = weighted(
+        (40, valid_order), (10, order), (30, resolve_turn), (10, ruling), (8, purchases), (1, end)
+    )
+    return st.builds(
+        lambda prefix, rest: [*prefix, *rest],
+        weighted((85, set_up()), (15, st.lists(purchases, max_size=12))),
+        st.lists(turn_command, min_size=4, max_size=40),
+    )
 
 
-#: ruleset -> the strategy of its commands; a ruleset whose commands are not written yet is absent.
-COMMANDS: dict[str, st.SearchStrategy[Command]] = {"blockade": blockade_commands}
-if (strategy := mortecouille_commands()) is not None:
-    COMMANDS["mortecouille"] = strategy
+#: ruleset -> a strategy of command sequences (games), and how many examples to run of it.
+COMMANDS: dict[str, st.SearchStrategy[list[Command]]] = {
+    "blockade": st.lists(blockade_commands, min_size=1, max_size=25),
+    "mortecouille": mortecouille_commands(),
+}
+EXAMPLES_OF = {"blockade": EXAMPLES, "mortecouille": 3000 if SOAK else 150}
 
 
 def normalised(state: GameState) -> GameState:
@@ -143,13 +269,13 @@ def test_the_running_state_of_a_cli_placement_hashes_as_its_replay(tmp_path: Pat
         )
 
 
-def play(ruleset: str, commands: list[Command]) -> dict[str, int]:
-    """Run the commands on a fresh real log and check every promise; return accepted/refused counts."""
-    counts = {"accepted": 0, "refused": 0}
+def play(ruleset: str, commands: list[Command]) -> Counter[str]:
+    """Run the commands on a fresh real log and check every promise; return what happened, counted."""
+    counts: Counter[str] = Counter()
     with tempfile.TemporaryDirectory() as scratch:
         log = GameLog(Path(scratch) / "f.jsonl")
         create = CreateGame(
-            game="f", ruleset=ruleset, players=("Anne", "Bart"), budget=100000, board=Board(width=10, height=10),
+            game="f", ruleset=ruleset, players=("Anne", "Bart"), budget=300000, board=Board(width=10, height=10),
             seed_sha256=seed_commitment(SEED), rules_version=RULES_VERSION,
         )  # fmt: skip
         log.create(decide(EMPTY, create, TableDice()))
@@ -167,6 +293,8 @@ def play(ruleset: str, commands: list[Command]) -> dict[str, int]:
                 continue
             counts["accepted"] += 1
             assert log.path.read_bytes().startswith(before)
+            counts["turns resolved"] += sum(isinstance(e, TurnEnded) for e in appended)
+            counts["games won"] += sum(isinstance(e, GameEnded) and e.reason == "victory" for e in appended)
         folded = fold(log.read())
         assert state_hash(folded) == state_hash(normalised(state))
         report = verify_log(log)
@@ -175,17 +303,22 @@ def play(ruleset: str, commands: list[Command]) -> dict[str, int]:
 
 
 @pytest.mark.parametrize("ruleset", sorted(COMMANDS))
-def test_random_command_sequences_refuse_cleanly_and_replay(ruleset: str) -> None:
-    totals = {"accepted": 0, "refused": 0}
+def test_random_command_sequences_refuse_cleanly_and_replay(
+    ruleset: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    totals: Counter[str] = Counter()
 
-    @FUZZ
-    @given(st.lists(COMMANDS[ruleset], min_size=1, max_size=25))
+    @settings(FUZZ, max_examples=EXAMPLES_OF[ruleset])
+    @given(COMMANDS[ruleset])
     def run(commands: list[Command]) -> None:
-        for key, value in play(ruleset, commands).items():
-            totals[key] += value
+        totals.update(play(ruleset, commands))
 
     run()
+    with capsys.disabled():
+        print(f"\nfuzz {ruleset}: " + ", ".join(f"{key} {value}" for key, value in sorted(totals.items())))
     assert totals["accepted"] > 0 and totals["refused"] > 0, totals
+    if ruleset == "mortecouille":  # the games got far: turns resolved, and some won
+        assert totals["turns resolved"] >= 20, totals
 
 
 VALID = (

@@ -1,14 +1,20 @@
 """Tamper evidence (issue 8): every small edit of a real game log is caught by ``verify``, which
 names the first bad seq.
 
-The game is the golden blockade game built through the CLI (several resolved turns, every event
-type blockade produces). Kinds of tampering tried, all of them on every line (or byte):
+The games are the golden blockade game and the golden (table-dice) mortecouille game, both built
+through the CLI (several resolved turns, every event type each ruleset produces), and the seeded
+mortecouille golden game for die edits. Kinds of tampering tried, all of them on every line (or
+byte):
 
-* a single changed byte, anywhere;
+* a single changed byte, anywhere (every 7th byte of the longer mortecouille log, to keep time);
 * a removed line, and the last 1, 2 and 3 lines cut off (caught by the head anchor only);
 * two adjacent lines swapped; a line duplicated;
 * an outcome edited and the chain recomputed (``rechain``), with the head anchor left alone
-  (caught by the anchor) and rewritten too (caught by re-derivation, at the edited seq).
+  (caught by the anchor) and rewritten too (caught by re-derivation, at the edited seq): moves,
+  collisions, damage, sinkings, and in mortecouille shots, fire checks, wind points, catapult hits,
+  countdowns, bursts, fireships, crossings;
+* in a seeded game, a die's value edited and the chain and anchor recomputed (caught by the dice
+  check, at the die's seq).
 
 The matrix (tried / caught per kind) is printed to the CI log and put in the assertion message.
 """
@@ -26,20 +32,40 @@ import pytest
 
 from events.store import GameLog
 from replays.verify import verify_log
-from tests.golden.make_golden import anchor, build_blockade_game, rechain_lines
+from tests.golden.make_golden import (
+    MORTECOUILLE_SEEDED_SCRIPT,
+    anchor,
+    build_blockade_game,
+    build_mortecouille_game,
+    rechain_lines,
+)
 
 #: The events a resolution produces: editing one of them must be caught by re-derivation.
 OUTCOMES = frozenset(
     {"turn-started", "ship-moved", "ship-pushed", "collision", "damage", "ship-sunk", "turn-ended"}
-)
+    | {"wind-points", "shot-fired", "shot-not-fired", "fire-checked", "fire-scheduled", "catapult-hits",
+       "countdown", "burst-streak", "became-fireship", "move-unaffordable", "wreck-crossed",
+       "fireship-explosion", "game-ended"}
+)  # fmt: skip
+
+#: game -> how it is built (through the CLI) and the stride of the single-byte changes
+GAMES: dict[str, tuple[Callable[[Path], Path], int]] = {
+    "blockade": (build_blockade_game, 1),
+    "mortecouille": (build_mortecouille_game, 7),
+}
 
 
-@pytest.fixture(scope="module")
-def original(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    games = tmp_path_factory.mktemp("tamper")
-    path = build_blockade_game(games)
+@pytest.fixture(scope="module", params=sorted(GAMES))
+def original(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    build, _ = GAMES[request.param]
+    games = tmp_path_factory.mktemp(f"tamper-{request.param}")
+    path = build(games)
     assert verify_log(GameLog(path)).ok
     return path
+
+
+def stride_of(original: Path) -> int:
+    return GAMES[original.stem][1]
 
 
 class Tamper:
@@ -53,10 +79,10 @@ class Tamper:
         self.rewrite_head = head
 
 
-def byte_changes(data: bytes) -> Iterator[Tamper]:
+def byte_changes(data: bytes, stride: int = 1) -> Iterator[Tamper]:
     starts = [0] + [i + 1 for i, b in enumerate(data) if b == 0x0A]
     line = 0
-    for position in range(len(data)):
+    for position in range(0, len(data), stride):
         while line + 1 < len(starts) and starts[line + 1] <= position:
             line += 1
         tampered = bytearray(data)
@@ -102,6 +128,8 @@ def rechained_edits(data: bytes) -> Iterator[Tamper]:
     for index, body in enumerate(bodies):
         if body["type"] not in OUTCOMES:
             continue
+        if body["type"] == "game-ended" and body["reason"] != "victory":
+            continue  # the referee's end (``end``) is an input, not an outcome the rules derive
         for field in sorted(body):
             if field in {"seq", "prev", "hash", "type", "v"}:
                 continue
@@ -164,17 +192,17 @@ def matrix_text(tried: Counter[str], caught: Counter[str], crashed: Counter[str]
     return "\n".join(rows)
 
 
-def check(
+def report(
     original: Path,
-    make: Callable[[bytes], Iterator[Tamper]],
-    work: Path,
+    matrix: tuple[Counter[str], Counter[str], list[str], list[str]],
     capsys: pytest.CaptureFixture[str],
     title: str,
 ) -> list[str]:
-    """Run one matrix, print it to the CI log; fail on any miss or wrong seq; return the crashes."""
-    tried, caught, problems, crashes = run_matrix(original, make(original.read_bytes()), work)
+    """Print one matrix to the CI log; fail on any miss or wrong seq; return the crashes."""
+    tried, caught, problems, crashes = matrix
     crashed = Counter(crash.split(":")[0] for crash in crashes)
-    text = f"tamper matrix ({title}) on a {len(original.read_bytes().splitlines())}-line log:\n"
+    lines = len(original.read_bytes().splitlines())
+    text = f"tamper matrix ({title}) on the {lines}-line {original.stem} log:\n"
     text += matrix_text(tried, caught, crashed)
     with capsys.disabled():
         print("\n" + text)
@@ -184,10 +212,32 @@ def check(
     return crashes
 
 
+def check(
+    original: Path,
+    make: Callable[[bytes], Iterator[Tamper]],
+    work: Path,
+    capsys: pytest.CaptureFixture[str],
+    title: str,
+) -> list[str]:
+    """Run one matrix and report it (see ``report``)."""
+    return report(original, run_matrix(original, make(original.read_bytes()), work), capsys, title)
+
+
+@pytest.fixture(scope="module")
+def rechained(
+    original: Path, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Counter[str], Counter[str], list[str], list[str]]:
+    """The re-chained matrix of a game, run once for the two tests that read it."""
+    work = tmp_path_factory.mktemp(f"rechained-{original.stem}")
+    return run_matrix(original, rechained_edits(original.read_bytes()), work)
+
+
 def test_every_single_byte_change_is_caught_at_its_line(
     original: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert check(original, byte_changes, tmp_path, capsys, "single bytes") == []
+    stride = stride_of(original)
+    title = "single bytes" if stride == 1 else f"single bytes, every {stride}th"
+    assert check(original, lambda data: byte_changes(data, stride), tmp_path, capsys, title) == []
 
 
 def test_every_removed_swapped_or_duplicated_line_and_a_cut_tail_are_caught(
@@ -197,17 +247,42 @@ def test_every_removed_swapped_or_duplicated_line_and_a_cut_tail_are_caught(
 
 
 def test_a_rechained_outcome_edit_is_caught_with_or_without_a_rewritten_head(
-    original: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    original: Path,
+    rechained: tuple[Counter[str], Counter[str], list[str], list[str]],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Every edit that verify survives is caught at the right seq; crashes are the next test's."""
-    check(original, rechained_edits, tmp_path, capsys, "re-chained outcome edits")
+    report(original, rechained, capsys, "re-chained outcome edits")
 
 
 def test_verify_never_crashes_on_a_rechained_edit(
-    original: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    rechained: tuple[Counter[str], Counter[str], list[str], list[str]],
 ) -> None:
-    crashes = check(original, rechained_edits, tmp_path, capsys, "re-chained outcome edits")
+    crashes = rechained[3]
     assert not crashes, "\n".join(crashes[:10])
+
+
+def die_edits(data: bytes) -> Iterator[Tamper]:
+    """Each seeded die's value changed (to another face), the chain and the anchor recomputed."""
+    bodies = [json.loads(line) for line in data.splitlines()]
+    for index, body in enumerate(bodies):
+        if body["type"] != "die-rolled":
+            continue
+        edited = [dict(b) for b in bodies]
+        edited[index]["value"] = body["value"] % body["sides"] + 1
+        what = (
+            f"die seq {index} ({body['ship']} {body['purpose']}): {body['value']} -> {edited[index]['value']}"
+        )
+        yield Tamper("die+head", what, rechain_lines(edited), index, head=True)
+
+
+def test_a_rechained_seeded_die_edit_is_caught_at_the_die(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    games = tmp_path_factory.mktemp("tamper-seeded")
+    path = build_mortecouille_game(games, "seeded", MORTECOUILLE_SEEDED_SCRIPT, dice="seeded")
+    assert verify_log(GameLog(path)).ok
+    assert check(path, die_edits, tmp_path, capsys, "re-chained seeded dice") == []
 
 
 def test_a_log_longer_than_its_head_verifies_and_a_missing_head_only_loses_the_tail_check(
@@ -228,8 +303,28 @@ def test_a_log_longer_than_its_head_verifies_and_a_missing_head_only_loses_the_t
     log.head_path.unlink()
     assert verify_log(log).ok and "no head anchor" in log.head_status()
     path.write_bytes(b"".join(lines[:-1]))
-    assert verify_log(log).ok
+    cut = verify_log(log)
+    if original.stem == "blockade":  # the referee's end was its own command: what is left is whole
+        assert cut.ok
+    else:  # the victory was written with its turn: re-derivation misses it even without an anchor
+        assert not cut.ok and cut.first_failure is not None and cut.first_failure.check == "rederive"
+        assert "game-ended" in cut.first_failure.detail
+        path.write_bytes(b"".join(lines[:-1]))
+        path.write_bytes(b"".join(lines))
     # an unreadable anchor is a failure, not a silent pass
     log.head_path.write_bytes(b"{not json")
     report = verify_log(log)
     assert not report.ok and "head anchor" in report.findings[0].detail
+
+
+def test_an_edited_victory_reason_is_named_at_its_own_seq(tmp_path: Path) -> None:
+    golden = Path(__file__).resolve().parent / "golden" / "mortecouille.jsonl"
+    bodies = [json.loads(line) for line in golden.read_bytes().splitlines()]
+    assert bodies[-1]["type"] == "game-ended" and bodies[-1]["reason"] == "victory"
+    bodies[-1]["reason"] = "surrender"
+    path = tmp_path / "edited.jsonl"
+    path.write_bytes(rechain_lines(bodies))
+    anchor(path)
+    result = verify_log(GameLog(path))
+    assert not result.ok and result.first_failure is not None
+    assert result.first_failure.seq == len(bodies) - 1, result.first_failure

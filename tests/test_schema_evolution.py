@@ -2,13 +2,17 @@
 
 ``tests/golden/`` holds logs written by this engine (made by ``make_golden.py``) and the state
 hash each one must fold to (``expected.json``). ``turn_started_v1.jsonl`` holds ``turn-started``
-lines of version 1, before ``rounds`` existed; they must decode into today's class.
+lines of version 1, before ``rounds`` existed; they must decode into today's class. The
+mortecouille logs (a table-dice game reaching every outcome, a seeded game, a scenario) hold,
+together with the blockade ones, every registered event type.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import msgspec
@@ -53,6 +57,73 @@ def test_the_blockade_golden_log_holds_every_event_type_blockade_produces() -> N
         "collision", "damage", "ship-sunk", "turn-ended", "game-ended",
     }  # fmt: skip
     assert produced == blockade_types
+
+
+def test_the_mortecouille_golden_logs_hold_every_event_type_mortecouille_produces() -> None:
+    produced = set(EXPECTED["mortecouille.jsonl"]["types"])  # type: ignore[call-overload]
+    mortecouille_types = {
+        "game-created", "ship-bought", "ship-equipped", "fleet-equipped", "fleet-sealed", "ship-placed",
+        "order-given", "ruling", "turn-started", "die-rolled", "wind-points", "fire-checked", "damage",
+        "shot-fired", "shot-not-fired", "catapult-hits", "move-unaffordable", "collision",
+        "fireship-explosion", "ship-sunk", "countdown", "burst-streak", "fire-scheduled",
+        "became-fireship", "ship-pushed", "ship-moved", "wreck-crossed", "turn-ended", "game-ended",
+    }  # fmt: skip
+    assert produced == mortecouille_types
+    assert "ship-set-up" in EXPECTED["mortecouille_scenario.jsonl"]["types"]  # type: ignore[operator]
+
+
+#: Die purposes of D1; the mortecouille golden game rolls each of them at least once.
+DIE_PURPOSES = {
+    "wind", "wind-reroll", "shot", "catapult", "fire", "capsize", "crossing", "crossing-damage", "side-contact",
+}  # fmt: skip
+
+
+def test_the_mortecouille_golden_game_rolls_every_purpose_and_ends_in_a_victory() -> None:
+    lines = [json.loads(line) for line in (GOLDEN / "mortecouille.jsonl").read_bytes().splitlines()]
+    assert {line["purpose"] for line in lines if line["type"] == "die-rolled"} == DIE_PURPOSES
+    assert lines[-1]["type"] == "game-ended"
+    assert (lines[-1]["reason"], lines[-1]["winner"]) == ("victory", "Anne")
+    seeded = [json.loads(line) for line in (GOLDEN / "mortecouille_seeded.jsonl").read_bytes().splitlines()]
+    assert {line["source"] for line in seeded if line["type"] == "die-rolled"} == {"seeded"}
+    assert seeded[-1]["type"] == "game-ended" and seeded[-1]["seed"]  # revealed: verify re-derives the dice
+
+
+#: Registered event types no golden log can hold, each with the reason. Empty: every type the
+#: engine registers is reachable (``ship-set-up`` only through ``scenario``, which is why
+#: ``mortecouille_scenario.jsonl`` exists; ``tokens-given`` only in blockade).
+UNREACHABLE: dict[str, str] = {}
+
+
+def test_every_registered_event_type_appears_in_some_golden_log() -> None:
+    seen = set().union(*(set(summary["types"]) for summary in EXPECTED.values()))  # type: ignore[call-overload]
+    missing = set(EVENT_TYPES) - seen - set(UNREACHABLE)
+    assert not missing, f"event types in no golden log: {sorted(missing)}"
+    assert not set(UNREACHABLE) & seen, "an event type listed as unreachable is in a golden log"
+
+
+def test_expected_json_lists_exactly_the_logs_make_golden_writes() -> None:
+    from tests.golden.make_golden import GOLDEN_LOGS
+
+    assert sorted(EXPECTED) == sorted(GOLDEN_LOGS)
+    for name in GOLDEN_LOGS:
+        assert (GOLDEN / name).is_file() and (GOLDEN / name.replace(".jsonl", ".head")).is_file()
+
+
+def test_verify_alone_in_a_fresh_process_verifies_a_mortecouille_golden_log(tmp_path: Path) -> None:
+    for suffix in (".jsonl", ".head"):
+        shutil.copyfile(GOLDEN / f"mortecouille{suffix}", tmp_path / f"m{suffix}")
+    script = (
+        "import sys; from pathlib import Path; from events.store import GameLog; "
+        "from replays.verify import verify_log; "
+        "report = verify_log(GameLog(Path(sys.argv[1]))); "
+        "print(report.first_failure); sys.exit(0 if report.ok else 1)"
+    )
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "m.jsonl")], cwd=root, capture_output=True, text=True,
+        timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def v1_lines() -> list[bytes]:

@@ -6,8 +6,12 @@ Run once from the repository root when the schema changes on purpose, then commi
 
 It writes ``blockade.jsonl`` (a seeded blockade game through several resolved turns and its end,
 with every event type the blockade ruleset produces), ``turn_started_v1.jsonl`` (the same kind of
-game with its ``turn-started`` lines rewritten as version 1, no ``rounds``, the chain recomputed)
-and ``expected.json`` (each log's final state hash and event types). ``tests/test_schema_evolution.py``
+game with its ``turn-started`` lines rewritten as version 1, no ``rounds``, the chain recomputed),
+the mortecouille logs (``mortecouille.jsonl``: a table-dice game whose dice are typed in so that
+every outcome the engine can produce happens, up to a victory; ``mortecouille_seeded.jsonl``: the
+same fleets with seeded dice, ended by the referee so the seed is revealed;
+``mortecouille_scenario.jsonl``: a one-turn scenario, the only source of ``ship-set-up``) and
+``expected.json`` (each log's final state hash and event types). ``tests/test_schema_evolution.py``
 replays and re-derives them; a change of the schema that breaks old logs fails there.
 """
 
@@ -23,7 +27,10 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from cli import board_commands as board_commands  # noqa: F401 - the blockade commands
+from cli import fleet_commands as fleet_commands  # noqa: F401 - buy, equip, seal
 from cli import game_commands as game_commands  # noqa: F401 - new, end
+from cli import order_commands as order_commands  # noqa: F401 - order
+from cli import replay_commands as replay_commands  # noqa: F401 - ruling
 from cli.app import cli
 from cli.session import load
 from core.state import state_hash
@@ -113,6 +120,142 @@ V1_SCRIPT: tuple[tuple[str, ...], ...] = (
 )
 
 
+#: The fleets of the mortecouille golden games (after ``new``): every kind of purchase (options
+#: at purchase, an option fitted later, a fleet option), sealed with money left (forfeit), and the
+#: ships placed close together (Torch right above Kraken, Skiff right ahead of Pearl, Hope one step
+#: from the wind tile C3 that pushes it into Minnow's side).
+MORTECOUILLE_SETUP: tuple[tuple[str, ...], ...] = (
+    ("buy", "Anne", "blue-big", "Pearl", "--option", "catapult", "--option", "elite-gunner",
+     "--option", "extra-crew"),
+    ("buy", "Anne", "red-small", "Hope", "--option", "flaming-shot", "--option", "siren"),
+    ("equip", "Hope", "extra-sail"),
+    ("buy", "Anne", "green-small", "Torch", "--option", "fireship"),
+    ("equip", "Anne", "slave-fleet", "--fleet"),
+    ("seal", "Anne", "--forfeit"),
+    ("buy", "Bart", "yellow-big", "Kraken", "--option", "hull-1", "--option", "super-shot"),
+    ("buy", "Bart", "red-small", "Minnow", "--option", "extra-cannons"),
+    ("buy", "Bart", "blue-small", "Skiff", "--option", "continuous-burst"),
+    ("seal", "Bart", "--forfeit"),
+    ("place", "Pearl", "E5", "--facing", "N"),
+    ("place", "Hope", "B3", "--facing", "E"),
+    ("place", "Torch", "B6", "--facing", "S"),
+    ("place", "Kraken", "B5", "--facing", "E"),
+    ("place", "Minnow", "C4", "--facing", "E"),
+    ("place", "Skiff", "E6", "--facing", "E"),
+)  # fmt: skip
+
+#: Turn 1's orders: every ship has some (a full resolution).
+MORTECOUILLE_TURN_1: tuple[tuple[str, ...], ...] = (
+    ("order", "Pearl", "attack", "port", "Kraken", "--burst", "+", "catapult", "Minnow"),
+    ("order", "Hope", "attack", "port", "Kraken"),
+    ("order", "Torch", "fireship"),
+    ("order", "Kraken", "advance"),
+    ("order", "Minnow", "idle"),
+    ("order", "Skiff", "attack", "starboard", "Pearl", "--burst"),
+)
+
+#: The table-dice game, turn by turn, and what each turn is there to show. ``--dice`` lists the
+#: values in the order the engine asks for them (upkeep, wind by ship, shots by shooter, movement,
+#: board wind); the comments name the dice that matter.
+MORTECOUILLE_SCRIPT: tuple[tuple[str, ...], ...] = (
+    *MORTECOUILLE_TURN_1,
+    # T1: Pearl's wind die 1 is rerolled (slave-fleet: wind-reroll), Kraken's 1 leaves it no point
+    # (move-unaffordable), Minnow idles (wind-points lost); Hope's flaming hit on Kraken (3,3,3:
+    # fire-scheduled), Pearl's burst and Skiff's burst (burst-streak), Pearl's catapult hits the
+    # small Minnow (3,3,3,3: catapult-hits, countdown 3), Torch becomes a fireship.
+    ("resolve", "--no-prompt", "--dice", "4,1,4,1,4,4,4,3,3,3,3,3,3,3"),
+    ("order", "Pearl", "advance"),
+    ("order", "Pearl", "catapult", "Kraken", "--replace"),
+    ("order", "Hope", "attack", "port", "Kraken"),
+    ("order", "Kraken", "attack", "port", "Torch"),
+    ("order", "Skiff", "attack", "starboard", "Pearl", "--burst"),
+    # T2: Kraken's fire check fails (1: fire-checked, damage), Hope hits it again with a flaming
+    # shot, Pearl's catapult hits the big Kraken, Skiff bursts a second time (continuous-burst),
+    # the fireship Torch rams Kraken's side (collision, fireship-explosion, ship-sunk), Kraken does
+    # not capsize (5); X3: Kraken burns at phase 2(2) next turn; Minnow's countdown ticks.
+    ("resolve", "--partial", "--no-prompt", "--dice", "1,4,4,4,4,4,4,4,4,4,4,4,4,5"),
+    ("order", "Pearl", "advance", "+", "attack", "port", "Kraken"),
+    ("order", "Kraken", "attack", "starboard", "Hope"),
+    ("order", "Hope", "advance"),
+    ("order", "Skiff", "idle"),
+    ("order", "Minnow", "idle"),
+    ("ruling", "--rule", "A1", "--text", "the referee grants Pearl a fair wind", "--adjust", "Pearl", "wind=7"),
+    # T3: Kraken's crew abandons it (fire 1 at phase 2(2)), so its shot and Pearl's shot at it are
+    # not fired (shot-not-fired); Pearl rams Skiff's side, pushes and sinks it and crosses the wreck
+    # (crossing 1, crossing-damage 3,3,3); the wind tile pushes Hope into Minnow's side (side-side
+    # contact 2,2: ship-pushed).
+    ("resolve", "--partial", "--no-prompt", "--dice", "1,4,4,4,4,1,3,3,3,2,2"),
+    ("order", "Pearl", "maneuver", "1/8", "right"),
+    ("order", "Hope", "attack", "port", "Minnow"),
+    ("order", "Minnow", "attack", "starboard", "Hope", "--burst"),
+    # T4: Minnow's countdown reaches 0, its crew jumps: Bart has no ship left, Anne wins (T3).
+    ("resolve", "--no-prompt", "--dice", "4,4,4,5,5,5"),
+)  # fmt: skip
+
+#: The seeded game: the same fleets and first orders, seeded dice, two turns, then the referee ends
+#: it (revealing the seed, which ``verify`` checks every die against).
+MORTECOUILLE_SEEDED_SCRIPT: tuple[tuple[str, ...], ...] = (
+    *MORTECOUILLE_TURN_1,
+    ("resolve", "--no-prompt"),
+    ("resolve", "--partial", "--no-prompt"),
+    ("end", "--winner", "Anne"),
+)
+
+#: A one-turn scenario (architecture.md): ships set up in a given condition (ship-set-up).
+MORTECOUILLE_SCENARIO: dict[str, object] = {
+    "ruleset": "mortecouille",
+    "board": {"width": 8, "height": 8},
+    "ships": [
+        {"id": "Red", "kind": "red-small", "owner": "Anne", "at": [3, 3], "facing": "E", "wind": 2,
+         "options": ["siren"]},
+        {"id": "Yellow", "kind": "yellow-big", "owner": "Bart", "at": [4, 3], "facing": "N", "fire": "1",
+         "countdown": 2, "catapult_hits": 1},
+        {"id": "Blue", "kind": "blue-small", "owner": "Bart", "at": [4, 6], "facing": "S", "damage": 5,
+         "bursts_in_a_row": 1},
+    ],
+    "orders": {"Red": ["advance"], "Yellow": ["idle"], "Blue": ["idle"]},
+    "dice": {"seed": 7, "fixed": [{"ship": "Yellow", "purpose": "capsize", "values": [5]}]},
+}  # fmt: skip
+
+
+def build_mortecouille_game(
+    games: Path,
+    name: str = "mortecouille",
+    script: Sequence[tuple[str, ...]] = MORTECOUILLE_SCRIPT,
+    dice: str = "table",
+) -> Path:
+    """A mortecouille golden game built with the CLI: fleets, placement, then ``script``; its log."""
+    seed = ("--seed", SEED) if dice == "seeded" else ()
+    cli_run(
+        games, "new", name, "--players", "Anne,Bart", "--budget", "200000", "--board", "10x10",
+        "--wind", "C3:N", "--dice", dice, *seed,
+    )  # fmt: skip
+    for command, *rest in (*MORTECOUILLE_SETUP, *script):
+        cli_run(games, command, name, *rest)
+    return games / f"{name}.jsonl"
+
+
+def build_mortecouille_scenario(games: Path, name: str = "mortecouille_scenario") -> Path:
+    """The golden scenario's log, kept by ``scenario --log``."""
+    source = games / f"{name}.json"
+    source.write_text(json.dumps(MORTECOUILLE_SCENARIO))
+    path = games / f"{name}.jsonl"
+    result = CliRunner().invoke(cli, ["scenario", str(source), "--log", str(path)])
+    if result.exit_code != 0:
+        raise SystemExit(f"mortecouille scenario: exit {result.exit_code}\n{result.output}")
+    return path
+
+
+#: Every golden log, in the order ``make`` writes them.
+GOLDEN_LOGS = (
+    "blockade.jsonl",
+    "turn_started_v1.jsonl",
+    "mortecouille.jsonl",
+    "mortecouille_seeded.jsonl",
+    "mortecouille_scenario.jsonl",
+)
+
+
 def summary(path: Path) -> dict[str, object]:
     events, state = load(GameLog(path))
     return {
@@ -129,9 +272,13 @@ def make(out: Path) -> dict[str, dict[str, object]]:
         v1_source = build_v1_source(games)
         shutil.copyfile(blockade, out / "blockade.jsonl")
         (out / "turn_started_v1.jsonl").write_bytes(as_turn_started_v1(v1_source.read_bytes()))
-    for name in ("blockade.jsonl", "turn_started_v1.jsonl"):
+        shutil.copyfile(build_mortecouille_game(games), out / "mortecouille.jsonl")
+        seeded = build_mortecouille_game(games, "seeded", MORTECOUILLE_SEEDED_SCRIPT, dice="seeded")
+        shutil.copyfile(seeded, out / "mortecouille_seeded.jsonl")
+        shutil.copyfile(build_mortecouille_scenario(games), out / "mortecouille_scenario.jsonl")
+    for name in GOLDEN_LOGS:
         anchor(out / name)
-    expected = {name: summary(out / name) for name in ("blockade.jsonl", "turn_started_v1.jsonl")}
+    expected = {name: summary(out / name) for name in GOLDEN_LOGS}
     (out / "expected.json").write_text(json.dumps(expected, indent=2, sort_keys=True) + "\n")
     return expected
 
