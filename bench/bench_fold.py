@@ -30,6 +30,7 @@ from events.store import GameLog
 
 GRID = 6  # a 6x6 grid of ships circling in their own 3x3 boxes, plus a few ramming ones
 WILD = 6
+MAX_WILD = 150  # replacements stop there: a real game's state does not grow without bound
 
 
 def build_log(path: Path, total: int) -> None:
@@ -75,7 +76,7 @@ def build_log(path: Path, total: int) -> None:
     while written + len(pending) < total:
         wild = [s for s in state.ships.values() if s.afloat and s.id.startswith("W")]
         taken = {s.at for s in state.ships.values() if s.afloat}
-        while len(wild) < WILD:
+        while len(wild) < WILD and serial < MAX_WILD:
             square = (rng.randrange(size), rng.randrange(size))
             if square not in taken:
                 serial += 1
@@ -111,6 +112,7 @@ def cached_log(total: int) -> Path:
         building = out / f"fold-{total}.building.jsonl"
         building.unlink(missing_ok=True)
         build_log(building, total)
+        building.with_suffix(".head").rename(path.with_suffix(".head"))
         building.rename(path)
     return path
 
