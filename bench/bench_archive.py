@@ -89,7 +89,9 @@ def timed(action: object) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=1_000_000)
-    parser.add_argument("--jobs", type=int, default=2, help="processes that build the corpus")
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="processes that build the corpus and verify it while archiving"
+    )
     parser.add_argument("--sample", type=int, default=20, help="games timed for the simulation speed")
     options = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="bench-archive-"))
@@ -126,16 +128,18 @@ def main() -> None:
         verifying = [0.0]
         real_verify = archive_module.verify_log
 
-        def timed_verify(log: GameLog) -> object:
+        def timed_verify(log: GameLog, *args: object, **kwargs: object) -> object:
             began = time.perf_counter()
             try:
-                return real_verify(log)
+                return real_verify(log, *args, **kwargs)  # type: ignore[arg-type]
             finally:
                 verifying[0] += time.perf_counter() - began
 
         archive_module.verify_log = timed_verify  # type: ignore[assignment]
         target = work / "archive"
-        archiving = timed(lambda: archive_games(sorted(logs.glob("*.jsonl")), target, "2026-01"))
+        archiving = timed(
+            lambda: archive_games(sorted(logs.glob("*.jsonl")), target, "2026-01", jobs=options.jobs)
+        )
         archive_module.verify_log = real_verify
         rate = events / archiving
         rest_rate = events / (archiving - verifying[0])

@@ -8,6 +8,7 @@ lives here and nowhere else: ``archive --month`` defaults to the current month.
 from __future__ import annotations
 
 import datetime
+import os
 import re
 import sys
 import time
@@ -55,9 +56,20 @@ def current_month() -> str:
     "--to", "target", required=True, type=click.Path(file_okay=False), help="The archive directory."
 )
 @click.option("--month", default=None, help="Month partition YYYY-MM (default: the current month).")
+@click.option(
+    "--rederive", is_flag=True, help="Also re-derive every turn's outcomes, as verify does (slower)."
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Processes verifying games side by side (default: the machine's cores).",
+)
 @pass_context
 @reports_errors
-def archive(ctx: Context, games_option: str | None, target: str, month: str | None) -> None:
+def archive(
+    ctx: Context, games_option: str | None, target: str, month: str | None, rederive: bool, jobs: int | None
+) -> None:
     """Verify every finished game and add it to a Parquet archive (idempotent).
 
     Unfinished games are skipped; a corrupt or tampered log is refused by name (exit 4 at the end,
@@ -71,7 +83,14 @@ def archive(ctx: Context, games_option: str | None, target: str, month: str | No
         raise BadInput("--games-dir", f"{games} is not a directory")
     logs = sorted(games.glob("*.jsonl"))
     with progress(len(logs), "archiving") as advance:
-        result = archive_games(logs, Path(target), month, on_game=advance)
+        result = archive_games(
+            logs,
+            Path(target),
+            month,
+            on_game=advance,
+            rederive_turns=rederive,
+            jobs=jobs or os.cpu_count() or 1,
+        )
     for name in result.unfinished:
         click.echo(f"skipped {name}: not finished (no game-ended yet)", err=True)
     for refusal in result.conflicts:

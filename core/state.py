@@ -119,6 +119,8 @@ def _ship_builtin_defaults() -> dict[str, Any]:
 
 
 _REQUIRED = object()
+_MEMO: dict[int, tuple[msgspec.Struct, dict[str, Any]]] = {}
+_MEMO_SIZE = 50_000
 
 
 @functools.cache
@@ -144,6 +146,12 @@ def without_defaults(value: Any) -> Any:
     """
     if isinstance(value, msgspec.Struct):
         config = value.__struct_config__
+        if config.frozen:
+            # A frozen Struct (a fleet, an order set) is carried unchanged from state to state:
+            # convert it once. The entry keeps the Struct alive, so its id cannot be reused.
+            memo = _MEMO.get(id(value))
+            if memo is not None and memo[0] is value:
+                return memo[1]
         body: dict[str, Any] = {}
         if config.tag_field is not None:
             body[config.tag_field] = config.tag
@@ -152,6 +160,10 @@ def without_defaults(value: Any) -> Any:
             if default is not _REQUIRED and item == default:
                 continue
             body[name] = without_defaults(item)
+        if config.frozen:
+            if len(_MEMO) > _MEMO_SIZE:
+                _MEMO.clear()
+            _MEMO[id(value)] = (value, body)
         return body
     if isinstance(value, dict):
         return {key: without_defaults(item) for key, item in value.items()}

@@ -106,10 +106,12 @@ class GameLog:
         complete = _complete_part(data)
         return decode_lines(complete)
 
-    def verify_chain(self) -> int:
+    def verify_chain(self, data: bytes | None = None) -> int:
         """Check every line's canonical form, seq, prev and hash, then the tail against the head
-        anchor; return the number of lines. Raises LogError naming the first bad seq."""
-        data = _complete_part(self.read_bytes())
+        anchor; return the number of lines. Raises LogError naming the first bad seq.
+
+        ``data``: the log's bytes when the caller has read them already (checked as given)."""
+        data = _complete_part(self.read_bytes() if data is None else data)
         prev = GENESIS_HASH
         lines = data.splitlines()
         hashes: list[str] = []

@@ -32,7 +32,9 @@ import os
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -423,7 +425,7 @@ def last_line_hash(data: bytes) -> str | None:
     return digest if isinstance(digest, str) else None
 
 
-def prepare_game(path: Path) -> PreparedGame | Refusal | None:
+def prepare_game(path: Path, rederive_turns: bool = False) -> PreparedGame | Refusal | None:
     """Verify one log and build its rows; a Refusal names why it cannot be archived; None means the
     game is not finished (no game-ended), which is skipped, not refused."""
     log = GameLog(path)
@@ -439,7 +441,7 @@ def prepare_game(path: Path) -> PreparedGame | Refusal | None:
         return Refusal(name, "the first event is not game-created")
     if not any(isinstance(event, GameEnded) for event in events):
         return None
-    report = verify_log(log)
+    report = verify_log(log, rederive_turns=rederive_turns, data=data, events=events)
     failure = report.first_failure
     if failure is not None:
         return Refusal(name, f"{failure.check}: {failure.detail}")
@@ -542,60 +544,79 @@ def archive_games(
     month: str,
     on_game: Callable[[str], None] | None = None,
     flush_events: int = FLUSH_EVENTS,
+    rederive_turns: bool = False,
+    jobs: int = 1,
 ) -> ArchiveResult:
-    """Archive every finished, verified game of ``logs`` under ``archive`` in partition ``month``."""
+    """Archive every finished, verified game of ``logs`` under ``archive`` in partition ``month``.
+
+    Verified: hash chain and head, dice against the revealed seed, turn-end state hashes;
+    ``rederive_turns`` also re-derives every outcome (as ``verify`` does, at about the cost of
+    playing the game again). ``jobs`` processes verify and build rows side by side; the
+    archive is written by this one, in the order of ``logs``, whatever ``jobs`` is."""
     archive.mkdir(parents=True, exist_ok=True)
     (archive / LOGS_DIR).mkdir(exist_ok=True)
     result = ArchiveResult()
     with _locked(archive):
         manifest = read_manifest(archive)
         remove_orphans(archive, manifest)
+        fresh: list[Path] = []
+        for path in logs:
+            known = manifest.games.get(path.stem)
+            if known is None:
+                fresh.append(path)
+                continue
+            _check_archived(path, known, result)
+            if on_game is not None:
+                on_game(path.stem)
         pending: list[PreparedGame] = []
         pending_events = 0
-        for path in logs:
-            name = path.stem
-            outcome = _archive_one(path, manifest, result)
-            if isinstance(outcome, PreparedGame):
-                pending.append(outcome)
-                pending_events += len(outcome.rows["events"])
+        for path, prepared in zip(fresh, _prepared(fresh, rederive_turns, jobs), strict=True):
+            if prepared is None:
+                result.unfinished.append(path.stem)
+            elif isinstance(prepared, Refusal):
+                result.refused.append(prepared)
+            else:
+                pending.append(prepared)
+                pending_events += len(prepared.rows["events"])
                 if pending_events >= flush_events:
                     _commit(archive, manifest, pending, month, result)
                     pending, pending_events = [], 0
             if on_game is not None:
-                on_game(name)
+                on_game(path.stem)
         if pending:
             _commit(archive, manifest, pending, month, result)
         write_readme(archive)
     return result
 
 
-def _archive_one(path: Path, manifest: Manifest, result: ArchiveResult) -> PreparedGame | None:
+def _prepared(paths: list[Path], rederive_turns: bool, jobs: int) -> Iterator[PreparedGame | Refusal | None]:
+    """prepare_game over ``paths``, in order, in ``jobs`` processes when more than one."""
+    if jobs <= 1 or len(paths) < 2:
+        yield from (prepare_game(path, rederive_turns) for path in paths)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(partial(prepare_game, rederive_turns=rederive_turns), paths, chunksize=4)
+
+
+def _check_archived(path: Path, known: ArchivedGame, result: ArchiveResult) -> None:
+    """A game already in the manifest: nothing to add if its log is unchanged, a conflict if not."""
     name = path.stem
-    known = manifest.games.get(name)
-    if known is not None:
-        try:
-            current = last_line_hash(path.read_bytes())
-        except OSError as error:
-            result.refused.append(Refusal(name, f"unreadable ({error})"))
-            return None
-        if current == known.last_hash:
-            result.already.append(name)
-        else:
-            result.conflicts.append(
-                Refusal(
-                    name,
-                    f"already archived with last hash {known.last_hash[:12]} ({known.events} events); "
-                    f"the log now ends with {(current or 'nothing readable')[:12]}. The archive is "
-                    "append-only: archive the changed game under another name (fork) if it matters",
-                )
+    try:
+        current = last_line_hash(path.read_bytes())
+    except OSError as error:
+        result.refused.append(Refusal(name, f"unreadable ({error})"))
+        return
+    if current == known.last_hash:
+        result.already.append(name)
+    else:
+        result.conflicts.append(
+            Refusal(
+                name,
+                f"already archived with last hash {known.last_hash[:12]} ({known.events} events); "
+                f"the log now ends with {(current or 'nothing readable')[:12]}. The archive is "
+                "append-only: archive the changed game under another name (fork) if it matters",
             )
-        return None
-    prepared = prepare_game(path)
-    if prepared is None:
-        result.unfinished.append(name)
-    elif isinstance(prepared, Refusal):
-        result.refused.append(prepared)
-    return prepared if isinstance(prepared, PreparedGame) else None
+        )
 
 
 def _commit(

@@ -14,29 +14,42 @@ from core.dice import RollIdentity, seed_commitment, seeded_value
 from core.game import evolve
 from core.state import EMPTY, GameState, state_hash
 from events.base import Event
-from events.codec import LogError
+from events.codec import LogError, decode_lines
 from events.game import DieRolled, GameCreated, GameEnded, TurnEnded
 from events.store import GameLog
 from replays.findings import Finding, Report
 from replays.rederive import rederive
 
 
-def verify_log(log: GameLog) -> Report:
+def verify_log(
+    log: GameLog, rederive_turns: bool = True, data: bytes | None = None, events: list[Event] | None = None
+) -> Report:
+    """Every check of the module docstring; ``rederive_turns=False`` skips the re-derivation (the
+    costliest: it resolves every turn again). ``data``/``events``: the log as the caller already
+    read and decoded it, so it is not read twice."""
     report = Report(game=log.name)
+    if data is None:
+        try:
+            data = log.read_bytes()
+        except LogError as error:
+            report.findings.append(Finding("chain", False, str(error), error.seq))
+            return report
     try:
-        report.events = log.verify_chain()
+        report.events = log.verify_chain(data)
     except LogError as error:
         report.findings.append(Finding("chain", False, str(error), error.seq))
         return report
     report.findings.append(Finding("chain", True, f"{report.events} lines chained; {log.head_status()}"))
-    try:
-        events = log.read()
-    except LogError as error:
-        report.findings.append(Finding("decode", False, str(error), error.seq))
-        return report
+    if events is None:
+        try:
+            events = decode_lines(data)
+        except LogError as error:
+            report.findings.append(Finding("decode", False, str(error), error.seq))
+            return report
     report.findings.extend(check_dice(events))
     report.findings.extend(check_turn_hashes(events))
-    report.findings.extend(rederive(events))
+    if rederive_turns:
+        report.findings.extend(rederive(events))
     return report
 
 

@@ -8,8 +8,9 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -17,9 +18,10 @@ from click.testing import CliRunner, Result
 from cli.main import cli
 from core.board import Board
 from core.catalogue import RULES_VERSION
-from core.game import fold
-from events.base import Event
-from events.codec import canonical
+from core.game import evolve, fold
+from core.state import EMPTY, state_hash
+from events.base import GENESIS_HASH, Event
+from events.codec import canonical, decode_line, line_hash
 from events.combat import ShotFired
 from events.fleet import ShipBought
 from events.game import GameCreated, GameEnded
@@ -259,3 +261,52 @@ def test_month_must_be_year_and_month(tmp_path: Path) -> None:
     )
     assert result.exit_code == 2 and "--month" in result.output
     assert not (tmp_path / "a").exists()
+
+
+def test_archiving_with_two_processes_gives_the_same_tables(simulated: Path, archived: Path, tmp_path: Path) -> None:
+    parallel = tmp_path / "parallel"
+    result = archive_games(sorted(simulated.glob("*.jsonl")), parallel, "2026-03", jobs=2)
+    assert result.exit_code == 0 and sorted(result.archived) == sorted(p.stem for p in simulated.glob("*.jsonl"))
+    for table in ("games", "events", "dice", "shots", "collisions", "damage", "fires", "ships"):
+        sql = f"SELECT * FROM {table} ORDER BY ALL"
+        assert query_archive(parallel, sql).rows == query_archive(archived, sql).rows, table
+
+
+def forge(path: Path, edit: Callable[[list[dict[str, Any]]], None]) -> None:
+    """Edit a log's lines as a thorough forger would: turn-end state hashes recomputed, chain and
+    head rewritten, so that only re-deriving the outcomes from the inputs can tell."""
+    bodies = [json.loads(line) for line in path.read_bytes().splitlines()]
+    edit(bodies)
+    state = EMPTY
+    for body in bodies:
+        if body["type"] == "turn-ended":
+            body["state_hash"] = state_hash(state)
+        state = evolve(state, decode_line(canonical({k: v for k, v in body.items() if k != "hash"}), 0))
+    prev, lines = GENESIS_HASH, []
+    for body in bodies:
+        body["prev"] = prev
+        body.pop("hash")
+        body["hash"] = prev = line_hash(body)
+        lines.append(canonical(body))
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    GameLog(path).write_head(len(lines) - 1, prev)
+
+
+def test_archive_rederive_option_catches_an_outcome_forged_with_its_turn_hashes(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    simulate(games, 1, "edit", max_turns=8)
+    path = next(games.glob("*.jsonl"))
+
+    def lighter_hit(bodies: list[dict[str, Any]]) -> None:
+        damage = next(b for b in bodies if b["type"] == "damage" and b["cause"] == "shot" and b["amount"] > 1)
+        damage["amount"] -= 1
+        shot = next(
+            b for b in reversed(bodies[: damage["seq"]])
+            if b["type"] == "shot-fired" and b["target"] == damage["ship"] and b["hit"]
+        )
+        shot["damage"] -= 1
+
+    forge(path, lighter_hit)
+    assert archive_games([path], tmp_path / "quick", "2026-03").archived  # chain, dice and hashes agree
+    caught = archive_games([path], tmp_path / "full", "2026-03", rederive_turns=True)
+    assert not caught.archived and "rederive" in caught.refused[0].reason
