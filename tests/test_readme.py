@@ -28,8 +28,18 @@ def walkthrough(heading: str) -> list[list[str]]:
     return commands
 
 
-@pytest.mark.parametrize("heading", ["A referee's walkthrough (mortecouille)", "A referee's walkthrough (blockade)"])
-def test_every_walkthrough_command_succeeds(heading: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "heading",
+    [
+        "A referee's walkthrough (mortecouille)",
+        "A referee's walkthrough (blockade)",
+        "For the game designer: many games, one SQL engine",
+    ],
+)
+def test_every_walkthrough_command_succeeds(
+    heading: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the commands write relative paths (sims/, archive/, gunnery.svg)
     for words in walkthrough(heading):
-        result = CliRunner().invoke(cli, ["--games-dir", str(tmp_path), *words])
+        result = CliRunner().invoke(cli, ["--games-dir", "games", *words])
         assert result.exit_code == 0, (words, result.output)
