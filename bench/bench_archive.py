@@ -152,7 +152,8 @@ def main() -> None:
             f"ratio {rate / baseline_rate:.3f} (target >= 0.5)"
         )
         print(
-            f"  on {options.jobs} process(es), like DuckDB's threads; against raw lines: ratio {rate / raw_rate:.3f}"
+            f"  on {options.jobs} process(es), like DuckDB's threads; "
+            f"against raw lines: ratio {rate / raw_rate:.3f}"
         )
         if options.jobs == 1:
             print(
