@@ -5,10 +5,10 @@ from __future__ import annotations
 import click
 
 from cli.app import Context, cli, pass_context, reports_errors
-from cli.session import game_log, run_command, store_seed
+from cli.session import KnownState, game_log, run_command, store_seed
 from core.catalogue import RULES_VERSION
 from core.dice import TableDice, seed_commitment
-from core.game import Command, CreateGame, decide
+from core.game import Command, CreateGame, decide, fold
 from core.state import EMPTY, GameState
 from events.base import Event
 from replays.board_text import render_board
@@ -48,16 +48,18 @@ def demo(ctx: Context, seed: str, name: str | None, max_turns: int) -> None:
     )
     log_.path.parent.mkdir(parents=True, exist_ok=True)
     store_seed(log_, seed)
-    log_.create(created)
-    latest: list[GameState] = []
+    stamped = log_.create(created)
+    known = KnownState(next_seq=len(stamped), last_hash=stamped[-1].hash, state=fold(stamped))
 
     def apply(command: Command) -> list[Event]:
-        appended, state = run_command(log_, lambda _: command)
-        latest[:] = [state]
+        nonlocal known
+        appended, state = run_command(log_, lambda _: command, known=known)
+        if appended:
+            known = KnownState(next_seq=appended[-1].seq + 1, last_hash=appended[-1].hash, state=state)
         return appended
 
     def current() -> GameState:
-        return latest[0]
+        return known.state
 
     set_up_demo_fleets(apply)
     state = play_turns(apply, current, seed, max_turns)

@@ -12,6 +12,7 @@ import secrets
 from collections.abc import Callable
 from pathlib import Path
 
+import msgspec
 import structlog
 
 import core.rulesets  # noqa: F401 - registers every ruleset's commands
@@ -84,17 +85,33 @@ def load(log_: GameLog) -> tuple[list[Event], GameState]:
     return events, fold(events)
 
 
+class KnownState(msgspec.Struct, frozen=True):
+    """A state folded earlier and the log position it stands for (next seq, last hash)."""
+
+    next_seq: int
+    last_hash: str
+    state: GameState
+
+
 def run_command(
     log_: GameLog,
     make_command: Callable[[GameState], Command],
     table_values: list[int] | None = None,
     ask: AskDie | None = None,
     expected_seq: int | None = None,
+    known: KnownState | None = None,
 ) -> tuple[list[Event], GameState]:
-    """Lock, fold, decide and append one command; return the appended events and the new state."""
+    """Lock, fold, decide and append one command; return the appended events and the new state.
+
+    ``known``: a state the caller folded before; it is used instead of folding the log again
+    only if the log still ends where it did (same next seq and last hash), so a long
+    sequence of commands (the demo) does not fold the whole log for each one.
+    """
     with log_.transaction() as tx:
-        events = tx.read()
-        state = fold(events)
+        if known is not None and tx.position() == (known.next_seq, known.last_hash):
+            state = known.state
+        else:
+            state = fold(tx.read())
         command = make_command(state)
         dice = dice_for(log_, state, table_values, ask)
         produced = decide(state, command, dice)

@@ -255,6 +255,10 @@ class Transaction:
     def read(self) -> list[Event]:
         return self.log.read()
 
+    def position(self) -> tuple[int, str]:
+        """The next seq and the last line's hash, read from the end of the file only."""
+        return _tail_position(self.fd, self.log.name)
+
     def append(self, events: Sequence[Event], expected_seq: int | None = None) -> list[Event]:
         """Stamp and write ``events`` with one write and one fsync.
 
