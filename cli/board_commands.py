@@ -56,7 +56,7 @@ def place(
     owner: str | None,
     expect_seq: int | None,
 ) -> None:
-    """Put SHIP on SQUARE (e.g. C5)."""
+    """Put SHIP on SQUARE, a name such as C5, with its --facing (B1, B2)."""
     try:
         at = parse_square(square)
     except ValueError as error:
