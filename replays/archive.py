@@ -23,6 +23,10 @@ Choices, each for a reason:
 * **Rows are built in Python from the typed events, written by DuckDB.** The rows go to a temporary
   JSON-lines file per table and one ``COPY (SELECT ... FROM read_json(...)) TO ... (PARTITION_BY)``
   writes them: measured ~400 times faster than ``executemany`` inserts, and no pyarrow or pandas.
+
+The table schemas and the README's text are in :mod:`replays.archive_schema`, the rows built from a
+game's events in :mod:`replays.archive_rows`; this module verifies, writes, keeps the manifest and
+the lock, and re-exports their public names.
 """
 
 from __future__ import annotations
@@ -41,149 +45,48 @@ from typing import Any
 import msgspec
 
 import core.rulesets  # noqa: F401 - registers the rulesets (deciders, re-derivers) verify needs
-from core.game import fold
-from core.state import GameState
-from events.base import Event
 from events.codec import LogError, decode_lines
-from events.combat import FireChecked, ShotFired
-from events.game import DieRolled, GameCreated, GameEnded
-from events.movement import CollisionOccurred, DamageTaken
-from events.rulings import RulingRecorded
+from events.game import GameCreated, GameEnded
 from events.store import GameLog
+from replays.archive_rows import Row, game_rows
+from replays.archive_schema import PARTITION_COLUMNS, TABLES, Columns, readme_text
 from replays.verify import verify_log
+
+__all__ = [
+    "FLUSH_EVENTS",
+    "LOGS_DIR",
+    "MANIFEST_FORMAT",
+    "MANIFEST_NAME",
+    "PARTITION_COLUMNS",
+    "TABLES",
+    "ArchiveResult",
+    "ArchivedGame",
+    "Columns",
+    "Manifest",
+    "PreparedGame",
+    "Refusal",
+    "Row",
+    "archive_games",
+    "columns_struct",
+    "game_rows",
+    "has_parts",
+    "last_line_hash",
+    "prepare_game",
+    "read_manifest",
+    "readme_text",
+    "remove_orphans",
+    "sql_string",
+    "table_glob",
+    "write_batch",
+    "write_readme",
+]
 
 MANIFEST_NAME = "manifest.json"
 LOGS_DIR = "logs"
 MANIFEST_FORMAT = 1
 
-#: Hive partition columns, in directory order; every table has them.
-PARTITION_COLUMNS: tuple[str, ...] = ("ruleset", "month")
-
-Columns = tuple[tuple[str, str], ...]
-
-#: Every table's columns and DuckDB types, without the partition columns. The one source of the
-#: schema: the writer, the empty views of a young archive and the README all read it.
-TABLES: dict[str, Columns] = {
-    "games": (
-        ("game", "VARCHAR"),
-        ("players", "VARCHAR[]"),
-        ("budget", "BIGINT"),
-        ("board_width", "INTEGER"),
-        ("board_height", "INTEGER"),
-        ("rules_version", "VARCHAR"),
-        ("dice_mode", "VARCHAR"),
-        ("forked_from", "VARCHAR"),
-        ("scenario", "BOOLEAN"),
-        ("turns", "INTEGER"),
-        ("winner", "VARCHAR"),
-        ("end_reason", "VARCHAR"),
-        ("events", "BIGINT"),
-        ("last_hash", "VARCHAR"),
-    ),
-    "events": (
-        ("game", "VARCHAR"),
-        ("seq", "BIGINT"),
-        ("turn", "INTEGER"),
-        ("type", "VARCHAR"),
-        ("ship", "VARCHAR"),
-        ("payload", "VARCHAR"),
-    ),
-    "dice": (
-        ("game", "VARCHAR"),
-        ("seq", "BIGINT"),
-        ("turn", "INTEGER"),
-        ("phase", "VARCHAR"),
-        ("ship", "VARCHAR"),
-        ("purpose", "VARCHAR"),
-        ("index", "INTEGER"),
-        ("sides", "INTEGER"),
-        ("value", "INTEGER"),
-        ("source", "VARCHAR"),
-    ),
-    "shots": (
-        ("game", "VARCHAR"),
-        ("seq", "BIGINT"),
-        ("turn", "INTEGER"),
-        ("ship", "VARCHAR"),
-        ("weapon", "VARCHAR"),
-        ("target", "VARCHAR"),
-        ("distance", "INTEGER"),
-        ("cannons", "INTEGER"),
-        ("mode", "VARCHAR"),
-        ("dice", "INTEGER[]"),
-        ("bonus", "INTEGER"),
-        ("needed", "VARCHAR"),
-        ("needed_total", "INTEGER"),
-        ("hit", "BOOLEAN"),
-        ("damage", "INTEGER"),
-        ("flaming", "BOOLEAN"),
-    ),
-    "collisions": (
-        ("game", "VARCHAR"),
-        ("seq", "BIGINT"),
-        ("turn", "INTEGER"),
-        ("round", "INTEGER"),
-        ("phase", "VARCHAR"),
-        ("step", "INTEGER"),
-        ("rule", "VARCHAR"),
-        ("ship_a", "VARCHAR"),
-        ("ship_b", "VARCHAR"),
-        ("square_x", "INTEGER"),
-        ("square_y", "INTEGER"),
-        ("rock_x", "INTEGER"),
-        ("rock_y", "INTEGER"),
-    ),
-    "damage": (
-        ("game", "VARCHAR"),
-        ("seq", "BIGINT"),
-        ("turn", "INTEGER"),
-        ("round", "INTEGER"),
-        ("phase", "VARCHAR"),
-        ("ship", "VARCHAR"),
-        ("amount", "DOUBLE"),
-        ("cause", "VARCHAR"),
-        ("other", "VARCHAR"),
-        ("rules", "VARCHAR[]"),
-    ),
-    "fires": (
-        ("game", "VARCHAR"),
-        ("seq", "BIGINT"),
-        ("turn", "INTEGER"),
-        ("ship", "VARCHAR"),
-        ("phase", "VARCHAR"),
-        ("die", "INTEGER"),
-        ("out", "BOOLEAN"),
-        ("damage", "INTEGER"),
-        ("next_phase", "VARCHAR"),
-        ("abandoned", "BOOLEAN"),
-    ),
-    "ships": (
-        ("game", "VARCHAR"),
-        ("owner", "VARCHAR"),
-        ("ship", "VARCHAR"),
-        ("kind", "VARCHAR"),
-        ("options", "VARCHAR[]"),
-        ("fleet_options", "VARCHAR[]"),
-        ("price", "BIGINT"),
-        ("damage", "DOUBLE"),
-        ("damage_dealt", "DOUBLE"),
-        ("status", "VARCHAR"),
-        ("won", "BOOLEAN"),
-    ),
-    "rulings": (
-        ("game", "VARCHAR"),
-        ("seq", "BIGINT"),
-        ("turn", "INTEGER"),
-        ("rule", "VARCHAR"),
-        ("text", "VARCHAR"),
-        ("adjustments", "INTEGER"),
-    ),
-}
-
 #: Rows kept in memory before they are written as one batch (bounds memory on big archives).
 FLUSH_EVENTS = 400_000
-
-Row = dict[str, Any]
 
 
 class ArchivedGame(msgspec.Struct, frozen=True):
@@ -232,181 +135,6 @@ class PreparedGame(msgspec.Struct):
     head: bytes | None
     last_hash: str
     rows: dict[str, list[Row]]
-
-
-# ------------------------------------------------------------------ rows
-
-
-def _status(sunk: bool, lost: bool, gone: bool) -> str:
-    return "sunk" if sunk else "lost" if lost else "gone" if gone else "afloat"
-
-
-def game_rows(name: str, events: Sequence[Event], lines: Sequence[bytes]) -> dict[str, list[Row]]:
-    """The rows of every table for one game (without partition columns), from its typed events.
-
-    ``lines`` are the log's raw lines, stored as the events' payload byte for byte so the hash
-    chain can be re-checked from the Parquet files alone.
-    """
-    rows: dict[str, list[Row]] = {table: [] for table in TABLES}
-    dealt: dict[str, float] = {}
-    for event, line in zip(events, lines, strict=True):
-        turn = getattr(event, "turn", None)
-        ship = getattr(event, "ship", None)
-        rows["events"].append(
-            {
-                "game": name,
-                "seq": event.seq,
-                "turn": turn if isinstance(turn, int) else None,
-                "type": event.__struct_config__.tag,
-                "ship": ship if isinstance(ship, str) else None,
-                "payload": line.decode("utf-8"),
-            }
-        )
-        if isinstance(event, DieRolled):
-            rows["dice"].append(
-                {
-                    "game": name,
-                    "seq": event.seq,
-                    "turn": event.turn,
-                    "phase": event.phase,
-                    "ship": event.ship,
-                    "purpose": event.purpose,
-                    "index": event.index,
-                    "sides": event.sides,
-                    "value": event.value,
-                    "source": event.source,
-                }
-            )
-        elif isinstance(event, ShotFired):
-            rows["shots"].append(
-                {
-                    "game": name,
-                    "seq": event.seq,
-                    "turn": event.turn,
-                    "ship": event.ship,
-                    "weapon": event.weapon,
-                    "target": event.target,
-                    "distance": event.distance,
-                    "cannons": event.cannons,
-                    "mode": event.mode,
-                    "dice": list(event.dice),
-                    "bonus": event.bonus,
-                    "needed": str(event.needed),
-                    "needed_total": event.needed if isinstance(event.needed, int) else None,
-                    "hit": event.hit,
-                    "damage": event.damage,
-                    "flaming": event.flaming,
-                }
-            )
-        elif isinstance(event, CollisionOccurred):
-            rows["collisions"].append(
-                {
-                    "game": name,
-                    "seq": event.seq,
-                    "turn": event.turn,
-                    "round": event.round,
-                    "phase": event.phase,
-                    "step": event.step,
-                    "rule": event.rule,
-                    "ship_a": event.ships[0] if event.ships else None,
-                    "ship_b": event.ships[1] if len(event.ships) > 1 else None,
-                    "square_x": event.square[0],
-                    "square_y": event.square[1],
-                    "rock_x": event.rock[0] if event.rock is not None else None,
-                    "rock_y": event.rock[1] if event.rock is not None else None,
-                }
-            )
-        elif isinstance(event, DamageTaken):
-            rows["damage"].append(
-                {
-                    "game": name,
-                    "seq": event.seq,
-                    "turn": event.turn,
-                    "round": event.round,
-                    "phase": event.phase,
-                    "ship": event.ship,
-                    "amount": event.amount,
-                    "cause": event.cause,
-                    "other": event.other,
-                    "rules": list(event.rules),
-                }
-            )
-            if event.other is not None and event.other != event.ship:
-                dealt[event.other] = dealt.get(event.other, 0.0) + event.amount
-        elif isinstance(event, FireChecked):
-            rows["fires"].append(
-                {
-                    "game": name,
-                    "seq": event.seq,
-                    "turn": event.turn,
-                    "ship": event.ship,
-                    "phase": event.phase,
-                    "die": event.die,
-                    "out": event.out,
-                    "damage": event.damage,
-                    "next_phase": event.next_phase,
-                    "abandoned": event.abandoned,
-                }
-            )
-        elif isinstance(event, RulingRecorded):
-            rows["rulings"].append(
-                {
-                    "game": name,
-                    "seq": event.seq,
-                    "turn": event.turn,
-                    "rule": event.rule,
-                    "text": event.text,
-                    "adjustments": len(event.adjustments),
-                }
-            )
-    state = fold(events)
-    rows["games"].append(_game_row(name, events, state))
-    rows["ships"].extend(_ship_rows(name, state, dealt))
-    return rows
-
-
-def _game_row(name: str, events: Sequence[Event], state: GameState) -> Row:
-    created = events[0]
-    forked_from = created.forked_from if isinstance(created, GameCreated) else None
-    return {
-        "game": name,
-        "players": list(state.players),
-        "budget": state.budget,
-        "board_width": state.board.width,
-        "board_height": state.board.height,
-        "rules_version": state.rules_version,
-        "dice_mode": state.dice_mode,
-        "forked_from": forked_from,
-        "scenario": state.scenario,
-        # as replays.botgame.summarise counts: an ended state's turn is the last one resolved + 1
-        "turns": state.turn - 1 if state.ended else state.turn,
-        "winner": state.winner,
-        "end_reason": state.end_reason,
-        "events": len(events),
-        "last_hash": events[-1].hash,
-    }
-
-
-def _ship_rows(name: str, state: GameState, dealt: dict[str, float]) -> list[Row]:
-    rows = []
-    for ship in sorted(state.ships.values(), key=lambda s: (s.owner or "", s.id)):
-        fleet = state.fleets.get(ship.owner) if ship.owner is not None else None
-        rows.append(
-            {
-                "game": name,
-                "owner": ship.owner,
-                "ship": ship.id,
-                "kind": ship.kind,
-                "options": list(ship.options),
-                "fleet_options": list(fleet.fleet_options) if fleet is not None else [],
-                "price": ship.price,
-                "damage": ship.damage,
-                "damage_dealt": dealt.get(ship.id, 0.0),
-                "status": _status(ship.sunk, ship.lost, ship.gone),
-                "won": ship.owner is not None and ship.owner == state.winner,
-            }
-        )
-    return rows
 
 
 # ------------------------------------------------------------------ one log
@@ -656,53 +384,6 @@ def has_parts(archive: Path, table: str) -> bool:
 
 
 # ------------------------------------------------------------------ README
-
-_DESCRIPTIONS: dict[str, str] = {
-    "games": "one row per archived game: its creation, how long it lasted, who won and why",
-    "events": "every log line: `payload` is the exact canonical JSON line (its `hash` re-checkable "
-    "with SHA-256); `turn` and `ship` are null for events without them",
-    "dice": "every die (die-rolled): `index` counts this ship's rolls for this purpose in this phase; "
-    "`source` is seeded, table or fixed",
-    "shots": "every cannon volley or catapult shot (shot-fired): `mode` normal, burst or catapult; "
-    "`needed` the total to reach or hit/miss when automatic (then `needed_total` is null and `dice` "
-    "empty); `bonus` the S6 superiority bonus",
-    "collisions": "every collision (rules M, C): two ships, or one ship (`ship_b` null) against a rock "
-    "or the board's edge, `rock_x`/`rock_y` then being the square it claimed (off the board for the "
-    "edge); `square_x`/`square_y` where it happened",
-    "damage": "every loss (damage): `cause` ram, rock, shot, catapult, fire, wear, explosion...; "
-    "`other` the ship that caused it, when one did",
-    "fires": "every fire check at upkeep (fire-checked, X1): `next_phase` null when the fire is out "
-    "or the crew abandoned the ship",
-    "ships": "every ship as the game ended: individual `options` and the owner's `fleet_options`, "
-    "`price` paid for the ship and its own options (F1-F2), `damage` taken, `damage_dealt` (damage "
-    "rows naming it as `other`), `status` sunk, lost (abandoned), gone or afloat, `won` its owner won",
-    "rulings": "every referee ruling: the rule it rests on, its text and how many adjustments it made",
-}
-
-
-def readme_text() -> str:
-    lines = [
-        "# Mortecouille game archive",
-        "",
-        "Plain Parquet files, hive-partitioned: `TABLE/ruleset=R/month=YYYY-MM/part-BATCH-N.parquet`.",
-        "`ruleset` and `month` are partition columns (in the directory names, not in the files); "
-        "`month` is when the game was archived. Any Parquet reader works, no project code needed:",
-        "",
-        "```sql",
-        "SELECT * FROM read_parquet('ARCHIVE/shots/**/*.parquet', hive_partitioning = true);",
-        "```",
-        "",
-        "`logs/GAME.jsonl` is each game's verified log, byte for byte (canonical JSON lines, each with",
-        "`hash` = SHA-256 of the line without `hash`, chained by `prev`); `manifest.json` lists the",
-        "archived games with their last hash.",
-        "",
-    ]
-    for table, columns in TABLES.items():
-        lines += [f"## {table}", "", _DESCRIPTIONS[table] + ".", "", "| column | type |", "|---|---|"]
-        lines += [f"| {name} | {kind} |" for name, kind in columns]
-        lines += [f"| {name} | VARCHAR (partition) |" for name in PARTITION_COLUMNS]
-        lines.append("")
-    return "\n".join(lines)
 
 
 def write_readme(archive: Path) -> None:

@@ -8,71 +8,27 @@ import shutil
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
-from cli.main import cli
-from core.board import Board
-from core.catalogue import RULES_VERSION
-from core.game import evolve, fold
-from core.state import EMPTY, state_hash
-from events.base import GENESIS_HASH, Event
-from events.codec import canonical, decode_line, line_hash
+from core.game import fold
+from events.codec import canonical
 from events.combat import ShotFired
 from events.fleet import ShipBought
-from events.game import GameCreated, GameEnded
 from events.rulings import RulingRecorded
 from events.store import GameLog
 from replays.analytics import query_archive
 from replays.archive import TABLES, archive_games, read_manifest, readme_text
 from replays.simulate import simulate
-
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def run(*args: str) -> Result:
-    return CliRunner().invoke(cli, list(args))
-
-
-def write_game(
-    directory: Path,
-    name: str,
-    body: Sequence[Event] = (),
-    *,
-    ended: bool = True,
-    winner: str | None = None,
-    dice_mode: str = "table",
-) -> GameLog:
-    """A hand-made, verifiable table-dice game: game-created, ``body``, then game-ended."""
-    created = GameCreated(
-        game=name,
-        ruleset="mortecouille",
-        players=("Anne", "Bart"),
-        budget=100000,
-        board=Board(width=10, height=10),
-        rules_version=RULES_VERSION,
-        dice_mode=dice_mode,
-    )
-    ending = [GameEnded(reason="referee", winner=winner)] if ended else []
-    log = GameLog(directory / f"{name}.jsonl")
-    log.create([created, *body, *ending])
-    return log
+from tests.cli_helpers import run_cli
+from tests.forgery import forge_with_turn_hashes
+from tests.helpers import ROOT, file_digests, write_game
 
 
 def count(archive: Path, sql: str) -> int:
     return int(query_archive(archive, sql).rows[0][0])
-
-
-def all_files(directory: Path) -> dict[str, str]:
-    return {
-        str(path.relative_to(directory)): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted(directory.rglob("*"))
-        if path.is_file() and path.name != ".lock"
-    }
 
 
 @pytest.fixture(scope="module")
@@ -142,11 +98,11 @@ def test_shot_rows_match_the_events(simulated: Path, archived: Path) -> None:
 
 
 def test_archiving_twice_adds_nothing_whatever_the_month(simulated: Path, archived: Path) -> None:
-    before = all_files(archived)
-    again = run("archive", "--games-dir", str(simulated), "--to", str(archived), "--month", "2027-01")
+    before = file_digests(archived)
+    again = run_cli("archive", "--games-dir", str(simulated), "--to", str(archived), "--month", "2027-01")
     assert again.exit_code == 0, again.output
     assert "archived 0 game(s)" in again.output and "4 already archived" in again.output
-    assert all_files(archived) == before
+    assert file_digests(archived) == before
     assert count(archived, "SELECT count(DISTINCT month) FROM events") == 1
 
 
@@ -160,7 +116,7 @@ def test_a_tampered_log_is_refused_by_name_and_the_others_are_archived(
     index = next(i for i, line in enumerate(lines) if b'"die-rolled"' in line)
     lines[index] = lines[index].replace(b'"value":', b'"value":1', 1)  # a 3 becomes a 13
     path.write_bytes(b"".join(lines))
-    result = run("archive", "--games-dir", str(games), "--to", str(tmp_path / "a"), "--month", "2026-03")
+    result = run_cli("archive", "--games-dir", str(games), "--to", str(tmp_path / "a"), "--month", "2026-03")
     assert result.exit_code == 4
     assert "refused sim-arch-2: corrupt or tampered log" in result.output
     assert f"seq {index}" in result.output or f"line {index + 1}" in result.output
@@ -172,7 +128,7 @@ def test_a_tampered_log_is_refused_by_name_and_the_others_are_archived(
 def test_unfinished_games_are_skipped_with_a_note(tmp_path: Path) -> None:
     write_game(tmp_path / "g", "open", ended=False)
     write_game(tmp_path / "g", "done")
-    result = run(
+    result = run_cli(
         "archive", "--games-dir", str(tmp_path / "g"), "--to", str(tmp_path / "a"), "--month", "2026-03"
     )
     assert result.exit_code == 0
@@ -184,12 +140,14 @@ def test_a_log_changed_after_archiving_is_refused_as_a_conflict(tmp_path: Path) 
     log = write_game(tmp_path / "g", "done")
     archive = tmp_path / "a"
     assert archive_games([log.path], archive, "2026-03").archived == ["done"]
-    before = all_files(archive)
+    before = file_digests(archive)
     log.append([RulingRecorded(turn=1, rule="T3", text="late ruling")])
-    result = run("archive", "--games-dir", str(tmp_path / "g"), "--to", str(archive), "--month", "2026-03")
+    result = run_cli(
+        "archive", "--games-dir", str(tmp_path / "g"), "--to", str(archive), "--month", "2026-03"
+    )
     assert result.exit_code == 3
     assert "refused done: already archived with last hash" in result.output
-    assert all_files(archive) == before
+    assert file_digests(archive) == before
 
 
 def test_part_files_of_a_crashed_run_are_removed(tmp_path: Path) -> None:
@@ -248,7 +206,7 @@ def test_importing_the_cli_does_not_import_duckdb() -> None:
 
 def test_no_progress_bar_when_not_a_terminal(tmp_path: Path) -> None:
     write_game(tmp_path / "g", "done")
-    result = run(
+    result = run_cli(
         "archive", "--games-dir", str(tmp_path / "g"), "--to", str(tmp_path / "a"), "--month", "2026-03"
     )
     assert result.exit_code == 0 and "archiving" not in result.output
@@ -256,40 +214,24 @@ def test_no_progress_bar_when_not_a_terminal(tmp_path: Path) -> None:
 
 def test_month_must_be_year_and_month(tmp_path: Path) -> None:
     write_game(tmp_path / "g", "done")
-    result = run(
+    result = run_cli(
         "archive", "--games-dir", str(tmp_path / "g"), "--to", str(tmp_path / "a"), "--month", "2026-13"
     )
     assert result.exit_code == 2 and "--month" in result.output
     assert not (tmp_path / "a").exists()
 
 
-def test_archiving_with_two_processes_gives_the_same_tables(simulated: Path, archived: Path, tmp_path: Path) -> None:
+def test_archiving_with_two_processes_gives_the_same_tables(
+    simulated: Path, archived: Path, tmp_path: Path
+) -> None:
     parallel = tmp_path / "parallel"
     result = archive_games(sorted(simulated.glob("*.jsonl")), parallel, "2026-03", jobs=2)
-    assert result.exit_code == 0 and sorted(result.archived) == sorted(p.stem for p in simulated.glob("*.jsonl"))
+    assert result.exit_code == 0 and sorted(result.archived) == sorted(
+        p.stem for p in simulated.glob("*.jsonl")
+    )
     for table in ("games", "events", "dice", "shots", "collisions", "damage", "fires", "ships"):
         sql = f"SELECT * FROM {table} ORDER BY ALL"
         assert query_archive(parallel, sql).rows == query_archive(archived, sql).rows, table
-
-
-def forge(path: Path, edit: Callable[[list[dict[str, Any]]], None]) -> None:
-    """Edit a log's lines as a thorough forger would: turn-end state hashes recomputed, chain and
-    head rewritten, so that only re-deriving the outcomes from the inputs can tell."""
-    bodies = [json.loads(line) for line in path.read_bytes().splitlines()]
-    edit(bodies)
-    state = EMPTY
-    for body in bodies:
-        if body["type"] == "turn-ended":
-            body["state_hash"] = state_hash(state)
-        state = evolve(state, decode_line(canonical({k: v for k, v in body.items() if k != "hash"}), 0))
-    prev, lines = GENESIS_HASH, []
-    for body in bodies:
-        body["prev"] = prev
-        body.pop("hash")
-        body["hash"] = prev = line_hash(body)
-        lines.append(canonical(body))
-    path.write_bytes(b"\n".join(lines) + b"\n")
-    GameLog(path).write_head(len(lines) - 1, prev)
 
 
 def test_archive_rederive_option_catches_an_outcome_forged_with_its_turn_hashes(tmp_path: Path) -> None:
@@ -301,12 +243,13 @@ def test_archive_rederive_option_catches_an_outcome_forged_with_its_turn_hashes(
         damage = next(b for b in bodies if b["type"] == "damage" and b["cause"] == "shot" and b["amount"] > 1)
         damage["amount"] -= 1
         shot = next(
-            b for b in reversed(bodies[: damage["seq"]])
+            b
+            for b in reversed(bodies[: damage["seq"]])
             if b["type"] == "shot-fired" and b["target"] == damage["ship"] and b["hit"]
         )
         shot["damage"] -= 1
 
-    forge(path, lighter_hit)
+    forge_with_turn_hashes(path, lighter_hit)
     assert archive_games([path], tmp_path / "quick", "2026-03").archived  # chain, dice and hashes agree
     caught = archive_games([path], tmp_path / "full", "2026-03", rederive_turns=True)
     assert not caught.archived and "rederive" in caught.refused[0].reason

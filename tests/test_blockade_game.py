@@ -7,30 +7,18 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from click.testing import CliRunner, Result
 
-from cli.main import cli
-from events.base import GENESIS_HASH
-from events.codec import canonical, line_hash
-from events.store import GameLog
-
-
-def run(games: Path, *args: str) -> Result:
-    return CliRunner().invoke(cli, ["--games-dir", str(games), *args])
+from tests.cli_helpers import run, set_up_harbour
+from tests.forgery import forge, log_bodies
 
 
 @pytest.fixture
 def game(games: Path) -> Path:
-    assert run(games, "new", "b", "--ruleset", "blockade", "--players", "Anne,Bart", "--board", "8x8",
-               "--rock", "E5", "--wind", "C3:E", "--whirlpool", "F2", "--seed", "1").exit_code == 0
-    assert run(games, "place", "b", "Sloopy", "C2", "--kind", "sloop", "--owner", "Anne").exit_code == 0
-    assert run(games, "place", "b", "Frig", "C4", "--kind", "war-frigate", "--owner", "Bart",
-               "--facing", "S").exit_code == 0
-    return games
+    return set_up_harbour(games, "b")
 
 
 def lines(games: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in (games / "b.jsonl").read_text().splitlines()]
+    return log_bodies(games / "b.jsonl")
 
 
 def test_P1_resolve_waits_for_every_ship_unless_partial(game: Path) -> None:
@@ -80,27 +68,12 @@ def test_P3_a_ship_sinks_at_the_end_of_the_round_and_leaves_the_board(game: Path
     assert run(game, "place", "b", "Other", "A1", "--kind", "sloop").exit_code == 0  # a wreck blocks nothing
 
 
-def rechain(path: Path, edit: dict[int, dict[str, object]]) -> None:
-    """Edit lines and recompute every hash so that the chain is valid again."""
-    prev = GENESIS_HASH
-    out = []
-    for line in path.read_text().splitlines():
-        body = json.loads(line)
-        body.update(edit.get(body["seq"], {}))
-        body["prev"] = prev
-        body.pop("hash")
-        body["hash"] = prev = line_hash(body)
-        out.append(canonical(body))
-    path.write_bytes(b"\n".join(out) + b"\n")
-    GameLog(path).write_head(len(out) - 1, prev)  # a thorough forger rewrites the head anchor too
-
-
 def test_verify_rederives_outcomes_and_catches_a_rechained_edit(game: Path) -> None:
     run(game, "tokens", "b", "Sloopy", "F", "F", "L", "-")
     run(game, "tokens", "b", "Frig", "F", "-", "R", "F")
     run(game, "resolve", "b")
     damage = next(e for e in lines(game) if e["type"] == "damage" and e["ship"] == "Sloopy")
-    rechain(game / "b.jsonl", {int(msgspec.convert(damage["seq"], int)): {"amount": 0.5}})
+    forge(game / "b.jsonl", {int(msgspec.convert(damage["seq"], int)): {"amount": 0.5}})
     result = run(game, "verify", "b")
     assert result.exit_code == 4
     assert "ok   chain" in result.output and "FAIL rederive" in result.output

@@ -7,27 +7,14 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from cli.main import cli
-
-
-def run(games: Path, *args: str, input: str | None = None) -> Result:
-    return CliRunner().invoke(cli, ["--games-dir", str(games), *args], input=input)
-
-
-def tree_digest(games: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(games.rglob("*")) if games.exists() else []:
-        if path.is_file():
-            digest.update(str(path).encode() + path.read_bytes())
-    return digest.hexdigest()
+from tests.cli_helpers import run, tree_digest
 
 
 @pytest.fixture
 def game(games: Path) -> Path:
-    result = run(games, "new", "g", "--players", "Anne,Bart", "--budget", "100000", "--seed", "s3cret",
-                 "--board", "12x10", "--rock", "C5", "--wind", "D4:E", "--whirlpool", "F6")
+    options = ("--seed", "s3cret", "--board", "12x10", "--rock", "C5", "--wind", "D4:E", "--whirlpool", "F6")
+    result = run(games, "new", "g", "--players", "Anne,Bart", "--budget", "100000", *options)
     assert result.exit_code == 0, result.output
     return games
 
@@ -108,9 +95,7 @@ def test_a_torn_log_is_reported_with_exit_4_and_repair_restores_it(game: Path) -
 
 
 def test_log_json_writes_structured_lines_on_stderr(game: Path) -> None:
-    result = CliRunner().invoke(
-        cli, ["--games-dir", str(game), "-v", "--log-json", "end", "g"]
-    )
+    result = run(game, "-v", "--log-json", "end", "g")
     assert result.exit_code == 0
     record = json.loads(result.stderr.splitlines()[-1])
     assert record["event"] == "appended" and record["game"] == "g"

@@ -7,14 +7,13 @@ argument's name). Every command of ``mortecouille --help`` must appear in the ta
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
 
 from cli.main import cli
+from tests.cli_helpers import run, tree_digest
 
 G = "b"  # a blockade game with two ships
 M = "m"  # a mortecouille game, nothing bought
@@ -207,18 +206,6 @@ LATER: list[Any] = [
     ("simulate", ["--games", "1", "--seed", "s", "--to", "sim", "--budget", "-5"], "--budget"),
 ]
 CASES += [case for case in LATER if command_of(case) in cli.commands]  # type: ignore[attr-defined]
-
-
-def run(games: Path, *args: str) -> Result:
-    return CliRunner().invoke(cli, ["--games-dir", str(games), *args])
-
-
-def tree_digest(root: Path) -> str:
-    digest = hashlib.sha256()
-    for path in sorted(root.rglob("*")):
-        if path.is_file():
-            digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ from core.state import EMPTY
 from events.base import EVENT_TYPES, Event
 from events.combat import FireChecked, ShotFired
 from replays.explain import NARRATORS, ExplainContext, explain_text, explain_turn, narrate
-from tests.test_replay import play_blockade_turn, run
+from tests.cli_helpers import play_blockade_turn, run
 
 
 def test_explain_tells_the_turn_by_phase_with_cases_and_rules(games: Path) -> None:
@@ -46,7 +46,7 @@ def test_explain_refuses_a_turn_not_resolved_or_an_unknown_ship(games: Path) -> 
 
 
 def test_every_event_type_has_a_narrator() -> None:
-    # A new event type fails this until it is told in words (one function in replays/explain.py).
+    # A new event type fails this until it is told in words (one function in replays/explain_narrators.py).
     missing = sorted(tag for tag, cls in EVENT_TYPES.items() if cls not in NARRATORS)
     assert missing == []
 

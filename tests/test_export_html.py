@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_replay import play_blockade_turn, run
+from tests.cli_helpers import play_blockade_turn, run
 
 CHROMIUM_FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

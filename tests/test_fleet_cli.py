@@ -14,43 +14,18 @@ import pytest
 from cli.fleet_commands import sheets_for
 from cli.session import game_log, load
 from core.game import fold
-from events.base import GENESIS_HASH, Event
-from events.codec import stamp
 from events.fleet import ShipBought
 from events.movement import DamageTaken
-from events.store import GameLog
-from tests.test_cli_basics import run, tree_digest
+from tests.cli_helpers import ok, run, tree_digest
+from tests.forgery import log_bodies, write_forged_events
 
 
 @pytest.fixture
 def game(games: Path) -> Path:
-    result = run(
-        games,
-        "new",
-        "g",
-        "--players",
-        "Anne,Bart",
-        "--budget",
-        "100000",
-        "--seed",
-        "s3cret",
-        "--board",
-        "12x10",
-        "--rock",
-        "C5",
-    )
+    options = ("--seed", "s3cret", "--board", "12x10", "--rock", "C5")
+    result = run(games, "new", "g", "--players", "Anne,Bart", "--budget", "100000", *options)
     assert result.exit_code == 0, result.output
     return games
-
-
-def ok(games: Path, *args: str) -> str:
-    result = run(games, *args)
-    assert result.exit_code == 0, result.output
-    return result.output
-
-
-def log_lines(games: Path, name: str = "g") -> list[dict[str, object]]:
-    return [json.loads(line) for line in (games / f"{name}.jsonl").read_text().splitlines()]
 
 
 # --- F1-F2 purchases ---------------------------------------------------------------------------
@@ -61,7 +36,7 @@ def test_F1_F2_french_names_are_accepted_and_the_log_stores_canonical_ids(game: 
     assert "red-small 'Hope' with super-shot for 10000; 90000 left" in out
     ok(game, "equip", "g", "Hope", "Perfectionnement de coque niveau 1")
     ok(game, "equip", "g", "anne", "Tentative suicide universel", "--fleet")
-    bought, fitted, fleet = log_lines(game)[1:]
+    bought, fitted, fleet = log_bodies(game / "g.jsonl")[1:]
     assert (bought["type"], bought["kind"], bought["options"], bought["price"]) == (
         "ship-bought",
         "red-small",
@@ -232,17 +207,6 @@ def test_F4_W1_the_sheet_shows_current_structure_and_the_speed_it_costs(game: Pa
 # --- F3 audit ------------------------------------------------------------------------------------
 
 
-def rechain(path: Path, events: list[Event]) -> None:
-    """Write ``events`` as a log whose hash chain is valid again, as a careful forger would."""
-    prev, lines = GENESIS_HASH, []
-    for seq, event in enumerate(events):
-        stamped, line = stamp(event, seq, prev)
-        prev = stamped.hash
-        lines.append(line + b"\n")
-    path.write_bytes(b"".join(lines))
-    GameLog(path).write_head(len(lines) - 1, prev)  # the forger rewrites the head anchor too
-
-
 def test_F3_audit_of_an_honest_game_exits_0(game: Path) -> None:
     buy_anne_fleet(game)
     out = ok(game, "audit", "g")
@@ -261,7 +225,7 @@ def test_F3_audit_catches_a_price_edited_and_rechained_that_verify_cannot(game: 
         for e in events
     ]
     forged[-1] = msgspec.structs.replace(forged[-1], forfeited=45000)
-    rechain(path, forged)
+    write_forged_events(path, forged)
     assert run(game, "verify", "g").exit_code == 0  # the chain is valid: only the audit can tell
     result = run(game, "audit", "g")
     assert result.exit_code == 4, result.output
@@ -277,7 +241,7 @@ def test_F3_a_rechained_copy_of_an_honest_log_passes_the_audit(game: Path) -> No
     buy_anne_fleet(game)
     path = game / "g.jsonl"
     original = path.read_bytes()
-    rechain(path, game_log(game, "g").read())
+    write_forged_events(path, game_log(game, "g").read())
     assert path.read_bytes() == original  # the forger's tool is faithful: the edit alone is caught
     assert run(game, "audit", "g").exit_code == 0
 
@@ -297,7 +261,7 @@ def test_F1_F4_two_fleets_bought_equipped_sealed_and_placed_from_the_cli(game: P
     ok(game, "place", "g", "Grace", "D2", "--facing", "N")
     ok(game, "place", "g", "kraken", "F9", "--facing", "S")
     ok(game, "place", "g", "Imp", "H9", "--facing", "SW")
-    placed = [line for line in log_lines(game) if line["type"] == "ship-placed"]
+    placed = [line for line in log_bodies(game / "g.jsonl") if line["type"] == "ship-placed"]
     assert [(p["ship"], p["kind"], p["owner"], p["at"], p["facing"]) for p in placed] == [
         ("Hope", "red-small", "Anne", [1, 1], "NE"),
         ("Grace", "green-small", "Anne", [3, 1], "N"),

@@ -8,7 +8,8 @@ from pathlib import Path
 from core.dice import RollIdentity, seeded_value
 from events.game import DieRolled
 from events.store import GameLog
-from tests.test_replay import log_lines, play_blockade_turn, run
+from tests.cli_helpers import play_blockade_turn, run
+from tests.forgery import log_bodies
 
 
 def test_fork_copies_up_to_seq_and_records_its_origin(games: Path) -> None:
@@ -17,11 +18,11 @@ def test_fork_copies_up_to_seq_and_records_its_origin(games: Path) -> None:
     result = run(games, "fork", "b", "w", "--at", "4")
     assert result.exit_code == 0, result.output
     assert original.read_bytes() == before
-    forked = log_lines(games / "w.jsonl")
+    forked = log_bodies(games / "w.jsonl")
     assert len(forked) == 5
     created = forked[0]
     assert created["game"] == "w" and created["forked_from"] == "b" and created["forked_at_seq"] == 4
-    copied, source = forked[1:], log_lines(original)[1:5]
+    copied, source = forked[1:], log_bodies(original)[1:5]
     strip = ("prev", "hash")
     assert [{k: v for k, v in e.items() if k not in strip} for e in copied] == [
         {k: v for k, v in e.items() if k not in strip} for e in source
@@ -37,10 +38,11 @@ def test_fork_copies_up_to_seq_and_records_its_origin(games: Path) -> None:
 
 def test_a_fork_after_a_turn_recomputes_its_state_hashes_and_verifies(games: Path) -> None:
     original = play_blockade_turn(games)
-    end = len(log_lines(original)) - 1
+    end = len(log_bodies(original)) - 1
     assert run(games, "fork", "b", "w", "--at", str(end)).exit_code == 0
-    ended = [e for e in log_lines(games / "w.jsonl") if e["type"] == "turn-ended"]
-    assert ended[0]["state_hash"] != log_lines(original)[end]["state_hash"]  # the game's name is in the state
+    ended = [e for e in log_bodies(games / "w.jsonl") if e["type"] == "turn-ended"]
+    # the game's name is in the state
+    assert ended[0]["state_hash"] != log_bodies(original)[end]["state_hash"]
     report = json.loads(run(games, "verify", "w", "--json").output)
     assert report["ok"], report
     explained = run(games, "explain", "w", "--turn", "1").output
@@ -49,7 +51,7 @@ def test_a_fork_after_a_turn_recomputes_its_state_hashes_and_verifies(games: Pat
 
 def test_fork_refuses_a_seq_beyond_the_log_or_inside_a_turn(games: Path) -> None:
     original = play_blockade_turn(games)
-    lines = log_lines(original)
+    lines = log_bodies(original)
     started = next(int(str(e["seq"])) for e in lines if e["type"] == "turn-started")
     for at in (str(len(lines)), str(started), str(started + 3), "-1"):
         refused = run(games, "fork", "b", "w", "--at", at)

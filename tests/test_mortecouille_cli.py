@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from cli.main import cli
-
-
-def run(games: Path, *args: str, input: str | None = None) -> Result:
-    return CliRunner().invoke(cli, ["--games-dir", str(games), *args], input=input)
-
-
-def digest(games: Path) -> str:
-    return hashlib.sha256(b"".join(p.read_bytes() for p in sorted(games.glob("*")))).hexdigest()
+from tests.cli_helpers import run, tree_digest
+from tests.forgery import log_bodies
 
 
 def set_up(games: Path, dice: str = "seeded") -> Path:
-    extra = ["--seed", "s1"] if dice == "seeded" else []
+    options = ["--board", "10x10", "--dice", dice, *(["--seed", "s1"] if dice == "seeded" else [])]
     steps = [
-        ["new", "g", "--players", "Anne,Bart", "--budget", "100000", "--board", "10x10", "--dice", dice, *extra],
+        ["new", "g", "--players", "Anne,Bart", "--budget", "100000", *options],
         ["buy", "g", "Anne", "Rouge small", "Hope", "--option", "Super boulet de canon"],
         ["buy", "g", "Anne", "blue-big", "Black Pearl", "--option", "extra-crew"],
         ["seal", "g", "Anne", "--forfeit"],
@@ -40,15 +30,22 @@ def set_up(games: Path, dice: str = "seeded") -> Path:
 
 
 def events(games: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in (games / "g.jsonl").read_text().splitlines()]
+    return log_bodies(games / "g.jsonl")
 
 
 def test_T1_orders_from_the_cli_and_a_resolved_turn(games: Path) -> None:
     set_up(games)
-    assert run(games, "order", "g", "Black Pearl", "attack", "port", "Kraken", "+", "maneuver", "1/8",
-               "left").exit_code == 0
+    assert (
+        run(
+            games, "order", "g", "Black Pearl", "attack", "port", "Kraken", "+", "maneuver", "1/8", "left"
+        ).exit_code
+        == 0
+    )
     assert run(games, "order", "g", "Hope", "advance").exit_code == 0
-    assert run(games, "order", "g", "Kraken", "attack", "bow", "Black Pearl", "+", "catapult", "Hope").exit_code == 0
+    assert (
+        run(games, "order", "g", "Kraken", "attack", "bow", "Black Pearl", "+", "catapult", "Hope").exit_code
+        == 0
+    )
     result = run(games, "resolve", "g")
     assert result.exit_code == 0, result.output
     types = [e["type"] for e in events(games)]
@@ -73,13 +70,15 @@ def test_T1_orders_from_the_cli_and_a_resolved_turn(games: Path) -> None:
         (["Nobody", "advance"], "Nobody"),
     ],
 )
-def test_refused_orders_exit_2_cite_the_rule_and_change_nothing(games: Path, args: list[str], cited: str) -> None:
+def test_refused_orders_exit_2_cite_the_rule_and_change_nothing(
+    games: Path, args: list[str], cited: str
+) -> None:
     set_up(games)
-    before = digest(games)
+    before = tree_digest(games)
     result = run(games, "order", "g", *args)
     assert result.exit_code == 2, result.output
     assert cited in result.output
-    assert digest(games) == before
+    assert tree_digest(games) == before
 
 
 def test_T1_an_order_is_replaced_only_when_asked(games: Path) -> None:
@@ -96,18 +95,20 @@ def test_D1_table_dice_are_taken_from_dice_and_missing_ones_refused(games: Path)
     set_up(games, dice="table")
     for ship in ("Hope", "Black Pearl", "Kraken"):
         assert run(games, "order", "g", ship, "idle").exit_code == 0
-    before = digest(games)
+    before = tree_digest(games)
     short = run(games, "resolve", "g", "--dice", "3,4", "--no-prompt")
     assert short.exit_code == 2 and "no value given" in short.output and "wind" in short.output
-    assert digest(games) == before
+    assert tree_digest(games) == before
     bad = run(games, "resolve", "g", "--dice", "3,4,9", "--no-prompt")
     assert bad.exit_code == 2 and "1 to 6" in bad.output
-    assert digest(games) == before
+    assert tree_digest(games) == before
     done = run(games, "resolve", "g", "--dice", "3,4,5", "--no-prompt")
     assert done.exit_code == 0, done.output
     winds = [e for e in events(games) if e["type"] == "die-rolled"]
     assert [(e["ship"], e["value"], e["source"]) for e in winds] == [
-        ("Black Pearl", 3, "table"), ("Hope", 4, "table"), ("Kraken", 5, "table")
+        ("Black Pearl", 3, "table"),
+        ("Hope", 4, "table"),
+        ("Kraken", 5, "table"),
     ]
     assert run(games, "verify", "g").exit_code == 0
 

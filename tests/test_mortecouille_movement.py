@@ -23,12 +23,13 @@ from core.errors import BadInput, RuleViolation
 from core.game import fold
 from core.mortecouille_movement import MoveIntent, board_wind_phase, movement_phase
 from core.state import GameState, ShipState
-from events.base import GENESIS_HASH, Event
-from events.codec import decode_lines, stamp
+from events.base import Event
+from events.codec import decode_lines
 from events.game import DieRolled
 from events.mortecouille import WindPointsChanged
 from events.mortecouille_movement import MoveUnaffordable
 from events.movement import CollisionOccurred, DamageTaken, ShipMoved, ShipPushed, ShipSunk
+from tests.forgery import chained_lines
 
 OPEN = Board(10, 10)
 E = TypeVar("E", bound=Event)
@@ -294,11 +295,9 @@ def test_D1_the_phase_events_survive_the_log_format() -> None:
     state, intents = _crowded()
     produced = movement_phase(state, intents, DiceCup(SeededDice("s"), "g", 1))
     produced += board_wind_phase(after(state, produced), DiceCup(SeededDice("s"), "g", 1))
-    previous, lines = GENESIS_HASH, b""
-    for seq, event in enumerate(produced):
-        stamped, line = stamp(event, seq, previous)
-        previous, lines = stamped.hash, lines + line.rstrip(b"\n") + b"\n"
-    decoded = [msgspec.structs.replace(e, seq=-1, prev="", hash="") for e in decode_lines(lines)]
+    decoded = [
+        msgspec.structs.replace(e, seq=-1, prev="", hash="") for e in decode_lines(chained_lines(produced))
+    ]
     assert decoded == produced
     assert after(state, decoded) == after(state, produced)
 

@@ -10,18 +10,13 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from click.testing import CliRunner, Result
 
-from cli.main import cli
 from events.game import DieRolled
 from events.store import GameLog
 from replays.analytics import archive_views, read_only_connection
 from replays.archive import archive_games
-from tests.test_archive import all_files, write_game
-
-
-def run(*args: str) -> Result:
-    return CliRunner().invoke(cli, list(args))
+from tests.cli_helpers import run_cli
+from tests.helpers import file_digests, write_game
 
 
 def rolls(values: list[int]) -> list[DieRolled]:
@@ -66,11 +61,11 @@ WRITES = [
 
 @pytest.mark.parametrize("statement", WRITES)
 def test_statements_that_could_write_are_refused_with_exit_2(archive: Path, statement: str) -> None:
-    before = all_files(archive)
-    result = run("query", str(archive), statement.format(archive=archive))
+    before = file_digests(archive)
+    result = run_cli("query", str(archive), statement.format(archive=archive))
     assert result.exit_code == 2, result.output
     assert "error: SQL:" in result.output
-    assert all_files(archive) == before
+    assert file_digests(archive) == before
 
 
 def test_the_engine_itself_is_read_only_even_without_the_statement_check(archive: Path) -> None:
@@ -91,7 +86,9 @@ def test_the_engine_itself_is_read_only_even_without_the_statement_check(archive
 
 
 def test_reading_statements_run(archive: Path) -> None:
-    table = run("query", str(archive), "SELECT value, count(*) AS n FROM dice GROUP BY value ORDER BY value")
+    table = run_cli(
+        "query", str(archive), "SELECT value, count(*) AS n FROM dice GROUP BY value ORDER BY value"
+    )
     assert table.exit_code == 0, table.output
     assert table.output.splitlines()[0].split() == ["value", "n"]
     assert [line.split() for line in table.output.splitlines()[2:]] == [
@@ -109,12 +106,12 @@ def test_reading_statements_run(archive: Path) -> None:
         "WITH x AS (SELECT 1 AS a) SELECT a FROM x",
         "FROM games SELECT game",
     ):
-        assert run("query", str(archive), statement).exit_code == 0, statement
+        assert run_cli("query", str(archive), statement).exit_code == 0, statement
 
 
 def test_csv_and_json_formats(archive: Path) -> None:
     sql = "SELECT game, players, events, winner FROM games ORDER BY game"
-    as_csv = run("query", str(archive), sql, "--format", "csv")
+    as_csv = run_cli("query", str(archive), sql, "--format", "csv")
     assert as_csv.exit_code == 0
     rows = list(csv.reader(io.StringIO(as_csv.output)))
     assert rows == [
@@ -122,7 +119,7 @@ def test_csv_and_json_formats(archive: Path) -> None:
         ["one", '["Anne","Bart"]', "6", "Anne"],
         ["two", '["Anne","Bart"]', "4", ""],
     ]
-    as_json = run("query", str(archive), sql, "--format", "json")
+    as_json = run_cli("query", str(archive), sql, "--format", "json")
     records = [json.loads(line) for line in as_json.output.splitlines()]
     assert records == [
         {"game": "one", "players": ["Anne", "Bart"], "events": 6, "winner": "Anne"},
@@ -131,16 +128,16 @@ def test_csv_and_json_formats(archive: Path) -> None:
 
 
 def test_bad_sql_is_exit_2_with_duckdbs_message(archive: Path) -> None:
-    result = run("query", str(archive), "SELECT nonsense FROM games")
+    result = run_cli("query", str(archive), "SELECT nonsense FROM games")
     assert result.exit_code == 2 and "nonsense" in result.output
 
 
 def test_a_young_archive_has_every_table_empty(tmp_path: Path) -> None:
     write_game(tmp_path / "g", "quiet")
     archive_games([tmp_path / "g" / "quiet.jsonl"], tmp_path / "a", "2026-03")
-    result = run("query", str(tmp_path / "a"), "SELECT count(*) FROM rulings", "--format", "csv")
+    result = run_cli("query", str(tmp_path / "a"), "SELECT count(*) FROM rulings", "--format", "csv")
     assert result.exit_code == 0 and result.output.splitlines() == ["count_star()", "0"]
-    described = run("query", str(tmp_path / "a"), "DESCRIBE shots", "--format", "csv")
+    described = run_cli("query", str(tmp_path / "a"), "DESCRIBE shots", "--format", "csv")
     assert "dice,INTEGER[]" in described.output
 
 
@@ -150,7 +147,7 @@ def test_logs_are_queried_directly_with_duckdbs_json_reader(games: Path) -> None
         for path in games.glob("*.jsonl")
         for event in GameLog(path).read()
     )
-    result = run(
+    result = run_cli(
         "query",
         "--logs",
         str(games),
@@ -161,13 +158,15 @@ def test_logs_are_queried_directly_with_duckdbs_json_reader(games: Path) -> None
     assert result.exit_code == 0, result.output
     got = {(r["game"], r["type"]): r["count_star()"] for r in map(json.loads, result.output.splitlines())}
     assert got == dict(expected)
-    sixes = run("query", "--logs", str(games), "SELECT count(*) FROM dice WHERE value = 6", "--format", "csv")
+    sixes = run_cli(
+        "query", "--logs", str(games), "SELECT count(*) FROM dice WHERE value = 6", "--format", "csv"
+    )
     assert sixes.output.splitlines() == ["count_star()", "3"]
-    refused = run("query", "--logs", str(games), "COPY events TO 'out.csv'")
+    refused = run_cli("query", "--logs", str(games), "COPY events TO 'out.csv'")
     assert refused.exit_code == 2
 
 
 def test_arguments_are_checked(archive: Path, tmp_path: Path) -> None:
-    assert run("query", "SELECT 1").exit_code == 2
-    assert run("query", str(tmp_path / "nowhere"), "SELECT 1").exit_code == 2
-    assert run("query", "--logs", str(tmp_path), str(archive), "SELECT 1").exit_code == 2
+    assert run_cli("query", "SELECT 1").exit_code == 2
+    assert run_cli("query", str(tmp_path / "nowhere"), "SELECT 1").exit_code == 2
+    assert run_cli("query", "--logs", str(tmp_path), str(archive), "SELECT 1").exit_code == 2

@@ -10,8 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from cli.main import cli
+from tests.helpers import ROOT
 
-README = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+README = (ROOT / "README.md").read_text()
 
 
 def walkthrough(heading: str) -> list[list[str]]:

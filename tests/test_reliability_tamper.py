@@ -32,13 +32,9 @@ import pytest
 
 from events.store import GameLog
 from replays.verify import verify_log
-from tests.golden.make_golden import (
-    MORTECOUILLE_SEEDED_SCRIPT,
-    anchor,
-    build_blockade_game,
-    build_mortecouille_game,
-    rechain_lines,
-)
+from tests.forgery import anchor, log_bodies, rechain_lines, write_rechained
+from tests.golden.make_golden import MORTECOUILLE_SEEDED_SCRIPT, build_blockade_game, build_mortecouille_game
+from tests.helpers import GOLDEN
 
 #: The events a resolution produces: editing one of them must be caught by re-derivation.
 OUTCOMES = frozenset(
@@ -318,13 +314,11 @@ def test_a_log_longer_than_its_head_verifies_and_a_missing_head_only_loses_the_t
 
 
 def test_an_edited_victory_reason_is_named_at_its_own_seq(tmp_path: Path) -> None:
-    golden = Path(__file__).resolve().parent / "golden" / "mortecouille.jsonl"
-    bodies = [json.loads(line) for line in golden.read_bytes().splitlines()]
+    bodies = log_bodies(GOLDEN / "mortecouille.jsonl")
     assert bodies[-1]["type"] == "game-ended" and bodies[-1]["reason"] == "victory"
     bodies[-1]["reason"] = "surrender"
     path = tmp_path / "edited.jsonl"
-    path.write_bytes(rechain_lines(bodies))
-    anchor(path)
+    write_rechained(path, bodies)
     result = verify_log(GameLog(path))
     assert not result.ok and result.first_failure is not None
     assert result.first_failure.seq == len(bodies) - 1, result.first_failure

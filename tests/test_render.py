@@ -10,7 +10,7 @@ from core.state import GameState, ShipState
 from events.combat import ShotFired
 from events.store import GameLog
 from replays.render_svg import render_turn_svg
-from tests.test_replay import play_blockade_turn, run
+from tests.cli_helpers import play_blockade_turn, run
 
 SVG = "{http://www.w3.org/2000/svg}"
 

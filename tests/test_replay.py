@@ -6,82 +6,18 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from cli.main import cli
 from cli.replay_commands import step_interactively
 from core.board import Board
 from core.game import evolve, fold
 from core.state import EMPTY, GameState, state_hash
-from events.base import GENESIS_HASH, Event
+from events.base import Event
 from events.blockade import TokensGiven
-from events.codec import canonical, line_hash
 from events.game import GameCreated
 from events.movement import ShipPlaced
 from replays.replay import Replay, position_after_turn
-
-
-def run(games: Path, *args: str) -> Result:
-    return CliRunner().invoke(cli, ["--games-dir", str(games), *args])
-
-
-def play_blockade_turn(games: Path, name: str = "b") -> Path:
-    """The README's harbour: turn 1 has an M1e contest over C3 and an M3 bump in the wind."""
-    assert (
-        run(
-            games,
-            "new",
-            name,
-            "--ruleset",
-            "blockade",
-            "--players",
-            "Anne,Bart",
-            "--board",
-            "8x8",
-            "--rock",
-            "E5",
-            "--wind",
-            "C3:E",
-            "--whirlpool",
-            "F2",
-            "--seed",
-            "1",
-        ).exit_code
-        == 0
-    )
-    assert run(games, "place", name, "Sloopy", "C2", "--kind", "sloop", "--owner", "Anne").exit_code == 0
-    assert (
-        run(
-            games, "place", name, "Frig", "C4", "--kind", "war-frigate", "--owner", "Bart", "--facing", "S"
-        ).exit_code
-        == 0
-    )
-    assert run(games, "tokens", name, "Sloopy", "F", "F", "L", "-").exit_code == 0
-    assert run(games, "tokens", name, "Frig", "F", "-", "R", "F").exit_code == 0
-    assert run(games, "resolve", name).exit_code == 0
-    return games / f"{name}.jsonl"
-
-
-def forge(path: Path, edit: dict[int, dict[str, object]]) -> None:
-    """What a careful forger does: edit lines, recompute every hash and the store's head anchor,
-    so that only re-derivation (or the state hashes) can tell."""
-    prev = GENESIS_HASH
-    out = []
-    for line in path.read_text().splitlines():
-        body = json.loads(line)
-        body.update(edit.get(body["seq"], {}))
-        body["prev"] = prev
-        body.pop("hash")
-        body["hash"] = prev = line_hash(body)
-        out.append(canonical(body))
-    path.write_bytes(b"\n".join(out) + b"\n")
-    head = path.with_suffix(".head")
-    if head.exists():
-        head.write_text(json.dumps({"seq": len(out) - 1, "hash": prev}) + "\n")
-
-
-def log_lines(path: Path) -> list[dict[str, object]]:
-    return [json.loads(line) for line in path.read_text().splitlines()]
+from tests.cli_helpers import play_blockade_turn, run
+from tests.forgery import forge, log_bodies
 
 
 def long_log(length: int) -> list[Event]:
@@ -164,7 +100,7 @@ def test_replay_step_json_walks_the_turn_and_meets_the_recorded_state_hash(games
     result = run(games, "replay", "b", "--turn", "1", "--step", "--json")
     assert result.exit_code == 0, result.output
     steps = [json.loads(line) for line in result.output.splitlines()]
-    recorded = log_lines(path)
+    recorded = log_bodies(path)
     ended = next(e for e in recorded if e["type"] == "turn-ended")
     assert [s["seq"] for s in steps] == list(range(1, int(str(ended["seq"])) + 1))
     # the step just before TurnEnded is the position whose hash the turn recorded
@@ -198,7 +134,7 @@ def test_interactive_stepping_goes_forward_back_and_quits(games: Path) -> None:
 
 def test_verify_json_reports_the_first_divergence_with_both_versions(games: Path) -> None:
     path = play_blockade_turn(games)
-    damage = [e for e in log_lines(path) if e["type"] == "damage"]
+    damage = [e for e in log_bodies(path) if e["type"] == "damage"]
     first, second = int(str(damage[0]["seq"])), int(str(damage[1]["seq"]))
     # two edits, rechained so the hash chain and state hashes alone cannot tell
     forge(path, {first: {"amount": 7.5}, second: {"amount": 0.25}})
@@ -215,7 +151,7 @@ def test_verify_json_reports_the_first_divergence_with_both_versions(games: Path
 
 def test_verify_json_names_a_state_hash_divergence(games: Path) -> None:
     path = play_blockade_turn(games)
-    ended = next(e for e in log_lines(path) if e["type"] == "turn-ended")
+    ended = next(e for e in log_bodies(path) if e["type"] == "turn-ended")
     forge(path, {int(str(ended["seq"])): {"state_hash": "0" * 64}})
     report = json.loads(run(games, "verify", "b", "--json").output)
     state = next(f for f in report["findings"] if f["check"] == "state")

@@ -9,9 +9,7 @@ from fractions import Fraction
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner, Result
 
-from cli.main import cli
 from events.base import Event
 from events.combat import FireChecked, ShotFired
 from events.fleet import FleetEquipped, ShipBought
@@ -27,11 +25,8 @@ from replays.analytics_reports import (
 )
 from replays.archive import archive_games
 from replays.simulate import simulate
-from tests.test_archive import write_game
-
-
-def run(*args: str) -> Result:
-    return CliRunner().invoke(cli, list(args))
+from tests.cli_helpers import run_cli
+from tests.helpers import write_game
 
 
 def archive_of(tmp_path: Path, games: dict[str, tuple[Sequence[Event], str | None]]) -> Path:
@@ -271,14 +266,14 @@ def test_rulings_report_counts_rulings_per_rule(tmp_path: Path) -> None:
 def test_reports_on_an_empty_archive_say_so(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     for name in ("dice", "gunnery", "fire", "fleets", "rulings"):
-        result = run("report", str(tmp_path / "empty"), name)
+        result = run_cli("report", str(tmp_path / "empty"), name)
         assert result.exit_code == 0, result.output
         assert "the archive holds no game yet: nothing to report" in result.output
 
 
 def test_a_report_with_nothing_to_count_says_so_and_writes_no_chart(tmp_path: Path) -> None:
     archive = archive_of(tmp_path, {"quiet": ((), None)})
-    result = run("report", str(archive), "rulings", "--svg", str(tmp_path / "r.svg"))
+    result = run_cli("report", str(archive), "rulings", "--svg", str(tmp_path / "r.svg"))
     assert result.exit_code == 0
     assert "the archive's 1 game(s) hold no ruling" in result.output
     assert not (tmp_path / "r.svg").exists()
@@ -288,7 +283,7 @@ def test_svg_chart_is_a_bar_per_row(tmp_path: Path) -> None:
     loaded = [face for face in range(1, 6) for _ in range(10)] + [6] * 20
     archive = archive_of(tmp_path, {"d": (table_rolls(loaded), None)})
     out = tmp_path / "dice.svg"
-    result = run("report", str(archive), "dice", "--svg", str(out))
+    result = run_cli("report", str(archive), "dice", "--svg", str(out))
     assert result.exit_code == 0 and "BIASED" not in result.output.split("faces by")[0]
     svg = ElementTree.parse(out).getroot()
     namespace = "{http://www.w3.org/2000/svg}"
@@ -300,7 +295,7 @@ def test_svg_chart_is_a_bar_per_row(tmp_path: Path) -> None:
 
 
 def test_unknown_report_is_refused(tmp_path: Path) -> None:
-    assert run("report", str(tmp_path), "weather").exit_code == 2
+    assert run_cli("report", str(tmp_path), "weather").exit_code == 2
 
 
 def test_chi_square_uniform_counts() -> None:

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from core.rulings import RULE_IDS
-from tests.test_replay import log_lines, play_blockade_turn, run
+from tests.cli_helpers import play_blockade_turn, run
+from tests.forgery import log_bodies
 
 RULES_MD = Path("/work/shared/design/rules.md")
 
@@ -60,7 +61,7 @@ def test_a_ruling_adjusts_the_state_and_shows_in_explain_replay_and_board(games:
     )
     assert result.exit_code == 0, result.output
     assert path.read_bytes().startswith(past)  # appended, nothing before it changed
-    ruling = log_lines(path)[-1]
+    ruling = log_bodies(path)[-1]
     assert ruling["type"] == "ruling" and ruling["rule"] == "M3" and ruling["turn"] == 2
     assert ruling["adjustments"] == [
         {"ship": "Sloopy", "damage": -3.0},
@@ -107,7 +108,7 @@ def test_rederivation_passes_after_a_ruling_between_turns(games: Path) -> None:
     assert any(f["check"] == "rederive" and "2 turns re-derived" in f["detail"] for f in report["findings"])
     moved = [
         e
-        for e in log_lines(games / "b.jsonl")
+        for e in log_bodies(games / "b.jsonl")
         if e["type"] == "ship-moved" and e["ship"] == "Sloopy" and e["turn"] == 2
     ]
     assert moved[0]["path"] == [[1, 5], [1, 6]]  # turn 2 started from where the ruling put it

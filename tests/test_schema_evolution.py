@@ -25,8 +25,9 @@ from events.codec import CorruptLine, decode_line, decode_lines, stamp
 from events.game import TurnStarted
 from events.store import GameLog
 from replays.verify import verify_log
+from tests.forgery import log_bodies
+from tests.helpers import GOLDEN
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
 EXPECTED: dict[str, dict[str, object]] = json.loads((GOLDEN / "expected.json").read_text())
 
 
@@ -79,11 +80,11 @@ DIE_PURPOSES = {
 
 
 def test_the_mortecouille_golden_game_rolls_every_purpose_and_ends_in_a_victory() -> None:
-    lines = [json.loads(line) for line in (GOLDEN / "mortecouille.jsonl").read_bytes().splitlines()]
+    lines = log_bodies(GOLDEN / "mortecouille.jsonl")
     assert {line["purpose"] for line in lines if line["type"] == "die-rolled"} == DIE_PURPOSES
     assert lines[-1]["type"] == "game-ended"
     assert (lines[-1]["reason"], lines[-1]["winner"]) == ("victory", "Anne")
-    seeded = [json.loads(line) for line in (GOLDEN / "mortecouille_seeded.jsonl").read_bytes().splitlines()]
+    seeded = log_bodies(GOLDEN / "mortecouille_seeded.jsonl")
     assert {line["source"] for line in seeded if line["type"] == "die-rolled"} == {"seeded"}
     assert seeded[-1]["type"] == "game-ended" and seeded[-1]["seed"]  # revealed: verify re-derives the dice
 

@@ -5,22 +5,18 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from click.testing import CliRunner, Result
-
-from cli.main import cli
 from core.dice import seed_commitment
 from events.game import GameCreated, GameEnded
 from events.store import GameLog
 from replays.simulate import game_name
 from replays.verify import verify_log
-
-
-def run(*args: str) -> Result:
-    return CliRunner().invoke(cli, list(args))
+from tests.cli_helpers import run_cli
 
 
 def test_simulated_games_are_verified_logs_with_their_seed_beside_them(tmp_path: Path) -> None:
-    result = run("simulate", "--games", "2", "--seed", "s", "--to", str(tmp_path / "a"), "--max-turns", "6")
+    result = run_cli(
+        "simulate", "--games", "2", "--seed", "s", "--to", str(tmp_path / "a"), "--max-turns", "6"
+    )
     assert result.exit_code == 0, result.output
     assert result.output.startswith("simulated 2 game(s)")
     names = sorted(path.stem for path in (tmp_path / "a").glob("*.jsonl"))
@@ -43,7 +39,7 @@ def test_simulated_games_are_verified_logs_with_their_seed_beside_them(tmp_path:
 def test_the_same_seed_plays_the_same_games(tmp_path: Path) -> None:
     for target in ("a", "b"):
         assert (
-            run(
+            run_cli(
                 "simulate",
                 "--games",
                 "2",
@@ -61,7 +57,7 @@ def test_the_same_seed_plays_the_same_games(tmp_path: Path) -> None:
             tmp_path / "b" / f"{name}.jsonl"
         ).read_bytes()
     assert (
-        run(
+        run_cli(
             "simulate", "--games", "1", "--seed", "other", "--to", str(tmp_path / "c"), "--max-turns", "5"
         ).exit_code
         == 0
@@ -71,7 +67,7 @@ def test_the_same_seed_plays_the_same_games(tmp_path: Path) -> None:
 
 
 def test_blockade_has_no_bots(tmp_path: Path) -> None:
-    result = run(
+    result = run_cli(
         "simulate", "--games", "1", "--seed", "s", "--to", str(tmp_path / "a"), "--ruleset", "blockade"
     )
     assert result.exit_code == 2
@@ -81,17 +77,19 @@ def test_blockade_has_no_bots(tmp_path: Path) -> None:
 
 def test_existing_games_are_refused_before_anything_is_written(tmp_path: Path) -> None:
     assert (
-        run("simulate", "--games", "1", "--seed", "s", "--to", str(tmp_path), "--max-turns", "2").exit_code
+        run_cli(
+            "simulate", "--games", "1", "--seed", "s", "--to", str(tmp_path), "--max-turns", "2"
+        ).exit_code
         == 0
     )
     before = sorted(p.name for p in tmp_path.iterdir())
-    result = run("simulate", "--games", "3", "--seed", "s", "--to", str(tmp_path), "--max-turns", "2")
+    result = run_cli("simulate", "--games", "3", "--seed", "s", "--to", str(tmp_path), "--max-turns", "2")
     assert result.exit_code == 3 and "sim-s-0" in result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == before
 
 
 def test_a_budget_too_small_for_the_fleets_is_refused(tmp_path: Path) -> None:
-    result = run("simulate", "--games", "1", "--seed", "s", "--to", str(tmp_path), "--budget", "1000")
+    result = run_cli("simulate", "--games", "1", "--seed", "s", "--to", str(tmp_path), "--budget", "1000")
     assert result.exit_code == 2 and "--budget" in result.output
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 
 import msgspec
 import pytest
@@ -11,8 +10,7 @@ import pytest
 from core.game import fold
 from core.state import GameState, ShipState, state_hash, without_defaults
 from events.store import GameLog
-
-GOLDEN = Path(__file__).resolve().parent / "golden"
+from tests.helpers import GOLDEN
 
 
 @pytest.mark.parametrize("name", ["blockade", "mortecouille", "mortecouille_seeded"])
@@ -26,10 +24,18 @@ def test_a_field_at_its_default_does_not_enter_the_hash() -> None:
     ship = ShipState(id="A", kind="sloop", at=(1, 1))
     state = GameState(game="g", ships={"A": ship})
     assert "fire" not in msgspec.json.encode(without_defaults(state)).decode()
-    assert state_hash(state) == state_hash(GameState(game="g", ships={"A": ShipState(id="A", kind="sloop", at=(1, 1), damage=0)}))
-    assert state_hash(state) != state_hash(GameState(game="g", ships={"A": ShipState(id="A", kind="sloop", at=(1, 1), damage=0.5)}))
+    assert state_hash(state) == state_hash(
+        GameState(game="g", ships={"A": ShipState(id="A", kind="sloop", at=(1, 1), damage=0)})
+    )
+    assert state_hash(state) != state_hash(
+        GameState(game="g", ships={"A": ShipState(id="A", kind="sloop", at=(1, 1), damage=0.5)})
+    )
 
 
 def test_an_int_and_a_float_of_the_same_damage_hash_alike_only_at_the_default() -> None:
-    decoded = msgspec.json.decode(msgspec.json.encode(ShipState(id="A", kind="sloop", facing="N")), type=ShipState)
-    assert state_hash(GameState(ships={"A": decoded})) == state_hash(GameState(ships={"A": ShipState(id="A", kind="sloop")}))
+    decoded = msgspec.json.decode(
+        msgspec.json.encode(ShipState(id="A", kind="sloop", facing="N")), type=ShipState
+    )
+    assert state_hash(GameState(ships={"A": decoded})) == state_hash(
+        GameState(ships={"A": ShipState(id="A", kind="sloop")})
+    )

@@ -1,0 +1,53 @@
+"""Shared paths and builders of hand-made game logs for the archive, query and report tests."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from core.board import Board
+from core.catalogue import RULES_VERSION
+from events.base import Event
+from events.game import GameCreated, GameEnded
+from events.store import GameLog
+
+#: The repository's root (where ``pyproject.toml`` and ``README.md`` are).
+ROOT = Path(__file__).resolve().parent.parent
+#: The golden logs of the current schema and their expected state hashes (``tests/golden/``).
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def write_game(
+    directory: Path,
+    name: str,
+    body: Sequence[Event] = (),
+    *,
+    ended: bool = True,
+    winner: str | None = None,
+    dice_mode: str = "table",
+) -> GameLog:
+    """A hand-made, verifiable table-dice game: game-created, ``body``, then game-ended."""
+    created = GameCreated(
+        game=name,
+        ruleset="mortecouille",
+        players=("Anne", "Bart"),
+        budget=100000,
+        board=Board(width=10, height=10),
+        rules_version=RULES_VERSION,
+        dice_mode=dice_mode,
+    )
+    ending = [GameEnded(reason="referee", winner=winner)] if ended else []
+    log = GameLog(directory / f"{name}.jsonl")
+    log.create([created, *body, *ending])
+    return log
+
+
+def file_digests(directory: Path) -> dict[str, str]:
+    """Every file below ``directory`` (its path relative to it) and the sha256 of its bytes, but
+    lock files: compare two to see which files a command wrote."""
+    return {
+        str(path.relative_to(directory)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(directory.rglob("*"))
+        if path.is_file() and path.name != ".lock"
+    }
