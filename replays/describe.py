@@ -70,7 +70,17 @@ def describe_state(state: GameState) -> str:
         )
     for ship in sorted(state.ships.values(), key=lambda s: s.id):
         where = square_name(ship.at) if ship.at is not None else "unplaced"
-        status = "sunk" if ship.sunk else "lost" if ship.lost else "gone" if ship.gone else "afloat"
+        status = (
+            "sunk"
+            if ship.sunk
+            else "lost"
+            if ship.lost
+            else "gone"
+            if ship.gone
+            else "afloat"
+            if ship.at is not None
+            else "bought, not placed"
+        )
         lines.append(
             f"  {ship.id:<16} {ship.kind:<16} {ship.owner or '-':<10} {where:>5} {ship.facing:<2} "
             f"damage {show_value('damage', ship.damage):>6}  {status}"
