@@ -6,13 +6,12 @@ import click
 
 from cli.app import Context, cli, pass_context, reports_errors
 from cli.session import KnownState, game_log, run_command, store_seed
-from core.catalogue import RULES_VERSION
-from core.dice import TableDice, seed_commitment
-from core.game import Command, CreateGame, decide, fold
+from core.dice import TableDice
+from core.game import Command, decide, fold
 from core.state import EMPTY, GameState
 from events.base import Event
 from replays.board_text import render_board
-from replays.botgame import DEMO_BOARD, play_turns, set_up_demo_fleets, summarise
+from replays.botgame import demo_game, play_turns, set_up_demo_fleets, summarise
 from replays.verify import verify_log
 
 
@@ -33,19 +32,7 @@ def demo(ctx: Context, seed: str, name: str | None, max_turns: int) -> None:
         number += 1
         game = f"{base}-{number}"
     log_ = game_log(ctx.games, game)
-    created = decide(
-        EMPTY,
-        CreateGame(
-            game=game,
-            ruleset="mortecouille",
-            players=("Anne", "Bart"),
-            budget=100000,
-            board=DEMO_BOARD,
-            seed_sha256=seed_commitment(seed),
-            rules_version=RULES_VERSION,
-        ),
-        TableDice(),
-    )
+    created = decide(EMPTY, demo_game(game, seed), TableDice())
     log_.path.parent.mkdir(parents=True, exist_ok=True)
     store_seed(log_, seed)
     stamped = log_.create(created)

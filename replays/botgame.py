@@ -20,7 +20,7 @@ from core.board import Board, WindTile
 from core.bots import choose_orders
 from core.catalogue import RULES_VERSION
 from core.dice import SeededDice, seed_commitment
-from core.errors import RuleViolation
+from core.errors import BadInput, RuleViolation
 from core.fleet_game import BuyShip, EquipShip, SealFleet
 from core.game import Command, CreateGame, EndGame, decide, fold
 from core.mortecouille_common import ship_stats
@@ -169,8 +169,27 @@ def summarise(events: list[Event]) -> GameSummary:
     )
 
 
-def play_in_memory(game: str, seed: str, max_turns: int = 60) -> list[Event]:
-    """A whole bot game without touching the disk (tests, simulation)."""
+DEMO_BUDGET = 100000
+
+
+def demo_game(game: str, seed: str, budget: int = DEMO_BUDGET) -> CreateGame:
+    """The command creating a bot game: the demo board, two players, a seeded commitment."""
+    return CreateGame(
+        game=game,
+        ruleset="mortecouille",
+        players=tuple(player for player, _, _ in DEMO_FLEETS),
+        budget=budget,
+        board=DEMO_BOARD,
+        seed_sha256=seed_commitment(seed),
+        rules_version=RULES_VERSION,
+    )
+
+
+def play_in_memory(game: str, seed: str, max_turns: int = 60, budget: int = DEMO_BUDGET) -> list[Event]:
+    """A whole bot game without touching the disk (tests, simulation).
+
+    A budget too small for the demo fleets is refused naming the rule the purchase broke.
+    """
     dice = SeededDice(seed)
     log: list[Event] = []
     state = EMPTY
@@ -182,17 +201,10 @@ def play_in_memory(game: str, seed: str, max_turns: int = 60) -> list[Event]:
         state = fold(produced, state)
         return produced
 
-    apply(
-        CreateGame(
-            game=game,
-            ruleset="mortecouille",
-            players=("Anne", "Bart"),
-            budget=100000,
-            board=DEMO_BOARD,
-            seed_sha256=seed_commitment(seed),
-            rules_version=RULES_VERSION,
-        )
-    )
-    set_up_demo_fleets(apply)
+    apply(demo_game(game, seed, budget))
+    try:
+        set_up_demo_fleets(apply)
+    except RuleViolation as error:
+        raise BadInput("--budget", f"{budget} cannot buy the bots' fleets: {error}") from None
     play_turns(apply, lambda: state, seed, max_turns)
     return log

@@ -14,19 +14,14 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from core.catalogue import RULES_VERSION
-from core.dice import SeededDice, seed_commitment
-from core.errors import BadInput, RuleViolation
-from core.game import Command, CreateGame, decide, fold
-from core.state import EMPTY
+from core.errors import BadInput
 from events.base import Event
 from events.store import Conflict, GameLog
-from replays.botgame import DEMO_BOARD, play_turns, set_up_demo_fleets
+from replays.botgame import play_in_memory
 
 DEFAULT_BUDGET = 100_000
 DEFAULT_MAX_TURNS = 60
 BOT_RULESETS = ("mortecouille",)
-PLAYERS = ("Anne", "Bart")
 
 
 def game_name(seed: str, index: int) -> str:
@@ -39,38 +34,8 @@ def game_seed(seed: str, index: int) -> str:
 
 
 def play_bot_game(game: str, seed: str, budget: int, max_turns: int) -> list[Event]:
-    """One whole bot game in memory, as ``replays.botgame.play_in_memory`` plays it, with a budget.
-
-    A budget too small for the demo fleets is refused naming the rule the purchase broke.
-    """
-    dice = SeededDice(seed)
-    log: list[Event] = []
-    state = EMPTY
-
-    def apply(command: Command) -> list[Event]:
-        nonlocal state
-        produced = decide(state, command, dice)
-        log.extend(produced)
-        state = fold(produced, state)
-        return produced
-
-    apply(
-        CreateGame(
-            game=game,
-            ruleset="mortecouille",
-            players=PLAYERS,
-            budget=budget,
-            board=DEMO_BOARD,
-            seed_sha256=seed_commitment(seed),
-            rules_version=RULES_VERSION,
-        )
-    )
-    try:
-        set_up_demo_fleets(apply)
-    except RuleViolation as error:
-        raise BadInput("--budget", f"{budget} cannot buy the bots' fleets: {error}") from None
-    play_turns(apply, lambda: state, seed, max_turns)
-    return log
+    """One whole bot game in memory (``replays.botgame.play_in_memory``)."""
+    return play_in_memory(game, seed, max_turns=max_turns, budget=budget)
 
 
 def check_ruleset(ruleset: str) -> None:
