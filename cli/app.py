@@ -18,10 +18,14 @@ import msgspec
 import structlog
 
 import events  # noqa: F401 - registers every event type
+from cli.session import game_log, run_command
 from cli.session import games_dir as resolve_games_dir
 from core.errors import MortecouilleError
+from core.game import Command
+from core.state import GameState
 from events.codec import LogError
 from events.store import Conflict, GameNotFound
+from replays.describe import describe_event
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -82,3 +86,12 @@ def cli(ctx: click.Context, games_dir: str | None, verbose: int, log_json: bool)
     """Mortecouille: an event-sourced referee for tabletop naval battles."""
     configure_logging(verbose, log_json)
     ctx.obj = Context(games=resolve_games_dir(games_dir))
+
+
+def run_and_describe(
+    ctx: Context, game: str, make_command: Callable[[GameState], Command], expect_seq: int | None
+) -> None:
+    """Run one command on GAME and print each event it appended."""
+    appended, _ = run_command(game_log(ctx.games, game), make_command, expected_seq=expect_seq)
+    for event in appended:
+        click.echo(describe_event(event))

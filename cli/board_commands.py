@@ -8,16 +8,17 @@ from pathlib import Path
 import click
 import msgspec
 
-from cli.app import Context, cli, pass_context, reports_errors
-from cli.session import AskDie, game_log, load, load_seed, run_command
+from cli.app import Context, cli, pass_context, reports_errors, run_and_describe
+from cli.session import AskDie, game_log, revealed_seed, run_command
 from core.blockade_game import GiveTokens, ResolveTurn
 from core.dice import RollIdentity
 from core.errors import BadInput
+from core.game import fold
 from core.geometry import parse_facing, parse_square
 from core.ships import PlaceShip
-from core.state import GameState
 from replays.board_text import render_board, state_after_turn
 from replays.describe import describe_event
+from replays.replay import resolved_turns
 from replays.scenario import parse_scenario, run_scenario, scenario_output
 
 
@@ -65,13 +66,12 @@ def place(
         facing = parse_facing(facing)
     except ValueError as error:
         raise BadInput("--facing", str(error)) from None
-    appended, _ = run_command(
-        game_log(ctx.games, game),
+    run_and_describe(
+        ctx,
+        game,
         lambda state: PlaceShip(ship=ship, at=at, facing=facing, kind=kind, owner=owner),
-        expected_seq=expect_seq,
+        expect_seq,
     )
-    for event in appended:
-        click.echo(describe_event(event))
 
 
 @cli.command()
@@ -84,11 +84,7 @@ def place(
 def tokens(ctx: Context, game: str, ship: str, tokens: tuple[str, ...], expect_seq: int | None) -> None:
     """Give a blockade SHIP its TOKENS for this turn, one per round: F, L, R or - (P1)."""
     given = tuple(None if t == "-" else t.upper() for t in tokens)
-    appended, _ = run_command(
-        game_log(ctx.games, game), lambda state: GiveTokens(ship=ship, tokens=given), expected_seq=expect_seq
-    )
-    for event in appended:
-        click.echo(describe_event(event))
+    run_and_describe(ctx, game, lambda state: GiveTokens(ship=ship, tokens=given), expect_seq)
 
 
 @cli.command()
@@ -118,9 +114,7 @@ def resolve(
     log_ = game_log(ctx.games, game)
     appended, state = run_command(
         log_,
-        lambda s: ResolveTurn(
-            partial=partial, reveal_seed=load_seed(log_, s) if s.dice_mode == "seeded" else None
-        ),
+        lambda s: ResolveTurn(partial=partial, reveal_seed=revealed_seed(log_, s)),
         table_values=parse_dice_values(dice_text),
         ask=ask,
         expected_seq=expect_seq,
@@ -138,11 +132,11 @@ def resolve(
 @reports_errors
 def board(ctx: Context, game: str, turn: int | None, color: bool | None) -> None:
     """Draw GAME's board: ships with facing arrows, rocks, wind, whirlpools."""
-    events, state = load(game_log(ctx.games, game))
-    resolved = state.turn - 1
+    events = game_log(ctx.games, game).read()
+    resolved = len(resolved_turns(events))
     if turn is not None and not 0 <= turn <= resolved:
         raise BadInput("--turn", f"{turn} is not a resolved turn of {game!r}: 0 (the start) to {resolved}")
-    shown: GameState = state if turn is None else state_after_turn(events, turn)
+    shown = fold(events) if turn is None else state_after_turn(events, turn)
     click.echo(render_board(shown), color=color)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from cli.app import Context, cli, pass_context, reports_errors
-from cli.session import KnownState, game_log, run_command, store_seed
+from cli.session import KnownState, create_game, game_log, run_command
 from core.dice import TableDice
 from core.game import Command, decide, fold
 from core.state import EMPTY, GameState
@@ -32,10 +32,7 @@ def demo(ctx: Context, seed: str, name: str | None, max_turns: int) -> None:
         number += 1
         game = f"{base}-{number}"
     log_ = game_log(ctx.games, game)
-    created = decide(EMPTY, demo_game(game, seed), TableDice())
-    log_.path.parent.mkdir(parents=True, exist_ok=True)
-    store_seed(log_, seed)
-    stamped = log_.create(created)
+    stamped = create_game(log_, decide(EMPTY, demo_game(game, seed), TableDice()), seed)
     known = KnownState(next_seq=len(stamped), last_hash=stamped[-1].hash, state=fold(stamped))
 
     def apply(command: Command) -> list[Event]:
@@ -51,7 +48,7 @@ def demo(ctx: Context, seed: str, name: str | None, max_turns: int) -> None:
     set_up_demo_fleets(apply)
     state = play_turns(apply, current, seed, max_turns)
     events = log_.read()
-    summary = summarise(events)
+    summary = summarise(events, state)
     click.echo(render_board(state))
     click.echo("")
     click.echo(f"game {game}: {summary.turns} turns, {summary.events} events, {summary.dice} dice")
@@ -65,7 +62,7 @@ def demo(ctx: Context, seed: str, name: str | None, max_turns: int) -> None:
             f"structure {ship['structure']:>8}  {ship['status']}"
         )
     click.echo(f"winner: {summary.winner or 'none (draw)'} ({summary.reason})")
-    report = verify_log(log_)
+    report = verify_log(log_, events=events)
     click.echo(
         f"verify: {'verified' if report.ok else 'FAILED'} ({report.events} events); log at {log_.path}"
     )

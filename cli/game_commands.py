@@ -8,7 +8,7 @@ import click
 import msgspec
 
 from cli.app import Context, cli, fail, pass_context, reports_errors
-from cli.session import game_log, load, load_seed, new_seed, run_command, store_seed
+from cli.session import create_game, game_log, load, revealed_seed, run_command, secret_seed
 from core.board import Board, WindTile
 from core.catalogue import RULES_VERSION
 from core.dice import TableDice, seed_commitment
@@ -16,7 +16,7 @@ from core.errors import BadInput
 from core.game import CreateGame, EndGame, decide
 from core.geometry import parse_facing, parse_square
 from core.state import EMPTY, state_as_dict, state_hash
-from events.store import Conflict
+from events.game import GameEnded
 from replays.describe import describe_event, describe_state
 from replays.verify import verify_log
 
@@ -74,11 +74,9 @@ def new(
     """Create GAME: its first event commits to the rules version and the dice seed."""
     log_ = game_log(ctx.games, game)
     board = parse_board(board_size, rocks, winds, pools)
-    if dice_mode == "table" and seed is not None:
-        raise BadInput("--seed", "a table-dice game has no seed")
+    secret = secret_seed(dice_mode, seed)
     if ruleset == "mortecouille" and len(players.split(",")) < 2:
         raise BadInput("--players", "a mortecouille game needs at least two players (T3)")
-    secret = (seed or new_seed()) if dice_mode == "seeded" else None
     command = CreateGame(
         game=game,
         ruleset=ruleset,
@@ -89,13 +87,7 @@ def new(
         seed_sha256=seed_commitment(secret) if secret else None,
         rules_version=RULES_VERSION,
     )
-    produced = decide(EMPTY, command, TableDice())
-    if log_.exists():
-        raise Conflict(f"game {game!r} already exists at {log_.path}")
-    if secret is not None:
-        log_.path.parent.mkdir(parents=True, exist_ok=True)
-        store_seed(log_, secret)
-    log_.create(produced)
+    create_game(log_, decide(EMPTY, command, TableDice()), secret)
     click.echo(f"created {game} ({ruleset}, {dice_mode} dice) at {log_.path}")
 
 
@@ -160,11 +152,12 @@ def verify(ctx: Context, game: str, as_json: bool) -> None:
 def end(ctx: Context, game: str, winner: str | None, reason: str) -> None:
     """End GAME and reveal its seed (D2)."""
     log_ = game_log(ctx.games, game)
-    _, before = load(log_)
-    seed = None
-    if before.dice_mode == "seeded":
-        seed = load_seed(log_, before)
-    run_command(log_, lambda s: EndGame(reason=reason, winner=winner, seed=seed))
+    appended, _ = run_command(
+        log_, lambda s: EndGame(reason=reason, winner=winner, seed=revealed_seed(log_, s))
+    )
+    ended = appended[-1]
+    assert isinstance(ended, GameEnded)
+    seed = ended.seed
     click.echo(
         f"ended {game}" + (f"; winner {winner}" if winner else "") + (f"; seed {seed}" if seed else "")
     )

@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import click
 
-from cli.app import Context, cli, pass_context, reports_errors
-from cli.session import game_log, run_command
+from cli.app import Context, cli, pass_context, reports_errors, run_and_describe
 from core.errors import BadInput
 from core.orders import GiveOrder
 from events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver, Order
-from replays.describe import describe_event
 
 USAGE = (
     "advance | idle | fireship | maneuver 1/8|1/4|1/2 left|right [--sailing] | "
@@ -80,10 +78,6 @@ def order(
 ) -> None:
     """Give SHIP its orders for this turn: ACTION [+ ACTION ...] (T1)."""
     actions = parse_actions(action)
-    appended, _ = run_command(
-        game_log(ctx.games, game),
-        lambda state: GiveOrder(ship=ship, actions=actions, replace=replace_orders),
-        expected_seq=expect_seq,
+    run_and_describe(
+        ctx, game, lambda state: GiveOrder(ship=ship, actions=actions, replace=replace_orders), expect_seq
     )
-    for event in appended:
-        click.echo(describe_event(event))

@@ -14,24 +14,30 @@ from typing import Any
 import click
 import msgspec
 
-from cli.app import Context, cli, pass_context, reports_errors
-from cli.session import game_log, load, new_seed, run_command, store_seed
+from cli.app import Context, cli, pass_context, reports_errors, run_and_describe
+from cli.session import create_game, game_log, load, secret_seed
 from core.dice import seed_commitment
 from core.errors import BadInput
 from core.geometry import square_name
 from core.rulings import RecordRuling, describe_adjustment, parse_adjustment
 from core.state import GameState, state_hash
 from events.base import Event
-from events.game import GameCreated, TurnEnded, TurnStarted
+from events.game import GameCreated
 from events.rulings import RulingRecorded
-from events.store import Conflict
 from replays.board_text import render_board
 from replays.describe import describe_event
-from replays.explain import ExplainContext, explain_text, explain_turn, narrate, story_span
+from replays.explain import (
+    ExplainContext,
+    explain_text,
+    explain_turn,
+    narrate,
+    story_span,
+    turn_started_index,
+)
 from replays.export_html import build_html
 from replays.fork import fork_events
 from replays.render_svg import render_turn_svg
-from replays.replay import Replay, position_after_turn, position_of_seq
+from replays.replay import Replay, position_after_turn, position_of_seq, resolved_turns
 
 #: keys of the interactive stepper (click.getchar gives arrows as escape sequences)
 NEXT_KEYS = frozenset({" ", "\x1b[C", "l", "n", "\r"})
@@ -52,7 +58,7 @@ def start_position(events: Sequence[Event], turn: int | None, seq: int | None) -
         except ValueError as error:
             raise BadInput("--seq", str(error)) from None
     if turn is not None:
-        resolved = sum(1 for event in events if isinstance(event, TurnEnded))
+        resolved = len(resolved_turns(events))
         if not 0 <= turn <= resolved:
             raise BadInput("--turn", f"{turn} is not a resolved turn: 0 (before the first) to {resolved}")
         return position_after_turn(events, turn)
@@ -210,7 +216,7 @@ def render(ctx: Context, game: str, turn: int, svg_path: Path) -> None:
         svg = render_turn_svg(state, state, [], f"{state.game}: before turn 1")
     else:
         first, last = story_span(events, turn)
-        started = next(i for i in range(first, last) if isinstance(events[i], TurnStarted))
+        started = turn_started_index(events, first, last)
         before = engine.seek(started + 1)
         after = engine.seek(last)
         svg = render_turn_svg(before, after, events[started:last], f"{after.game}: turn {turn}")
@@ -253,17 +259,10 @@ def fork(
     if not isinstance(created, GameCreated):
         raise BadInput("GAME", "the log does not start with game-created")
     mode = dice_mode or created.dice_mode
-    if mode == "table" and seed is not None:
-        raise BadInput("--seed", "a table-dice game has no seed")
-    secret = (seed or new_seed()) if mode == "seeded" else None
+    secret = secret_seed(mode, seed)
     target = game_log(ctx.games, new_game)
     forked = fork_events(events, at_seq, new_game, mode, seed_commitment(secret) if secret else None)
-    if target.exists():
-        raise Conflict(f"game {new_game!r} already exists at {target.path}")
-    if secret is not None:
-        target.path.parent.mkdir(parents=True, exist_ok=True)
-        store_seed(target, secret)
-    target.create(forked)
+    create_game(target, forked, secret)
     click.echo(f"forked {game} at seq {at_seq} into {new_game} ({len(forked)} events, {mode} dice)")
 
 
@@ -293,10 +292,4 @@ def ruling(
         for change in changes.split(",")
         if change.strip()
     )
-    appended, _ = run_command(
-        game_log(ctx.games, game),
-        lambda s: RecordRuling(rule=rule, text=text, adjustments=parsed),
-        expected_seq=expect_seq,
-    )
-    for event in appended:
-        click.echo(describe_event(event))
+    run_and_describe(ctx, game, lambda s: RecordRuling(rule=rule, text=text, adjustments=parsed), expect_seq)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import msgspec
@@ -21,7 +21,7 @@ from core.errors import BadInput
 from core.game import Command, decide, fold
 from core.state import GameState
 from events.base import Event
-from events.store import GameLog
+from events.store import Conflict, GameLog
 
 log = structlog.get_logger("mortecouille")
 
@@ -46,6 +46,13 @@ def new_seed() -> str:
     return secrets.token_hex(16)
 
 
+def secret_seed(dice_mode: str, seed: str | None) -> str | None:
+    """A new game's secret seed: the one given, else a random one; none for table dice."""
+    if dice_mode == "table" and seed is not None:
+        raise BadInput("--seed", "a table-dice game has no seed")
+    return (seed or new_seed()) if dice_mode == "seeded" else None
+
+
 def store_seed(log_: GameLog, seed: str) -> None:
     """Keep the secret seed beside the log, readable by its owner only, until it is revealed."""
     path = seed_path(log_)
@@ -65,6 +72,22 @@ def load_seed(log_: GameLog, state: GameState) -> str:
     if seed_commitment(seed) != state.seed_sha256:
         raise BadInput("seed", f"{path} does not match the game's commitment (D2)")
     return seed
+
+
+def create_game(log_: GameLog, events: Sequence[Event], secret: str | None) -> list[Event]:
+    """Start a new log with ``events`` and keep its secret seed beside it; refuse an existing game
+    before the seed of the game already there is overwritten."""
+    if log_.exists():
+        raise Conflict(f"game {log_.name!r} already exists at {log_.path}")
+    if secret is not None:
+        log_.path.parent.mkdir(parents=True, exist_ok=True)
+        store_seed(log_, secret)
+    return log_.create(events)
+
+
+def revealed_seed(log_: GameLog, state: GameState) -> str | None:
+    """The seed a seeded game reveals as it ends (D2); none for table dice."""
+    return load_seed(log_, state) if state.dice_mode == "seeded" else None
 
 
 AskDie = Callable[..., int]

@@ -13,11 +13,11 @@ import string
 import click
 
 from core.board import board_index
-from core.game import evolve
+from core.game import fold
 from core.geometry import column_name, square_name
-from core.state import EMPTY, GameState
+from core.state import GameState
 from events.base import Event
-from events.game import TurnEnded, TurnStarted
+from replays.replay import position_after_turn
 
 ARROWS = {"N": "↑", "NE": "↗", "E": "→", "SE": "↘", "S": "↓", "SW": "↙", "W": "←", "NW": "↖"}
 LABELS = string.ascii_uppercase + string.ascii_lowercase + string.digits
@@ -26,14 +26,7 @@ OWNER_COLOURS = ("cyan", "magenta", "yellow", "green", "blue", "red")
 
 def state_after_turn(events: list[Event], turn: int) -> GameState:
     """The state as turn ``turn`` left it (0: before the first turn was resolved)."""
-    state = EMPTY
-    for event in events:
-        if isinstance(event, TurnStarted) and event.turn > turn:
-            return state
-        state = evolve(state, event)
-        if isinstance(event, TurnEnded) and event.turn == turn:
-            return state
-    return state
+    return fold(events[: position_after_turn(events, turn)])
 
 
 def render_board(state: GameState) -> str:

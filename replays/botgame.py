@@ -138,8 +138,10 @@ class GameSummary(msgspec.Struct):
     ships: list[dict[str, Any]]
 
 
-def summarise(events: list[Event]) -> GameSummary:
-    state = fold(events)
+def summarise(events: list[Event], state: GameState | None = None) -> GameSummary:
+    """The game's figures; ``state``: the fold of ``events`` if the caller has it already."""
+    if state is None:
+        state = fold(events)
     kinds = Counter(type(event) for event in events)
     shots = [e for e in events if isinstance(e, ShotFired)]
     ships = []

@@ -71,6 +71,7 @@ __all__ = [
     "ships_of",
     "sq",
     "story_span",
+    "turn_started_index",
 ]
 
 Square = tuple[int, int]
@@ -157,17 +158,27 @@ def story_span(events: Sequence[Event], turn: int) -> tuple[int, int]:
     return first, last
 
 
+def turn_started_index(events: Sequence[Event], first: int, last: int) -> int:
+    """The index of the turn-started event within a story span [first, last)."""
+    return next(i for i in range(first, last) if isinstance(events[i], TurnStarted))
+
+
 def explain_turn(
-    events: Sequence[Event], turn: int, ship: str | None = None, base: GameState | None = None
+    events: Sequence[Event],
+    turn: int,
+    ship: str | None = None,
+    base: GameState | None = None,
+    span: tuple[int, int] | None = None,
 ) -> list[ExplainLine]:
     """Turn ``turn`` told event by event. ``base`` is the state before the story if the caller
-    has it (a replay keyframe), else the log is folded up to there. ``ship`` keeps its lines."""
-    first, last = story_span(events, turn)
+    has it (a replay keyframe), else the log is folded up to there; ``span``: the turn's
+    :func:`story_span` if the caller has it. ``ship`` keeps its lines."""
+    first, last = span if span is not None else story_span(events, turn)
     state = base if base is not None else EMPTY
     if base is None:
         for event in events[:first]:
             state = evolve(state, event)
-    started = events[turn_bounds(events, turn)[0]]  # type: ignore[index]
+    started = events[turn_started_index(events, first, last)]
     rounds = started.rounds if isinstance(started, TurnStarted) else 1
     lines: list[ExplainLine] = []
     phase = "orders"

@@ -22,12 +22,13 @@ from typing import Any
 import msgspec
 
 from core.errors import BadInput
+from core.game import fold
 from core.state import GameState
 from events.base import Event
 from events.combat import ShotFired
-from events.game import GameCreated, TurnStarted
+from events.game import GameCreated
 from events.movement import CollisionOccurred, ShipMoved
-from replays.explain import ExplainLine, explain_turn, story_span
+from replays.explain import ExplainLine, explain_turn, story_span, turn_started_index
 from replays.render_svg import (
     CELL,
     HULL_POINTS,
@@ -87,9 +88,11 @@ def frame(
 
 def game_data(events: Sequence[Event]) -> dict[str, Any]:
     """Everything the page shows, as plain JSON-able data."""
-    replay = Replay(events)
-    final = replay.seek(replay.end)
+    # The final state (for the colours) by a plain fold, so the replay below only moves forward
+    # and never falls back to a keyframe to reach a turn.
+    final = fold(events)
     colours = owner_colours(final)
+    replay = Replay(events)
     start = replay.seek(position_after_turn(events, 0))
     turns: list[dict[str, Any]] = [
         {
@@ -102,8 +105,8 @@ def game_data(events: Sequence[Event]) -> dict[str, Any]:
     ]
     for turn in resolved_turns(events):
         first, last = story_span(events, turn)
-        lines = explain_turn(events, turn, base=replay.seek(first))
-        started = next(i for i in range(first, last) if isinstance(events[i], TurnStarted))
+        lines = explain_turn(events, turn, base=replay.seek(first), span=(first, last))
+        started = turn_started_index(events, first, last)
         before = replay.seek(started + 1)
         frames = [
             frame(f"turn {turn}: before", before, colours, [e.seq for e in events[first : started + 1]])

@@ -209,7 +209,8 @@ def test_no_progress_bar_when_not_a_terminal(tmp_path: Path) -> None:
     result = run_cli(
         "archive", "--games-dir", str(tmp_path / "g"), "--to", str(tmp_path / "a"), "--month", "2026-03"
     )
-    assert result.exit_code == 0 and "archiving" not in result.output
+    assert result.exit_code == 0, result.output
+    assert "archived 1 game(s)" in result.output and "archiving" not in result.output
 
 
 def test_month_must_be_year_and_month(tmp_path: Path) -> None:

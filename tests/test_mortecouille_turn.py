@@ -259,19 +259,21 @@ def test_S6_cannons_plus_catapult_of_one_ship_count_once() -> None:
 
 
 def test_S6_k_ships_on_one_target_each_add_k_minus_1_even_a_shot_that_cannot_hit() -> None:
+    # C's catapult is next to B: distance 1, an automatic miss (K) that throws no dice, yet it counts,
+    # so k = 2 and A's 11 and 12 reach the 12 and 13 they need only with the +1.
     state = game(
         ship("A", "red-small", (5, 5), options=("catapult",)),
-        ship("C", "red-small", (7, 2), options=("catapult",)),
+        ship("C", "red-small", (2, 4), options=("catapult",)),
         ship("B", "red-small", (2, 5), owner="Bart"),
     )
     state = order(state, "A", Attack(position="port", target="B"), CatapultShot(target="B"))
     state = order(order(state, "C", CatapultShot(target="B")), "B", Idle())
-    dice = {("A", "shot"): [4, 4, 3], ("A", "catapult"): [4, 4, 4], ("C", "catapult"): [6, 6, 5]}
+    dice = {("A", "shot"): [4, 4, 3], ("A", "catapult"): [4, 4, 4]}
     produced, _ = resolve(state, dice)
-    assert [(s.ship, s.weapon, s.bonus, s.hit) for s in of(produced, ShotFired)] == [
-        ("A", "port", 1, True),
-        ("A", "catapult", 1, True),
-        ("C", "catapult", 1, False),  # distance 5 needs 19: 17 + 1
+    assert [(s.ship, s.weapon, s.bonus, s.needed, s.dice, s.hit) for s in of(produced, ShotFired)] == [
+        ("A", "port", 1, 12, (4, 4, 3), True),
+        ("A", "catapult", 1, 13, (4, 4, 4), True),
+        ("C", "catapult", 1, "miss", (), False),
     ]
     assert all("S6" in s.rules for s in of(produced, ShotFired))
 

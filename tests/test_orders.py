@@ -89,7 +89,8 @@ def test_S1_ruling_an_own_ship_may_be_targeted() -> None:
         ship("F", "red-small", (2, 5)),
         ship("B", "red-small", (9, 9), owner="Bart"),
     )
-    order(state, "A", Attack(position="port", target="F"))
+    after = order(state, "A", Attack(position="port", target="F"))
+    assert orders_this_turn(after, "A") == (Attack(position="port", target="F"),)
 
 
 def test_S2_a_position_without_cannons_cannot_fire() -> None:

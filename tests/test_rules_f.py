@@ -18,6 +18,7 @@ from core.catalogue import (
 )
 from core.errors import BadInput, RuleViolation
 from core.fleet import (
+    CheapestPurchase,
     Fleet,
     ShipPurchase,
     apply_buy_ship,
@@ -456,9 +457,7 @@ def test_F3_seal_allowed_when_nothing_affordable_is_left() -> None:
 
 
 def test_F3_cheapest_legal_purchase_is_a_red_small() -> None:
-    cheapest = cheapest_legal_purchase(fleet_with())
-    assert cheapest is not None
-    assert cheapest.price == 5000
+    assert cheapest_legal_purchase(fleet_with()) == CheapestPurchase(price=5000, description="a red-small")
 
 
 def test_F3_audit_recomputes_fleet_cost() -> None:

@@ -14,6 +14,9 @@ from core.gunnery import (
     countdown_end_of_turn,
     shot_hits,
 )
+from events.combat import ShotFired
+from events.orders import Attack, CatapultShot, Idle
+from tests.test_mortecouille_turn import game, of, order, refused, resolve, ship
 
 
 def play(target_class: str, hits_per_turn: list[int], super_shot: bool = False) -> list[str]:
@@ -48,9 +51,19 @@ def test_K_distance_one_is_a_miss_whatever_the_dice() -> None:
 
 
 def test_K_catapult_is_not_held_back_by_burst_cooldown() -> None:
-    # S7 holds back cannons only; the catapult table needs no cooldown state at all.
+    # A burst last turn: S7 refuses any cannon fire this turn, but the catapult shoots and hits.
     assert not can_fire_cannons(1, False)
-    assert catapult_needed(2) == 9
+    state = game(
+        ship("A", "blue-big", (5, 5), bursts_in_a_row=1, options=("catapult",)),
+        ship("B", "red-small", (7, 5), owner="Bart"),
+    )
+    refused("S7", state, "A", Attack(position="starboard", target="B"))
+    state = order(order(state, "A", CatapultShot(target="B")), "B", Idle())
+    produced, after = resolve(state, {("A", "catapult"): [3, 3, 3]})  # distance 2 needs 9
+    assert [(s.ship, s.weapon, s.needed, s.hit) for s in of(produced, ShotFired)] == [
+        ("A", "catapult", 9, True)
+    ]
+    assert after.ships["B"].countdown == 3
 
 
 def test_K_small_ship_hit_starts_countdown_without_structure_damage() -> None:
