@@ -60,6 +60,8 @@ BLOCKADE_KINDS: Final[dict[str, BlockadeKind]] = {
 
 #: The movement tokens of P1; ``None`` is no token.
 TOKENS: Final[tuple[str, ...]] = ("F", "L", "R")
+#: P1: a blockade turn plays this many rounds, one token each.
+ROUNDS_PER_TURN: Final = 4
 
 PHASES: Final[tuple[str, ...]] = ("move", "wind")
 

@@ -9,18 +9,24 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from core.blockade import BLOCKADE_KINDS, TOKENS, BlockadeShip, RoundOutcome, resolve_round
+from core.blockade import (
+    BLOCKADE_KINDS,
+    PHASES,
+    ROUNDS_PER_TURN,
+    TOKENS,
+    BlockadeShip,
+    RoundOutcome,
+    resolve_round,
+)
 from core.dice import DiceSource
 from core.errors import BadInput, RuleViolation
-from core.game import Command, decider, evolver, fold, replace
+from core.game import Command, decider, evolver, fold, replace, shared_fields, ship_named
 from core.ships import PLACEMENT_RULES, PlaceShip
 from core.state import GameState, state_hash
 from events.base import Event
 from events.blockade import TokensGiven
 from events.game import TurnEnded, TurnStarted
 from events.movement import CollisionOccurred, DamageTaken, ShipMoved, ShipPlaced, ShipPushed, ShipSunk
-
-ROUNDS_PER_TURN = 4
 
 
 class GiveTokens(Command, frozen=True, kw_only=True):
@@ -52,10 +58,7 @@ def place_blockade_ship(state: GameState, command: PlaceShip) -> ShipPlaced:
         raise RuleViolation("P1", f"{command.ship!r} is already on the board")
     if command.damage < 0 or command.damage >= BLOCKADE_KINDS[command.kind].max_damage:
         raise BadInput("damage", f"{command.damage} is not below the {command.kind}'s maximum (P3)")
-    return ShipPlaced(
-        ship=command.ship, at=command.at, facing=command.facing, kind=command.kind,
-        owner=command.owner, damage=command.damage, rules=("P1", "B2"),
-    )
+    return ShipPlaced(**shared_fields(command, ShipPlaced), rules=("P1", "B2"))
 
 
 PLACEMENT_RULES["blockade"] = place_blockade_ship
@@ -65,9 +68,7 @@ PLACEMENT_RULES["blockade"] = place_blockade_ship
 def decide_tokens(state: GameState, command: GiveTokens, dice: DiceSource) -> list[Event]:
     if state.ruleset != "blockade":
         raise RuleViolation("P1", "tokens are for blockade games; mortecouille ships take orders (T1)")
-    ship = state.ships.get(command.ship)
-    if ship is None:
-        raise BadInput("SHIP", f"no ship {command.ship!r} in {state.game!r}")
+    ship = ship_named(state, command.ship, "SHIP")
     if not ship.afloat:
         raise RuleViolation("P3", f"{command.ship} has sunk and takes no tokens")
     if not 1 <= len(command.tokens) <= ROUNDS_PER_TURN:
@@ -129,38 +130,33 @@ def resolve_blockade_turn(state: GameState, command: ResolveTurn) -> list[Event]
 def round_events(turn: int, round_number: int, outcome: RoundOutcome) -> list[Event]:
     """One round's outcome as events: per phase collisions, pushes and moves, then damage, sinkings."""
     produced: list[Event] = []
-    for phase in ("move", "wind"):
+    for phase in PHASES:
         for c in outcome.collisions:
             if c.phase == phase:
                 produced.append(
-                    CollisionOccurred(
-                        turn=turn, round=round_number, phase=phase, step=c.step, rule=c.rule,
-                        ships=c.ships, square=c.square, rock=c.rock, contacts=c.contacts, rules=c.rules,
-                    )
+                    CollisionOccurred(turn=turn, round=round_number, **shared_fields(c, CollisionOccurred))
                 )
         for p in outcome.pushes:
             if p.phase == phase:
                 produced.append(
-                    ShipPushed(
-                        turn=turn, round=round_number, phase=phase, step=p.step, pusher=p.pusher,
-                        ship=p.pushed, pushed_from=p.pushed_from, pushed_to=p.pushed_to, rules=p.rules,
-                    )
+                    ShipPushed(turn=turn, round=round_number, ship=p.pushed, **shared_fields(p, ShipPushed))
                 )
         for path in outcome.paths:
             if path.phase == phase:
                 produced.append(
                     ShipMoved(
-                        turn=turn, round=round_number, phase=phase, ship=path.ship, path=path.squares,
-                        at=path.squares[-1], facing=path.facing, rules=path.rules,
+                        turn=turn,
+                        round=round_number,
+                        phase=phase,
+                        ship=path.ship,
+                        path=path.squares,
+                        at=path.squares[-1],
+                        facing=path.facing,
+                        rules=path.rules,
                     )
                 )
     for d in outcome.damage:
-        produced.append(
-            DamageTaken(
-                turn=turn, round=round_number, phase=d.phase, step=d.step, ship=d.ship,
-                amount=d.amount, cause=d.cause, other=d.other, rules=d.rules,
-            )
-        )
+        produced.append(DamageTaken(turn=turn, round=round_number, **shared_fields(d, DamageTaken)))
     for s in outcome.sinkings:
         produced.append(
             ShipSunk(turn=turn, round=round_number, phase="end", ship=s.ship, at=s.at, rules=s.rules)

@@ -12,11 +12,20 @@ import functools
 from collections.abc import Mapping
 from typing import Final, NamedTuple
 
+from core.collision_damage import (
+    CAPSIZE_DIE_LIMIT,
+    CONTACT_PART_BY_EIGHTHS,
+    CONTACT_PARTS,
+    SIREN_OTHER_INCREASE,
+    SIREN_OWN_REDUCTION,
+)
+from core.collision_damage import CONTACT_EXTRA as COLLISION_CONTACT_EXTRA
+from core.dice import DIE_SIDES
 from core.errors import RuleViolation
 from core.fleet import ShipStats
 from core.geometry import FACING_VECTORS, VECTOR_FACINGS, Square, eighths_between, rotate
 from core.gunnery import catapult_dice_count, catapult_needed, dice_count, needed_roll, probability_at_least
-from core.maneuver import maneuver_cost
+from core.maneuver import SIDE_SIGNS, SIDELESS_TURNS, TURN_EIGHTHS, TURN_NAMES, maneuver_cost
 from events.orders import Advance, Maneuver
 
 # Scoring weights, in structure points of expected damage.
@@ -24,18 +33,18 @@ KILL_BONUS: Final = 12.0  # a sunk ship fires no more
 FLAMING_BONUS: Final = 4.0  # X1: a fire check may cost the target 8 or more, or the ship
 
 #: N: manoeuvres as orders write them, their table names and the eighths they turn.
-TURNS: Final[tuple[tuple[str, str, int], ...]] = (
-    ("1/8", "eighth", 1),
-    ("1/4", "quarter", 2),
-    ("1/2", "half", 4),
+TURNS: Final[tuple[tuple[str, str, int], ...]] = tuple(
+    (turn, name, TURN_EIGHTHS[name]) for turn, name in TURN_NAMES.items()
 )
-SIDE_SIGNS: Final[Mapping[str, int]] = {"left": -1, "right": 1}
 
 #: C2 contact extras (bow ship, other ship) by the part of the other ship struck.
-CONTACT_EXTRA: Final[Mapping[str, tuple[int, int]]] = {"bow": (3, 3), "stern": (2, 0), "side": (2, 6)}
-CAPSIZE_CHANCE: Final = 1 / 3  # C2: the side ship capsizes on 1-2
-SIREN_OWN_RELIEF: Final = 6  # C4
-SIREN_EXTRA: Final = 8  # C4
+CONTACT_EXTRA: Final[Mapping[str, tuple[int, int]]] = {
+    part: (COLLISION_CONTACT_EXTRA.get(("bow", part), 0), COLLISION_CONTACT_EXTRA.get((part, "bow"), 0))
+    for part in CONTACT_PARTS
+}
+CAPSIZE_CHANCE: Final = CAPSIZE_DIE_LIMIT / DIE_SIDES  # C2
+SIREN_OWN_RELIEF: Final = SIREN_OWN_REDUCTION  # C4
+SIREN_EXTRA: Final = SIREN_OTHER_INCREASE  # C4
 
 
 class Unit(NamedTuple):
@@ -116,7 +125,7 @@ def _ram_value(unit: Unit, other: Unit, moving: str) -> float:
     enemy counts for us and damage taken against us; striking a friend costs both.
     """
     angle = eighths_between(other.facing, rotate(moving, 4))
-    part = "bow" if angle <= 1 else "side" if angle == 2 else "stern"
+    part = CONTACT_PART_BY_EIGHTHS[angle]
     mine, theirs = CONTACT_EXTRA[part]
     ours, their = unit.stats, other.stats
     taken = ours.own_loss_against(their.ship_class) + their.inflicted_on(ours.ship_class) + mine
@@ -143,7 +152,7 @@ def _moves(at: Square, facing: str, ship_class: str, speed: int) -> tuple[Move, 
     moves = [Move(Advance(), speed, ahead, facing, (ahead,))]
     for turn, name, eighths in TURNS:
         for side, sign in SIDE_SIGNS.items():
-            if eighths == 4 and side == "right":
+            if turn in SIDELESS_TURNS and side == "right":
                 continue  # a half turn ends the same either way
             turned = rotate(facing, sign * eighths)
             rest = maneuver_cost(name, ship_class, False, speed)

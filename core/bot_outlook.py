@@ -25,6 +25,7 @@ from core.bot_odds import (
     _step,
 )
 from core.catalogue import POSITIONS
+from core.dice import DIE_SIDES
 from core.geometry import FACINGS, Square, distance, rotate
 from core.gunnery import (
     CATAPULT_DAMAGE_ON_BIG,
@@ -34,13 +35,14 @@ from core.gunnery import (
     can_fire_cannons,
     hit_damage,
 )
+from core.maneuver import WIND_POINT_FROM
 from core.orders import fighting_fire
 from core.state import GameState
 from events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver, Order
 
 #: A1: chance that the wind die (3-6) gives a point, and with the slave's reroll.
-WIND_POINT_CHANCE: Final = 2 / 3
-WIND_POINT_CHANCE_WITH_SLAVE: Final = 8 / 9
+WIND_POINT_CHANCE: Final = (DIE_SIDES - WIND_POINT_FROM + 1) / DIE_SIDES  # A1
+WIND_POINT_CHANCE_WITH_SLAVE: Final = 1 - (1 - WIND_POINT_CHANCE) ** 2  # A1, F2: one reroll
 
 # Scoring weights, in structure points of expected damage.
 TURN_IN_PLACE_WEIGHT: Final = 0.4  # attacks one turn at rest away are worth less than ready ones

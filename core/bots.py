@@ -48,7 +48,6 @@ from core.bot_odds import (
     CONTACT_EXTRA,
     FLAMING_BONUS,
     KILL_BONUS,
-    SIDE_SIGNS,
     SIREN_EXTRA,
     SIREN_OWN_RELIEF,
     TURNS,
@@ -82,6 +81,7 @@ from core.dice import TableDice
 from core.errors import RuleViolation
 from core.fleet import ShipStats, derive_stats
 from core.game import decide
+from core.maneuver import SIDE_SIGNS
 from core.mortecouille_common import fleet_options_of
 from core.orders import GiveOrder, orders_this_turn
 from core.state import GameState, ShipState

@@ -26,6 +26,7 @@ from core.errors import BadInput
 RULES_VERSION: Final = "2026.1"
 
 ShipClass = Literal["small", "big"]
+SHIP_CLASSES: Final[tuple[ShipClass, ...]] = ("small", "big")
 OptionScope = Literal["ship", "fleet"]
 OptionPricing = Literal["flat", "per-added-cannon"]
 Position = Literal["port", "starboard", "bow", "stern"]

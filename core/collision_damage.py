@@ -16,12 +16,13 @@ from typing import Final, Literal
 
 import msgspec
 
+from core.catalogue import SHIP_CLASSES
+from core.dice import check_die
 from core.errors import BadInput
 from core.geometry import FACING_VECTORS, eighths_between
 
 ContactPart = Literal["bow", "side", "stern"]
 CONTACT_PARTS: Final[tuple[ContactPart, ...]] = ("bow", "side", "stern")
-SHIP_CLASSES: Final = ("small", "big")
 
 #: C1: contact part by the angle between facing and contact direction, in eighths.
 CONTACT_PART_BY_EIGHTHS: Final[Mapping[int, ContactPart]] = {
@@ -113,27 +114,22 @@ def _inflicted_by(other: CollisionSide, side: CollisionSide) -> int:
     return other.inflicted_on_small if side.ship_class == "small" else other.inflicted_on_big
 
 
-def _check_die(value: int) -> None:
-    if not 1 <= value <= 6:
-        raise BadInput("dice", f"{value} is not a d6 value")
-
-
 def side_contact_applies(die_a: int, die_b: int) -> bool:
     """C2 ruling: a side-side contact costs its extra only if one of the two d6 shows 1-3."""
-    _check_die(die_a)
-    _check_die(die_b)
+    check_die(die_a)
+    check_die(die_b)
     return min(die_a, die_b) <= SIDE_SIDE_DIE_LIMIT
 
 
 def capsizes(die: int) -> bool:
     """C2: a side ship struck by a bow, still afloat, capsizes and sinks on 1-2."""
-    _check_die(die)
+    check_die(die)
     return die <= CAPSIZE_DIE_LIMIT
 
 
 def crossing_damage_roll_needed(die: int) -> bool:
     """C2: whether the crossing die calls for the 3d6 damage roll."""
-    _check_die(die)
+    check_die(die)
     return die <= CROSSING_DAMAGE_DIE_LIMIT
 
 
@@ -147,7 +143,7 @@ def crossing_extra(die: int, three_d6: Sequence[int] | None) -> int:
     if three_d6 is None or len(three_d6) != CROSSING_DAMAGE_DICE:
         raise BadInput("three_d6", f"a crossing die of {die} needs {CROSSING_DAMAGE_DICE} d6")
     for value in three_d6:
-        _check_die(value)
+        check_die(value)
     return CROSSING_LOSS + sum(three_d6)
 
 

@@ -21,12 +21,22 @@ import hashlib
 import hmac
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
-from typing import Protocol
+from typing import Final, Protocol
 
 import msgspec
 
 from core.errors import BadInput
 from events.game import DieRolled
+
+#: D1: every die of the rules is a d6.
+DIE_SIDES: Final = 6
+
+
+def check_die(value: int, field: str = "dice") -> None:
+    """Refuse a value no die of the rules can show (D1), naming ``field``."""
+    if not 1 <= value <= DIE_SIDES:
+        raise BadInput(field, f"{value} is not a d{DIE_SIDES} value")
+
 
 #: The purposes rule D1 names; a die with any other purpose is a programming error.
 PURPOSES = frozenset(
@@ -53,7 +63,7 @@ class RollIdentity(msgspec.Struct, frozen=True):
     ship: str | None
     purpose: str
     index: int
-    sides: int = 6
+    sides: int = DIE_SIDES
 
     def describe(self) -> str:
         who = self.ship if self.ship is not None else "table"
@@ -177,7 +187,7 @@ class DiceCup:
         self.events: list[DieRolled] = []
         self._counters: defaultdict[tuple[str, str | None, str], int] = defaultdict(int)
 
-    def roll(self, phase: str, ship: str | None, purpose: str, label: str, sides: int = 6) -> int:
+    def roll(self, phase: str, ship: str | None, purpose: str, label: str, sides: int = DIE_SIDES) -> int:
         if purpose not in PURPOSES:
             raise ValueError(f"unknown die purpose {purpose!r}")
         key = (phase, ship, purpose)

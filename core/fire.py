@@ -12,10 +12,13 @@ from typing import Final, Literal
 
 import msgspec
 
+from core.dice import check_die
 from core.errors import BadInput
 
 FirePhase = Literal["1", "2a", "2b", "3"]
 FIRE_PHASES: Final[tuple[FirePhase, ...]] = ("1", "2a", "2b", "3")
+#: How the rules print each fire phase (X1-X2), for dice labels.
+FIRE_PHASE_NAMES: Final[Mapping[str, str]] = {"1": "1", "2a": "2(1)", "2b": "2(2)", "3": "3"}
 
 
 class FirePhaseRule(msgspec.Struct, frozen=True):
@@ -90,8 +93,7 @@ def _check_phase(phase: str) -> FirePhase:
 def fire_check(phase: str, die: int) -> FireOutcome:
     """Resolve a fire check in ``phase`` with a d6 showing ``die`` (X1)."""
     checked = _check_phase(phase)
-    if not 1 <= die <= 6:
-        raise BadInput("die", f"{die} is not a d6 value")
+    check_die(die, "die")
     row = FIRE_TABLE[checked]
     out = die >= row.out_from
     return FireOutcome(

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import difflib
 
-import msgspec
-
 from core.catalogue import resolve_option, resolve_ship_kind
 from core.dice import DiceSource
 from core.errors import BadInput, RuleViolation
@@ -30,7 +28,7 @@ from core.fleet import (
     check_equip_fleet,
     check_seal,
 )
-from core.game import Command, decider, evolver, replace
+from core.game import Command, change_ship, decider, evolver, replace, with_ship
 from core.ships import PLACEMENT_RULES, PlaceShip
 from core.state import GameState, ShipState
 from events.base import Event
@@ -188,10 +186,6 @@ def _with_fleet(state: GameState, fleet: Fleet) -> GameState:
     return replace(state, fleets={**state.fleets, fleet.player: fleet})
 
 
-def _with_ship(state: GameState, ship: ShipState) -> GameState:
-    return replace(state, ships={**state.ships, ship.id: ship})
-
-
 @evolver(ShipBought)
 def evolve_ship_bought(state: GameState, event: ShipBought) -> GameState:
     """The fleet gains the ship, and the game an unplaced ship (not afloat until placed).
@@ -205,7 +199,7 @@ def evolve_ship_bought(state: GameState, event: ShipBought) -> GameState:
     ship = ShipState(
         id=event.ship, kind=event.kind, owner=event.player, options=event.options, price=event.price
     )
-    return _with_ship(state, ship)
+    return with_ship(state, ship)
 
 
 @evolver(ShipEquipped)
@@ -213,10 +207,9 @@ def evolve_ship_equipped(state: GameState, event: ShipEquipped) -> GameState:
     fleet = fleet_of(state, event.player)
     state = _with_fleet(state, apply_equip(fleet, event.ship, event.option, event.price))
     ship = state.ships[event.ship]
-    equipped = msgspec.structs.replace(
-        ship, options=(*ship.options, event.option), price=ship.price + event.price
+    return change_ship(
+        state, event.ship, options=(*ship.options, event.option), price=ship.price + event.price
     )
-    return _with_ship(state, equipped)
 
 
 @evolver(FleetEquipped)

@@ -9,6 +9,7 @@ shared by every game.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
@@ -17,7 +18,7 @@ import msgspec
 from core.board import Board, validate_board
 from core.dice import DiceSource, seed_commitment
 from core.errors import BadInput, RuleViolation
-from core.state import EMPTY, GameState
+from core.state import EMPTY, GameState, ShipState
 from events.base import Event
 from events.game import GameCreated, GameEnded
 
@@ -94,6 +95,35 @@ def replace(state: GameState, **changes: Any) -> GameState:
     return msgspec.structs.replace(state, **changes)
 
 
+def ship_named(state: GameState, ship_id: str, field: str) -> ShipState:
+    """The ship ``ship_id``, or a refusal naming ``field`` when the game has none."""
+    ship = state.ships.get(ship_id)
+    if ship is None:
+        raise BadInput(field, f"no ship {ship_id!r} in {state.game!r}")
+    return ship
+
+
+def with_ship(state: GameState, ship: ShipState) -> GameState:
+    """``state`` with ``ship`` in it, in place of any ship with its id."""
+    return replace(state, ships={**state.ships, ship.id: ship})
+
+
+def change_ship(state: GameState, ship_id: str, **changes: Any) -> GameState:
+    """``state`` with ``changes`` made to the fields of one of its ships."""
+    return with_ship(state, msgspec.structs.replace(state.ships[ship_id], **changes))
+
+
+def shared_fields(source: msgspec.Struct, target: type[msgspec.Struct]) -> dict[str, Any]:
+    """``source``'s values for every field ``target`` also has, by name: a command, its event
+    and the state it builds share their field names, so none of them lists the others' fields."""
+    return {name: getattr(source, name) for name in _shared_names(type(source), target)}
+
+
+@functools.cache
+def _shared_names(source: type[msgspec.Struct], target: type[msgspec.Struct]) -> tuple[str, ...]:
+    return tuple(name for name in target.__struct_fields__ if name in source.__struct_fields__)
+
+
 # ------------------------------------------------------------------ life cycle
 
 
@@ -137,38 +167,13 @@ def decide_create(state: GameState, command: CreateGame, dice: DiceSource) -> li
     validate_board(command.board)
     if command.dice_mode == "seeded" and not command.seed_sha256:
         raise BadInput("--seed", "a seeded game must commit to its seed (D2)")
-    return [
-        GameCreated(
-            game=command.game,
-            ruleset=command.ruleset,
-            players=players,
-            budget=command.budget,
-            board=command.board,
-            rules_version=command.rules_version,
-            dice_mode=command.dice_mode,
-            seed_sha256=command.seed_sha256 if command.dice_mode == "seeded" else None,
-            forked_from=command.forked_from,
-            forked_at_seq=command.forked_at_seq,
-            scenario=command.scenario,
-        )
-    ]
+    seed_sha256 = command.seed_sha256 if command.dice_mode == "seeded" else None
+    return [GameCreated(**shared_fields(command, GameCreated) | {"seed_sha256": seed_sha256})]
 
 
 @evolver(GameCreated)
 def evolve_created(state: GameState, event: GameCreated) -> GameState:
-    return GameState(
-        game=event.game,
-        ruleset=event.ruleset,
-        players=event.players,
-        budget=event.budget,
-        board=event.board,
-        rules_version=event.rules_version,
-        dice_mode=event.dice_mode,
-        seed_sha256=event.seed_sha256,
-        forked_from=event.forked_from,
-        scenario=event.scenario,
-        created=True,
-    )
+    return GameState(**shared_fields(event, GameState), created=True)
 
 
 @decider(EndGame)

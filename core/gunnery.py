@@ -15,6 +15,8 @@ from typing import Final, Literal
 
 import msgspec
 
+from core.catalogue import SHIP_CLASSES
+from core.dice import DIE_SIDES, check_die
 from core.errors import BadInput, RuleViolation
 from core.geometry import FACING_VECTORS, Square, distance, rotate
 
@@ -119,7 +121,6 @@ CATAPULT_SUPER_SHOT_BONUS: Final = 5  # K
 CATAPULT_COUNTDOWN_START: Final = 3  # K
 CATAPULT_HIT_STARTING_BIG_COUNTDOWN: Final = 3  # K: the big ship's third catapult hit
 
-SHIP_CLASSES: Final = ("small", "big")
 
 
 # --- S1: firing line ----------------------------------------------------------------------------
@@ -192,8 +193,7 @@ def catapult_needed(distance: int) -> Needed:
 def shot_hits(needed: Needed, dice_values: Sequence[int], bonus: int) -> bool:
     """Whether a shot hits: H and - ignore the dice; otherwise sum + S6 bonus >= needed."""
     for value in dice_values:
-        if not 1 <= value <= 6:
-            raise BadInput("dice", f"{value} is not a d6 value")
+        check_die(value)
     if needed == AUTOMATIC_HIT:
         return True
     if needed == AUTOMATIC_MISS:
@@ -326,9 +326,9 @@ def countdown_end_of_turn(countdown: int | None, started_this_turn: bool) -> tup
 
 @functools.cache
 def _ways_by_total(dice: int) -> tuple[int, ...]:
-    """How many of the 6**dice equally likely throws give each total (index = total)."""
-    ways = [0] * (6 * dice + 1)
-    for throw in itertools.product(range(1, 7), repeat=dice):
+    """How many of the DIE_SIDES**dice equally likely throws give each total (index = total)."""
+    ways = [0] * (DIE_SIDES * dice + 1)
+    for throw in itertools.product(range(1, DIE_SIDES + 1), repeat=dice):
         ways[sum(throw)] += 1
     return tuple(ways)
 
@@ -341,7 +341,7 @@ def probability_at_least(dice: int, needed: Needed, bonus: int = 0) -> Fraction:
         return Fraction(0)
     ways = _ways_by_total(dice)
     favourable = sum(ways[max(needed - bonus, 0) :])
-    return Fraction(favourable, 6**dice)
+    return Fraction(favourable, DIE_SIDES**dice)
 
 
 def hit_probability(

@@ -10,13 +10,23 @@ from typing import Final
 
 import msgspec
 
+from core.catalogue import SHIP_CLASSES
 from core.errors import BadInput, RuleViolation
 
-SHIP_CLASSES: Final = ("small", "big")
-TURNS: Final = ("eighth", "quarter", "half")
+#: A1: a wind die at or above this gives wind points; below it, slave rerolls once (F2).
+WIND_POINT_FROM: Final = 3
+WIND_POINTS_PER_SUCCESS: Final = 1
 
 #: Eighths of a turn each manoeuvre rotates the ship by.
 TURN_EIGHTHS: Final[Mapping[str, int]] = {"eighth": 1, "quarter": 2, "half": 4}
+TURNS: Final = tuple(TURN_EIGHTHS)
+
+#: The manoeuvres as orders write them, and their names in the manoeuvre table.
+TURN_NAMES: Final[Mapping[str, str]] = {"1/8": "eighth", "1/4": "quarter", "1/2": "half"}
+#: Turning right is clockwise (positive eighths), left anticlockwise.
+SIDE_SIGNS: Final[Mapping[str, int]] = {"left": -1, "right": 1}
+#: Manoeuvres whose direction changes nothing, so an order may leave the side out.
+SIDELESS_TURNS: Final = ("1/2",)
 
 
 class ManeuverCost(msgspec.Struct, frozen=True):

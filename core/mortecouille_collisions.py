@@ -29,9 +29,9 @@ from collections.abc import Iterable, Mapping
 from typing import Final, NamedTuple
 
 from core.board import board_index
+from core.catalogue import SHIP_CLASSES
 from core.collision_damage import (
     CROSSING_DAMAGE_DICE,
-    SHIP_CLASSES,
     CollisionLoss,
     CollisionSide,
     capsizes,
@@ -43,6 +43,7 @@ from core.collision_damage import (
 from core.dice import DiceCup
 from core.errors import BadInput
 from core.fleet import ShipStats
+from core.game import shared_fields
 from core.geometry import Square
 from core.mortecouille_common import ship_stats
 from core.movement_step import Claim, Collision, Contact, Piece, StepResult
@@ -285,15 +286,9 @@ def _collision_event(ledger: PhaseLedger, collision: Collision) -> CollisionOccu
 
 
 def _collision_side(ledger: PhaseLedger, contact: Contact) -> CollisionSide:
-    stats = ledger.stats[contact.ship]
     return CollisionSide(
-        ship_class=stats.ship_class,
-        own_loss_vs_small=stats.own_loss_vs_small,
-        own_loss_vs_big=stats.own_loss_vs_big,
-        inflicted_on_small=stats.inflicted_on_small,
-        inflicted_on_big=stats.inflicted_on_big,
+        **shared_fields(ledger.stats[contact.ship], CollisionSide),
         part=contact_part(contact.facing, contact.heading),
-        siren=stats.siren,
         fireship=ledger.is_fireship(contact.ship),
     )
 

@@ -22,7 +22,7 @@ import msgspec
 
 from core.dice import DiceCup
 from core.errors import RuleViolation
-from core.game import evolver, fold, replace
+from core.game import change_ship, evolver, fold
 from core.gunnery import (
     AUTOMATIC_HIT,
     AUTOMATIC_MISS,
@@ -247,19 +247,14 @@ def _catapult_effects(state: GameState, fired: list[ShotFired]) -> tuple[list[Ev
 
 @evolver(CatapultHitsTaken)
 def evolve_catapult_hits(state: GameState, event: CatapultHitsTaken) -> GameState:
-    ship = msgspec.structs.replace(
-        state.ships[event.ship], catapult_hits=event.hits_total, countdown=event.countdown
-    )
-    return replace(state, ships={**state.ships, event.ship: ship})
+    return change_ship(state, event.ship, catapult_hits=event.hits_total, countdown=event.countdown)
 
 
 @evolver(CountdownChanged)
 def evolve_countdown(state: GameState, event: CountdownChanged) -> GameState:
-    ship = msgspec.structs.replace(state.ships[event.ship], countdown=event.countdown)
-    return replace(state, ships={**state.ships, event.ship: ship})
+    return change_ship(state, event.ship, countdown=event.countdown)
 
 
 @evolver(BurstStreakChanged)
 def evolve_burst_streak(state: GameState, event: BurstStreakChanged) -> GameState:
-    ship = msgspec.structs.replace(state.ships[event.ship], bursts_in_a_row=event.bursts_in_a_row)
-    return replace(state, ships={**state.ships, event.ship: ship})
+    return change_ship(state, event.ship, bursts_in_a_row=event.bursts_in_a_row)

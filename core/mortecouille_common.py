@@ -11,7 +11,7 @@ from core.dice import DiceSource
 from core.errors import BadInput, RuleViolation
 from core.fire import FIRE_PHASES
 from core.fleet import ShipStats, derive_stats
-from core.game import Command, decider, evolver, replace
+from core.game import Command, change_ship, decider, evolver, shared_fields, with_ship
 from core.geometry import FACING_VECTORS
 from core.ships import check_square_free
 from core.state import GameState, ShipState
@@ -43,83 +43,40 @@ def _cached_stats(
 
 @evolver(WindPointsChanged)
 def evolve_wind_points(state: GameState, event: WindPointsChanged) -> GameState:
-    ship = state.ships[event.ship]
-    changed = msgspec.structs.replace(ship, wind=event.points)
-    return replace(state, ships={**state.ships, event.ship: changed})
+    return change_ship(state, event.ship, wind=event.points)
 
 
 @evolver(ShipSetUp)
 def evolve_set_up(state: GameState, event: ShipSetUp) -> GameState:
-    ship = ShipState(
-        id=event.ship,
-        kind=event.kind,
-        owner=event.owner,
-        at=event.at,
-        facing=event.facing,
-        options=event.options,
-        damage=float(event.damage),
-        wind=event.wind,
-        fire=event.fire,
-        countdown=event.countdown,
-        bursts_in_a_row=event.bursts_in_a_row,
-        catapult_hits=event.catapult_hits,
-        fireship=event.fireship,
-    )
-    return replace(state, ships={**state.ships, event.ship: ship})
+    return with_ship(state, ShipState(id=event.ship, **shared_fields(event, ShipState)))
 
 
 class SetUpShip(Command, frozen=True, kw_only=True):
-    """Put a ship on a scenario's board in a given condition (architecture.md, scenario format)."""
+    """Put a ship on a scenario's board in the condition ``proposed`` gives (architecture.md,
+    scenario format); the decider checks it and logs it with its kind and options resolved."""
 
-    ship: str
-    kind: str
-    at: tuple[int, int]
-    facing: str
-    owner: str | None = None
-    options: tuple[str, ...] = ()
-    damage: float = 0
-    wind: int = 0
-    fire: str | None = None
-    countdown: int | None = None
-    bursts_in_a_row: int = 0
-    catapult_hits: int = 0
-    fireship: bool = False
+    proposed: ShipSetUp
 
 
 @decider(SetUpShip)
 def decide_set_up(state: GameState, command: SetUpShip, dice: DiceSource) -> list[Event]:
+    setup = command.proposed
     if not state.scenario:
         raise RuleViolation("F3", "ships of a real game are bought and placed; set-up is for scenarios")
     if state.ruleset != "mortecouille":
         raise BadInput("ruleset", "ship set-up with options and fire is for mortecouille scenarios")
-    if command.ship in state.ships:
-        raise BadInput("id", f"{command.ship!r} is already on the board")
-    kind = resolve_ship_kind(command.kind, state.rules_version)
-    options = tuple(resolve_option(option, state.rules_version) for option in command.options)
-    if command.facing not in FACING_VECTORS:
-        raise BadInput("facing", f"{command.facing!r} is not one of {', '.join(FACING_VECTORS)} (B2)")
-    if command.fire is not None and command.fire not in FIRE_PHASES:
-        raise BadInput("fire", f"{command.fire!r} is not a fire phase: {', '.join(FIRE_PHASES)} or null (X1)")
+    if setup.ship in state.ships:
+        raise BadInput("id", f"{setup.ship!r} is already on the board")
+    kind = resolve_ship_kind(setup.kind, state.rules_version)
+    options = tuple(resolve_option(option, state.rules_version) for option in setup.options)
+    if setup.facing not in FACING_VECTORS:
+        raise BadInput("facing", f"{setup.facing!r} is not one of {', '.join(FACING_VECTORS)} (B2)")
+    if setup.fire is not None and setup.fire not in FIRE_PHASES:
+        raise BadInput("fire", f"{setup.fire!r} is not a fire phase: {', '.join(FIRE_PHASES)} or null (X1)")
     for name in ("damage", "wind", "bursts_in_a_row", "catapult_hits"):
-        if getattr(command, name) < 0:
-            raise BadInput(name, f"must be 0 or more, not {getattr(command, name)}")
-    if command.countdown is not None and command.countdown < 0:
-        raise BadInput("countdown", f"must be 0 or more, or null, not {command.countdown} (K)")
-    check_square_free(state, command.ship, command.at)
-    return [
-        ShipSetUp(
-            ship=command.ship,
-            kind=kind,
-            owner=command.owner,
-            at=command.at,
-            facing=command.facing,
-            options=options,
-            damage=command.damage,
-            wind=command.wind,
-            fire=command.fire,
-            countdown=command.countdown,
-            bursts_in_a_row=command.bursts_in_a_row,
-            catapult_hits=command.catapult_hits,
-            fireship=command.fireship,
-        )
-    ]
+        if getattr(setup, name) < 0:
+            raise BadInput(name, f"must be 0 or more, not {getattr(setup, name)}")
+    if setup.countdown is not None and setup.countdown < 0:
+        raise BadInput("countdown", f"must be 0 or more, or null, not {setup.countdown} (K)")
+    check_square_free(state, setup.ship, setup.at)
+    return [msgspec.structs.replace(setup, kind=kind, options=options, damage=float(setup.damage))]

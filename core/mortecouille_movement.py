@@ -24,7 +24,8 @@ import msgspec
 
 from core.dice import DiceCup
 from core.errors import BadInput, RuleViolation
-from core.maneuver import TURN_EIGHTHS, can_afford, maneuver_cost
+from core.game import ship_named
+from core.maneuver import SIDE_SIGNS, SIDELESS_TURNS, TURN_EIGHTHS, TURN_NAMES, can_afford, maneuver_cost
 from core.mortecouille_collisions import PhaseLedger, settle_step
 from core.movement import Move, wind_phase_moves
 from core.movement_step import Claim, Piece, resolve_step
@@ -39,13 +40,6 @@ ADVANCE: Final = "advance"
 MANEUVER: Final = "maneuver"
 FIRESHIP: Final = "fireship"
 INTENT_KINDS: Final = (ADVANCE, MANEUVER, FIRESHIP)
-
-#: The manoeuvres as orders write them, and their names in the manoeuvre table.
-TURN_NAMES: Final[Mapping[str, str]] = {"1/8": "eighth", "1/4": "quarter", "1/2": "half"}
-#: Turning right is clockwise (positive eighths), left anticlockwise.
-SIDE_SIGNS: Final[Mapping[str, int]] = {"left": -1, "right": 1}
-#: Manoeuvres whose direction changes nothing, so an order may leave the side out.
-SIDELESS_TURNS: Final = ("1/2",)
 
 WIND_POINTS_PHASE: Final = "movement"
 
@@ -128,9 +122,7 @@ def movement_phase(state: GameState, intents: Mapping[str, MoveIntent], cup: Dic
 def _check_intent(state: GameState, sid: str, intent: MoveIntent) -> None:
     if intent.ship != sid:
         raise BadInput(f"intents.{sid}.ship", f"the intent keyed {sid!r} is for {intent.ship!r}")
-    ship = state.ships.get(sid)
-    if ship is None:
-        raise BadInput(f"intents.{sid}", f"no ship {sid!r} in the game")
+    ship = ship_named(state, sid, f"intents.{sid}")
     if intent.kind not in INTENT_KINDS:
         raise BadInput(f"intents.{sid}.kind", f"{intent.kind!r} is not one of {', '.join(INTENT_KINDS)}")
     if intent.kind == FIRESHIP and not ship.fireship:

@@ -25,13 +25,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Final
 
-import msgspec
-
 from core.blockade_game import TURN_RESOLVERS, ResolveTurn
 from core.dice import DiceCup, DiceSource, seed_commitment
 from core.errors import BadInput, RuleViolation
 from core.fire import schedule_after_flaming_hits
-from core.game import evolver, fold, replace
+from core.game import change_ship, evolver, fold
 from core.gunnery import bursts_in_a_row_after, countdown_end_of_turn
 from core.maneuver import does_nothing
 from core.mortecouille_combat import CombatOutcome, combat_phase
@@ -55,11 +53,10 @@ END_PHASE: Final = "end"
 
 def resolve_mortecouille_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> list[Event]:
     """Play the current turn (T2) and return every event it produces, dice included."""
-    _check_ready(state, command)
+    afloat = afloat_ids(state)
+    sidelined = frozenset(s for s in afloat if fighting_fire(state.ships[s]) or state.ships[s].fireship)
+    _check_ready(state, command, afloat, sidelined)
     cup = DiceCup(dice, state.game, state.turn)
-    sidelined = frozenset(
-        s for s in afloat_ids(state) if fighting_fire(state.ships[s]) or state.ships[s].fireship
-    )
     produced: list[Event] = [TurnStarted(turn=state.turn, rounds=1)]
     current = state
 
@@ -89,19 +86,17 @@ def resolve_mortecouille_turn(state: GameState, command: ResolveTurn, dice: Dice
 TURN_RESOLVERS["mortecouille"] = resolve_mortecouille_turn
 
 
-def _check_ready(state: GameState, command: ResolveTurn) -> None:
+def _check_ready(
+    state: GameState, command: ResolveTurn, afloat: list[str], sidelined: frozenset[str]
+) -> None:
+    """Refuse the turn unless some ship is afloat and every ship able to act has orders (T2, D2)."""
     if command.rounds not in (None, 1):
         raise BadInput("rounds", f"a mortecouille turn has one movement, not {command.rounds} rounds (T2)")
     if command.reveal_seed is not None and state.dice_mode == "seeded":
         _check_seed(state, command.reveal_seed)
-    able = [
-        ship_id
-        for ship_id in afloat_ids(state)
-        if not (fighting_fire(state.ships[ship_id]) or state.ships[ship_id].fireship)
-    ]
-    if not afloat_ids(state):
+    if not afloat:
         raise RuleViolation("T2", "no ship is afloat: nothing to resolve")
-    missing = [ship_id for ship_id in able if not orders_this_turn(state, ship_id)]
+    missing = [s for s in afloat if s not in sidelined and not orders_this_turn(state, s)]
     if missing and not command.partial:
         raise RuleViolation(
             "T2",
@@ -244,11 +239,9 @@ def _victory(state: GameState, command: ResolveTurn) -> GameEnded | None:
 
 @evolver(FireScheduled)
 def evolve_fire_scheduled(state: GameState, event: FireScheduled) -> GameState:
-    ship = msgspec.structs.replace(state.ships[event.ship], fire=event.phase)
-    return replace(state, ships={**state.ships, event.ship: ship})
+    return change_ship(state, event.ship, fire=event.phase)
 
 
 @evolver(BecameFireship)
 def evolve_became_fireship(state: GameState, event: BecameFireship) -> GameState:
-    ship = msgspec.structs.replace(state.ships[event.ship], fireship=True)
-    return replace(state, ships={**state.ships, event.ship: ship})
+    return change_ship(state, event.ship, fireship=True)

@@ -15,8 +15,9 @@ import msgspec
 
 from core.catalogue import catalogue_for
 from core.dice import DiceCup
-from core.fire import START_PHASE_BY_FLAMING_HITTERS, fire_check
-from core.game import evolver, fold, replace
+from core.fire import FIRE_PHASE_NAMES, START_PHASE_BY_FLAMING_HITTERS, fire_check
+from core.game import change_ship, evolver, fold
+from core.maneuver import WIND_POINT_FROM, WIND_POINTS_PER_SUCCESS
 from core.mortecouille_common import ship_stats
 from core.state import GameState, ShipState
 from events.base import Event
@@ -27,15 +28,8 @@ from events.movement import DamageTaken, ShipSunk
 UPKEEP_PHASE: Final = "upkeep"
 WIND_PHASE: Final = "wind"
 
-#: A1: a wind die at or above this gives one wind point; below it, slave rerolls once.
-WIND_POINT_FROM: Final = 3
-WIND_POINTS_PER_SUCCESS: Final = 1
-
 #: The phase a single flaming hit starts; failing it and being hit again is X3's case.
 FIRST_FIRE_PHASE: Final = START_PHASE_BY_FLAMING_HITTERS[1]
-
-#: How the rules print each fire phase (X1-X2), for dice labels.
-FIRE_PHASE_NAMES: Final = {"1": "1", "2a": "2(1)", "2b": "2(2)", "3": "3"}
 
 
 class UpkeepOutcome(msgspec.Struct, frozen=True, kw_only=True):
@@ -53,8 +47,9 @@ def upkeep_phase(state: GameState, cup: DiceCup) -> UpkeepOutcome:
     """Fire checks (X1), then wear computed after the fire damage (W1, W2), then sinking (W3)."""
     produced, failed_phase_1 = fire_checks(state, cup)
     after_fire = fold(produced, state)
-    produced += wear(after_fire)
-    produced += sinking_checks(fold(produced, state), UPKEEP_PHASE)
+    worn = wear(after_fire)
+    produced += worn
+    produced += sinking_checks(fold(worn, after_fire), UPKEEP_PHASE)
     return UpkeepOutcome(events=produced, failed_phase_1=failed_phase_1)
 
 
@@ -159,5 +154,4 @@ def left_game(turn: int, phase: str, ship: ShipState, how: str, rules: tuple[str
 @evolver(FireChecked)
 def evolve_fire_checked(state: GameState, event: FireChecked) -> GameState:
     """The ship's fire now reads the phase of its next check (None: out or abandoned)."""
-    ship = msgspec.structs.replace(state.ships[event.ship], fire=event.next_phase)
-    return replace(state, ships={**state.ships, event.ship: ship})
+    return change_ship(state, event.ship, fire=event.next_phase)

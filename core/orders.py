@@ -26,10 +26,20 @@ from core.catalogue import POSITIONS, Position
 from core.dice import DiceSource
 from core.errors import BadInput, RuleViolation
 from core.fire import FIRE_TABLE
-from core.game import Command, decider, evolver, replace
+from core.game import Command, decider, evolver, replace, ship_named
 from core.geometry import distance
 from core.gunnery import Needed, catapult_needed, check_cannon_fire, firing_line, needed_roll
-from core.maneuver import ADVANCE, ATTACK, BECOME_FIRESHIP, CATAPULT, IDLE, MANOEUVRE, check_actions
+from core.maneuver import (
+    ADVANCE,
+    ATTACK,
+    BECOME_FIRESHIP,
+    CATAPULT,
+    IDLE,
+    MANOEUVRE,
+    SIDE_SIGNS,
+    TURN_NAMES,
+    check_actions,
+)
 from core.mortecouille_common import ship_stats
 from core.state import GameState, ShipState
 from events.base import Event
@@ -55,8 +65,8 @@ ORDER_NAMES: Final[dict[type, str]] = {
     CatapultShot: CATAPULT,
 }
 
-MANEUVER_TURNS: Final = ("1/8", "1/4", "1/2")
-SIDES: Final = ("left", "right")
+MANEUVER_TURNS: Final = tuple(TURN_NAMES)
+SIDES: Final = tuple(SIDE_SIGNS)
 FIRE_MODES: Final = ("normal", "burst")
 
 
@@ -98,9 +108,7 @@ def fighting_fire(ship: ShipState) -> bool:
 
 
 def _check_target(state: GameState, ship_id: str, target: str, field: str) -> ShipState:
-    other = state.ships.get(target)
-    if other is None:
-        raise BadInput(field, f"no ship {target!r} in {state.game!r}")
+    other = ship_named(state, target, field)
     if target == ship_id:
         raise RuleViolation("S1", f"{ship_id} cannot fire at itself")
     if not other.afloat or other.at is None:
@@ -156,9 +164,7 @@ def decide_give_order(state: GameState, command: GiveOrder, dice: DiceSource) ->
     """Check a ship's order set for this turn (T1, S, K, X1, C6) and record it whole."""
     if state.ruleset != "mortecouille":
         raise RuleViolation("T1", "orders are for mortecouille games; blockade ships take tokens (P1)")
-    ship = state.ships.get(command.ship)
-    if ship is None:
-        raise BadInput("ship", f"no ship {command.ship!r} in {state.game!r}")
+    ship = ship_named(state, command.ship, "ship")
     if not command.actions:
         raise BadInput("actions", "give at least one order (idle to do nothing)")
     for index, action in enumerate(command.actions):

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 from typing import Final
 
-import msgspec
-
 from core.board import board_index
 from core.dice import DiceSource
 from core.errors import BadInput, RuleViolation
-from core.game import Command, decider, evolver, replace
+from core.game import Command, change_ship, decider, evolver, ship_named
 from core.geometry import FACING_VECTORS, ORTHOGONAL_FACINGS, parse_facing, parse_square, square_name
 from core.state import GameState, ShipState
 from events.base import Event
@@ -106,9 +104,7 @@ def decide_ruling(state: GameState, command: RecordRuling, dice: DiceSource) -> 
 
 def check_adjustment(state: GameState, adjustment: Adjustment) -> None:
     """Refuse an adjustment that would leave a position the rules cannot hold."""
-    ship = state.ships.get(adjustment.ship)
-    if ship is None:
-        raise BadInput("--adjust", f"no ship {adjustment.ship!r} in {state.game!r}")
+    ship = ship_named(state, adjustment.ship, "--adjust")
     if adjustment.change == "nothing":
         raise BadInput("--adjust", f"{adjustment.ship}: the adjustment changes nothing")
     if adjustment.damage is not None and ship.damage + adjustment.damage < 0:
@@ -150,8 +146,7 @@ def apply_adjustment(state: GameState, adjustment: Adjustment) -> GameState:
     if adjustment.sunk is not None:
         # Back afloat clears every way of having left the game; out means sunk (P3, W3).
         changes.update(sunk=adjustment.sunk, lost=False, gone=False)
-    changed = msgspec.structs.replace(ship, **changes)
-    return replace(state, ships={**state.ships, ship.id: changed})
+    return change_ship(state, ship.id, **changes)
 
 
 @evolver(RulingRecorded)

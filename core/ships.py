@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import msgspec
-
 from core.board import board_index
 from core.dice import DiceSource
 from core.errors import BadInput, RuleViolation
-from core.game import Command, decider, evolver, replace
+from core.game import Command, change_ship, decider, evolver, replace, with_ship
 from core.geometry import FACING_VECTORS, ORTHOGONAL_FACINGS, square_label, square_name
 from core.state import GameState, ShipState
 from events.base import Event
@@ -64,32 +62,24 @@ def evolve_placed(state: GameState, event: ShipPlaced) -> GameState:
             facing=event.facing,
             damage=float(event.damage),
         )
-    else:
-        ship = msgspec.structs.replace(previous, at=event.at, facing=event.facing)
-    return replace(state, ships={**state.ships, event.ship: ship})
-
-
-def with_ship(state: GameState, ship: ShipState) -> GameState:
-    return replace(state, ships={**state.ships, ship.id: ship})
+        return with_ship(state, ship)
+    return change_ship(state, event.ship, at=event.at, facing=event.facing)
 
 
 @evolver(ShipMoved)
 def evolve_moved(state: GameState, event: ShipMoved) -> GameState:
-    ship = state.ships[event.ship]
-    return with_ship(state, msgspec.structs.replace(ship, at=event.at, facing=event.facing))
+    return change_ship(state, event.ship, at=event.at, facing=event.facing)
 
 
 @evolver(DamageTaken)
 def evolve_damage(state: GameState, event: DamageTaken) -> GameState:
-    ship = state.ships[event.ship]
-    return with_ship(state, msgspec.structs.replace(ship, damage=float(ship.damage + event.amount)))
+    return change_ship(state, event.ship, damage=float(state.ships[event.ship].damage + event.amount))
 
 
 @evolver(ShipSunk)
 def evolve_sunk(state: GameState, event: ShipSunk) -> GameState:
-    ship = state.ships[event.ship]
     how = {"sunk": {"sunk": True}, "lost": {"lost": True}, "gone": {"gone": True}}[event.how]
-    return with_ship(state, msgspec.structs.replace(ship, at=event.at, **how))
+    return change_ship(state, event.ship, at=event.at, **how)
 
 
 @evolver(TurnEnded)

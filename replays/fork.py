@@ -21,6 +21,7 @@ checks only the fork's own rolls against the fork's fresh seed.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -69,13 +70,9 @@ def fork_events(
         raise BadInput("GAME", "the log does not start with game-created")
     check_fork_point(events, at_seq)
     original = events[0]
-    created = GameCreated(
+    created = _unstamped(
+        original,
         game=new_game,
-        ruleset=original.ruleset,
-        players=original.players,
-        budget=original.budget,
-        board=original.board,
-        rules_version=original.rules_version,
         dice_mode=dice_mode,
         seed_sha256=seed_sha256 if dice_mode == "seeded" else None,
         forked_from=original.game,
@@ -84,9 +81,17 @@ def fork_events(
     forked: list[Event] = [created]
     state = evolve(EMPTY, created)
     for event in events[1 : at_seq + 1]:
-        copy = msgspec.structs.replace(event, seq=-1, prev="", hash="")
+        copy = _unstamped(event)
         if isinstance(copy, TurnEnded):
             copy = msgspec.structs.replace(copy, state_hash=state_hash(state))
         state = evolve(state, copy)
         forked.append(copy)
     return forked
+
+
+E = TypeVar("E", bound=Event)
+
+
+def _unstamped(event: E, **changes: Any) -> E:
+    """A copy of ``event`` with ``changes`` and the placeholder envelope the store stamps over."""
+    return msgspec.structs.replace(event, seq=-1, prev="", hash="", **changes)

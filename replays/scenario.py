@@ -14,13 +14,13 @@ from typing import Any
 
 import msgspec
 
-from core.blockade import BLOCKADE_KINDS, TOKENS
-from core.blockade_game import ROUNDS_PER_TURN, GiveTokens, ResolveTurn
-from core.board import Board, WindTile
+from core.blockade import BLOCKADE_KINDS, ROUNDS_PER_TURN, TOKENS
+from core.blockade_game import GiveTokens, ResolveTurn
+from core.board import Board
 from core.catalogue import RULES_VERSION
 from core.dice import DiceSource, FixedDice, SeededDice, TableDice, seed_commitment
 from core.errors import BadInput, MortecouilleError
-from core.game import Command, CreateGame, decide, fold
+from core.game import Command, CreateGame, decide, fold, shared_fields
 from core.geometry import square_name
 from core.ships import PlaceShip
 from core.state import EMPTY, GameState
@@ -107,9 +107,7 @@ def scenario_rounds(scenario: Scenario) -> int:
 
 
 def place_blockade(scenario: Scenario, ship: ShipSpec) -> Command:
-    return PlaceShip(
-        ship=ship.id, at=ship.at, facing=ship.facing, kind=ship.kind, owner=ship.owner, damage=ship.damage
-    )
+    return PlaceShip(ship=ship.id, **shared_fields(ship, PlaceShip))
 
 
 def blockade_tokens(scenario: Scenario, ship: str, tokens: list[Any], field: str) -> list[Command]:
@@ -157,13 +155,7 @@ def run_scenario(scenario: Scenario, log_path: Path | None = None, name: str = "
     check_ships(scenario)
     rounds = scenario_rounds(scenario)
     seed = str(scenario.dice.seed)
-    board = Board(
-        width=scenario.board.width,
-        height=scenario.board.height,
-        rocks=tuple(scenario.board.rocks),
-        winds=tuple(WindTile(at=w.at, dir=w.dir) for w in scenario.board.winds),
-        whirlpools=tuple(scenario.board.whirlpools),
-    )
+    board = msgspec.convert(scenario.board, Board, from_attributes=True)
     owners = sorted({s.owner for s in scenario.ships if s.owner})
     create = CreateGame(
         game=name,
@@ -260,12 +252,12 @@ def scenario_output(run: ScenarioRun) -> dict[str, Any]:
             if event.rock is not None:
                 item["rock"] = list(event.rock)
             collisions.append(item)
-    logged = [msgspec.json.decode(line) for line in run.log.read_bytes().splitlines()]
-    first = run.outcome[0].seq if run.outcome else len(logged)
+    lines = run.log.read_bytes().splitlines()
+    first = run.outcome[0].seq if run.outcome else len(lines)
     return {
         "ships": ships,
         "collisions": collisions,
-        "events": logged[first:],
+        "events": [msgspec.json.decode(line) for line in lines[first:]],
         "log": str(run.log.path),
     }
 

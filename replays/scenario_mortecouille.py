@@ -12,9 +12,10 @@ from typing import Any
 
 from core.catalogue import catalogue_for, resolve_option
 from core.errors import BadInput
-from core.game import Command
+from core.game import Command, shared_fields
 from core.mortecouille_common import SetUpShip
 from core.orders import GiveOrder
+from events.mortecouille import ShipSetUp
 from events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver, Order
 from replays.scenario import ORDER_COMMANDS, SHIP_SETUP, Scenario, ShipSpec
 
@@ -39,21 +40,8 @@ def set_up_ship(scenario: Scenario, ship: ShipSpec) -> Command:
     shared = fleet_options_by_owner(scenario).get(ship.owner, set())
     own = [resolve_option(option) for option in ship.options]
     options = tuple(own + sorted(shared - set(own)))
-    return SetUpShip(
-        ship=ship.id,
-        kind=ship.kind,
-        at=ship.at,
-        facing=ship.facing,
-        owner=ship.owner,
-        options=options,
-        damage=ship.damage,
-        wind=ship.wind,
-        fire=ship.fire,
-        countdown=ship.countdown,
-        bursts_in_a_row=ship.bursts_in_a_row,
-        catapult_hits=ship.catapult_hits,
-        fireship=ship.fireship,
-    )
+    condition = shared_fields(ship, ShipSetUp) | {"options": options}
+    return SetUpShip(proposed=ShipSetUp(ship=ship.id, **condition))
 
 
 def parse_order(item: Any, field: str) -> Order:
