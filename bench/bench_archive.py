@@ -28,11 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import duckdb
 
-import replays.archive as archive_module
-from events.store import GameLog
-from replays.analytics import archive_views
-from replays.archive import archive_games, sql_string
-from replays.simulate import game_name, game_seed, play_bot_game
+import mortecouille.replays.analytics.archive as archive_module
+from mortecouille.app.simulate import game_name, game_seed, play_bot_game
+from mortecouille.events.store import GameLog
+from mortecouille.replays.analytics.archive import archive_games, sql_string
+from mortecouille.replays.analytics.query import archive_views
 
 SEED = "bench"
 MAX_TURNS = 60

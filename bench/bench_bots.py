@@ -1,7 +1,7 @@
 """Bot games: whole two-player demo games per second, and how they end.
 
 Run: ``.venv/bin/python bench/bench_bots.py [--seeds N] [--max-turns T] [--repeat R] [--profile]``.
-Plays the demo set-up (replays.botgame: four ships a side) for seeds ``demo``,
+Plays the demo set-up (mortecouille.app.botgame: four ships a side) for seeds ``demo``,
 ``1``..``N`` in memory on one core, each game named ``demo-SEED`` as
 ``mortecouille demo --seed SEED`` names it (so the same games), and prints
 games/s, the share of games won outright (T3 victory; target 80% within 40
@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from replays.botgame import GameSummary, play_in_memory, summarise
+from mortecouille.app.botgame import GameSummary, play_in_memory, summarise
 
 VICTORY = "victory"
 

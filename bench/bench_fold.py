@@ -16,17 +16,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import core.rulesets  # noqa: F401
-import events  # noqa: F401
-from core.blockade_game import GiveTokens, ResolveTurn
-from core.board import Board
-from core.dice import TableDice, seed_commitment
-from core.game import Command, CreateGame, decide, fold
-from core.ships import PlaceShip
-from core.state import EMPTY
-from events.base import Event
-from events.codec import event_decoder
-from events.store import GameLog
+import mortecouille.core.rulesets  # noqa: F401
+import mortecouille.events  # noqa: F401
+from mortecouille.core.blockade.commands import GiveTokens, ResolveTurn
+from mortecouille.core.board.ships import PlaceShip
+from mortecouille.core.board.terrain import Board
+from mortecouille.core.dice import TableDice, seed_commitment
+from mortecouille.core.game import Command, CreateGame, decide, fold
+from mortecouille.core.state import EMPTY
+from mortecouille.events.base import Event
+from mortecouille.events.codec import event_decoder
+from mortecouille.events.store import GameLog
 
 GRID = 6  # a 6x6 grid of ships circling in their own 3x3 boxes, plus a few ramming ones
 WILD = 6

@@ -1,7 +1,8 @@
 """Many finished games, one SQL engine: ``archive``, ``query``, ``report`` and ``simulate``.
 
-DuckDB is imported only inside the functions these commands call (replays.archive,
-replays.analytics), so ``mortecouille --help`` and the table-side commands never load it. The clock
+DuckDB is imported only inside the functions these commands call (mortecouille.replays.analytics.archive,
+mortecouille.replays.analytics.query), so ``mortecouille --help`` and the table-side commands never load
+it. The clock
 lives here and nowhere else: ``archive --month`` defaults to the current month.
 """
 
@@ -18,14 +19,21 @@ from pathlib import Path
 
 import click
 
-from cli.app import Context, cli, pass_context, reports_errors
-from cli.session import games_dir as resolve_games_dir
-from cli.session import store_seed
-from core.errors import BadInput
-from replays.analytics import QueryResult, format_csv, format_json, format_table, query_archive, query_logs
-from replays.analytics_reports import REPORTS, build_report, render_svg, render_text
-from replays.archive import archive_games
-from replays.simulate import DEFAULT_BUDGET, DEFAULT_MAX_TURNS, simulate
+from mortecouille.app.session import games_dir as resolve_games_dir
+from mortecouille.app.session import store_seed
+from mortecouille.app.simulate import DEFAULT_BUDGET, DEFAULT_MAX_TURNS, simulate
+from mortecouille.cli.app import Context, cli, pass_context, reports_errors
+from mortecouille.core.errors import BadInput
+from mortecouille.replays.analytics.archive import archive_games
+from mortecouille.replays.analytics.query import (
+    QueryResult,
+    format_csv,
+    format_json,
+    format_table,
+    query_archive,
+    query_logs,
+)
+from mortecouille.replays.analytics.reports import REPORTS, build_report, render_svg, render_text
 
 MONTH = re.compile(r"^\d{4}-(0[1-9]|1[0-2])$")
 

@@ -17,15 +17,15 @@ import click
 import msgspec
 import structlog
 
-import events  # noqa: F401 - registers every event type
-from cli.session import game_log, run_command
-from cli.session import games_dir as resolve_games_dir
-from core.errors import MortecouilleError
-from core.game import Command
-from core.state import GameState
-from events.codec import LogError
-from events.store import Conflict, GameNotFound
-from replays.describe import describe_event
+import mortecouille.events  # noqa: F401 - registers every event type
+from mortecouille.app.session import game_log, run_command
+from mortecouille.app.session import games_dir as resolve_games_dir
+from mortecouille.core.errors import MortecouilleError
+from mortecouille.core.game import Command
+from mortecouille.core.state import GameState
+from mortecouille.events.codec import LogError
+from mortecouille.events.store import Conflict, GameNotFound
+from mortecouille.replays.reading.describe import describe_event
 
 F = TypeVar("F", bound=Callable[..., Any])
 

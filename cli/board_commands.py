@@ -8,18 +8,18 @@ from pathlib import Path
 import click
 import msgspec
 
-from cli.app import Context, cli, pass_context, reports_errors, run_and_describe
-from cli.session import AskDie, game_log, revealed_seed, run_command
-from core.blockade_game import GiveTokens, ResolveTurn
-from core.dice import RollIdentity
-from core.errors import BadInput
-from core.game import fold
-from core.geometry import parse_facing, parse_square
-from core.ships import PlaceShip
-from replays.board_text import render_board, state_after_turn
-from replays.describe import describe_event
-from replays.replay import resolved_turns
-from replays.scenario import parse_scenario, run_scenario, scenario_output
+from mortecouille.app.scenario import parse_scenario, run_scenario, scenario_output
+from mortecouille.app.session import AskDie, game_log, revealed_seed, run_command
+from mortecouille.cli.app import Context, cli, pass_context, reports_errors, run_and_describe
+from mortecouille.core.blockade.commands import GiveTokens, ResolveTurn
+from mortecouille.core.board.geometry import parse_facing, parse_square
+from mortecouille.core.board.ships import PlaceShip
+from mortecouille.core.dice import RollIdentity
+from mortecouille.core.errors import BadInput
+from mortecouille.core.game import fold
+from mortecouille.replays.pictures.board_text import render_board, state_after_turn
+from mortecouille.replays.reading.describe import describe_event
+from mortecouille.replays.reading.replay import resolved_turns
 
 
 def parse_dice_values(text: str | None) -> list[int] | None:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import click
 
-from cli.app import Context, cli, pass_context, reports_errors
-from cli.session import KnownState, create_game, game_log, run_command
-from core.dice import TableDice
-from core.game import Command, decide, fold
-from core.state import EMPTY, GameState
-from events.base import Event
-from replays.board_text import render_board
-from replays.botgame import demo_game, play_turns, set_up_demo_fleets, summarise
-from replays.verify import verify_log
+from mortecouille.app.botgame import demo_game, play_turns, set_up_demo_fleets, summarise
+from mortecouille.app.session import KnownState, create_game, game_log, run_command
+from mortecouille.cli.app import Context, cli, pass_context, reports_errors
+from mortecouille.core.dice import TableDice
+from mortecouille.core.game import Command, decide, fold
+from mortecouille.core.state import EMPTY, GameState
+from mortecouille.events.base import Event
+from mortecouille.replays.pictures.board_text import render_board
+from mortecouille.replays.reading.verify import verify_log
 
 
 @cli.command()

@@ -8,14 +8,22 @@ from collections.abc import Mapping
 import click
 import msgspec
 
-from cli.app import Context, cli, pass_context, reports_errors
-from cli.session import game_log, load, run_command
-from core.errors import BadInput, RuleViolation
-from core.fleet import FleetSheet, OptionLine, ShipSheet, status_sheet
-from core.fleet_game import BuyShip, EquipFleet, EquipShip, SealFleet, find_purchase, fleet_of, resolve_player
-from core.state import GameState
-from events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped
-from replays.audit import AuditReport, audit_events
+from mortecouille.app.session import game_log, load, run_command
+from mortecouille.cli.app import Context, cli, pass_context, reports_errors
+from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.fleet.commands import (
+    BuyShip,
+    EquipFleet,
+    EquipShip,
+    SealFleet,
+    find_purchase,
+    fleet_of,
+    resolve_player,
+)
+from mortecouille.core.fleet.purchase import FleetSheet, OptionLine, ShipSheet, status_sheet
+from mortecouille.core.state import GameState
+from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped
+from mortecouille.replays.reading.audit import AuditReport, audit_events
 
 #: ``audit`` exits with this when a price disagrees with the list, like ``verify`` on a bad log.
 AUDIT_MISMATCH_EXIT = 4

@@ -7,18 +7,18 @@ import sys
 import click
 import msgspec
 
-from cli.app import Context, cli, fail, pass_context, reports_errors
-from cli.session import create_game, game_log, load, revealed_seed, run_command, secret_seed
-from core.board import Board, WindTile
-from core.catalogue import RULES_VERSION
-from core.dice import TableDice, seed_commitment
-from core.errors import BadInput
-from core.game import CreateGame, EndGame, decide
-from core.geometry import parse_facing, parse_square
-from core.state import EMPTY, state_as_dict, state_hash
-from events.game import GameEnded
-from replays.describe import describe_event, describe_state
-from replays.verify import verify_log
+from mortecouille.app.session import create_game, game_log, load, revealed_seed, run_command, secret_seed
+from mortecouille.cli.app import Context, cli, fail, pass_context, reports_errors
+from mortecouille.core.board.geometry import parse_facing, parse_square
+from mortecouille.core.board.terrain import Board, WindTile
+from mortecouille.core.dice import TableDice, seed_commitment
+from mortecouille.core.errors import BadInput
+from mortecouille.core.fleet.catalogue import RULES_VERSION
+from mortecouille.core.game import CreateGame, EndGame, decide
+from mortecouille.core.state import EMPTY, state_as_dict, state_hash
+from mortecouille.events.game import GameEnded
+from mortecouille.replays.reading.describe import describe_event, describe_state
+from mortecouille.replays.reading.verify import verify_log
 
 
 def parse_board(size: str, rocks: tuple[str, ...], winds: tuple[str, ...], pools: tuple[str, ...]) -> Board:

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import click
 
-from cli.app import Context, cli, pass_context, reports_errors, run_and_describe
-from core.errors import BadInput
-from core.orders import GiveOrder
-from events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver, Order
+from mortecouille.cli.app import Context, cli, pass_context, reports_errors, run_and_describe
+from mortecouille.core.errors import BadInput
+from mortecouille.core.mortecouille.orders import GiveOrder
+from mortecouille.events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver, Order
 
 USAGE = (
     "advance | idle | fireship | maneuver 1/8|1/4|1/2 left|right [--sailing] | "

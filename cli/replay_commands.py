@@ -14,19 +14,22 @@ from typing import Any
 import click
 import msgspec
 
-from cli.app import Context, cli, pass_context, reports_errors, run_and_describe
-from cli.session import create_game, game_log, load, secret_seed
-from core.dice import seed_commitment
-from core.errors import BadInput
-from core.geometry import square_name
-from core.rulings import RecordRuling, describe_adjustment, parse_adjustment
-from core.state import GameState, state_hash
-from events.base import Event
-from events.game import GameCreated
-from events.rulings import RulingRecorded
-from replays.board_text import render_board
-from replays.describe import describe_event
-from replays.explain import (
+from mortecouille.app.fork import fork_events
+from mortecouille.app.session import create_game, game_log, load, secret_seed
+from mortecouille.cli.app import Context, cli, pass_context, reports_errors, run_and_describe
+from mortecouille.core.board.geometry import square_name
+from mortecouille.core.dice import seed_commitment
+from mortecouille.core.errors import BadInput
+from mortecouille.core.rulings import RecordRuling, describe_adjustment, parse_adjustment
+from mortecouille.core.state import GameState, state_hash
+from mortecouille.events.base import Event
+from mortecouille.events.game import GameCreated
+from mortecouille.events.rulings import RulingRecorded
+from mortecouille.replays.pictures.board_text import render_board
+from mortecouille.replays.pictures.html import build_html
+from mortecouille.replays.pictures.svg import render_turn_svg
+from mortecouille.replays.reading.describe import describe_event
+from mortecouille.replays.reading.explain import (
     ExplainContext,
     explain_text,
     explain_turn,
@@ -34,10 +37,7 @@ from replays.explain import (
     story_span,
     turn_started_index,
 )
-from replays.export_html import build_html
-from replays.fork import fork_events
-from replays.render_svg import render_turn_svg
-from replays.replay import Replay, position_after_turn, position_of_seq, resolved_turns
+from mortecouille.replays.reading.replay import Replay, position_after_turn, position_of_seq, resolved_turns
 
 #: keys of the interactive stepper (click.getchar gives arrows as escape sequences)
 NEXT_KEYS = frozenset({" ", "\x1b[C", "l", "n", "\r"})

@@ -5,9 +5,9 @@ from __future__ import annotations
 import click
 import msgspec
 
-from cli.app import cli, reports_errors
-from core.errors import BadInput
-from core.gunnery import (
+from mortecouille.cli.app import cli, reports_errors
+from mortecouille.core.errors import BadInput
+from mortecouille.core.mortecouille.gunnery import (
     OddsCell,
     catapult_odds_cell,
     odds_cell,

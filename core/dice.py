@@ -25,8 +25,8 @@ from typing import Final, Protocol
 
 import msgspec
 
-from core.errors import BadInput
-from events.game import DieRolled
+from mortecouille.core.errors import BadInput
+from mortecouille.events.game import DieRolled
 
 #: D1: every die of the rules is a d6.
 DIE_SIDES: Final = 6

@@ -15,12 +15,12 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from core.board import Board, validate_board
-from core.dice import DiceSource, seed_commitment
-from core.errors import BadInput, RuleViolation
-from core.state import EMPTY, GameState, ShipState
-from events.base import Event
-from events.game import GameCreated, GameEnded
+from mortecouille.core.board.terrain import Board, validate_board
+from mortecouille.core.dice import DiceSource, seed_commitment
+from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.state import EMPTY, GameState, ShipState
+from mortecouille.events.base import Event
+from mortecouille.events.game import GameCreated, GameEnded
 
 RULESETS = ("mortecouille", "blockade")
 DICE_MODES = ("seeded", "table")

@@ -13,14 +13,20 @@ from __future__ import annotations
 
 from typing import Final
 
-from core.board import board_index
-from core.dice import DiceSource
-from core.errors import BadInput, RuleViolation
-from core.game import Command, change_ship, decider, evolver, ship_named
-from core.geometry import FACING_VECTORS, ORTHOGONAL_FACINGS, parse_facing, parse_square, square_name
-from core.state import GameState, ShipState
-from events.base import Event
-from events.rulings import Adjustment, RulingRecorded
+from mortecouille.core.board.geometry import (
+    FACING_VECTORS,
+    ORTHOGONAL_FACINGS,
+    parse_facing,
+    parse_square,
+    square_name,
+)
+from mortecouille.core.board.terrain import board_index
+from mortecouille.core.dice import DiceSource
+from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.game import Command, change_ship, decider, evolver, ship_named
+from mortecouille.core.state import GameState, ShipState
+from mortecouille.events.base import Event
+from mortecouille.events.rulings import Adjustment, RulingRecorded
 
 #: The section letters of rules.md, which rules and events also cite on their own (e.g. "M", "K").
 RULE_SECTIONS: Final[frozenset[str]] = frozenset("BMPFTANSKXWCD")

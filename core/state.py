@@ -13,9 +13,9 @@ from typing import Any
 
 import msgspec
 
-from core.board import Board
-from core.fleet import Fleet
-from events.orders import OrderSet
+from mortecouille.core.board.terrain import Board
+from mortecouille.core.fleet.purchase import Fleet
+from mortecouille.events.orders import OrderSet
 
 
 class ShipState(msgspec.Struct, frozen=True, kw_only=True):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from events.base import Event, register
+from mortecouille.events.base import Event, register
 
 
 @register

@@ -14,7 +14,7 @@ from typing import Any, Union
 
 import msgspec
 
-from events.base import CURRENT_VERSIONS, EVENT_TYPES, UPCASTERS, Event
+from mortecouille.events.base import CURRENT_VERSIONS, EVENT_TYPES, UPCASTERS, Event
 
 
 class LogError(Exception):

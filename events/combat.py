@@ -1,13 +1,13 @@
 """Outcome events of a mortecouille turn outside movement: fire on board (X), cannon and
 catapult shots (S, K), burst cooldowns (S7), catapult countdowns (K) and fireships (C6).
 
-Damage itself is always a ``DamageTaken`` (events.movement) with its cause
+Damage itself is always a ``DamageTaken`` (mortecouille.events.movement) with its cause
 ("fire", "wear", "shot", "catapult"), and leaving the game a ``ShipSunk``.
 """
 
 from __future__ import annotations
 
-from events.base import Event, register
+from mortecouille.events.base import Event, register
 
 
 @register

@@ -8,7 +8,7 @@ the text the referee typed; the ship's name is its id everywhere else.
 
 from __future__ import annotations
 
-from events.base import Event, register
+from mortecouille.events.base import Event, register
 
 
 @register

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.board import Board
-from events.base import Event, register, upcaster
+from mortecouille.core.board.terrain import Board
+from mortecouille.events.base import Event, register, upcaster
 
 
 @register

@@ -1,7 +1,7 @@
 """Events of the mortecouille movement and board wind phases (A3, N, C2, C6).
 
 Moves, pushes, collisions, damage and sinkings use the shared events of
-:mod:`events.movement`; the ones here record what only mortecouille has: a move
+:mod:`mortecouille.events.movement`; the ones here record what only mortecouille has: a move
 the ship could not pay for, a bow ship crossing the wreck of the side ship it
 sank, and a fireship exploding against a ship.
 
@@ -13,7 +13,7 @@ resolution folds it into its own fire event.
 
 from __future__ import annotations
 
-from events.base import Event, register
+from mortecouille.events.base import Event, register
 
 Square = tuple[int, int]
 

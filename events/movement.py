@@ -3,8 +3,8 @@ collisions, damage and sinking (rules B, M, P, C, W3)."""
 
 from __future__ import annotations
 
-from core.movement_step import Contact
-from events.base import Event, register
+from mortecouille.core.board.movement_step import Contact
+from mortecouille.events.base import Event, register
 
 Square = tuple[int, int]
 

@@ -4,7 +4,7 @@ An order set is everything one ship was told to do in one turn: its actions
 (advance, manoeuvre, attack, become a fireship), or ``idle``, plus one catapult
 shot per catapult, which is not an action. Each order is a small tagged Struct,
 so a log line reads like ``{"order": "attack", "position": "port", ...}``.
-Field values are plain strings; the decider checks them (core.orders) and
+Field values are plain strings; the decider checks them (mortecouille.core.mortecouille.orders) and
 names the field at fault.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import msgspec
 
-from events.base import Event, register
+from mortecouille.events.base import Event, register
 
 
 class Advance(msgspec.Struct, tag="advance", tag_field="order", frozen=True):

@@ -2,7 +2,7 @@
 
 A ruling never edits the past. It is appended between commands like any other
 event, cites the rules.md ID it rests on, and its adjustments are folded into
-the state from that point on (core.rulings), so ``replay``, ``explain`` and the
+the state from that point on (mortecouille.core.rulings), so ``replay``, ``explain`` and the
 board show it where it happened.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
-from events.base import Event, register
+from mortecouille.events.base import Event, register
 
 Square = tuple[int, int]
 

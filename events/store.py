@@ -31,8 +31,8 @@ from pathlib import Path
 
 import msgspec
 
-from events.base import GENESIS_HASH, Event
-from events.codec import LogError, TornTail, check_line, decode_lines, stamp
+from mortecouille.events.base import GENESIS_HASH, Event
+from mortecouille.events.codec import LogError, TornTail, check_line, decode_lines, stamp
 
 
 class Conflict(Exception):

@@ -4,4 +4,4 @@ Everything here folds logs, so every ruleset's evolvers and deciders must be reg
 first, whichever module a caller imports.
 """
 
-import core.rulesets  # noqa: F401
+import mortecouille.core.rulesets  # noqa: F401

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
-from cli.main import cli
+from mortecouille.cli.main import cli
 
 
 def run(games: Path, *args: str, input: str | None = None) -> Result:

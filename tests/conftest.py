@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-import events  # noqa: F401 - registers every event type
-from core.board import Board
-from core.dice import TableDice, seed_commitment
-from core.game import EMPTY, CreateGame, decide
-from events.store import GameLog
+import mortecouille.events  # noqa: F401 - registers every event type
+from mortecouille.core.board.terrain import Board
+from mortecouille.core.dice import TableDice, seed_commitment
+from mortecouille.core.game import EMPTY, CreateGame, decide
+from mortecouille.events.store import GameLog
 
 SEED = "test-seed"
 

@@ -14,10 +14,10 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from core.game import evolve
-from core.state import EMPTY, state_hash
-from events.base import GENESIS_HASH, Event
-from events.codec import canonical, decode_line, stamp
+from mortecouille.core.game import evolve
+from mortecouille.core.state import EMPTY, state_hash
+from mortecouille.events.base import GENESIS_HASH, Event
+from mortecouille.events.codec import canonical, decode_line, stamp
 from tests.golden.make_golden import anchor, rechain_lines
 
 __all__ = [

@@ -6,11 +6,11 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from core.board import Board
-from core.catalogue import RULES_VERSION
-from events.base import Event
-from events.game import GameCreated, GameEnded
-from events.store import GameLog
+from mortecouille.core.board.terrain import Board
+from mortecouille.core.fleet.catalogue import RULES_VERSION
+from mortecouille.events.base import Event
+from mortecouille.events.game import GameCreated, GameEnded
+from mortecouille.events.store import GameLog
 
 #: The repository's root (where ``pyproject.toml`` and ``README.md`` are).
 ROOT = Path(__file__).resolve().parent.parent

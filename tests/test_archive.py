@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from core.game import fold
-from events.codec import canonical
-from events.combat import ShotFired
-from events.fleet import ShipBought
-from events.rulings import RulingRecorded
-from events.store import GameLog
-from replays.analytics import query_archive
-from replays.archive import TABLES, archive_games, read_manifest, readme_text
-from replays.simulate import simulate
+from mortecouille.app.simulate import simulate
+from mortecouille.core.game import fold
+from mortecouille.events.codec import canonical
+from mortecouille.events.combat import ShotFired
+from mortecouille.events.fleet import ShipBought
+from mortecouille.events.rulings import RulingRecorded
+from mortecouille.events.store import GameLog
+from mortecouille.replays.analytics.archive import TABLES, archive_games, read_manifest, readme_text
+from mortecouille.replays.analytics.query import query_archive
 from tests.cli_helpers import run_cli
 from tests.forgery import forge_with_turn_hashes
 from tests.helpers import ROOT, file_digests, write_game
@@ -195,7 +195,7 @@ def test_the_archive_reads_without_this_project(archived: Path, tmp_path: Path) 
 
 def test_importing_the_cli_does_not_import_duckdb() -> None:
     done = subprocess.run(
-        [sys.executable, "-c", "import sys, cli.main; assert 'duckdb' not in sys.modules, 'duckdb imported'"],
+        [sys.executable, "-c", "import sys, mortecouille.cli.main; assert 'duckdb' not in sys.modules, 'duckdb imported'"],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -1,4 +1,4 @@
-"""The built-in bot (core.bots) and whole bot games: legal orders only, deterministic, and
+"""The built-in bot (mortecouille.bots.player) and whole bot games: legal orders only, deterministic, and
 logs that replay to the decider's running state (T1-T3, D2)."""
 
 from __future__ import annotations
@@ -7,21 +7,21 @@ import msgspec
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.blockade_game import ResolveTurn
-from core.board import Board, WindTile
-from core.bots import choose_orders
-from core.catalogue import RULES_VERSION
-from core.dice import SeededDice, TableDice, seed_commitment
-from core.game import Command, CreateGame, decide, fold
-from core.orders import GiveOrder, fighting_fire, orders_this_turn
-from core.state import EMPTY, GameState, state_hash
-from events.base import Event
-from events.codec import event_decoder
-from events.game import GameEnded, TurnEnded
-from events.mortecouille import ShipSetUp
-from events.orders import Advance, Attack, Maneuver, OrderGiven
-from replays.botgame import DEMO_BOARD, play_in_memory, set_up_demo_fleets, summarise
-from replays.rederive import rederive
+from mortecouille.app.botgame import DEMO_BOARD, play_in_memory, set_up_demo_fleets, summarise
+from mortecouille.bots.player import choose_orders
+from mortecouille.core.blockade.commands import ResolveTurn
+from mortecouille.core.board.terrain import Board, WindTile
+from mortecouille.core.dice import SeededDice, TableDice, seed_commitment
+from mortecouille.core.fleet.catalogue import RULES_VERSION
+from mortecouille.core.game import Command, CreateGame, decide, fold
+from mortecouille.core.mortecouille.orders import GiveOrder, fighting_fire, orders_this_turn
+from mortecouille.core.state import EMPTY, GameState, state_hash
+from mortecouille.events.base import Event
+from mortecouille.events.codec import event_decoder
+from mortecouille.events.game import GameEnded, TurnEnded
+from mortecouille.events.mortecouille import ShipSetUp
+from mortecouille.events.orders import Advance, Attack, Maneuver, OrderGiven
+from mortecouille.replays.reading.rederive import rederive
 from tests.test_mortecouille_turn import SEED, game, ship
 
 MAX_TURNS = 30
@@ -129,8 +129,8 @@ def test_bot_games_are_legal_and_replay_to_the_same_state(
 
 def _created_and_setups(start: GameState) -> list[Event]:
     """The events that built ``start`` (a game() state), rebuilt for re-derivation."""
-    from core.dice import seed_commitment
-    from core.game import CreateGame
+    from mortecouille.core.dice import seed_commitment
+    from mortecouille.core.game import CreateGame
 
     created = decide(
         EMPTY,
@@ -151,7 +151,7 @@ def _created_and_setups(start: GameState) -> list[Event]:
 
 
 def _demo_start(game_name: str, seed: str) -> tuple[GameState, SeededDice]:
-    """The demo game (replays.botgame) bought, sealed and placed, ready for turn 1."""
+    """The demo game (mortecouille.app.botgame) bought, sealed and placed, ready for turn 1."""
     dice = SeededDice(seed)
     state = EMPTY
 

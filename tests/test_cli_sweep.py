@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from cli.main import cli
+from mortecouille.cli.main import cli
 from tests.cli_helpers import run, tree_digest
 
 G = "b"  # a blockade game with two ships

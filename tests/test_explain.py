@@ -5,10 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.state import EMPTY
-from events.base import EVENT_TYPES, Event
-from events.combat import FireChecked, ShotFired
-from replays.explain import NARRATORS, ExplainContext, explain_text, explain_turn, narrate
+from mortecouille.core.state import EMPTY
+from mortecouille.events.base import EVENT_TYPES, Event
+from mortecouille.events.combat import FireChecked, ShotFired
+from mortecouille.replays.reading.explain import (
+    NARRATORS,
+    ExplainContext,
+    explain_text,
+    explain_turn,
+    narrate,
+)
 from tests.cli_helpers import play_blockade_turn, run
 
 
@@ -120,7 +126,7 @@ def test_mortecouille_shot_and_fire_narrators_show_the_numbers() -> None:
 def test_a_whole_mortecouille_game_is_told_with_dice_and_shots(games: Path) -> None:
     result = run(games, "demo", "--seed", "demo", "--game", "d", "--max-turns", "25")
     assert result.exit_code == 0, result.output
-    from events.store import GameLog
+    from mortecouille.events.store import GameLog
 
     events = GameLog(games / "d.jsonl").read()
     turns = sorted({e.turn for e in events if type(e).__name__ == "TurnEnded"})  # type: ignore[attr-defined]

@@ -11,11 +11,11 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from cli.fleet_commands import sheets_for
-from cli.session import game_log, load
-from core.game import fold
-from events.fleet import ShipBought
-from events.movement import DamageTaken
+from mortecouille.app.session import game_log, load
+from mortecouille.cli.fleet_commands import sheets_for
+from mortecouille.core.game import fold
+from mortecouille.events.fleet import ShipBought
+from mortecouille.events.movement import DamageTaken
 from tests.cli_helpers import ok, run, tree_digest
 from tests.forgery import log_bodies, write_forged_events
 

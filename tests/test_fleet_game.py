@@ -9,22 +9,22 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-import core.rulesets  # noqa: F401 - registers every ruleset's deciders and evolvers
-from core.board import Board
-from core.catalogue import RULES_VERSION
-from core.dice import TableDice, seed_commitment
-from core.errors import BadInput, RuleViolation
-from core.fleet_game import BuyShip, EquipFleet, EquipShip, SealFleet
-from core.game import Command, CreateGame, decide, fold
-from core.mortecouille_common import ship_stats
-from core.ships import PlaceShip
-from core.state import EMPTY, GameState, state_hash
-from events.base import GENESIS_HASH, Event
-from events.codec import stamp
-from events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped
-from events.game import TurnEnded
-from events.movement import ShipPlaced
-from replays.audit import audit_events
+import mortecouille.core.rulesets  # noqa: F401 - registers every ruleset's deciders and evolvers
+from mortecouille.core.board.ships import PlaceShip
+from mortecouille.core.board.terrain import Board
+from mortecouille.core.dice import TableDice, seed_commitment
+from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.fleet.catalogue import RULES_VERSION
+from mortecouille.core.fleet.commands import BuyShip, EquipFleet, EquipShip, SealFleet
+from mortecouille.core.game import Command, CreateGame, decide, fold
+from mortecouille.core.mortecouille.common import ship_stats
+from mortecouille.core.state import EMPTY, GameState, state_hash
+from mortecouille.events.base import GENESIS_HASH, Event
+from mortecouille.events.codec import stamp
+from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped
+from mortecouille.events.game import TurnEnded
+from mortecouille.events.movement import ShipPlaced
+from mortecouille.replays.reading.audit import audit_events
 
 
 def create(ruleset: str = "mortecouille", budget: int = 100_000) -> list[Event]:

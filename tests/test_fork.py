@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.dice import RollIdentity, seeded_value
-from events.game import DieRolled
-from events.store import GameLog
+from mortecouille.core.dice import RollIdentity, seeded_value
+from mortecouille.events.game import DieRolled
+from mortecouille.events.store import GameLog
 from tests.cli_helpers import play_blockade_turn, run
 from tests.forgery import log_bodies
 

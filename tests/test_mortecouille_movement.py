@@ -14,21 +14,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import core.rulesets  # noqa: F401 - registers every evolver
-import events  # noqa: F401 - registers every event type
-from core.board import Board, WindTile
-from core.catalogue import RULES_VERSION
-from core.dice import DiceCup, FixedDice, SeededDice, TableDice
-from core.errors import BadInput, RuleViolation
-from core.game import fold
-from core.mortecouille_movement import MoveIntent, board_wind_phase, movement_phase
-from core.state import GameState, ShipState
-from events.base import Event
-from events.codec import decode_lines
-from events.game import DieRolled
-from events.mortecouille import WindPointsChanged
-from events.mortecouille_movement import MoveUnaffordable
-from events.movement import CollisionOccurred, DamageTaken, ShipMoved, ShipPushed, ShipSunk
+import mortecouille.core.rulesets  # noqa: F401 - registers every evolver
+import mortecouille.events  # noqa: F401 - registers every event type
+from mortecouille.core.board.terrain import Board, WindTile
+from mortecouille.core.dice import DiceCup, FixedDice, SeededDice, TableDice
+from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.fleet.catalogue import RULES_VERSION
+from mortecouille.core.game import fold
+from mortecouille.core.mortecouille.movement import MoveIntent, board_wind_phase, movement_phase
+from mortecouille.core.state import GameState, ShipState
+from mortecouille.events.base import Event
+from mortecouille.events.codec import decode_lines
+from mortecouille.events.game import DieRolled
+from mortecouille.events.mortecouille import WindPointsChanged
+from mortecouille.events.mortecouille_movement import MoveUnaffordable
+from mortecouille.events.movement import CollisionOccurred, DamageTaken, ShipMoved, ShipPushed, ShipSunk
 from tests.forgery import chained_lines
 
 OPEN = Board(10, 10)

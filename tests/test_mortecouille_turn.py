@@ -13,17 +13,17 @@ from typing import Any, TypeVar
 
 import pytest
 
-import core.rulesets  # noqa: F401 - registers every decider and evolver
-import events  # noqa: F401 - registers every event type
-from core.blockade_game import ResolveTurn
-from core.board import Board
-from core.dice import RollIdentity, SeededDice, TableDice, seed_commitment
-from core.errors import RuleViolation
-from core.game import EMPTY, CreateGame, decide, fold
-from core.orders import GiveOrder
-from core.state import GameState, state_hash
-from events.base import Event
-from events.combat import (
+import mortecouille.core.rulesets  # noqa: F401 - registers every decider and evolver
+import mortecouille.events  # noqa: F401 - registers every event type
+from mortecouille.core.blockade.commands import ResolveTurn
+from mortecouille.core.board.terrain import Board
+from mortecouille.core.dice import RollIdentity, SeededDice, TableDice, seed_commitment
+from mortecouille.core.errors import RuleViolation
+from mortecouille.core.game import EMPTY, CreateGame, decide, fold
+from mortecouille.core.mortecouille.orders import GiveOrder
+from mortecouille.core.state import GameState, state_hash
+from mortecouille.events.base import Event
+from mortecouille.events.combat import (
     BecameFireship,
     BurstStreakChanged,
     CatapultHitsTaken,
@@ -32,11 +32,11 @@ from events.combat import (
     FireScheduled,
     ShotFired,
 )
-from events.game import DieRolled, TurnEnded
-from events.mortecouille import ShipSetUp, WindPointsChanged
-from events.mortecouille_movement import FireshipExplosion, MoveUnaffordable
-from events.movement import DamageTaken, ShipMoved, ShipSunk
-from events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Order
+from mortecouille.events.game import DieRolled, TurnEnded
+from mortecouille.events.mortecouille import ShipSetUp, WindPointsChanged
+from mortecouille.events.mortecouille_movement import FireshipExplosion, MoveUnaffordable
+from mortecouille.events.movement import DamageTaken, ShipMoved, ShipSunk
+from mortecouille.events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Order
 
 SEED = "turn-seed"
 E = TypeVar("E", bound=Event)

@@ -8,9 +8,9 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.board import Board, WindTile, board_index
-from core.geometry import FACINGS
-from core.movement import Move, MovementResult, Piece, resolve_moves, wind_phase_moves
+from mortecouille.core.board.geometry import FACINGS
+from mortecouille.core.board.movement import Move, MovementResult, Piece, resolve_moves, wind_phase_moves
+from mortecouille.core.board.terrain import Board, WindTile, board_index
 
 MOVE_KINDS = ("F", "F", "F", "L", "R", "sail+1", "sail-1", "sail+4", "rot+2", "none")
 

@@ -1,4 +1,4 @@
-"""Exact hit odds (core.gunnery), checked against an independent computation.
+"""Exact hit odds (mortecouille.core.mortecouille.gunnery), checked against an independent computation.
 
 The module enumerates every throw; these tests convolve single-die
 distributions instead, and read the to-hit numbers from their own copy of the
@@ -11,8 +11,8 @@ from fractions import Fraction
 
 import pytest
 
-from core.errors import RuleViolation
-from core.gunnery import (
+from mortecouille.core.errors import RuleViolation
+from mortecouille.core.mortecouille.gunnery import (
     catapult_hit_probability,
     catapult_odds_cell,
     hit_probability,

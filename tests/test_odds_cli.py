@@ -8,7 +8,7 @@ from fractions import Fraction
 import pytest
 from click.testing import CliRunner
 
-from cli.main import cli
+from mortecouille.cli.main import cli
 
 
 def odds(*args: str) -> tuple[int, str]:

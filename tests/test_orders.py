@@ -6,14 +6,22 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from core.board import Board
-from core.dice import TableDice, seed_commitment
-from core.errors import BadInput, RuleViolation
-from core.game import EMPTY, CreateGame, decide, fold
-from core.orders import GiveOrder, orders_this_turn
-from events.codec import event_decoder
-from events.movement import ShipSunk
-from events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver, OrderGiven
+from mortecouille.core.board.terrain import Board
+from mortecouille.core.dice import TableDice, seed_commitment
+from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.game import EMPTY, CreateGame, decide, fold
+from mortecouille.core.mortecouille.orders import GiveOrder, orders_this_turn
+from mortecouille.events.codec import event_decoder
+from mortecouille.events.movement import ShipSunk
+from mortecouille.events.orders import (
+    Advance,
+    Attack,
+    BecomeFireship,
+    CatapultShot,
+    Idle,
+    Maneuver,
+    OrderGiven,
+)
 from tests.test_mortecouille_turn import game, order, refused, resolve, ship
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from events.game import DieRolled
-from events.store import GameLog
-from replays.analytics import archive_views, read_only_connection
-from replays.archive import archive_games
+from mortecouille.events.game import DieRolled
+from mortecouille.events.store import GameLog
+from mortecouille.replays.analytics.archive import archive_games
+from mortecouille.replays.analytics.query import archive_views, read_only_connection
 from tests.cli_helpers import run_cli
 from tests.helpers import file_digests, write_game
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from cli.main import cli
+from mortecouille.cli.main import cli
 from tests.helpers import ROOT
 
 README = (ROOT / "README.md").read_text()

@@ -21,9 +21,9 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from cli.main import cli
-from events.store import GameLog
-from replays.verify import verify_log
+from mortecouille.cli.main import cli
+from mortecouille.events.store import GameLog
+from mortecouille.replays.reading.verify import verify_log
 
 WORKERS = 4
 COMMANDS_PER_WORKER = 24

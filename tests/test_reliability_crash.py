@@ -31,24 +31,24 @@ from pathlib import Path
 
 import pytest
 
-from cli.session import load, run_command, store_seed
-from core.blockade_game import GiveTokens, ResolveTurn
-from core.board import Board
-from core.catalogue import RULES_VERSION
-from core.dice import TableDice, seed_commitment
-from core.errors import MortecouilleError
-from core.fleet_game import BuyShip, SealFleet
-from core.game import EMPTY, Command, CreateGame, decide
-from core.orders import GiveOrder
-from core.rulings import RecordRuling
-from core.ships import PlaceShip
-from core.state import GameState
-from events.codec import TornTail, stamp
-from events.game import DieRolled, TurnEnded
-from events.orders import Advance, Attack, Idle, Maneuver, Order
-from events.rulings import Adjustment
-from events.store import GameLog
-from replays.verify import verify_log
+from mortecouille.app.session import load, run_command, store_seed
+from mortecouille.core.blockade.commands import GiveTokens, ResolveTurn
+from mortecouille.core.board.ships import PlaceShip
+from mortecouille.core.board.terrain import Board
+from mortecouille.core.dice import TableDice, seed_commitment
+from mortecouille.core.errors import MortecouilleError
+from mortecouille.core.fleet.catalogue import RULES_VERSION
+from mortecouille.core.fleet.commands import BuyShip, SealFleet
+from mortecouille.core.game import EMPTY, Command, CreateGame, decide
+from mortecouille.core.mortecouille.orders import GiveOrder
+from mortecouille.core.rulings import RecordRuling
+from mortecouille.core.state import GameState
+from mortecouille.events.codec import TornTail, stamp
+from mortecouille.events.game import DieRolled, TurnEnded
+from mortecouille.events.orders import Advance, Attack, Idle, Maneuver, Order
+from mortecouille.events.rulings import Adjustment
+from mortecouille.events.store import GameLog
+from mortecouille.replays.reading.verify import verify_log
 from tests.conftest import SEED, created_log
 
 SOAK = os.environ.get("MORTECOUILLE_SOAK") == "1"

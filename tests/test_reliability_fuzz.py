@@ -28,20 +28,20 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cli.session import run_command, store_seed
-from core.blockade import BLOCKADE_KINDS
-from core.blockade_game import GiveTokens, ResolveTurn
-from core.board import Board
-from core.catalogue import CATALOGUES, RULES_VERSION
-from core.dice import TableDice, seed_commitment
-from core.errors import MortecouilleError
-from core.game import EMPTY, Command, CreateGame, EndGame, decide, fold
-from core.ships import PlaceShip
-from core.state import GameState, state_hash
-from events.codec import CorruptLine, LogError, decode_line
-from events.game import GameEnded, TurnEnded
-from events.store import Conflict, GameLog
-from replays.verify import verify_log
+from mortecouille.app.session import run_command, store_seed
+from mortecouille.core.blockade.commands import GiveTokens, ResolveTurn
+from mortecouille.core.blockade.rounds import BLOCKADE_KINDS
+from mortecouille.core.board.ships import PlaceShip
+from mortecouille.core.board.terrain import Board
+from mortecouille.core.dice import TableDice, seed_commitment
+from mortecouille.core.errors import MortecouilleError
+from mortecouille.core.fleet.catalogue import CATALOGUES, RULES_VERSION
+from mortecouille.core.game import EMPTY, Command, CreateGame, EndGame, decide, fold
+from mortecouille.core.state import GameState, state_hash
+from mortecouille.events.codec import CorruptLine, LogError, decode_line
+from mortecouille.events.game import GameEnded, TurnEnded
+from mortecouille.events.store import Conflict, GameLog
+from mortecouille.replays.reading.verify import verify_log
 from tests.conftest import SEED, created_log
 
 SOAK = os.environ.get("MORTECOUILLE_SOAK") == "1"
@@ -110,11 +110,11 @@ def mortecouille_commands() -> st.SearchStrategy[list[Command]]:
     victories. Each part is drawn from valid and invalid values alike (actions, targets, firing
     positions, modes, manoeuvres, replace flags, partial resolutions, seeds, rule IDs, adjustments).
     """
-    from core.fleet_game import BuyShip, EquipFleet, EquipShip, SealFleet
-    from core.orders import GiveOrder
-    from core.rulings import RecordRuling
-    from events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver
-    from events.rulings import Adjustment
+    from mortecouille.core.fleet.commands import BuyShip, EquipFleet, EquipShip, SealFleet
+    from mortecouille.core.mortecouille.orders import GiveOrder
+    from mortecouille.core.rulings import RecordRuling
+    from mortecouille.events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver
+    from mortecouille.events.rulings import Adjustment
 
     catalogue = CATALOGUES[RULES_VERSION]
     kinds = [*sorted(catalogue.ships), "nope"]

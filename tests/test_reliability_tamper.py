@@ -30,8 +30,8 @@ from typing import Any
 
 import pytest
 
-from events.store import GameLog
-from replays.verify import verify_log
+from mortecouille.events.store import GameLog
+from mortecouille.replays.reading.verify import verify_log
 from tests.forgery import anchor, log_bodies, rechain_lines, write_rechained
 from tests.golden.make_golden import MORTECOUILLE_SEEDED_SCRIPT, build_blockade_game, build_mortecouille_game
 from tests.helpers import GOLDEN

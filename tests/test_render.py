@@ -5,11 +5,11 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from core.board import Board
-from core.state import GameState, ShipState
-from events.combat import ShotFired
-from events.store import GameLog
-from replays.render_svg import render_turn_svg
+from mortecouille.core.board.terrain import Board
+from mortecouille.core.state import GameState, ShipState
+from mortecouille.events.combat import ShotFired
+from mortecouille.events.store import GameLog
+from mortecouille.replays.pictures.svg import render_turn_svg
 from tests.cli_helpers import play_blockade_turn, run
 
 SVG = "{http://www.w3.org/2000/svg}"

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from cli.replay_commands import step_interactively
-from core.board import Board
-from core.game import evolve, fold
-from core.state import EMPTY, GameState, state_hash
-from events.base import Event
-from events.blockade import TokensGiven
-from events.game import GameCreated
-from events.movement import ShipPlaced
-from replays.replay import Replay, position_after_turn
+from mortecouille.cli.replay_commands import step_interactively
+from mortecouille.core.board.terrain import Board
+from mortecouille.core.game import evolve, fold
+from mortecouille.core.state import EMPTY, GameState, state_hash
+from mortecouille.events.base import Event
+from mortecouille.events.blockade import TokensGiven
+from mortecouille.events.game import GameCreated
+from mortecouille.events.movement import ShipPlaced
+from mortecouille.replays.reading.replay import Replay, position_after_turn
 from tests.cli_helpers import play_blockade_turn, run
 from tests.forgery import forge, log_bodies
 
@@ -120,7 +120,7 @@ def test_replay_step_json_walks_the_turn_and_meets_the_recorded_state_hash(games
 
 def test_interactive_stepping_goes_forward_back_and_quits(games: Path) -> None:
     play_blockade_turn(games)
-    from events.store import GameLog
+    from mortecouille.events.store import GameLog
 
     events = GameLog(games / "b.jsonl").read()
     shown: list[str] = []

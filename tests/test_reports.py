@@ -10,21 +10,21 @@ from pathlib import Path
 
 import pytest
 
-from events.base import Event
-from events.combat import FireChecked, ShotFired
-from events.fleet import FleetEquipped, ShipBought
-from events.game import DieRolled
-from events.movement import DamageTaken, ShipSunk
-from events.rulings import Adjustment, RulingRecorded
-from replays.analytics_reports import (
+from mortecouille.app.simulate import simulate
+from mortecouille.events.base import Event
+from mortecouille.events.combat import FireChecked, ShotFired
+from mortecouille.events.fleet import FleetEquipped, ShipBought
+from mortecouille.events.game import DieRolled
+from mortecouille.events.movement import DamageTaken, ShipSunk
+from mortecouille.events.rulings import Adjustment, RulingRecorded
+from mortecouille.replays.analytics.archive import archive_games
+from mortecouille.replays.analytics.reports import (
     Report,
     build_report,
     chi_square_p_value,
     chi_square_uniform,
     regularized_upper_gamma,
 )
-from replays.archive import archive_games
-from replays.simulate import simulate
 from tests.cli_helpers import run_cli
 from tests.helpers import write_game
 

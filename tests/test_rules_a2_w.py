@@ -10,9 +10,9 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from core.catalogue import CATALOGUES, RULES_VERSION, catalogue_for
-from core.errors import BadInput
-from core.fleet import derive_stats
+from mortecouille.core.errors import BadInput
+from mortecouille.core.fleet.catalogue import CATALOGUES, RULES_VERSION, catalogue_for
+from mortecouille.core.fleet.purchase import derive_stats
 
 
 @pytest.mark.parametrize(

@@ -5,11 +5,11 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from core.blockade import BlockadeShip, resolve_round
-from core.board import Board, WindTile, board_index, validate_board
-from core.errors import BadInput
-from core.geometry import distance, parse_square, square_name
-from core.movement import Move, Piece, resolve_moves, wind_phase_moves
+from mortecouille.core.blockade.rounds import BlockadeShip, resolve_round
+from mortecouille.core.board.geometry import distance, parse_square, square_name
+from mortecouille.core.board.movement import Move, Piece, resolve_moves, wind_phase_moves
+from mortecouille.core.board.terrain import Board, WindTile, board_index, validate_board
+from mortecouille.core.errors import BadInput
 
 
 def test_B1_grid_origin_is_south_west_and_y_grows_north() -> None:

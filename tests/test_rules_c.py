@@ -1,10 +1,12 @@
-"""Collision damage, rules C1-C4 and C6 (core.collision_damage)."""
+"""Collision damage, rules C1-C4 and C6 (mortecouille.core.mortecouille.collision_damage)."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.collision_damage import (
+from mortecouille.core.board.geometry import FACINGS, rotate
+from mortecouille.core.errors import BadInput
+from mortecouille.core.mortecouille.collision_damage import (
     FIRESHIP_EXPLOSION,
     CollisionSide,
     ContactPart,
@@ -15,8 +17,6 @@ from core.collision_damage import (
     crossing_extra,
     side_contact_applies,
 )
-from core.errors import BadInput
-from core.geometry import FACINGS, rotate
 
 # F1 collision columns, copied here so this test does not depend on the catalogue:
 # class, own vs small, own vs big, inflicted on small, inflicted on big

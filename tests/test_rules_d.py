@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from core.dice import (
+from mortecouille.core.dice import (
     DiceCup,
     FixedDice,
     LoggedDice,
@@ -16,7 +16,7 @@ from core.dice import (
     seed_commitment,
     seeded_value,
 )
-from core.errors import BadInput
+from mortecouille.core.errors import BadInput
 
 
 def test_D1_every_die_is_an_event_with_purpose_ship_sides_value_and_source() -> None:

@@ -8,7 +8,8 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from core.catalogue import (
+from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.fleet.catalogue import (
     CATALOGUES,
     RULES_VERSION,
     Cannons,
@@ -16,8 +17,7 @@ from core.catalogue import (
     resolve_option,
     resolve_ship_kind,
 )
-from core.errors import BadInput, RuleViolation
-from core.fleet import (
+from mortecouille.core.fleet.purchase import (
     CheapestPurchase,
     Fleet,
     ShipPurchase,

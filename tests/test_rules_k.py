@@ -1,11 +1,11 @@
-"""Catapult, rule K (core.gunnery)."""
+"""Catapult, rule K (mortecouille.core.mortecouille.gunnery)."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.errors import RuleViolation
-from core.gunnery import (
+from mortecouille.core.errors import RuleViolation
+from mortecouille.core.mortecouille.gunnery import (
     CatapultEffect,
     can_fire_cannons,
     catapult_dice_count,
@@ -14,8 +14,8 @@ from core.gunnery import (
     countdown_end_of_turn,
     shot_hits,
 )
-from events.combat import ShotFired
-from events.orders import Attack, CatapultShot, Idle
+from mortecouille.events.combat import ShotFired
+from mortecouille.events.orders import Attack, CatapultShot, Idle
 from tests.test_mortecouille_turn import game, of, order, refused, resolve, ship
 
 

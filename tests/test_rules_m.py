@@ -11,10 +11,8 @@ from collections.abc import Mapping
 
 import pytest
 
-from core.blockade import BLOCKADE_KINDS
-from core.board import Board, WindTile
-from core.errors import BadInput
-from core.movement import (
+from mortecouille.core.blockade.rounds import BLOCKADE_KINDS
+from mortecouille.core.board.movement import (
     Claim,
     Collision,
     Contact,
@@ -25,6 +23,8 @@ from core.movement import (
     resolve_step,
     wind_phase_moves,
 )
+from mortecouille.core.board.terrain import Board, WindTile
+from mortecouille.core.errors import BadInput
 
 OPEN = Board(10, 10)
 SMALL, MEDIUM, LARGE = 0, 1, 2

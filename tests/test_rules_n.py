@@ -1,11 +1,11 @@
-"""Manoeuvres (N), advancing (A3) and orders (T1) (core.maneuver)."""
+"""Manoeuvres (N), advancing (A3) and orders (T1) (mortecouille.core.mortecouille.maneuver)."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.errors import BadInput, RuleViolation
-from core.maneuver import can_advance, check_actions, does_nothing, maneuver_cost
+from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.mortecouille.maneuver import can_advance, check_actions, does_nothing, maneuver_cost
 
 # rules.md N table: (turn, class) -> (at rest, sailing extra over speed)
 N_TABLE = {

@@ -5,9 +5,9 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from core.blockade import BLOCKADE_KINDS, BlockadeShip, resolve_round
-from core.board import Board, WindTile
-from core.errors import BadInput
+from mortecouille.core.blockade.rounds import BLOCKADE_KINDS, BlockadeShip, resolve_round
+from mortecouille.core.board.terrain import Board, WindTile
+from mortecouille.core.errors import BadInput
 
 OPEN = Board(12, 12)
 

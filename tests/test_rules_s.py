@@ -1,12 +1,12 @@
-"""Cannon fire, rules S1-S7 (core.gunnery)."""
+"""Cannon fire, rules S1-S7 (mortecouille.core.mortecouille.gunnery)."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.errors import RuleViolation
-from core.geometry import FACING_VECTORS, FACINGS
-from core.gunnery import (
+from mortecouille.core.board.geometry import FACING_VECTORS, FACINGS
+from mortecouille.core.errors import RuleViolation
+from mortecouille.core.mortecouille.gunnery import (
     bursts_in_a_row_after,
     can_fire_cannons,
     check_cannon_fire,

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from core.blockade_game import ResolveTurn
-from core.dice import SeededDice, TableDice
-from core.errors import BadInput, RuleViolation
-from core.game import decide
-from core.orders import GiveOrder
-from events.game import GameEnded, TurnEnded, TurnStarted
-from events.mortecouille import WindPointsChanged
-from events.movement import ShipMoved, ShipSunk
-from events.orders import Advance, Attack, CatapultShot, Idle, Maneuver, OrderGiven
+from mortecouille.core.blockade.commands import ResolveTurn
+from mortecouille.core.dice import SeededDice, TableDice
+from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.game import decide
+from mortecouille.core.mortecouille.orders import GiveOrder
+from mortecouille.events.game import GameEnded, TurnEnded, TurnStarted
+from mortecouille.events.mortecouille import WindPointsChanged
+from mortecouille.events.movement import ShipMoved, ShipSunk
+from mortecouille.events.orders import Advance, Attack, CatapultShot, Idle, Maneuver, OrderGiven
 from tests.test_mortecouille_turn import SEED, game, of, order, refused, resolve, ship
 
 

@@ -1,11 +1,16 @@
-"""Fire on board, rules X1-X3 (core.fire)."""
+"""Fire on board, rules X1-X3 (mortecouille.core.mortecouille.fire)."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.errors import BadInput
-from core.fire import FireOutcome, fire_check, phase_after_flaming_hits, schedule_after_flaming_hits
+from mortecouille.core.errors import BadInput
+from mortecouille.core.mortecouille.fire import (
+    FireOutcome,
+    fire_check,
+    phase_after_flaming_hits,
+    schedule_after_flaming_hits,
+)
 
 
 def outcomes(phase: str) -> list[tuple[bool, int, str | None, bool, bool]]:

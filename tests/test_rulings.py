@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core.rulings import RULE_IDS
+from mortecouille.core.rulings import RULE_IDS
 from tests.cli_helpers import play_blockade_turn, run
 from tests.forgery import log_bodies
 

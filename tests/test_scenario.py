@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from cli.main import cli
-from events.store import GameLog
-from replays.verify import verify_log
+from mortecouille.cli.main import cli
+from mortecouille.events.store import GameLog
+from mortecouille.replays.reading.verify import verify_log
 
 EXAMPLE: dict[str, Any] = {
     "ruleset": "blockade",

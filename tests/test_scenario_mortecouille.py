@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from cli.main import cli
+from mortecouille.cli.main import cli
 
 
 def scenario(ships: list[dict[str, Any]], orders: dict[str, Any], fixed: list[dict[str, Any]] | None = None,

@@ -18,13 +18,13 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from cli.session import load
-from core.state import state_hash
-from events.base import CURRENT_VERSIONS, EVENT_TYPES, UPCASTERS
-from events.codec import CorruptLine, decode_line, decode_lines, stamp
-from events.game import TurnStarted
-from events.store import GameLog
-from replays.verify import verify_log
+from mortecouille.app.session import load
+from mortecouille.core.state import state_hash
+from mortecouille.events.base import CURRENT_VERSIONS, EVENT_TYPES, UPCASTERS
+from mortecouille.events.codec import CorruptLine, decode_line, decode_lines, stamp
+from mortecouille.events.game import TurnStarted
+from mortecouille.events.store import GameLog
+from mortecouille.replays.reading.verify import verify_log
 from tests.forgery import log_bodies
 from tests.helpers import GOLDEN
 
@@ -114,8 +114,8 @@ def test_verify_alone_in_a_fresh_process_verifies_a_mortecouille_golden_log(tmp_
     for suffix in (".jsonl", ".head"):
         shutil.copyfile(GOLDEN / f"mortecouille{suffix}", tmp_path / f"m{suffix}")
     script = (
-        "import sys; from pathlib import Path; from events.store import GameLog; "
-        "from replays.verify import verify_log; "
+        "import sys; from pathlib import Path; from mortecouille.events.store import GameLog; "
+        "from mortecouille.replays.reading.verify import verify_log; "
         "report = verify_log(GameLog(Path(sys.argv[1]))); "
         "print(report.first_failure); sys.exit(0 if report.ok else 1)"
     )

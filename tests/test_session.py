@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from cli.session import KnownState, run_command, store_seed
-from core.game import fold
-from core.ships import PlaceShip
-from core.state import GameState, state_hash
-from events.store import GameLog
+from mortecouille.app.session import KnownState, run_command, store_seed
+from mortecouille.core.board.ships import PlaceShip
+from mortecouille.core.game import fold
+from mortecouille.core.state import GameState, state_hash
+from mortecouille.events.store import GameLog
 from tests.conftest import SEED, created_log
 
 

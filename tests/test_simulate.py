@@ -5,11 +5,11 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from core.dice import seed_commitment
-from events.game import GameCreated, GameEnded
-from events.store import GameLog
-from replays.simulate import game_name
-from replays.verify import verify_log
+from mortecouille.app.simulate import game_name
+from mortecouille.core.dice import seed_commitment
+from mortecouille.events.game import GameCreated, GameEnded
+from mortecouille.events.store import GameLog
+from mortecouille.replays.reading.verify import verify_log
 from tests.cli_helpers import run_cli
 
 

@@ -7,9 +7,9 @@ import hashlib
 import msgspec
 import pytest
 
-from core.game import fold
-from core.state import GameState, ShipState, state_hash, without_defaults
-from events.store import GameLog
+from mortecouille.core.game import fold
+from mortecouille.core.state import GameState, ShipState, state_hash, without_defaults
+from mortecouille.events.store import GameLog
 from tests.helpers import GOLDEN
 
 

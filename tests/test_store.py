@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from core.dice import DiceCup, SeededDice
-from events.codec import LogError, TornTail
-from events.game import DieRolled, TurnStarted
-from events.store import Conflict, GameLog
+from mortecouille.core.dice import DiceCup, SeededDice
+from mortecouille.events.codec import LogError, TornTail
+from mortecouille.events.game import DieRolled, TurnStarted
+from mortecouille.events.store import Conflict, GameLog
 from tests.conftest import SEED, created_log
 
 

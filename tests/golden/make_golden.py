@@ -26,17 +26,12 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from cli import board_commands as board_commands  # noqa: F401 - the blockade commands
-from cli import fleet_commands as fleet_commands  # noqa: F401 - buy, equip, seal
-from cli import game_commands as game_commands  # noqa: F401 - new, end
-from cli import order_commands as order_commands  # noqa: F401 - order
-from cli import replay_commands as replay_commands  # noqa: F401 - ruling
-from cli.app import cli
-from cli.session import load
-from core.state import state_hash
-from events.base import GENESIS_HASH
-from events.codec import canonical, line_hash
-from events.store import GameLog
+from mortecouille.app.session import load
+from mortecouille.cli.main import cli
+from mortecouille.core.state import state_hash
+from mortecouille.events.base import GENESIS_HASH
+from mortecouille.events.codec import canonical, line_hash
+from mortecouille.events.store import GameLog
 
 HERE = Path(__file__).resolve().parent
 SEED = "golden-seed"
@@ -285,8 +280,8 @@ def make(out: Path) -> dict[str, dict[str, object]]:
 
 def build_v1_source(games: Path) -> Path:
     """A game whose turns each play one round, resolved from Python (the CLI always plays four)."""
-    from cli.session import game_log, run_command
-    from core.blockade_game import ResolveTurn
+    from mortecouille.app.session import game_log, run_command
+    from mortecouille.core.blockade.commands import ResolveTurn
 
     path = build_blockade_game(games, "v1", V1_SCRIPT)
     log = game_log(games, "v1")

@@ -1,0 +1,1 @@
+"""The application layer: the one command path below the CLI (and the coming HTTP service)."""

@@ -1,0 +1,212 @@
+"""A whole game between the built-in bots, through the same commands a referee gives.
+
+Used by ``mortecouille demo`` (and later by ``simulate``): buy two fleets,
+seal them, place them, then let each bot order its ships and resolve turns
+until one player is out (T3) or the turn limit ends it by the referee's
+decision, the winner being the player with the most structure left.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from typing import Any
+
+import msgspec
+
+import mortecouille.core.rulesets  # noqa: F401 - play_in_memory needs every decider and evolver registered
+from mortecouille.bots.player import choose_orders
+from mortecouille.core.blockade.commands import ResolveTurn
+from mortecouille.core.board.ships import PlaceShip
+from mortecouille.core.board.terrain import Board, WindTile
+from mortecouille.core.dice import SeededDice, seed_commitment
+from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.fleet.catalogue import RULES_VERSION
+from mortecouille.core.fleet.commands import BuyShip, EquipShip, SealFleet
+from mortecouille.core.game import Command, CreateGame, EndGame, decide, fold
+from mortecouille.core.mortecouille.common import ship_stats
+from mortecouille.core.state import EMPTY, GameState
+from mortecouille.events.base import Event
+from mortecouille.events.combat import FireChecked, ShotFired
+from mortecouille.events.game import DieRolled
+from mortecouille.events.movement import CollisionOccurred
+
+#: A small board, so the fleets meet within a few turns: two rocks to steer around, one wind
+#: tile and one whirlpool in the middle to shuffle ships about (B4-B6).
+DEMO_BOARD = Board(
+    width=10,
+    height=10,
+    rocks=((2, 5), (7, 4)),
+    winds=(WindTile(at=(0, 4), dir="E"),),
+    whirlpools=((4, 4),),
+)
+
+#: (player, purchases as commands, placements as (ship, square, facing)). Four ships each, as
+#: in the simulation benchmark, the whole budget spent (F3) on a spread of options that all
+#: show in play (F2): catapult, flaming shot, super shot, siren, extra crew, fireship, and an
+#: extra sail on each big ship so it keeps up. The fleets start five rows apart, bows toward
+#: each other; either side can win (seeds demo, 1-200: Anne 83, Bart 99, 6 draws by mutual sinking).
+DEMO_FLEETS: tuple[tuple[str, tuple[Command, ...], tuple[tuple[str, tuple[int, int], str], ...]], ...] = (
+    (
+        "Anne",
+        (
+            BuyShip(player="Anne", kind="green-big", name="Black Pearl", options=("super-shot",)),
+            EquipShip(ship="Black Pearl", option="extra-sail"),
+            BuyShip(player="Anne", kind="red-small", name="Hope", options=("flaming-shot",)),
+            BuyShip(player="Anne", kind="blue-small", name="Marguerite"),
+            EquipShip(ship="Marguerite", option="extra-crew"),
+            BuyShip(player="Anne", kind="red-small", name="Sprite"),
+        ),
+        (
+            ("Sprite", (1, 2), "N"),
+            ("Black Pearl", (4, 1), "N"),
+            ("Hope", (6, 2), "N"),
+            ("Marguerite", (8, 2), "N"),
+        ),
+    ),
+    (
+        "Bart",
+        (
+            BuyShip(player="Bart", kind="red-big", name="Kraken", options=("catapult", "extra-sail")),
+            BuyShip(player="Bart", kind="blue-small", name="Barracuda"),
+            BuyShip(player="Bart", kind="red-small", name="Moray", options=("fireship",)),
+            BuyShip(player="Bart", kind="red-small", name="Sprat", options=("siren",)),
+        ),
+        (
+            ("Moray", (1, 7), "S"),
+            ("Barracuda", (3, 7), "S"),
+            ("Kraken", (5, 8), "S"),
+            ("Sprat", (8, 7), "S"),
+        ),
+    ),
+)
+
+Apply = Callable[[Command], list[Event]]
+
+
+def set_up_demo_fleets(apply: Apply) -> None:
+    """Buy, seal and place both demo fleets; a fleet is sealed with a forfeit only if it must be (F3)."""
+    for player, purchases, _ in DEMO_FLEETS:
+        for command in purchases:
+            apply(command)
+        try:
+            apply(SealFleet(player=player))
+        except RuleViolation:  # F3: money left that could still buy something
+            apply(SealFleet(player=player, forfeit=True))
+    for _, _, placements in DEMO_FLEETS:
+        for ship, square, facing in placements:
+            apply(PlaceShip(ship=ship, at=square, facing=facing))
+
+
+def structure_left(state: GameState, player: str) -> int:
+    return sum(
+        ship_stats(state, ship.id).max_structure - int(ship.damage)
+        for ship in state.ships.values()
+        if ship.owner == player and ship.afloat
+    )
+
+
+def play_turns(apply: Apply, current: Callable[[], GameState], seed: str, max_turns: int) -> GameState:
+    """Bots order, the engine resolves, until the game ends or ``max_turns`` were played."""
+    state = current()
+    while not state.ended and state.turn <= max_turns:
+        for player in state.players:
+            for order in choose_orders(state, player, f"{seed}:{state.turn}:{player}"):
+                apply(order)
+        apply(ResolveTurn(reveal_seed=seed))
+        state = current()
+    if not state.ended:
+        scores = {player: structure_left(state, player) for player in state.players}
+        best = max(scores.values())
+        leaders = [player for player, score in scores.items() if score == best]
+        winner = leaders[0] if len(leaders) == 1 else None
+        apply(EndGame(reason=f"turn limit {max_turns}: most structure left", winner=winner, seed=seed))
+        state = current()
+    return state
+
+
+class GameSummary(msgspec.Struct):
+    turns: int
+    winner: str | None
+    reason: str | None
+    events: int
+    dice: int
+    shots: int
+    hits: int
+    collisions: int
+    fire_checks: int
+    ships: list[dict[str, Any]]
+
+
+def summarise(events: list[Event], state: GameState | None = None) -> GameSummary:
+    """The game's figures; ``state``: the fold of ``events`` if the caller has it already."""
+    if state is None:
+        state = fold(events)
+    kinds = Counter(type(event) for event in events)
+    shots = [e for e in events if isinstance(e, ShotFired)]
+    ships = []
+    for ship in sorted(state.ships.values(), key=lambda s: (s.owner or "", s.id)):
+        status = "sunk" if ship.sunk else "abandoned" if ship.lost else "gone" if ship.gone else "afloat"
+        ships.append(
+            {
+                "ship": ship.id,
+                "owner": ship.owner,
+                "kind": ship.kind,
+                "structure": f"{ship_stats(state, ship.id).max_structure - int(ship.damage)}"
+                f"/{ship_stats(state, ship.id).max_structure}",
+                "status": status,
+            }
+        )
+    return GameSummary(
+        turns=state.turn - 1 if state.ended else state.turn,
+        winner=state.winner,
+        reason=state.end_reason,
+        events=len(events),
+        dice=kinds[DieRolled],
+        shots=len(shots),
+        hits=sum(1 for s in shots if s.hit),
+        collisions=kinds[CollisionOccurred],
+        fire_checks=kinds[FireChecked],
+        ships=ships,
+    )
+
+
+DEMO_BUDGET = 100000
+
+
+def demo_game(game: str, seed: str, budget: int = DEMO_BUDGET) -> CreateGame:
+    """The command creating a bot game: the demo board, two players, a seeded commitment."""
+    return CreateGame(
+        game=game,
+        ruleset="mortecouille",
+        players=tuple(player for player, _, _ in DEMO_FLEETS),
+        budget=budget,
+        board=DEMO_BOARD,
+        seed_sha256=seed_commitment(seed),
+        rules_version=RULES_VERSION,
+    )
+
+
+def play_in_memory(game: str, seed: str, max_turns: int = 60, budget: int = DEMO_BUDGET) -> list[Event]:
+    """A whole bot game without touching the disk (tests, simulation).
+
+    A budget too small for the demo fleets is refused naming the rule the purchase broke.
+    """
+    dice = SeededDice(seed)
+    log: list[Event] = []
+    state = EMPTY
+
+    def apply(command: Command) -> list[Event]:
+        nonlocal state
+        produced = decide(state, command, dice)
+        log.extend(produced)
+        state = fold(produced, state)
+        return produced
+
+    apply(demo_game(game, seed, budget))
+    try:
+        set_up_demo_fleets(apply)
+    except RuleViolation as error:
+        raise BadInput("--budget", f"{budget} cannot buy the bots' fleets: {error}") from None
+    play_turns(apply, lambda: state, seed, max_turns)
+    return log

@@ -1,0 +1,97 @@
+"""What-if: a new game that starts from another game's log up to a chosen seq.
+
+The fork's first event is a ``GameCreated`` naming the game it came from and the
+seq it was cut at; then every event after the original's first, up to and
+including that seq, is copied and stamped into the fork's own chain. The
+original is only read.
+
+Two things cannot be copied byte for byte, and both are deliberate:
+
+* the envelope (``seq`` stays, ``prev`` and ``hash`` are the fork's chain);
+* each ``TurnEnded.state_hash``: the state includes the game's name, seed
+  commitment and origin, so the fork's turns end in states with other hashes.
+  They are recomputed by folding the fork, exactly as the decider would have
+  recorded them, so ``verify`` checks and re-derives the fork like any game.
+
+Seeded dice copied from the original were derived from the *original's* seed
+and game id; ``verify`` accepts them as copied (seq <= ``forked_at_seq``) and
+checks only the fork's own rolls against the fork's fresh seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+import msgspec
+
+from mortecouille.core.errors import BadInput
+from mortecouille.core.game import evolve
+from mortecouille.core.state import EMPTY, state_hash
+from mortecouille.events.base import Event
+from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
+
+
+def check_fork_point(events: Sequence[Event], at_seq: int) -> None:
+    """A fork point is a seq in the log, at a command boundary, before any end of game."""
+    last = len(events) - 1
+    if not 0 <= at_seq <= last:
+        raise BadInput("--at", f"seq {at_seq} is not in the log (0..{last})")
+    opened: TurnStarted | None = None
+    for event in events[: at_seq + 1]:
+        if isinstance(event, GameEnded):
+            raise BadInput("--at", f"the game ended at seq {event.seq}: fork before it")
+        if isinstance(event, TurnStarted):
+            opened = event
+        elif isinstance(event, TurnEnded):
+            opened = None
+    following = events[at_seq + 1] if at_seq < last else None
+    if isinstance(following, GameEnded) and following.reason == "victory":
+        # the victory is part of the turn's outcome (T3): the turn is not over before it
+        raise BadInput("--at", f"turn's victory follows at seq {following.seq}: fork before the turn")
+    if opened is not None:
+        ended = next(
+            (e.seq for e in events[at_seq:] if isinstance(e, TurnEnded) and e.turn == opened.turn), None
+        )
+        where = f"seq {opened.seq}..{ended}" if ended is not None else f"from seq {opened.seq}"
+        raise BadInput(
+            "--at",
+            f"seq {at_seq} is inside the resolution of turn {opened.turn} ({where}); "
+            f"fork at a command boundary such as seq {opened.seq - 1}"
+            + (f" or {ended}" if ended is not None else ""),
+        )
+
+
+def fork_events(
+    events: Sequence[Event], at_seq: int, new_game: str, dice_mode: str, seed_sha256: str | None
+) -> list[Event]:
+    """The fork's events, unstamped: a new ``GameCreated`` then the copies up to ``at_seq``."""
+    if not events or not isinstance(events[0], GameCreated):
+        raise BadInput("GAME", "the log does not start with game-created")
+    check_fork_point(events, at_seq)
+    original = events[0]
+    created = _unstamped(
+        original,
+        game=new_game,
+        dice_mode=dice_mode,
+        seed_sha256=seed_sha256 if dice_mode == "seeded" else None,
+        forked_from=original.game,
+        forked_at_seq=at_seq,
+    )
+    forked: list[Event] = [created]
+    state = evolve(EMPTY, created)
+    for event in events[1 : at_seq + 1]:
+        copy = _unstamped(event)
+        if isinstance(copy, TurnEnded):
+            copy = msgspec.structs.replace(copy, state_hash=state_hash(state))
+        state = evolve(state, copy)
+        forked.append(copy)
+    return forked
+
+
+E = TypeVar("E", bound=Event)
+
+
+def _unstamped(event: E, **changes: Any) -> E:
+    """A copy of ``event`` with ``changes`` and the placeholder envelope the store stamps over."""
+    return msgspec.structs.replace(event, seq=-1, prev="", hash="", **changes)

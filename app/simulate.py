@@ -1,0 +1,83 @@
+"""``simulate``: the built-in bots play many complete seeded games, each a normal verifiable log.
+
+Game ``i`` of a run with seed ``S`` is named ``sim-S-i`` and rolls its dice with seed ``S-i``, so a
+run is reproducible game by game and a bigger run with the same seed extends a smaller one. Each
+game is played in memory (decide and fold, no disk) and written in one go through
+:meth:`mortecouille.events.store.GameLog.create`: one write and one fsync per game.
+
+Only the mortecouille ruleset has bots (mortecouille.bots.player); blockade is refused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from mortecouille.app.botgame import play_in_memory
+from mortecouille.core.errors import BadInput
+from mortecouille.events.base import Event
+from mortecouille.events.store import Conflict, GameLog
+
+DEFAULT_BUDGET = 100_000
+DEFAULT_MAX_TURNS = 60
+BOT_RULESETS = ("mortecouille",)
+
+
+def game_name(seed: str, index: int) -> str:
+    """``sim-SEED-i``, with anything a game name may not hold in the seed replaced by ``_``."""
+    return f"sim-{re.sub(r'[^A-Za-z0-9_.-]', '_', seed)}-{index}"
+
+
+def game_seed(seed: str, index: int) -> str:
+    return f"{seed}-{index}"
+
+
+def play_bot_game(game: str, seed: str, budget: int, max_turns: int) -> list[Event]:
+    """One whole bot game in memory (``mortecouille.app.botgame.play_in_memory``)."""
+    return play_in_memory(game, seed, max_turns=max_turns, budget=budget)
+
+
+def check_ruleset(ruleset: str) -> None:
+    if ruleset not in BOT_RULESETS:
+        raise BadInput(
+            "--ruleset",
+            f"only {', '.join(BOT_RULESETS)} has built-in bots; {ruleset!r} games are played at the table",
+        )
+
+
+def simulate(
+    directory: Path,
+    games: int,
+    seed: str,
+    budget: int = DEFAULT_BUDGET,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    ruleset: str = "mortecouille",
+    keep_seed: Callable[[GameLog, str], None] | None = None,
+    on_game: Callable[[str], None] | None = None,
+) -> list[GameLog]:
+    """Play ``games`` seeded bot games into ``directory``; refuse (nothing written) if any exists.
+
+    ``keep_seed`` stores each game's secret seed beside its log before the log is written, as the
+    CLI does for every seeded game (mortecouille.app.session.store_seed).
+    """
+    check_ruleset(ruleset)
+    if games < 0:
+        raise BadInput("--games", f"must be 0 or more, not {games}")
+    logs = [GameLog(directory / f"{game_name(seed, i)}.jsonl") for i in range(games)]
+    taken = [log.name for log in logs if log.exists()]
+    if taken:
+        raise Conflict(
+            f"{len(taken)} game(s) of seed {seed!r} already exist in {directory} (first: {taken[0]}); "
+            "use another seed or directory"
+        )
+    directory.mkdir(parents=True, exist_ok=True)
+    for index, log in enumerate(logs):
+        dice_seed = game_seed(seed, index)
+        played = play_bot_game(log.name, dice_seed, budget, max_turns)
+        if keep_seed is not None:
+            keep_seed(log, dice_seed)
+        log.create(played)
+        if on_game is not None:
+            on_game(log.name)
+    return logs

@@ -1,0 +1,171 @@
+"""The blockade ruleset as commands and events (rules P1-P3 over the M engine).
+
+Ships are placed without buying; each turn every ship gets up to four tokens;
+``ResolveTurn`` plays the rounds through :func:`mortecouille.core.blockade.rounds.resolve_round`
+and logs every move, push, collision, damage and sinking with its rule IDs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mortecouille.core.blockade.rounds import (
+    BLOCKADE_KINDS,
+    PHASES,
+    ROUNDS_PER_TURN,
+    TOKENS,
+    BlockadeShip,
+    RoundOutcome,
+    resolve_round,
+)
+from mortecouille.core.board.ships import PLACEMENT_RULES, PlaceShip
+from mortecouille.core.dice import DiceSource
+from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.game import Command, decider, evolver, fold, replace, shared_fields, ship_named
+from mortecouille.core.state import GameState, state_hash
+from mortecouille.events.base import Event
+from mortecouille.events.blockade import TokensGiven
+from mortecouille.events.game import TurnEnded, TurnStarted
+from mortecouille.events.movement import (
+    CollisionOccurred,
+    DamageTaken,
+    ShipMoved,
+    ShipPlaced,
+    ShipPushed,
+    ShipSunk,
+)
+
+
+class GiveTokens(Command, frozen=True, kw_only=True):
+    ship: str
+    tokens: tuple[str | None, ...]
+
+
+class ResolveTurn(Command, frozen=True, kw_only=True):
+    """Resolve the current turn. ``partial``: ships without orders do nothing instead of blocking."""
+
+    partial: bool = False
+    rounds: int | None = None
+    #: the secret seed, revealed in the GameEnded event if this turn ends the game (T3, D2)
+    reveal_seed: str | None = None
+
+
+#: ruleset -> the decider of ResolveTurn (the mortecouille one registers itself)
+TURN_RESOLVERS: dict[str, Callable[[GameState, ResolveTurn, DiceSource], list[Event]]] = {}
+
+
+def place_blockade_ship(state: GameState, command: PlaceShip) -> ShipPlaced:
+    if command.kind is None:
+        raise BadInput("--kind", f"a blockade ship needs a kind: {', '.join(BLOCKADE_KINDS)}")
+    if command.kind not in BLOCKADE_KINDS:
+        raise BadInput("--kind", f"{command.kind!r} is not a blockade kind: {', '.join(BLOCKADE_KINDS)}")
+    if command.owner is not None and command.owner not in state.players:
+        raise BadInput("--owner", f"{command.owner!r} is not a player of {state.game!r}")
+    if command.ship in state.ships:
+        raise RuleViolation("P1", f"{command.ship!r} is already on the board")
+    if command.damage < 0 or command.damage >= BLOCKADE_KINDS[command.kind].max_damage:
+        raise BadInput("damage", f"{command.damage} is not below the {command.kind}'s maximum (P3)")
+    return ShipPlaced(**shared_fields(command, ShipPlaced), rules=("P1", "B2"))
+
+
+PLACEMENT_RULES["blockade"] = place_blockade_ship
+
+
+@decider(GiveTokens)
+def decide_tokens(state: GameState, command: GiveTokens, dice: DiceSource) -> list[Event]:
+    if state.ruleset != "blockade":
+        raise RuleViolation("P1", "tokens are for blockade games; mortecouille ships take orders (T1)")
+    ship = ship_named(state, command.ship, "SHIP")
+    if not ship.afloat:
+        raise RuleViolation("P3", f"{command.ship} has sunk and takes no tokens")
+    if not 1 <= len(command.tokens) <= ROUNDS_PER_TURN:
+        raise BadInput("TOKENS", f"give 1 to {ROUNDS_PER_TURN} tokens, one per round (P1)")
+    for index, token in enumerate(command.tokens):
+        if token is not None and token not in TOKENS:
+            raise BadInput(f"TOKENS[{index + 1}]", f"{token!r} is not F, L, R or - (P1)")
+    return [TokensGiven(ship=command.ship, tokens=command.tokens)]
+
+
+@evolver(TokensGiven)
+def evolve_tokens(state: GameState, event: TokensGiven) -> GameState:
+    return replace(state, tokens={**state.tokens, event.ship: event.tokens})
+
+
+@decider(ResolveTurn)
+def decide_resolve(state: GameState, command: ResolveTurn, dice: DiceSource) -> list[Event]:
+    if state.ruleset == "blockade":
+        return resolve_blockade_turn(state, command)
+    resolver = TURN_RESOLVERS.get(state.ruleset)
+    if resolver is None:
+        raise RuleViolation("T2", f"turn resolution for {state.ruleset} is not available")
+    return resolver(state, command, dice)
+
+
+def resolve_blockade_turn(state: GameState, command: ResolveTurn) -> list[Event]:
+    rounds = command.rounds if command.rounds is not None else ROUNDS_PER_TURN
+    if not 1 <= rounds <= ROUNDS_PER_TURN:
+        raise BadInput("rounds", f"a blockade turn plays 1 to {ROUNDS_PER_TURN} rounds, not {rounds} (P1)")
+    afloat = sorted(s.id for s in state.ships.values() if s.afloat)
+    if not afloat:
+        raise RuleViolation("P1", "no ship is afloat: nothing to resolve")
+    missing = [sid for sid in afloat if sid not in state.tokens]
+    if missing and not command.partial:
+        raise RuleViolation(
+            "P1", f"no tokens yet for {', '.join(missing)}; give them or resolve with --partial"
+        )
+    turn = state.turn
+    ships = {
+        s.id: BlockadeShip(s.id, s.kind, s.at, s.facing, float(s.damage), not s.afloat)
+        for s in state.ships.values()
+        if s.at is not None
+    }
+    produced: list[Event] = [TurnStarted(turn=turn, rounds=rounds)]
+    for round_number in range(1, rounds + 1):
+        tokens = {
+            sid: given[round_number - 1] if round_number <= len(given) else None
+            for sid, given in state.tokens.items()
+            if sid in ships and not ships[sid].sunk
+        }
+        outcome = resolve_round(state.board, ships, tokens)
+        produced.extend(round_events(turn, round_number, outcome))
+        ships = dict(outcome.ships)
+    after = fold(produced, state)
+    produced.append(TurnEnded(turn=turn, state_hash=state_hash(after), rules=("P1",)))
+    return produced
+
+
+def round_events(turn: int, round_number: int, outcome: RoundOutcome) -> list[Event]:
+    """One round's outcome as events: per phase collisions, pushes and moves, then damage, sinkings."""
+    produced: list[Event] = []
+    for phase in PHASES:
+        for c in outcome.collisions:
+            if c.phase == phase:
+                produced.append(
+                    CollisionOccurred(turn=turn, round=round_number, **shared_fields(c, CollisionOccurred))
+                )
+        for p in outcome.pushes:
+            if p.phase == phase:
+                produced.append(
+                    ShipPushed(turn=turn, round=round_number, ship=p.pushed, **shared_fields(p, ShipPushed))
+                )
+        for path in outcome.paths:
+            if path.phase == phase:
+                produced.append(
+                    ShipMoved(
+                        turn=turn,
+                        round=round_number,
+                        phase=phase,
+                        ship=path.ship,
+                        path=path.squares,
+                        at=path.squares[-1],
+                        facing=path.facing,
+                        rules=path.rules,
+                    )
+                )
+    for d in outcome.damage:
+        produced.append(DamageTaken(turn=turn, round=round_number, **shared_fields(d, DamageTaken)))
+    for s in outcome.sinkings:
+        produced.append(
+            ShipSunk(turn=turn, round=round_number, phase="end", ship=s.ship, at=s.at, rules=s.rules)
+        )
+    return produced

@@ -1,0 +1,299 @@
+"""The ``blockade`` ruleset: ship table and one round's pure resolution (rules P1-P3, M8).
+
+A round (P1) is the movement of every token (M0-M6, M2f), then the wind phase
+(M7, B5, B6) with its own two steps, then ram damage (P2), rock damage (P3) and
+the sinking check at the end of the round (P3). Ships that sank in an earlier
+round are carried along untouched: they neither move nor block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+import msgspec
+
+from mortecouille.core.board.geometry import ORTHOGONAL_FACINGS
+from mortecouille.core.board.movement import (
+    Collision,
+    Contact,
+    Move,
+    MovementResult,
+    Piece,
+    resolve_moves,
+    wind_phase_moves,
+)
+from mortecouille.core.board.terrain import Board, board_index
+from mortecouille.core.errors import BadInput
+
+#: Class names by size rank (M8): small < medium < large.
+SIZE_CLASSES: Final[tuple[str, ...]] = ("small", "medium", "large")
+
+
+class BlockadeKind(msgspec.Struct, frozen=True):
+    """One ship type: class rank (M8), ram value (P2), rock damage and maximum damage (P3),
+    all damage in small-shot equivalents."""
+
+    name: str
+    size: int
+    ram: float
+    rock: float
+    max_damage: float
+
+
+#: The 13 blockade ship types (P2, P3, M8); class ranks follow the source table (M8 ruling).
+BLOCKADE_KINDS: Final[dict[str, BlockadeKind]] = {
+    "sloop": BlockadeKind("Sloop", 0, 0.5, 0.5, 10.0),
+    "cutter": BlockadeKind("Cutter", 0, 0.5, 0.61, 12.0),
+    "dhow": BlockadeKind("Dhow", 0, 0.5, 0.5, 12.0),
+    "fanchuan": BlockadeKind("Fanchuan", 0, 0.5, 0.656, 13.125),
+    "longship": BlockadeKind("Longship", 1, 0.5, 0.75, 15.0),
+    "baghlah": BlockadeKind("Baghlah", 1, 1.0, 1.0, 20.0),
+    "merchant-brig": BlockadeKind("Merchant brig", 1, 1.0, 1.0, 20.0),
+    "junk": BlockadeKind("Junk", 1, 1.5, 1.25, 25.0),
+    "war-brig": BlockadeKind("War brig", 1, 2.0, 1.25, 25.0),
+    "merchant-galleon": BlockadeKind("Merchant galleon", 2, 2.5, 1.5, 30.0),
+    "xebec": BlockadeKind("Xebec", 2, 2.5, 1.75, 35.0),
+    "war-frigate": BlockadeKind("War frigate", 2, 3.0, 2.5, 50.0),
+    "grand-frigate": BlockadeKind("Grand frigate", 2, 4.0, 3.0, 60.0),
+}
+
+#: The movement tokens of P1; ``None`` is no token.
+TOKENS: Final[tuple[str, ...]] = ("F", "L", "R")
+#: P1: a blockade turn plays this many rounds, one token each.
+ROUNDS_PER_TURN: Final = 4
+
+PHASES: Final[tuple[str, ...]] = ("move", "wind")
+
+
+class BlockadeShip(msgspec.Struct, frozen=True, gc=False):
+    """A blockade ship: its kind id, square, facing (N/E/S/W, B2) and damage so far."""
+
+    id: str
+    kind: str
+    at: tuple[int, int]
+    facing: str
+    damage: float = 0.0
+    sunk: bool = False
+
+
+class PhaseMovement(msgspec.Struct, frozen=True):
+    """The full movement result of one phase of the round."""
+
+    phase: str
+    rules: tuple[str, ...]
+    result: MovementResult
+
+
+class ShipPath(msgspec.Struct, frozen=True, gc=False):
+    """The squares a ship that moved, tried to or was pushed went through in one phase."""
+
+    phase: str
+    ship: str
+    squares: tuple[tuple[int, int], ...]
+    facing: str
+    rules: tuple[str, ...]
+
+
+class PhasePush(msgspec.Struct, frozen=True, gc=False):
+    phase: str
+    step: int
+    pusher: str
+    pushed: str
+    pushed_from: tuple[int, int]
+    pushed_to: tuple[int, int]
+    rules: tuple[str, ...]
+
+
+class PhaseCollision(msgspec.Struct, frozen=True, gc=False):
+    """A collision tagged with its phase; ``rule`` is the deciding M case (see movement_step)."""
+
+    phase: str
+    step: int
+    rule: str
+    ships: tuple[str, ...]
+    square: tuple[int, int]
+    rock: tuple[int, int] | None
+    contacts: tuple[Contact, ...]
+    rules: tuple[str, ...]
+
+
+class DamageEntry(msgspec.Struct, frozen=True, gc=False):
+    """Damage one ship takes from one collision: the other's ram (P2) or its own rock value (P3)."""
+
+    ship: str
+    amount: float
+    cause: str
+    other: str | None
+    rock: tuple[int, int] | None
+    phase: str
+    step: int
+    rules: tuple[str, ...]
+
+
+class Sinking(msgspec.Struct, frozen=True, gc=False):
+    """A ship whose damage reached its maximum at the end of the round (P3)."""
+
+    ship: str
+    at: tuple[int, int]
+    damage: float
+    max_damage: float
+    rules: tuple[str, ...] = ("P3",)
+
+
+class RoundOutcome(msgspec.Struct, frozen=True):
+    """Everything one round produced, in a deterministic order (phase, step, ships)."""
+
+    phases: tuple[PhaseMovement, PhaseMovement]
+    paths: tuple[ShipPath, ...]
+    pushes: tuple[PhasePush, ...]
+    collisions: tuple[PhaseCollision, ...]
+    damage: tuple[DamageEntry, ...]
+    sinkings: tuple[Sinking, ...]
+    ships: dict[str, BlockadeShip]
+
+
+def _validate(board: Board, ships: Mapping[str, BlockadeShip], tokens: Mapping[str, str | None]) -> None:
+    index = board_index(board)
+    held: dict[tuple[int, int], str] = {}
+    for sid, ship in ships.items():
+        field = f"ships.{sid}"
+        if ship.id != sid:
+            raise BadInput(f"{field}.id", f"ship keyed {sid!r} has id {ship.id!r}")
+        if ship.kind not in BLOCKADE_KINDS:
+            raise BadInput(f"{field}.kind", f"unknown blockade ship kind {ship.kind!r} (P2)")
+        if ship.facing not in ORTHOGONAL_FACINGS:
+            raise BadInput(f"{field}.facing", f"{ship.facing!r}: blockade ships face N, E, S or W (B2)")
+        if not ship.damage >= 0:
+            raise BadInput(f"{field}.damage", f"{ship.damage!r} is not a damage (P2, P3)")
+        if ship.sunk:
+            continue
+        if index.blocks(ship.at):
+            raise BadInput(f"{field}.at", f"{ship.at} is a rock or off the board (B4)")
+        if ship.at in held:
+            raise BadInput(f"{field}.at", f"{ship.at} already holds {held[ship.at]}")
+        held[ship.at] = sid
+    for sid, token in tokens.items():
+        if sid not in ships:
+            raise BadInput(f"tokens.{sid}", "no such ship")
+        if token is not None and token not in TOKENS:
+            raise BadInput(f"tokens.{sid}", f"{token!r} is not F, L, R or none (P1)")
+
+
+def _move_for(piece: Piece, token: str) -> Move:
+    if token == "F":
+        return Move.forward(piece)
+    return Move.turn(piece, "left" if token == "L" else "right")
+
+
+def _phase_items(
+    phase: str,
+    result: MovementResult,
+    moves: Mapping[str, Move],
+    kinds: Mapping[str, BlockadeKind],
+) -> tuple[list[ShipPath], list[PhasePush], list[PhaseCollision], list[DamageEntry]]:
+    lead: tuple[str, ...] = ("P1",) if phase == "move" else ("P1", "M7")
+    pushed = {push.pushed for push in result.pushes}
+    paths: list[ShipPath] = []
+    for sid, squares in result.paths.items():
+        if sid not in moves and sid not in pushed:
+            continue
+        rules = list(lead)
+        move = moves.get(sid)
+        if move is not None:
+            rules.append({"wind": "B5", "whirlpool": "B6"}.get(move.kind, "M0"))
+            if move.second is not None:
+                rules.append("M2f")
+        if sid in pushed:
+            rules.append("M3")
+        paths.append(ShipPath(phase, sid, squares, result.pieces[sid].facing, tuple(rules)))
+    pushes = [
+        PhasePush(phase, p.step, p.pusher, p.pushed, p.pushed_from, p.pushed_to, (*lead, p.rule))
+        for p in result.pushes
+    ]
+    collisions: list[PhaseCollision] = []
+    damage: list[DamageEntry] = []
+    for c in result.collisions:
+        collisions.append(_tag(phase, c, (*lead, c.rule)))
+        if c.rock is not None:
+            sid = c.ships[0]
+            damage.append(
+                DamageEntry(sid, kinds[sid].rock, "rock", None, c.rock, phase, c.step, ("P3", c.rule))
+            )
+            continue
+        a, b = c.ships
+        for ship, other in ((a, b), (b, a)):
+            damage.append(
+                DamageEntry(ship, kinds[other].ram, "collision", other, None, phase, c.step, ("P2", c.rule))
+            )
+    return paths, pushes, collisions, damage
+
+
+def _tag(phase: str, c: Collision, rules: tuple[str, ...]) -> PhaseCollision:
+    return PhaseCollision(phase, c.step, c.rule, c.ships, c.square, c.rock, c.contacts, rules)
+
+
+def resolve_round(
+    board: Board,
+    ships: Mapping[str, BlockadeShip],
+    tokens: Mapping[str, str | None],
+) -> RoundOutcome:
+    """Play one blockade round (P1): tokens, wind phase, ram and rock damage, sinking.
+
+    ``tokens`` maps ship ids to ``'F'``, ``'L'``, ``'R'`` or ``None``; a ship missing
+    from it has no token. Tokens of sunk ships are ignored.
+    """
+    _validate(board, ships, tokens)
+    afloat = {sid: ship for sid, ship in ships.items() if not ship.sunk}
+    kinds = {sid: BLOCKADE_KINDS[ship.kind] for sid, ship in afloat.items()}
+    pieces = {
+        sid: Piece(sid, (ship.at[0], ship.at[1]), ship.facing, kinds[sid].size)
+        for sid, ship in afloat.items()
+    }
+    moves: dict[str, Move] = {}
+    for sid, token in tokens.items():
+        if token is not None and sid in pieces:
+            moves[sid] = _move_for(pieces[sid], token)
+    moved = resolve_moves(board, pieces, moves)
+    wind_moves = wind_phase_moves(board, moved.pieces)
+    blown = resolve_moves(board, moved.pieces, wind_moves)
+
+    paths: list[ShipPath] = []
+    pushes: list[PhasePush] = []
+    collisions: list[PhaseCollision] = []
+    damage: list[DamageEntry] = []
+    for phase, result, phase_moves in (("move", moved, moves), ("wind", blown, wind_moves)):
+        p, u, c, d = _phase_items(phase, result, phase_moves, kinds)
+        paths += p
+        pushes += u
+        collisions += c
+        damage += d
+
+    total = {sid: ship.damage for sid, ship in afloat.items()}
+    for entry in damage:
+        total[entry.ship] += entry.amount
+    after: dict[str, BlockadeShip] = {}
+    sinkings: list[Sinking] = []
+    for sid in sorted(ships):
+        ship = ships[sid]
+        if ship.sunk:
+            after[sid] = ship
+            continue
+        piece = blown.pieces[sid]
+        sunk = total[sid] >= kinds[sid].max_damage
+        if sunk:
+            sinkings.append(Sinking(sid, piece.at, total[sid], kinds[sid].max_damage))
+        after[sid] = BlockadeShip(sid, ship.kind, piece.at, piece.facing, total[sid], sunk)
+    phases = (
+        PhaseMovement("move", ("P1", "M1", "M2", "M2f"), moved),
+        PhaseMovement("wind", ("P1", "M7"), blown),
+    )
+    return RoundOutcome(
+        phases,
+        tuple(paths),
+        tuple(pushes),
+        tuple(collisions),
+        tuple(damage),
+        tuple(sinkings),
+        after,
+    )

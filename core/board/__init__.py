@@ -1,0 +1,1 @@
+"""The board and the simultaneous movement engine both rulesets share (rules B, M)."""

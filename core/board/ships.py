@@ -1,0 +1,87 @@
+"""Commands and state changes for ships on the board, shared by both rulesets:
+placing ships, and folding moves, damage and sinkings into the state."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mortecouille.core.board.geometry import FACING_VECTORS, ORTHOGONAL_FACINGS, square_label, square_name
+from mortecouille.core.board.terrain import board_index
+from mortecouille.core.dice import DiceSource
+from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.game import Command, change_ship, decider, evolver, replace, with_ship
+from mortecouille.core.state import GameState, ShipState
+from mortecouille.events.base import Event
+from mortecouille.events.game import TurnEnded
+from mortecouille.events.movement import DamageTaken, ShipMoved, ShipPlaced, ShipSunk
+
+
+class PlaceShip(Command, frozen=True, kw_only=True):
+    ship: str
+    at: tuple[int, int]
+    facing: str
+    kind: str | None = None
+    owner: str | None = None
+    damage: float = 0
+
+
+#: ruleset -> check of a placement beyond the board checks; returns the ShipPlaced to log
+PLACEMENT_RULES: dict[str, Callable[[GameState, PlaceShip], ShipPlaced]] = {}
+
+
+def check_square_free(state: GameState, ship: str, at: tuple[int, int]) -> None:
+    index = board_index(state.board)
+    if not index.on_board(at):
+        raise RuleViolation("B4", f"{square_label(at)} is off the {index.width}x{index.height} board")
+    if index.blocks(at):
+        raise RuleViolation("B4", f"{square_name(at)} is a rock")
+    for other in state.ships.values():
+        if other.id != ship and other.afloat and other.at == at:
+            raise RuleViolation("M", f"{square_name(at)} already holds {other.id}: one ship per square")
+
+
+@decider(PlaceShip)
+def decide_place(state: GameState, command: PlaceShip, dice: DiceSource) -> list[Event]:
+    if command.facing not in FACING_VECTORS:
+        raise BadInput("--facing", f"{command.facing!r} is not a facing (B2)")
+    if state.ruleset == "blockade" and command.facing not in ORTHOGONAL_FACINGS:
+        raise BadInput("--facing", f"{command.facing!r}: blockade ships face N, E, S or W (B2)")
+    check_square_free(state, command.ship, command.at)
+    return [PLACEMENT_RULES[state.ruleset](state, command)]
+
+
+@evolver(ShipPlaced)
+def evolve_placed(state: GameState, event: ShipPlaced) -> GameState:
+    previous = state.ships.get(event.ship)
+    if previous is None:
+        ship = ShipState(
+            id=event.ship,
+            kind=event.kind or "",
+            owner=event.owner,
+            at=event.at,
+            facing=event.facing,
+            damage=float(event.damage),
+        )
+        return with_ship(state, ship)
+    return change_ship(state, event.ship, at=event.at, facing=event.facing)
+
+
+@evolver(ShipMoved)
+def evolve_moved(state: GameState, event: ShipMoved) -> GameState:
+    return change_ship(state, event.ship, at=event.at, facing=event.facing)
+
+
+@evolver(DamageTaken)
+def evolve_damage(state: GameState, event: DamageTaken) -> GameState:
+    return change_ship(state, event.ship, damage=float(state.ships[event.ship].damage + event.amount))
+
+
+@evolver(ShipSunk)
+def evolve_sunk(state: GameState, event: ShipSunk) -> GameState:
+    how = {"sunk": {"sunk": True}, "lost": {"lost": True}, "gone": {"gone": True}}[event.how]
+    return change_ship(state, event.ship, at=event.at, **how)
+
+
+@evolver(TurnEnded)
+def evolve_turn_ended(state: GameState, event: TurnEnded) -> GameState:
+    return replace(state, turn=event.turn + 1, tokens={})

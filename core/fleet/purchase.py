@@ -1,0 +1,357 @@
+"""Buying a Mortecouille fleet (F1-F3), the stats a ship derives from it (A2, W1-W2, S5), and
+the status sheet (F4).
+
+Everything here is pure: the ``check_*`` functions are meant for an event-sourced
+decider (they return the price to record or raise :class:`RuleViolation`), the
+``apply_*`` functions for its evolve step. :func:`derive_stats` is the single place
+where options turn into numbers; the sheet, combat and movement all read it.
+
+Every figure comes from :mod:`mortecouille.core.fleet.catalogue`, for the rules version the fleet
+was created with.
+
+The stats, the price of a ship and the status sheet are in :mod:`mortecouille.core.fleet.stats` and
+re-exported here.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
+
+import msgspec
+
+from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.fleet.catalogue import (
+    RULES_VERSION,
+    Catalogue,
+    OptionSpec,
+    ShipKind,
+    catalogue_for,
+    resolve_option,
+    resolve_ship_kind,
+)
+from mortecouille.core.fleet.stats import (
+    FleetSheet,
+    OptionLine,
+    ShipSheet,
+    ShipStats,
+    derive_stats,
+    ship_cost,
+    status_sheet,
+)
+
+__all__ = [
+    "CheapestPurchase",
+    "Fleet",
+    "FleetSheet",
+    "OptionLine",
+    "ShipPurchase",
+    "ShipSheet",
+    "ShipStats",
+    "apply_buy_ship",
+    "apply_equip",
+    "apply_equip_fleet",
+    "apply_seal",
+    "cheapest_legal_purchase",
+    "check_buy_ship",
+    "check_equip",
+    "check_equip_fleet",
+    "check_seal",
+    "cost_of_fleet",
+    "derive_stats",
+    "new_fleet",
+    "ship_cost",
+    "status_sheet",
+]
+
+
+class ShipPurchase(msgspec.Struct, frozen=True, kw_only=True):
+    """A ship as bought: its name, F1 kind id and individual F2 option ids (catapult may repeat)."""
+
+    name: str
+    kind: str
+    options: tuple[str, ...] = ()
+
+
+class Fleet(msgspec.Struct, frozen=True, kw_only=True):
+    """One player's fleet while it is being bought (F3). Ids are canonical."""
+
+    player: str
+    budget: int
+    spent: int = 0
+    ships: tuple[ShipPurchase, ...] = ()
+    fleet_options: tuple[str, ...] = ()
+    sealed: bool = False
+    rules_version: str = RULES_VERSION
+
+    @property
+    def money_left(self) -> int:
+        """Budget not spent yet (F3)."""
+        return self.budget - self.spent
+
+    def ship_named(self, name: str) -> ShipPurchase | None:
+        """The ship of this fleet called ``name`` (case-insensitive), if any."""
+        key = _name_key(name)
+        return next((ship for ship in self.ships if _name_key(ship.name) == key), None)
+
+
+class CheapestPurchase(msgspec.Struct, frozen=True, kw_only=True):
+    """The cheapest thing a fleet could still legally buy (F3 sealing ruling)."""
+
+    price: int
+    description: str
+
+
+def _name_key(name: str) -> str:
+    return " ".join(name.split()).casefold()
+
+
+def new_fleet(player: str, budget: int, rules_version: str = RULES_VERSION) -> Fleet:
+    """An empty fleet with the starting amount the players agreed on (F3)."""
+    if not player.strip():
+        raise BadInput("player", "a fleet needs a player name")
+    if budget < 0:
+        raise BadInput("budget", f"the starting amount cannot be negative (got {budget})")
+    catalogue_for(rules_version)
+    return Fleet(player=player, budget=budget, rules_version=rules_version)
+
+
+# --- purchase rules --------------------------------------------------------------------------
+
+
+def _refuse_if_sealed(fleet: Fleet) -> None:
+    if fleet.sealed:
+        raise RuleViolation("F3", f"{fleet.player}'s fleet is sealed: money is useless once the game starts")
+
+
+def _refuse_if_over_budget(fleet: Fleet, price: int, what: str) -> None:
+    if price > fleet.money_left:
+        raise RuleViolation(
+            "F3",
+            f"{what} costs {price} but {fleet.player} has only {fleet.money_left} left "
+            f"of {fleet.budget}; purchases never exceed what is left",
+        )
+
+
+def _check_ship_options(
+    catalogue: Catalogue,
+    kind: ShipKind,
+    ship_label: str,
+    options: Sequence[str],
+    fleet_options: Collection[str],
+) -> None:
+    """Raise RuleViolation (F2) unless a ship of ``kind`` may carry all of ``options``."""
+    counts = Counter(options)
+    for option_id, count in counts.items():
+        spec = catalogue.options[option_id]
+        if spec.scope == "fleet":
+            raise RuleViolation(
+                "F2",
+                f"{option_id} is a fleet option: buy it once for the whole fleet, not for {ship_label}",
+            )
+        limit = spec.limit_for(kind.ship_class)
+        if limit == 0:
+            allowed = " and ".join(spec.allowed_classes)
+            raise RuleViolation(
+                "F2",
+                f"{option_id} is for {allowed} ships only; {ship_label} is a "
+                f"{kind.ship_class} ship ({kind.id})",
+            )
+        if count > limit:
+            times = "once" if limit == 1 else f"{limit} times"
+            raise RuleViolation(
+                "F2",
+                f"a {kind.ship_class} ship may carry {option_id} at most {times}; "
+                f"{ship_label} would have it {count} times",
+            )
+        if spec.counterpart is not None and spec.counterpart in fleet_options:
+            raise RuleViolation(
+                "F2",
+                f"the fleet already owns {spec.counterpart}, which covers every ship; "
+                f"{option_id} cannot be bought for {ship_label} as well",
+            )
+    tiers = sorted(o for o in counts if catalogue.options[o].hull_tier > 0)
+    if len(tiers) > 1:
+        raise RuleViolation(
+            "F2",
+            f"hull levels are tiers, at most one per ship; {ship_label} would have {' and '.join(tiers)}",
+        )
+
+
+def cost_of_fleet(
+    ships: Iterable[ShipPurchase],
+    fleet_options: Iterable[str],
+    rules_version: str = RULES_VERSION,
+) -> int:
+    """What a fleet costs under ``rules_version``, recomputed from its purchases (F3 audit)."""
+    catalogue = catalogue_for(rules_version)
+    fleet_total = sum(catalogue.option(o).price for o in fleet_options)
+    return fleet_total + sum(ship_cost(s.kind, s.options, rules_version) for s in ships)
+
+
+def check_buy_ship(
+    fleet_state: Fleet,
+    kind: str,
+    name: str,
+    options: Sequence[str] = (),
+    names_in_game: Collection[str] = (),
+) -> int:
+    """The price of buying ship ``name`` of ``kind`` fitted with ``options`` (F1, F2, F3).
+
+    ``kind`` and ``options`` may be ids or French names (record the ``resolve_*``
+    results, not the raw text). ``names_in_game`` holds the names of every ship of
+    every player; this fleet's own names are checked too.
+    """
+    _refuse_if_sealed(fleet_state)
+    version = fleet_state.rules_version
+    catalogue = catalogue_for(version)
+    spec = catalogue.ships[resolve_ship_kind(kind, version)]
+    option_ids = [resolve_option(o, version) for o in options]
+    if not name.strip():
+        raise BadInput("name", "every ship needs a name")
+    taken = {_name_key(n) for n in names_in_game} | {_name_key(s.name) for s in fleet_state.ships}
+    if _name_key(name) in taken:
+        raise RuleViolation(
+            "F1",
+            f"a ship named {name!r} is already in the game; every ship needs its own "
+            "name so the status sheets (F4) tell them apart",
+        )
+    _check_ship_options(catalogue, spec, repr(name), option_ids, fleet_state.fleet_options)
+    price = ship_cost(spec.id, option_ids, version)
+    _refuse_if_over_budget(fleet_state, price, f"{spec.id} {name!r} with its options")
+    return price
+
+
+def _find_ship(fleet: Fleet, ship_name: str) -> ShipPurchase:
+    ship = fleet.ship_named(ship_name)
+    if ship is None:
+        names = [s.name for s in fleet.ships]
+        close = difflib.get_close_matches(ship_name, names, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise BadInput("ship", f"{fleet.player} has no ship named {ship_name!r}{hint}")
+    return ship
+
+
+def check_equip(fleet_state: Fleet, ship_name: str, option: str) -> int:
+    """The price of fitting individual ``option`` to the fleet's ship ``ship_name`` (F2, F3)."""
+    _refuse_if_sealed(fleet_state)
+    version = fleet_state.rules_version
+    catalogue = catalogue_for(version)
+    ship = _find_ship(fleet_state, ship_name)
+    option_id = resolve_option(option, version)
+    kind = catalogue.ships[ship.kind]
+    options = (*ship.options, option_id)
+    _check_ship_options(catalogue, kind, repr(ship.name), options, fleet_state.fleet_options)
+    price = catalogue.option_price(option_id, kind.id)
+    _refuse_if_over_budget(fleet_state, price, f"{option_id} for {ship.name!r}")
+    return price
+
+
+def _check_fleet_option(fleet: Fleet, spec: OptionSpec) -> None:
+    """Raise RuleViolation (F2) unless ``fleet`` may buy fleet option ``spec``."""
+    if spec.scope != "fleet":
+        variant = f"its fleet variant is {spec.counterpart}"
+        if spec.counterpart is None:
+            variant = "it has no fleet variant"
+        raise RuleViolation("F2", f"{spec.id} is an individual option bought per ship; {variant}")
+    if spec.id in fleet.fleet_options:
+        raise RuleViolation("F2", f"{fleet.player}'s fleet already owns {spec.id}")
+    for ship in fleet.ships:
+        if spec.counterpart is not None and spec.counterpart in ship.options:
+            raise RuleViolation(
+                "F2",
+                f"{ship.name!r} already carries {spec.counterpart}; the fleet variant "
+                f"{spec.id} cannot be bought while an individual one is owned",
+            )
+
+
+def check_equip_fleet(fleet_state: Fleet, option: str) -> int:
+    """The price of fleet option ``option``, which then covers every ship, later ones too (F2)."""
+    _refuse_if_sealed(fleet_state)
+    catalogue = catalogue_for(fleet_state.rules_version)
+    spec = catalogue.option(option)
+    _check_fleet_option(fleet_state, spec)
+    _refuse_if_over_budget(fleet_state, spec.price, f"fleet option {spec.id}")
+    return spec.price
+
+
+def cheapest_legal_purchase(fleet_state: Fleet) -> CheapestPurchase | None:
+    """The cheapest ship or option the fleet may still legally buy, budget aside (F3)."""
+    catalogue = catalogue_for(fleet_state.rules_version)
+    offers = [CheapestPurchase(price=s.price, description=f"a {s.id}") for s in catalogue.ships.values()]
+    for spec in catalogue.options.values():
+        if spec.scope == "fleet":
+            try:
+                _check_fleet_option(fleet_state, spec)
+            except RuleViolation:
+                continue
+            offers.append(CheapestPurchase(price=spec.price, description=f"fleet option {spec.id}"))
+            continue
+        for ship in fleet_state.ships:
+            kind = catalogue.ships[ship.kind]
+            try:
+                _check_ship_options(
+                    catalogue, kind, ship.name, (*ship.options, spec.id), fleet_state.fleet_options
+                )
+            except RuleViolation:
+                continue
+            price = catalogue.option_price(spec.id, kind.id)
+            offers.append(CheapestPurchase(price=price, description=f"{spec.id} for {ship.name!r}"))
+    return min(offers, key=lambda offer: offer.price, default=None)
+
+
+def check_seal(fleet_state: Fleet, forfeit: bool = False) -> None:
+    """Refuse to seal a fleet whose money could still buy something, unless ``forfeit`` (F3 R)."""
+    _refuse_if_sealed(fleet_state)
+    if forfeit:
+        return
+    cheapest = cheapest_legal_purchase(fleet_state)
+    if cheapest is not None and cheapest.price <= fleet_state.money_left:
+        raise RuleViolation(
+            "F3",
+            f"{fleet_state.player} still has {fleet_state.money_left}, enough for "
+            f"{cheapest.description} ({cheapest.price}); spend it or seal with a forfeit",
+        )
+
+
+# --- evolve helpers --------------------------------------------------------------------------
+
+
+def apply_buy_ship(fleet_state: Fleet, kind: str, name: str, options: Sequence[str], price: int) -> Fleet:
+    """The fleet after a ship purchase event (ids are stored in canonical form)."""
+    version = fleet_state.rules_version
+    purchase = ShipPurchase(
+        name=name,
+        kind=resolve_ship_kind(kind, version),
+        options=tuple(resolve_option(o, version) for o in options),
+    )
+    return msgspec.structs.replace(
+        fleet_state, ships=(*fleet_state.ships, purchase), spent=fleet_state.spent + price
+    )
+
+
+def apply_equip(fleet_state: Fleet, ship_name: str, option: str, price: int) -> Fleet:
+    """The fleet after an individual option purchase event."""
+    target = _find_ship(fleet_state, ship_name)
+    option_id = resolve_option(option, fleet_state.rules_version)
+    ships = tuple(
+        msgspec.structs.replace(s, options=(*s.options, option_id)) if s is target else s
+        for s in fleet_state.ships
+    )
+    return msgspec.structs.replace(fleet_state, ships=ships, spent=fleet_state.spent + price)
+
+
+def apply_equip_fleet(fleet_state: Fleet, option: str, price: int) -> Fleet:
+    """The fleet after a fleet option purchase event."""
+    option_id = resolve_option(option, fleet_state.rules_version)
+    return msgspec.structs.replace(
+        fleet_state,
+        fleet_options=(*fleet_state.fleet_options, option_id),
+        spent=fleet_state.spent + price,
+    )
+
+
+def apply_seal(fleet_state: Fleet) -> Fleet:
+    """The fleet after it is sealed for the game."""
+    return msgspec.structs.replace(fleet_state, sealed=True)

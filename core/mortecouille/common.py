@@ -1,0 +1,82 @@
+"""What every phase of a mortecouille turn needs: a ship's derived stats and wind points."""
+
+from __future__ import annotations
+
+import functools
+
+import msgspec
+
+from mortecouille.core.board.geometry import FACING_VECTORS
+from mortecouille.core.board.ships import check_square_free
+from mortecouille.core.dice import DiceSource
+from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.fleet.catalogue import resolve_option, resolve_ship_kind
+from mortecouille.core.fleet.purchase import ShipStats, derive_stats
+from mortecouille.core.game import Command, change_ship, decider, evolver, shared_fields, with_ship
+from mortecouille.core.mortecouille.fire import FIRE_PHASES
+from mortecouille.core.state import GameState, ShipState
+from mortecouille.events.base import Event
+from mortecouille.events.mortecouille import ShipSetUp, WindPointsChanged
+
+
+def fleet_options_of(state: GameState, ship: ShipState) -> tuple[str, ...]:
+    fleet = state.fleets.get(ship.owner or "")
+    return tuple(fleet.fleet_options) if fleet is not None else ()
+
+
+def ship_stats(state: GameState, ship_id: str) -> ShipStats:
+    """The one place a ship's current numbers come from (F1, F2, A2, W): options, fleet
+    options and structure lost so far."""
+    ship = state.ships[ship_id]
+    return _cached_stats(
+        ship.kind, tuple(ship.options), fleet_options_of(state, ship), int(ship.damage), state.rules_version
+    )
+
+
+@functools.lru_cache(maxsize=8192)
+def _cached_stats(
+    kind: str, options: tuple[str, ...], fleet_options: tuple[str, ...], lost: int, rules_version: str
+) -> ShipStats:
+    """derive_stats is pure, and a turn asks for the same ship's numbers many times."""
+    return derive_stats(kind, options, fleet_options, structure_lost=lost, rules_version=rules_version)
+
+
+@evolver(WindPointsChanged)
+def evolve_wind_points(state: GameState, event: WindPointsChanged) -> GameState:
+    return change_ship(state, event.ship, wind=event.points)
+
+
+@evolver(ShipSetUp)
+def evolve_set_up(state: GameState, event: ShipSetUp) -> GameState:
+    return with_ship(state, ShipState(id=event.ship, **shared_fields(event, ShipState)))
+
+
+class SetUpShip(Command, frozen=True, kw_only=True):
+    """Put a ship on a scenario's board in the condition ``proposed`` gives (architecture.md,
+    scenario format); the decider checks it and logs it with its kind and options resolved."""
+
+    proposed: ShipSetUp
+
+
+@decider(SetUpShip)
+def decide_set_up(state: GameState, command: SetUpShip, dice: DiceSource) -> list[Event]:
+    setup = command.proposed
+    if not state.scenario:
+        raise RuleViolation("F3", "ships of a real game are bought and placed; set-up is for scenarios")
+    if state.ruleset != "mortecouille":
+        raise BadInput("ruleset", "ship set-up with options and fire is for mortecouille scenarios")
+    if setup.ship in state.ships:
+        raise BadInput("id", f"{setup.ship!r} is already on the board")
+    kind = resolve_ship_kind(setup.kind, state.rules_version)
+    options = tuple(resolve_option(option, state.rules_version) for option in setup.options)
+    if setup.facing not in FACING_VECTORS:
+        raise BadInput("facing", f"{setup.facing!r} is not one of {', '.join(FACING_VECTORS)} (B2)")
+    if setup.fire is not None and setup.fire not in FIRE_PHASES:
+        raise BadInput("fire", f"{setup.fire!r} is not a fire phase: {', '.join(FIRE_PHASES)} or null (X1)")
+    for name in ("damage", "wind", "bursts_in_a_row", "catapult_hits"):
+        if getattr(setup, name) < 0:
+            raise BadInput(name, f"must be 0 or more, not {getattr(setup, name)}")
+    if setup.countdown is not None and setup.countdown < 0:
+        raise BadInput("countdown", f"must be 0 or more, or null, not {setup.countdown} (K)")
+    check_square_free(state, setup.ship, setup.at)
+    return [msgspec.structs.replace(setup, kind=kind, options=options, damage=float(setup.damage))]

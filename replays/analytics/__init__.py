@@ -1,0 +1,1 @@
+"""Many games, one SQL engine: the Parquet archive, read-only queries and reports."""

@@ -1,0 +1,268 @@
+"""``query``: SQL over an archive (or over raw logs) on a connection that cannot change anything.
+
+Read-only, enforced twice, both by DuckDB itself:
+
+1. **The engine.** The views live in a throw-away DuckDB database file that is closed and reopened
+   with ``read_only=True`` (no CREATE, INSERT, DELETE, DROP, ALTER in it; no in-memory database can
+   be attached). File access is then cut down to the archive directory
+   (``allowed_directories`` + ``enable_external_access = false``) and the configuration is locked
+   (``lock_configuration``), so no query can read elsewhere, install or load an extension, or turn
+   the settings back.
+2. **The parser.** DuckDB allows ``COPY ... TO`` a file inside an allowed directory even on a
+   read-only database, which would let a query write into the archive. So every statement is first
+   split and typed by DuckDB's own parser (``duckdb.extract_statements``) and only reading types
+   run: SELECT (which includes WITH, FROM-first, VALUES, DESCRIBE, SHOW, SUMMARIZE), EXPLAIN of a
+   SELECT (``EXPLAIN ANALYZE`` executes its statement) and PRAGMA (settings are locked).
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from mortecouille.core.errors import BadInput
+from mortecouille.replays.analytics.archive import (
+    PARTITION_COLUMNS,
+    TABLES,
+    has_parts,
+    sql_string,
+    table_glob,
+)
+
+if TYPE_CHECKING:  # duckdb is imported lazily, inside the functions that need it
+    import duckdb
+
+
+class QueryRefused(BadInput):
+    """A statement that could change something, or SQL DuckDB rejects (exit 2)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__("SQL", message)
+
+
+class QueryResult(msgspec.Struct, frozen=True):
+    columns: tuple[str, ...]
+    rows: list[tuple[Any, ...]]
+
+
+_EXPLAIN = re.compile(r"^\s*explain\s+(?:analy[sz]e\s+)?(?P<inner>.*)$", re.IGNORECASE | re.DOTALL)
+
+
+def check_read_only(sql: str) -> list[str]:
+    """The statements of ``sql`` if every one only reads; else QueryRefused naming the first that
+    does not. Uses DuckDB's parser, so comments, strings and ``;`` inside them are handled."""
+    import duckdb
+
+    try:
+        statements = duckdb.extract_statements(sql)
+    except duckdb.Error as error:
+        raise QueryRefused(str(error)) from None
+    if not statements:
+        raise QueryRefused("no statement to run")
+    allowed = []
+    for statement in statements:
+        kind = statement.type
+        text = statement.query.strip()
+        if kind == duckdb.StatementType.EXPLAIN:
+            _check_explain(text)
+        elif kind not in (duckdb.StatementType.SELECT, duckdb.StatementType.PRAGMA):
+            raise QueryRefused(
+                f"{kind.name} statements are refused: the archive is read-only "
+                f"(SELECT, WITH, EXPLAIN, DESCRIBE, SHOW, PRAGMA only): {text[:60]!r}"
+            )
+        allowed.append(statement.query)
+    return allowed
+
+
+def _check_explain(text: str) -> None:
+    """EXPLAIN of one SELECT only: ``EXPLAIN ANALYZE`` runs its statement, whatever it is."""
+    import duckdb
+
+    match = _EXPLAIN.match(text)
+    if match is None:
+        raise QueryRefused(f"only EXPLAIN of a SELECT is allowed: {text[:60]!r}")
+    if "analy" in text[: match.start("inner")].lower():
+        raise QueryRefused("EXPLAIN ANALYZE runs its statement: use EXPLAIN without ANALYZE")
+    try:
+        inner = duckdb.extract_statements(match.group("inner"))
+    except duckdb.Error as error:
+        raise QueryRefused(str(error)) from None
+    if len(inner) != 1 or inner[0].type != duckdb.StatementType.SELECT:
+        raise QueryRefused(f"only EXPLAIN of a SELECT is allowed: {text[:60]!r}")
+
+
+def empty_view(columns: Sequence[tuple[str, str]]) -> str:
+    """A SELECT with the given columns and no rows: a table of a young archive with no file yet."""
+    casts = ", ".join(f"CAST(NULL AS {kind}) AS {quote(name)}" for name, kind in columns)
+    return f"SELECT {casts} WHERE false"
+
+
+def quote(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
+
+
+def archive_views(archive: Path) -> dict[str, str]:
+    """The SELECT behind each table's view: its Parquet files with the hive partition columns."""
+    hive_types = "{" + ", ".join(f"{sql_string(c)}: 'VARCHAR'" for c in PARTITION_COLUMNS) + "}"
+    views = {}
+    for table, columns in TABLES.items():
+        if has_parts(archive, table):
+            views[table] = (
+                f"SELECT * FROM read_parquet({sql_string(table_glob(archive, table))}, "
+                f"hive_partitioning = true, hive_types = {hive_types}, union_by_name = true)"
+            )
+        else:
+            views[table] = empty_view([*columns, *((c, "VARCHAR") for c in PARTITION_COLUMNS)])
+    return views
+
+
+def log_views(logs: Path) -> dict[str, str]:
+    """Views straight over un-archived ``*.jsonl`` logs with DuckDB's JSON reader (no verification).
+
+    ``events`` has the archive's columns (the game is the file name); ``dice`` and ``shots`` are
+    extracted from it, so the dice and gunnery questions can be asked before archiving.
+    """
+    source = sql_string(str(logs / "*.jsonl"))
+    events = (
+        "SELECT regexp_extract(filename, '([^/]+)\\.jsonl$', 1) AS game, "
+        "CAST(json->>'seq' AS BIGINT) AS seq, CAST(json->>'turn' AS INTEGER) AS turn, "
+        "json->>'type' AS type, "
+        "CASE WHEN json_type(json, 'ship') = 'VARCHAR' THEN json->>'ship' END AS ship, "
+        "CAST(json AS VARCHAR) AS payload "
+        f"FROM read_ndjson_objects({source}, filename = true)"
+    )
+    dice = (
+        "SELECT game, seq, turn, json->>'phase' AS phase, ship, json->>'purpose' AS purpose, "
+        "CAST(json->>'index' AS INTEGER) AS \"index\", CAST(json->>'sides' AS INTEGER) AS sides, "
+        "CAST(json->>'value' AS INTEGER) AS value, json->>'source' AS source "
+        "FROM (SELECT *, CAST(payload AS JSON) AS json FROM events) WHERE type = 'die-rolled'"
+    )
+    shots = (
+        "SELECT game, seq, turn, ship, json->>'weapon' AS weapon, json->>'target' AS target, "
+        "CAST(json->>'distance' AS INTEGER) AS distance, CAST(json->>'cannons' AS INTEGER) AS cannons, "
+        "json->>'mode' AS mode, CAST(json->'dice' AS INTEGER[]) AS dice, "
+        "CAST(json->>'bonus' AS INTEGER) AS bonus, json->>'needed' AS needed, "
+        "TRY_CAST(json->>'needed' AS INTEGER) AS needed_total, CAST(json->>'hit' AS BOOLEAN) AS hit, "
+        "CAST(json->>'damage' AS INTEGER) AS damage, coalesce(CAST(json->>'flaming' AS BOOLEAN), false) "
+        "AS flaming FROM (SELECT *, CAST(payload AS JSON) AS json FROM events) WHERE type = 'shot-fired'"
+    )
+    return {"events": events, "dice": dice, "shots": shots}
+
+
+@contextmanager
+def read_only_connection(views: dict[str, str], readable: Path) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A DuckDB connection with ``views``, read-only, able to read files under ``readable`` only."""
+    import duckdb
+
+    with tempfile.TemporaryDirectory(prefix="mortecouille-query-") as scratch:
+        database = str(Path(scratch) / "views.duckdb")
+        builder = duckdb.connect(database)
+        try:
+            for name, select in views.items():
+                builder.execute(f"CREATE VIEW {quote(name)} AS {select}")
+        finally:
+            builder.close()
+        connection = duckdb.connect(database, read_only=True)
+        try:
+            directory = str(readable.resolve()) + "/"
+            connection.execute(f"SET allowed_directories = [{sql_string(directory)}]")
+            connection.execute("SET enable_external_access = false")
+            connection.execute("SET lock_configuration = true")
+            yield connection
+        finally:
+            connection.close()
+
+
+def run_query(connection: duckdb.DuckDBPyConnection, sql: str) -> QueryResult:
+    """Run ``sql`` (one or more reading statements) and return the last statement's result."""
+    import duckdb
+
+    statements = check_read_only(sql)
+    try:
+        for statement in statements[:-1]:
+            connection.execute(statement)
+        cursor = connection.execute(statements[-1])
+        columns = tuple(column[0] for column in cursor.description or ())
+        rows = cursor.fetchall()
+    except duckdb.Error as error:
+        raise QueryRefused(str(error).strip()) from None
+    return QueryResult(columns=columns, rows=rows)
+
+
+def query_archive(archive: Path, sql: str) -> QueryResult:
+    if not archive.is_dir():
+        raise BadInput("ARCHIVE", f"{archive} is not an archive directory")
+    with read_only_connection(archive_views(archive), archive) as connection:
+        return run_query(connection, sql)
+
+
+def query_logs(logs: Path, sql: str) -> QueryResult:
+    if not logs.is_dir():
+        raise BadInput("--logs", f"{logs} is not a directory")
+    if not any(logs.glob("*.jsonl")):
+        raise BadInput("--logs", f"{logs} holds no *.jsonl game log")
+    with read_only_connection(log_views(logs), logs) as connection:
+        return run_query(connection, sql)
+
+
+# ------------------------------------------------------------------ output
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def format_table(result: QueryResult) -> str:
+    """Aligned plain-text columns; numbers right-aligned."""
+    cells = [[_cell(v) for v in row] for row in result.rows]
+    widths = [len(c) for c in result.columns]
+    for row in cells:
+        widths = [max(w, len(c)) for w, c in zip(widths, row, strict=True)]
+    numeric = [
+        all(isinstance(row[i], int | float) or row[i] is None for row in result.rows) and bool(result.rows)
+        for i in range(len(result.columns))
+    ]
+
+    def line(values: Sequence[str]) -> str:
+        parts = [
+            v.rjust(w) if right else v.ljust(w) for v, w, right in zip(values, widths, numeric, strict=True)
+        ]
+        return "  ".join(parts).rstrip()
+
+    out = [line(result.columns), "  ".join("-" * w for w in widths)]
+    out += [line(row) for row in cells]
+    out.append(f"({len(result.rows)} row{'s' if len(result.rows) != 1 else ''})")
+    return "\n".join(out)
+
+
+def format_csv(result: QueryResult) -> str:
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(result.columns)
+    writer.writerows([_csv_cell(v) for v in row] for row in result.rows)
+    return buffer.getvalue().rstrip("\n")
+
+
+def _csv_cell(value: Any) -> Any:
+    if isinstance(value, list | tuple | dict):
+        return msgspec.json.encode(value).decode()
+    return value
+
+
+def format_json(result: QueryResult) -> str:
+    """One JSON object per row, keyed by column (dates, decimals and the like as strings)."""
+    records = [dict(zip(result.columns, row, strict=True)) for row in result.rows]
+    return "\n".join(msgspec.json.encode(record, enc_hook=str).decode() for record in records)

@@ -1,0 +1,1 @@
+"""Pictures of a game: the terminal board, SVG, the HTML replay."""

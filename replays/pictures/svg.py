@@ -1,0 +1,238 @@
+"""Pictures of a turn as SVG, built as plain strings (no dependency).
+
+The board is drawn north up like ``board_text`` (B1): a grid with column
+letters and row numbers on every edge, rocks, wind tiles with their arrow,
+whirlpools with a clockwise swirl. Ships are arrow-shaped hulls pointing their
+facing, filled with their owner's colour and labelled with their name. A turn's
+picture adds where the ships started (faint outlines), each movement path as a
+polyline, a star on every collision square and a line for every shot.
+
+``export_html`` reuses :func:`board_layer` and the constants below, so the page
+and the ``render`` command draw the same board.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from html import escape
+from typing import Final, NamedTuple
+
+from mortecouille.core.board.geometry import FACINGS, column_name
+from mortecouille.core.board.terrain import Board
+from mortecouille.core.state import GameState, ShipState
+from mortecouille.events.base import Event
+from mortecouille.events.combat import ShotFired
+from mortecouille.events.movement import CollisionOccurred, ShipMoved
+
+CELL: Final = 44
+MARGIN: Final = 28
+#: The hull pointing north, centred on its square; rotated by 45 degrees per facing step.
+HULL_POINTS: Final = ((0, -18), (9, -8), (9, 13), (5, 17), (-5, 17), (-9, 13), (-9, -8))
+OWNER_COLOURS: Final = ("#2f6fb0", "#c0392b", "#27865a", "#c9871a", "#7d3c98", "#17808c")
+NO_OWNER_COLOUR: Final = "#6b6b6b"
+WATER: Final = "#dcebf4"
+GRID: Final = "#a8c3d6"
+ROCK: Final = "#5d5a55"
+WIND: Final = "#b9dcf2"
+WHIRLPOOL: Final = "#8fc1e3"
+INK: Final = "#1d2b36"
+
+
+class Point(NamedTuple):
+    x: float
+    y: float
+
+
+def centre(board: Board, square: Sequence[int]) -> Point:
+    """Pixel centre of a square; row 0 is drawn at the bottom (north up, B1)."""
+    return Point(MARGIN + (square[0] + 0.5) * CELL, MARGIN + (board.height - square[1] - 0.5) * CELL)
+
+
+def size_of(board: Board) -> tuple[int, int]:
+    return board.width * CELL + 2 * MARGIN, board.height * CELL + 2 * MARGIN
+
+
+def angle_of(facing: str) -> int:
+    return FACINGS.index(facing) * 45 if facing in FACINGS else 0
+
+
+def owner_colours(state: GameState) -> dict[str, str]:
+    """Each player's colour, in the order the game lists them (stable across turns)."""
+    owners = list(state.players) + sorted({s.owner for s in state.ships.values() if s.owner})
+    ordered = list(dict.fromkeys(owners))
+    return {owner: OWNER_COLOURS[i % len(OWNER_COLOURS)] for i, owner in enumerate(ordered)}
+
+
+def _arrow(cx: float, cy: float, facing: str, length: float, colour: str) -> str:
+    half = length / 2
+    return (
+        f'<g transform="translate({cx:.1f} {cy:.1f}) rotate({angle_of(facing)})">'
+        f'<line x1="0" y1="{half:.1f}" x2="0" y2="{-half + 5:.1f}" stroke="{colour}" stroke-width="2.5"/>'
+        f'<polygon points="0,{-half:.1f} 5,{-half + 7:.1f} -5,{-half + 7:.1f}" fill="{colour}"/></g>'
+    )
+
+
+def board_layer(board: Board) -> str:
+    """Water, grid, coordinates on every edge, rocks, wind tiles and whirlpools."""
+    width, height = size_of(board)
+    inner_w, inner_h = board.width * CELL, board.height * CELL
+    parts = [
+        f'<rect x="0" y="0" width="{width}" height="{height}" fill="#f7f4ec"/>',
+        f'<rect x="{MARGIN}" y="{MARGIN}" width="{inner_w}" height="{inner_h}" fill="{WATER}"/>',
+    ]
+    for wind in board.winds:
+        c = centre(board, wind.at)
+        parts.append(
+            f'<rect class="wind" x="{c.x - CELL / 2:.1f}" y="{c.y - CELL / 2:.1f}" '
+            f'width="{CELL}" height="{CELL}" fill="{WIND}"/>'
+        )
+        parts.append(_arrow(c.x, c.y, wind.dir, CELL * 0.6, "#3a7fb5"))
+    for origin in board.whirlpools:
+        corner = centre(board, origin)
+        c = Point(corner.x + CELL / 2, corner.y - CELL / 2)  # the middle of the 2x2 block (B6)
+        parts.append(
+            f'<g class="whirlpool"><rect x="{c.x - CELL:.1f}" y="{c.y - CELL:.1f}" width="{2 * CELL}" '
+            f'height="{2 * CELL}" fill="{WHIRLPOOL}" rx="{CELL / 2}"/>'
+            f'<path d="M {c.x:.1f} {c.y - 26:.1f} A 26 26 0 1 1 {c.x - 26:.1f} {c.y:.1f} '
+            f'A 16 16 0 1 1 {c.x:.1f} {c.y + 16:.1f} A 7 7 0 1 1 {c.x + 7:.1f} {c.y:.1f}" '
+            f'fill="none" stroke="#3a7fb5" stroke-width="2.5"/>'
+            f'<polygon points="{c.x:.1f},{c.y - 26:.1f} {c.x - 8:.1f},{c.y - 31:.1f} '
+            f'{c.x - 8:.1f},{c.y - 21:.1f}" fill="#3a7fb5"/></g>'
+        )
+    for rock in board.rocks:
+        c = centre(board, rock)
+        parts.append(
+            f'<rect class="rock" x="{c.x - CELL / 2 + 3:.1f}" y="{c.y - CELL / 2 + 3:.1f}" '
+            f'width="{CELL - 6}" height="{CELL - 6}" rx="9" fill="{ROCK}"/>'
+        )
+    for x in range(board.width + 1):
+        px = MARGIN + x * CELL
+        parts.append(f'<line x1="{px}" y1="{MARGIN}" x2="{px}" y2="{MARGIN + inner_h}" stroke="{GRID}"/>')
+    for y in range(board.height + 1):
+        py = MARGIN + y * CELL
+        parts.append(f'<line x1="{MARGIN}" y1="{py}" x2="{MARGIN + inner_w}" y2="{py}" stroke="{GRID}"/>')
+    label = f'font-family="sans-serif" font-size="12" fill="{INK}" text-anchor="middle"'
+    for x in range(board.width):
+        column_x = MARGIN + (x + 0.5) * CELL
+        for edge_y in (MARGIN - 9, height - MARGIN + 18):
+            parts.append(f'<text x="{column_x:.1f}" y="{edge_y}" {label}>{column_name(x)}</text>')
+    for y in range(board.height):
+        row_y = MARGIN + (board.height - y - 0.5) * CELL + 4
+        for edge_x in (MARGIN / 2, width - MARGIN / 2):
+            parts.append(f'<text x="{edge_x:.1f}" y="{row_y:.1f}" {label}>{y + 1}</text>')
+    return "".join(parts)
+
+
+def hull(ship: ShipState, board: Board, colour: str, ghost: bool = False) -> str:
+    """One ship: an arrow-shaped hull pointing its facing, its name under it."""
+    if ship.at is None:
+        return ""
+    c = centre(board, ship.at)
+    points = " ".join(f"{x},{y}" for x, y in HULL_POINTS)
+    if ghost:
+        return (
+            f'<g class="ghost" transform="translate({c.x:.1f} {c.y:.1f}) rotate({angle_of(ship.facing)})">'
+            f'<polygon points="{points}" fill="none" stroke="{colour}" stroke-width="1.5" '
+            f'stroke-dasharray="3 2" opacity="0.7"/></g>'
+        )
+    out = not ship.afloat
+    faded = ' opacity="0.45"' if out else ""
+    parts = [
+        f'<g class="ship" data-ship="{escape(ship.id)}"{faded}>',
+        f'<g transform="translate({c.x:.1f} {c.y:.1f}) rotate({angle_of(ship.facing)})">',
+        f'<polygon points="{points}" fill="{colour}" stroke="{INK}" stroke-width="1.5"/>',
+        '<circle cx="0" cy="-4" r="2.5" fill="#fff"/></g>',
+    ]
+    if out:
+        parts.append(
+            f'<path d="M {c.x - 12:.1f} {c.y - 12:.1f} L {c.x + 12:.1f} {c.y + 12:.1f} '
+            f'M {c.x + 12:.1f} {c.y - 12:.1f} L {c.x - 12:.1f} {c.y + 12:.1f}" '
+            'stroke="#b01010" stroke-width="3"/>'
+        )
+    parts.append(
+        f'<text x="{c.x:.1f}" y="{c.y + CELL / 2 - 2:.1f}" font-family="sans-serif" font-size="11" '
+        f'font-weight="bold" fill="{INK}" stroke="#fff" stroke-width="3" paint-order="stroke" '
+        f'text-anchor="middle">{escape(ship.id)}</text></g>'
+    )
+    return "".join(parts)
+
+
+def on_the_edge(board: Board, point: Point) -> Point:
+    """A point clamped to the board's frame: a collision with the edge (B4) is drawn on it."""
+    right, bottom = MARGIN + board.width * CELL, MARGIN + board.height * CELL
+    return Point(min(max(point.x, MARGIN), right), min(max(point.y, MARGIN), bottom))
+
+
+def star(point: Point, radius: float = 11) -> str:
+    """A collision mark: an eight-pointed star."""
+    corners = []
+    for i in range(16):
+        r = radius if i % 2 == 0 else radius * 0.45
+        angle = math.pi * i / 8
+        corners.append(f"{point.x + r * math.sin(angle):.1f},{point.y - r * math.cos(angle):.1f}")
+    return (
+        f'<polygon class="collision" points="{" ".join(corners)}" fill="#ffcc00" '
+        'stroke="#c0392b" stroke-width="1.5"/>'
+    )
+
+
+def path_line(board: Board, squares: Iterable[Sequence[int]], colour: str) -> str:
+    points = " ".join(f"{p.x:.1f},{p.y:.1f}" for p in (centre(board, s) for s in squares))
+    return (
+        f'<polyline class="path" points="{points}" fill="none" stroke="{colour}" stroke-width="3" '
+        'stroke-dasharray="6 4" stroke-linecap="round" stroke-linejoin="round" marker-end="url(#head)"/>'
+    )
+
+
+def shot_line(board: Board, shooter: Sequence[int], target: Sequence[int], hit: bool) -> str:
+    a, b = centre(board, shooter), centre(board, target)
+    missed = 'stroke="#555" stroke-width="2" stroke-dasharray="4 3"'
+    style = 'stroke="#d0021b" stroke-width="2.5"' if hit else missed
+    return f'<line class="shot" x1="{a.x:.1f}" y1="{a.y:.1f}" x2="{b.x:.1f}" y2="{b.y:.1f}" {style}/>'
+
+
+def svg_document(board: Board, body: str, title: str) -> str:
+    width, height = size_of(board)
+    top = 26
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + top}" '
+        f'viewBox="0 -{top} {width} {height + top}">'
+        '<defs><marker id="head" viewBox="0 0 10 10" refX="7" refY="5" markerWidth="5" markerHeight="5" '
+        'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#1d2b36"/></marker></defs>'
+        f"<title>{escape(title)}</title>"
+        f'<text x="{MARGIN}" y="-8" font-family="sans-serif" font-size="15" font-weight="bold" '
+        f'fill="{INK}">{escape(title)}</text>{body}</svg>\n'
+    )
+
+
+def render_turn_svg(before: GameState, after: GameState, turn_events: Sequence[Event], title: str) -> str:
+    """The turn's picture: ``after`` on the board, with where ships started, their paths,
+    collisions and shots taken from ``turn_events``."""
+    board = after.board
+    colours = owner_colours(after)
+
+    def colour(ship_id: str) -> str:
+        ship = after.ships.get(ship_id)
+        return colours.get(ship.owner or "", NO_OWNER_COLOUR) if ship else NO_OWNER_COLOUR
+
+    parts = [board_layer(board)]
+    for ship in sorted(before.ships.values(), key=lambda s: s.id):
+        moved = after.ships.get(ship.id)
+        if ship.afloat and moved is not None and (moved.at, moved.facing) != (ship.at, ship.facing):
+            parts.append(hull(ship, board, colour(ship.id), ghost=True))
+    for event in turn_events:
+        if isinstance(event, ShipMoved) and len(event.path) > 1:
+            parts.append(path_line(board, event.path, colour(event.ship)))
+    for event in turn_events:
+        if isinstance(event, ShotFired):
+            shooter, target = before.ships.get(event.ship), before.ships.get(event.target)
+            if shooter is not None and target is not None and shooter.at and target.at:
+                parts.append(shot_line(board, shooter.at, target.at, event.hit))
+    for event in turn_events:  # under the ships, so names stay readable
+        if isinstance(event, CollisionOccurred):
+            square = event.rock if event.rock is not None else event.square
+            parts.append(star(on_the_edge(board, centre(board, square))))
+    for ship in sorted(after.ships.values(), key=lambda s: (s.afloat, s.id)):
+        parts.append(hull(ship, board, colour(ship.id)))
+    return svg_document(board, "".join(parts), title)

@@ -1,0 +1,1 @@
+"""Reading a log: replay, explain, verify, re-derive, audit."""
