@@ -14,6 +14,7 @@ import msgspec
 
 from mortecouille.core.errors import BadInput
 from mortecouille.core.life_cycle import Command
+from mortecouille.events.condition import ShipCondition
 
 
 class WindSpec(msgspec.Struct, forbid_unknown_fields=True):
@@ -29,20 +30,14 @@ class BoardSpec(msgspec.Struct, forbid_unknown_fields=True):
     whirlpools: list[tuple[int, int]] = []
 
 
-class ShipSpec(msgspec.Struct, forbid_unknown_fields=True):
+class ShipSpec(ShipCondition, frozen=True, forbid_unknown_fields=True):
+    """A ship of the file: where it is and whose, and its condition (ShipCondition's fields)."""
+
     id: str
     kind: str
     at: tuple[int, int]
     facing: str
     owner: str | None = None
-    options: list[str] = []
-    damage: float = 0
-    wind: int = 0
-    fire: str | None = None
-    countdown: int | None = None
-    bursts_in_a_row: int = 0
-    catapult_hits: int = 0
-    fireship: bool = False
 
 
 class FixedDiceSpec(msgspec.Struct, forbid_unknown_fields=True):

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 
 import mortecouille.core.game
@@ -19,8 +20,10 @@ from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.game import EMPTY, CreateGame, decide, fold
 from mortecouille.core.mortecouille.common import SetUpShip
 from mortecouille.core.rulesets import RULESETS
-from mortecouille.core.state import GameState, state_hash
+from mortecouille.core.scenario import ShipSpec
+from mortecouille.core.state import GameState, ShipState, state_hash
 from mortecouille.events.base import EVENT_TYPES
+from mortecouille.events.condition import ShipCondition
 from mortecouille.events.mortecouille import ShipSetUp
 from mortecouille.events.store import GameLog
 from tests.cli_helpers import run
@@ -135,3 +138,25 @@ def test_the_fold_docstring_example_holds() -> None:
     failures, tried = doctest.testmod(mortecouille.core.game, report=True)
     assert tried > 0 and failures == 0
 
+
+
+# --- a ship's condition, declared once (issue 11.6) ------------------------------------------
+
+
+def test_a_ships_condition_is_one_declaration_shared_by_the_state_the_event_and_the_scenario() -> None:
+    condition = {f.name: f.default for f in msgspec.structs.fields(ShipCondition)}
+    for holder in (ShipState, ShipSetUp, ShipSpec):
+        fields = {f.name: f.default for f in msgspec.structs.fields(holder)}
+        # equal defaults (ShipState keeps its damage a float: 0.0 == 0)
+        assert {name: fields[name] for name in condition} == condition, holder.__name__
+    assert issubclass(ShipState, ShipCondition) and issubclass(ShipSpec, ShipCondition)
+
+
+def test_the_ship_set_up_event_keeps_its_log_fields_in_their_order() -> None:
+    lines = [json.loads(line) for line in (GOLDEN / "mortecouille_scenario.jsonl").read_bytes().splitlines()]
+    logged = [line for line in lines if line["type"] == "ship-set-up"]
+    assert logged and all(set(line) == {"type", *ShipSetUp.__struct_fields__} for line in logged)
+    assert ShipSetUp.__struct_fields__ == (
+        "ship", "kind", "owner", "at", "facing", *ShipCondition.__struct_fields__, "rules", "seq", "prev", "hash", "v",
+    )  # fmt: skip
+    assert EVENT_TYPES["ship-set-up"] is ShipSetUp and ShipSetUp.__struct_config__.frozen
