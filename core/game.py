@@ -30,10 +30,10 @@ from mortecouille.core.life_cycle import (
     ship_named,
     with_ship,
 )
-from mortecouille.core.ruleset import Ruleset
 from mortecouille.core.rulesets import RULESETS
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
+from mortecouille.events.codec import CorruptLine
 from mortecouille.events.game import GameCreated
 
 __all__ = [
@@ -49,16 +49,10 @@ __all__ = [
     "evolve",
     "fold",
     "replace",
-    "ruleset_of",
     "shared_fields",
     "ship_named",
     "with_ship",
 ]
-
-
-def ruleset_of(state: GameState) -> Ruleset:
-    """The ruleset of a created game."""
-    return RULESETS[state.ruleset]
 
 
 def decide(state: GameState, command: Command, dice: DiceSource) -> list[Event]:
@@ -125,8 +119,11 @@ def fold(events: Iterable[Event], state: GameState = EMPTY) -> GameState:
         first = next(events, None)
         if first is None:
             return state
-        if not isinstance(first, GameCreated) or first.ruleset not in RULESETS:
-            raise UnknownEvent(first, first.ruleset if isinstance(first, GameCreated) else "")
+        if not isinstance(first, GameCreated):
+            raise UnknownEvent(first, "")
+        if first.ruleset not in RULESETS:
+            raise CorruptLine(f"seq {first.seq}: the game's ruleset {first.ruleset!r} is not one of "
+                              f"{', '.join(RULESETS)}", seq=first.seq)  # fmt: skip
         state = RULESETS[first.ruleset].evolvers[GameCreated](state, first)
     # the tables are looked up once per fold, never per event: this is every command's hot path
     ruleset = RULESETS[state.ruleset]

@@ -72,7 +72,7 @@ class ScenarioPlan(msgspec.Struct, frozen=True):
 ScenarioBuilder: TypeAlias = Callable[[Scenario], ScenarioPlan]
 
 
-def check_ships(scenario: Scenario, check_ship: Callable[[ShipSpec, str], None]) -> None:
+def check_ships(scenario: Scenario, check_ship: Callable[[ShipSpec, str], None] | None = None) -> None:
     """The checks every ruleset's scenario shares: ship ids distinct, orders and fixed dice
     naming ships of the file; ``check_ship(ship, field)`` adds the ruleset's own."""
     seen: dict[str, int] = {}
@@ -81,7 +81,8 @@ def check_ships(scenario: Scenario, check_ship: Callable[[ShipSpec, str], None])
         if ship.id in seen:
             raise BadInput(f"{field}.id", f"{ship.id!r} is already ships[{seen[ship.id]}]")
         seen[ship.id] = index
-        check_ship(ship, field)
+        if check_ship is not None:
+            check_ship(ship, field)
     for ship_id in scenario.orders:
         if ship_id not in seen:
             raise BadInput(f"orders.{ship_id}", f"no ship {ship_id!r} in this scenario")

@@ -78,11 +78,8 @@ def give_orders(scenario: Scenario, ship: str, actions: list[Any], field: str) -
 
 def build_mortecouille_scenario(scenario: Scenario) -> ScenarioPlan:
     """The commands of a mortecouille scenario; its turn has one movement (T2)."""
-    check_ships(scenario, _any_kind)
+    # a ship's kind is checked with its options by SetUpShip, in the terms of the game's catalogue
+    check_ships(scenario)
     if scenario.rounds not in (None, 1):
         raise BadInput("rounds", "a mortecouille turn has one movement (round 1)")
     return plan_scenario(scenario, 1, set_up_ship, give_orders)
-
-
-def _any_kind(ship: ShipSpec, field: str) -> None:
-    """A kind is checked with its options when the ship is set up (SetUpShip), in the log's terms."""
