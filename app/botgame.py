@@ -14,9 +14,7 @@ from typing import Any
 
 import msgspec
 
-import mortecouille.core.rulesets  # noqa: F401 - play_in_memory needs every decider and evolver registered
 from mortecouille.bots.player import choose_orders
-from mortecouille.core.blockade.commands import ResolveTurn
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.board.terrain import Board, WindTile
 from mortecouille.core.dice import SeededDice, seed_commitment
@@ -24,6 +22,7 @@ from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.fleet.commands import BuyShip, EquipShip, SealFleet
 from mortecouille.core.game import Command, CreateGame, EndGame, decide, fold
+from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.mortecouille.common import ship_stats
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event

@@ -16,13 +16,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import mortecouille.core.rulesets  # noqa: F401
 import mortecouille.events  # noqa: F401
-from mortecouille.core.blockade.commands import GiveTokens, ResolveTurn
+from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.board.terrain import Board
 from mortecouille.core.dice import TableDice, seed_commitment
 from mortecouille.core.game import Command, CreateGame, decide, fold
+from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.state import EMPTY
 from mortecouille.events.base import Event
 from mortecouille.events.codec import event_decoder

@@ -11,12 +11,13 @@ import msgspec
 from mortecouille.app.scenario import parse_scenario, run_scenario, scenario_output
 from mortecouille.app.session import AskDie, game_log, revealed_seed, run_command
 from mortecouille.cli.app import Context, cli, pass_context, reports_errors, run_and_describe
-from mortecouille.core.blockade.commands import GiveTokens, ResolveTurn
+from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import RollIdentity
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import fold
+from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.replays.pictures.board_text import render_board, state_after_turn
 from mortecouille.replays.reading.describe import describe_event
 from mortecouille.replays.reading.replay import resolved_turns

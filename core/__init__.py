@@ -1,4 +1,5 @@
 """The rules: boards, ships, options, dice, movement and collisions, fire, the decider and reducer.
 
-Importing the package registers every ruleset's commands and events.
+Each ruleset is a value (``core/<ruleset>/ruleset.py``), listed in ``core/rulesets.py``;
+nothing is registered by importing a module.
 """

@@ -1,9 +1,13 @@
-"""Imports every ruleset module so their deciders and evolvers are registered."""
+"""Every ruleset, by name: the one table that ``decide``, ``evolve``, ``fold``, ``scenario`` and
+the command line read (a CreateGame names one of its keys)."""
 
-from mortecouille.core import rulings as rulings  # noqa: F401
-from mortecouille.core.blockade import commands as blockade_commands  # noqa: F401
-from mortecouille.core.board import ships as ships  # noqa: F401
-from mortecouille.core.fleet import commands as fleet_commands  # noqa: F401
-from mortecouille.core.mortecouille import common as mortecouille_common  # noqa: F401
-from mortecouille.core.mortecouille import movement as mortecouille_movement  # noqa: F401
-from mortecouille.core.mortecouille import turn as mortecouille_turn  # noqa: F401
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from mortecouille.core.blockade.ruleset import BLOCKADE
+from mortecouille.core.mortecouille.ruleset import MORTECOUILLE
+from mortecouille.core.ruleset import Ruleset
+
+RULESETS: Mapping[str, Ruleset] = MappingProxyType({r.name: r for r in (MORTECOUILLE, BLOCKADE)})

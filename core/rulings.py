@@ -23,7 +23,7 @@ from mortecouille.core.board.geometry import (
 from mortecouille.core.board.terrain import board_index
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
-from mortecouille.core.game import Command, change_ship, decider, evolver, ship_named
+from mortecouille.core.life_cycle import Command, change_ship, ship_named
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.rulings import Adjustment, RulingRecorded
@@ -86,7 +86,6 @@ def parse_adjustment(ship: str, change: str) -> Adjustment:
     raise BadInput("--adjust", f"{change!r}: {name!r} is not one of {', '.join(ADJUSTABLE)}")
 
 
-@decider(RecordRuling)
 def decide_ruling(state: GameState, command: RecordRuling, dice: DiceSource) -> list[Event]:
     rule = command.rule.strip()
     if rule not in RULE_IDS:
@@ -155,7 +154,6 @@ def apply_adjustment(state: GameState, adjustment: Adjustment) -> GameState:
     return change_ship(state, ship.id, **changes)
 
 
-@evolver(RulingRecorded)
 def evolve_ruling(state: GameState, event: RulingRecorded) -> GameState:
     for adjustment in event.adjustments:
         state = apply_adjustment(state, adjustment)

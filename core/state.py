@@ -15,30 +15,26 @@ import msgspec
 
 from mortecouille.core.board.terrain import Board
 from mortecouille.core.fleet.purchase import Fleet
+from mortecouille.events.condition import ShipCondition
 from mortecouille.events.orders import OrderSet
 
 
-class ShipState(msgspec.Struct, frozen=True, kw_only=True):
-    """One ship as the rules see it. Fields a ruleset does not use keep their defaults."""
+class ShipState(ShipCondition, frozen=True, kw_only=True):
+    """One ship as the rules see it: where it is and whose, and its condition (declared once, in
+    ShipCondition). Fields a ruleset does not use keep their defaults."""
 
     id: str
     kind: str
     owner: str | None = None
     at: tuple[int, int] | None = None
     facing: str = "N"
-    # blockade: ram and rock damage in small shots (P2-P3); mortecouille: structure lost (C, S, X, W)
+    # a float from the start, as every evolver stores it: ``state --json`` shows 0.0 for an
+    # undamaged ship (the hash leaves equal defaults out either way)
     damage: float = 0.0
     sunk: bool = False
     lost: bool = False
     gone: bool = False
-    options: tuple[str, ...] = ()
     price: int = 0
-    wind: int = 0
-    fire: str | None = None
-    countdown: int | None = None
-    bursts_in_a_row: int = 0
-    catapult_hits: int = 0
-    fireship: bool = False
 
     @property
     def afloat(self) -> bool:

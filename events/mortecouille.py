@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mortecouille.events.base import Event, register
+from mortecouille.events.condition import ShipCondition, event_with_condition
 
 
 @register
@@ -18,8 +21,7 @@ class WindPointsChanged(Event, tag="wind-points", frozen=True):
     rules: tuple[str, ...] = ()
 
 
-@register
-class ShipSetUp(Event, tag="ship-set-up", frozen=True):
+class _ShipSetUpOwnFields(Event, frozen=True):
     """A scenario's ship, put on the board in a given condition without buying it.
 
     Only ``scenario`` writes it (architecture.md, scenario format): a real game's
@@ -31,12 +33,13 @@ class ShipSetUp(Event, tag="ship-set-up", frozen=True):
     owner: str | None
     at: tuple[int, int]
     facing: str
-    options: tuple[str, ...] = ()
-    damage: float = 0
-    wind: int = 0
-    fire: str | None = None
-    countdown: int | None = None
-    bursts_in_a_row: int = 0
-    catapult_hits: int = 0
-    fireship: bool = False
     rules: tuple[str, ...] = ("scenario",)
+
+
+if TYPE_CHECKING:
+    # What the class below is at run time, for the type checker (which cannot follow defstruct).
+    class ShipSetUp(_ShipSetUpOwnFields, ShipCondition, frozen=True):
+        pass
+
+else:
+    ShipSetUp = register(event_with_condition(_ShipSetUpOwnFields, name="ShipSetUp", tag="ship-set-up"))

@@ -9,11 +9,11 @@ from hypothesis import strategies as st
 
 from mortecouille.app.botgame import DEMO_BOARD, play_in_memory, set_up_demo_fleets, summarise
 from mortecouille.bots.player import choose_orders
-from mortecouille.core.blockade.commands import ResolveTurn
 from mortecouille.core.board.terrain import Board, WindTile
 from mortecouille.core.dice import SeededDice, TableDice, seed_commitment
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.game import Command, CreateGame, decide, fold
+from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.mortecouille.orders import GiveOrder, fighting_fire, orders_this_turn
 from mortecouille.core.state import EMPTY, GameState, state_hash
 from mortecouille.events.base import Event

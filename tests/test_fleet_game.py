@@ -9,7 +9,6 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-import mortecouille.core.rulesets  # noqa: F401 - registers every ruleset's deciders and evolvers
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.board.terrain import Board
 from mortecouille.core.dice import TableDice, seed_commitment

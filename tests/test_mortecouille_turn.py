@@ -13,13 +13,12 @@ from typing import Any, TypeVar
 
 import pytest
 
-import mortecouille.core.rulesets  # noqa: F401 - registers every decider and evolver
 import mortecouille.events  # noqa: F401 - registers every event type
-from mortecouille.core.blockade.commands import ResolveTurn
 from mortecouille.core.board.terrain import Board
 from mortecouille.core.dice import RollIdentity, SeededDice, TableDice, seed_commitment
 from mortecouille.core.errors import RuleViolation
 from mortecouille.core.game import EMPTY, CreateGame, decide, fold
+from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.mortecouille.orders import GiveOrder
 from mortecouille.core.state import GameState, state_hash
 from mortecouille.events.base import Event

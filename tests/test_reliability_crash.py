@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 
 from mortecouille.app.session import load, run_command, store_seed
-from mortecouille.core.blockade.commands import GiveTokens, ResolveTurn
+from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.board.terrain import Board
 from mortecouille.core.dice import TableDice, seed_commitment
@@ -40,6 +40,7 @@ from mortecouille.core.errors import MortecouilleError
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.fleet.commands import BuyShip, SealFleet
 from mortecouille.core.game import EMPTY, Command, CreateGame, decide
+from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.mortecouille.orders import GiveOrder
 from mortecouille.core.rulings import RecordRuling
 from mortecouille.core.state import GameState

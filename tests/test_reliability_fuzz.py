@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mortecouille.app.session import run_command, store_seed
-from mortecouille.core.blockade.commands import GiveTokens, ResolveTurn
+from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.blockade.rounds import BLOCKADE_KINDS
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.board.terrain import Board
@@ -37,6 +37,7 @@ from mortecouille.core.dice import TableDice, seed_commitment
 from mortecouille.core.errors import MortecouilleError
 from mortecouille.core.fleet.catalogue import CATALOGUES, RULES_VERSION
 from mortecouille.core.game import EMPTY, Command, CreateGame, EndGame, decide, fold
+from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.state import GameState, state_hash
 from mortecouille.events.codec import CorruptLine, LogError, decode_line
 from mortecouille.events.game import GameEnded, TurnEnded

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from mortecouille.core.blockade.commands import ResolveTurn
 from mortecouille.core.dice import SeededDice, TableDice
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.game import decide
+from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.mortecouille.orders import GiveOrder
 from mortecouille.events.game import GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.mortecouille import WindPointsChanged

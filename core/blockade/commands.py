@@ -7,7 +7,7 @@ and logs every move, push, collision, damage and sinking with its rule IDs.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Iterable
 
 from mortecouille.core.blockade.rounds import (
     BLOCKADE_KINDS,
@@ -18,10 +18,19 @@ from mortecouille.core.blockade.rounds import (
     RoundOutcome,
     resolve_round,
 )
-from mortecouille.core.board.ships import PLACEMENT_RULES, PlaceShip
+from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
-from mortecouille.core.game import Command, decider, evolver, fold, replace, shared_fields, ship_named
+from mortecouille.core.life_cycle import (
+    Command,
+    Evolve,
+    ResolveTurn,
+    fold_with,
+    replace,
+    shared_fields,
+    ship_named,
+)
+from mortecouille.core.ruleset import SHARED_EVOLVERS, SHARED_IGNORED
 from mortecouille.core.state import GameState, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.blockade import TokensGiven
@@ -41,19 +50,6 @@ class GiveTokens(Command, frozen=True, kw_only=True):
     tokens: tuple[str | None, ...]
 
 
-class ResolveTurn(Command, frozen=True, kw_only=True):
-    """Resolve the current turn. ``partial``: ships without orders do nothing instead of blocking."""
-
-    partial: bool = False
-    rounds: int | None = None
-    #: the secret seed, revealed in the GameEnded event if this turn ends the game (T3, D2)
-    reveal_seed: str | None = None
-
-
-#: ruleset -> the decider of ResolveTurn (the mortecouille one registers itself)
-TURN_RESOLVERS: dict[str, Callable[[GameState, ResolveTurn, DiceSource], list[Event]]] = {}
-
-
 def place_blockade_ship(state: GameState, command: PlaceShip) -> ShipPlaced:
     if command.kind is None:
         raise BadInput("--kind", f"a blockade ship needs a kind: {', '.join(BLOCKADE_KINDS)}")
@@ -68,13 +64,7 @@ def place_blockade_ship(state: GameState, command: PlaceShip) -> ShipPlaced:
     return ShipPlaced(**shared_fields(command, ShipPlaced), rules=("P1", "B2"))
 
 
-PLACEMENT_RULES["blockade"] = place_blockade_ship
-
-
-@decider(GiveTokens)
 def decide_tokens(state: GameState, command: GiveTokens, dice: DiceSource) -> list[Event]:
-    if state.ruleset != "blockade":
-        raise RuleViolation("P1", "tokens are for blockade games; mortecouille ships take orders (T1)")
     ship = ship_named(state, command.ship, "SHIP")
     if not ship.afloat:
         raise RuleViolation("P3", f"{command.ship} has sunk and takes no tokens")
@@ -86,22 +76,26 @@ def decide_tokens(state: GameState, command: GiveTokens, dice: DiceSource) -> li
     return [TokensGiven(ship=command.ship, tokens=command.tokens)]
 
 
-@evolver(TokensGiven)
 def evolve_tokens(state: GameState, event: TokensGiven) -> GameState:
     return replace(state, tokens={**state.tokens, event.ship: event.tokens})
 
 
-@decider(ResolveTurn)
-def decide_resolve(state: GameState, command: ResolveTurn, dice: DiceSource) -> list[Event]:
-    if state.ruleset == "blockade":
-        return resolve_blockade_turn(state, command)
-    resolver = TURN_RESOLVERS.get(state.ruleset)
-    if resolver is None:
-        raise RuleViolation("T2", f"turn resolution for {state.ruleset} is not available")
-    return resolver(state, command, dice)
+BLOCKADE_EVOLVERS: dict[type[Event], Evolve] = {**SHARED_EVOLVERS, TokensGiven: evolve_tokens}
+#: a blockade game logs nothing beyond the shared record-only events
+BLOCKADE_IGNORED: frozenset[type[Event]] = SHARED_IGNORED
 
 
-def resolve_blockade_turn(state: GameState, command: ResolveTurn) -> list[Event]:
+def fold(events: Iterable[Event], state: GameState) -> GameState:
+    """``state`` after ``events`` of a blockade game."""
+    return fold_with(BLOCKADE_EVOLVERS, BLOCKADE_IGNORED, events, state)
+
+
+def no_victory(state: GameState) -> None:
+    """A blockade game has no end test: the referee ends it (T3)."""
+
+
+def resolve_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> list[Event]:
+    """Play the current turn's rounds (P1); blockade rolls no die."""
     rounds = command.rounds if command.rounds is not None else ROUNDS_PER_TURN
     if not 1 <= rounds <= ROUNDS_PER_TURN:
         raise BadInput("rounds", f"a blockade turn plays 1 to {ROUNDS_PER_TURN} rounds, not {rounds} (P1)")

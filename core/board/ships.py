@@ -9,7 +9,7 @@ from mortecouille.core.board.geometry import FACING_VECTORS, ORTHOGONAL_FACINGS,
 from mortecouille.core.board.terrain import board_index
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
-from mortecouille.core.game import Command, change_ship, decider, evolver, replace, with_ship
+from mortecouille.core.life_cycle import Command, Decide, Evolve, change_ship, replace, with_ship
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.game import TurnEnded
@@ -25,8 +25,8 @@ class PlaceShip(Command, frozen=True, kw_only=True):
     damage: float = 0
 
 
-#: ruleset -> check of a placement beyond the board checks; returns the ShipPlaced to log
-PLACEMENT_RULES: dict[str, Callable[[GameState, PlaceShip], ShipPlaced]] = {}
+#: a ruleset's check of a placement beyond the board checks; returns the ShipPlaced to log
+PlacementRule = Callable[[GameState, PlaceShip], ShipPlaced]
 
 
 def check_square_free(state: GameState, ship: str, at: tuple[int, int]) -> None:
@@ -40,17 +40,24 @@ def check_square_free(state: GameState, ship: str, at: tuple[int, int]) -> None:
             raise RuleViolation("M", f"{square_name(at)} already holds {other.id}: one ship per square")
 
 
-@decider(PlaceShip)
-def decide_place(state: GameState, command: PlaceShip, dice: DiceSource) -> list[Event]:
+def placing_with(rule: PlacementRule) -> Decide:
+    """The PlaceShip decider of a ruleset whose own placement check is ``rule``."""
+
+    def decide(state: GameState, command: PlaceShip, dice: DiceSource) -> list[Event]:
+        return decide_place(state, command, rule)
+
+    return decide
+
+
+def decide_place(state: GameState, command: PlaceShip, rule: PlacementRule) -> list[Event]:
     if command.facing not in FACING_VECTORS:
         raise BadInput("--facing", f"{command.facing!r} is not a facing (B2)")
     if state.ruleset == "blockade" and command.facing not in ORTHOGONAL_FACINGS:
         raise BadInput("--facing", f"{command.facing!r}: blockade ships face N, E, S or W (B2)")
     check_square_free(state, command.ship, command.at)
-    return [PLACEMENT_RULES[state.ruleset](state, command)]
+    return [rule(state, command)]
 
 
-@evolver(ShipPlaced)
 def evolve_placed(state: GameState, event: ShipPlaced) -> GameState:
     previous = state.ships.get(event.ship)
     if previous is None:
@@ -66,22 +73,28 @@ def evolve_placed(state: GameState, event: ShipPlaced) -> GameState:
     return change_ship(state, event.ship, at=event.at, facing=event.facing)
 
 
-@evolver(ShipMoved)
 def evolve_moved(state: GameState, event: ShipMoved) -> GameState:
     return change_ship(state, event.ship, at=event.at, facing=event.facing)
 
 
-@evolver(DamageTaken)
 def evolve_damage(state: GameState, event: DamageTaken) -> GameState:
     return change_ship(state, event.ship, damage=float(state.ships[event.ship].damage + event.amount))
 
 
-@evolver(ShipSunk)
 def evolve_sunk(state: GameState, event: ShipSunk) -> GameState:
     how = {"sunk": {"sunk": True}, "lost": {"lost": True}, "gone": {"gone": True}}[event.how]
     return change_ship(state, event.ship, at=event.at, **how)
 
 
-@evolver(TurnEnded)
 def evolve_turn_ended(state: GameState, event: TurnEnded) -> GameState:
     return replace(state, turn=event.turn + 1, tokens={})
+
+
+#: How every ruleset folds ships on the board: placed, moved, damaged, sunk, and the turn's end.
+BOARD_EVOLVERS: dict[type[Event], Evolve] = {
+    ShipPlaced: evolve_placed,
+    ShipMoved: evolve_moved,
+    DamageTaken: evolve_damage,
+    ShipSunk: evolve_sunk,
+    TurnEnded: evolve_turn_ended,
+}

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import difflib
 
-from mortecouille.core.board.ships import PLACEMENT_RULES, PlaceShip
+from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.catalogue import resolve_option, resolve_ship_kind
@@ -29,13 +29,11 @@ from mortecouille.core.fleet.purchase import (
     check_equip_fleet,
     check_seal,
 )
-from mortecouille.core.game import Command, change_ship, decider, evolver, replace, with_ship
+from mortecouille.core.life_cycle import Command, Decide, Evolve, change_ship, replace, with_ship
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped
 from mortecouille.events.movement import ShipPlaced
-
-RULESET = "mortecouille"
 
 
 class BuyShip(Command, frozen=True, kw_only=True):
@@ -117,11 +115,6 @@ def _canonical_name(name: str) -> str:
 
 
 def _require_buying_phase(state: GameState) -> None:
-    if state.ruleset != RULESET:
-        raise RuleViolation(
-            "F1",
-            f"{state.game!r} is a {state.ruleset} game: ships and options are bought in mortecouille only",
-        )
     if state.turn > 1:
         raise RuleViolation("F3", "the game has started: money is useless now")
 
@@ -129,7 +122,6 @@ def _require_buying_phase(state: GameState) -> None:
 # --- deciders --------------------------------------------------------------------------------
 
 
-@decider(BuyShip)
 def decide_buy_ship(state: GameState, command: BuyShip, dice: DiceSource) -> list[Event]:
     """F1-F3: a known kind and options, within the limits and the money left, under a new name."""
     _require_buying_phase(state)
@@ -149,7 +141,6 @@ def decide_buy_ship(state: GameState, command: BuyShip, dice: DiceSource) -> lis
     ]
 
 
-@decider(EquipShip)
 def decide_equip_ship(state: GameState, command: EquipShip, dice: DiceSource) -> list[Event]:
     """F2-F3: one more individual option on a ship of an open fleet."""
     _require_buying_phase(state)
@@ -159,7 +150,6 @@ def decide_equip_ship(state: GameState, command: EquipShip, dice: DiceSource) ->
     return [ShipEquipped(player=fleet.player, ship=purchase.name, option=option, price=price)]
 
 
-@decider(EquipFleet)
 def decide_equip_fleet(state: GameState, command: EquipFleet, dice: DiceSource) -> list[Event]:
     """F2-F3: a universal option, once per fleet, never beside its individual variant."""
     _require_buying_phase(state)
@@ -170,7 +160,6 @@ def decide_equip_fleet(state: GameState, command: EquipFleet, dice: DiceSource) 
     return [FleetEquipped(player=player, option=option, price=price)]
 
 
-@decider(SealFleet)
 def decide_seal(state: GameState, command: SealFleet, dice: DiceSource) -> list[Event]:
     """F3: sealing with money that could still buy something needs an explicit forfeit."""
     _require_buying_phase(state)
@@ -187,7 +176,6 @@ def _with_fleet(state: GameState, fleet: Fleet) -> GameState:
     return replace(state, fleets={**state.fleets, fleet.player: fleet})
 
 
-@evolver(ShipBought)
 def evolve_ship_bought(state: GameState, event: ShipBought) -> GameState:
     """The fleet gains the ship, and the game an unplaced ship (not afloat until placed).
 
@@ -203,7 +191,6 @@ def evolve_ship_bought(state: GameState, event: ShipBought) -> GameState:
     return with_ship(state, ship)
 
 
-@evolver(ShipEquipped)
 def evolve_ship_equipped(state: GameState, event: ShipEquipped) -> GameState:
     fleet = fleet_of(state, event.player)
     state = _with_fleet(state, apply_equip(fleet, event.ship, event.option, event.price))
@@ -213,13 +200,11 @@ def evolve_ship_equipped(state: GameState, event: ShipEquipped) -> GameState:
     )
 
 
-@evolver(FleetEquipped)
 def evolve_fleet_equipped(state: GameState, event: FleetEquipped) -> GameState:
     fleet = fleet_of(state, event.player)
     return _with_fleet(state, apply_equip_fleet(fleet, event.option, event.price))
 
 
-@evolver(FleetSealed)
 def evolve_fleet_sealed(state: GameState, event: FleetSealed) -> GameState:
     return _with_fleet(state, apply_seal(fleet_of(state, event.player)))
 
@@ -259,4 +244,16 @@ def place_mortecouille_ship(state: GameState, command: PlaceShip) -> ShipPlaced:
     )
 
 
-PLACEMENT_RULES[RULESET] = place_mortecouille_ship
+#: The commands of buying a fleet (F1-F3), and the events they log.
+FLEET_DECIDERS: dict[type[Command], Decide] = {
+    BuyShip: decide_buy_ship,
+    EquipShip: decide_equip_ship,
+    EquipFleet: decide_equip_fleet,
+    SealFleet: decide_seal,
+}
+FLEET_EVOLVERS: dict[type[Event], Evolve] = {
+    ShipBought: evolve_ship_bought,
+    ShipEquipped: evolve_ship_equipped,
+    FleetEquipped: evolve_fleet_equipped,
+    FleetSealed: evolve_fleet_sealed,
+}

@@ -35,7 +35,7 @@ from mortecouille.core.dice import DiceCup
 from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.catalogue import SHIP_CLASSES
 from mortecouille.core.fleet.purchase import ShipStats
-from mortecouille.core.game import shared_fields
+from mortecouille.core.life_cycle import shared_fields
 from mortecouille.core.mortecouille.collision_damage import (
     CROSSING_DAMAGE_DICE,
     CollisionLoss,

@@ -22,8 +22,8 @@ import msgspec
 
 from mortecouille.core.dice import DiceCup
 from mortecouille.core.errors import RuleViolation
-from mortecouille.core.game import change_ship, evolver, fold
 from mortecouille.core.mortecouille.common import ship_stats
+from mortecouille.core.mortecouille.evolution import fold
 from mortecouille.core.mortecouille.gunnery import (
     AUTOMATIC_HIT,
     AUTOMATIC_MISS,
@@ -39,9 +39,7 @@ from mortecouille.core.mortecouille.upkeep import damage_event, sinking_checks
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.combat import (
-    BurstStreakChanged,
     CatapultHitsTaken,
-    CountdownChanged,
     ShotFired,
     ShotNotFired,
 )
@@ -249,18 +247,3 @@ def _catapult_effects(state: GameState, fired: list[ShotFired]) -> tuple[list[Ev
             )
         )  # fmt: skip
     return produced, frozenset(started)
-
-
-@evolver(CatapultHitsTaken)
-def evolve_catapult_hits(state: GameState, event: CatapultHitsTaken) -> GameState:
-    return change_ship(state, event.ship, catapult_hits=event.hits_total, countdown=event.countdown)
-
-
-@evolver(CountdownChanged)
-def evolve_countdown(state: GameState, event: CountdownChanged) -> GameState:
-    return change_ship(state, event.ship, countdown=event.countdown)
-
-
-@evolver(BurstStreakChanged)
-def evolve_burst_streak(state: GameState, event: BurstStreakChanged) -> GameState:
-    return change_ship(state, event.ship, bursts_in_a_row=event.bursts_in_a_row)

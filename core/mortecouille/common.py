@@ -12,7 +12,7 @@ from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.catalogue import resolve_option, resolve_ship_kind
 from mortecouille.core.fleet.purchase import ShipStats, derive_stats
-from mortecouille.core.game import Command, change_ship, decider, evolver, shared_fields, with_ship
+from mortecouille.core.life_cycle import Command, change_ship, shared_fields, with_ship
 from mortecouille.core.mortecouille.fire import FIRE_PHASES
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
@@ -41,12 +41,10 @@ def _cached_stats(
     return derive_stats(kind, options, fleet_options, structure_lost=lost, rules_version=rules_version)
 
 
-@evolver(WindPointsChanged)
 def evolve_wind_points(state: GameState, event: WindPointsChanged) -> GameState:
     return change_ship(state, event.ship, wind=event.points)
 
 
-@evolver(ShipSetUp)
 def evolve_set_up(state: GameState, event: ShipSetUp) -> GameState:
     return with_ship(state, ShipState(id=event.ship, **shared_fields(event, ShipState)))
 
@@ -58,13 +56,10 @@ class SetUpShip(Command, frozen=True, kw_only=True):
     proposed: ShipSetUp
 
 
-@decider(SetUpShip)
 def decide_set_up(state: GameState, command: SetUpShip, dice: DiceSource) -> list[Event]:
     setup = command.proposed
     if not state.scenario:
         raise RuleViolation("F3", "ships of a real game are bought and placed; set-up is for scenarios")
-    if state.ruleset != "mortecouille":
-        raise BadInput("ruleset", "ship set-up with options and fire is for mortecouille scenarios")
     if setup.ship in state.ships:
         raise BadInput("id", f"{setup.ship!r} is already on the board")
     kind = resolve_ship_kind(setup.kind, state.rules_version)

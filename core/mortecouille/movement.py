@@ -26,7 +26,7 @@ from mortecouille.core.board.movement import Move, wind_phase_moves
 from mortecouille.core.board.movement_step import Claim, Piece, resolve_step
 from mortecouille.core.dice import DiceCup
 from mortecouille.core.errors import BadInput, RuleViolation
-from mortecouille.core.game import ship_named
+from mortecouille.core.life_cycle import ship_named
 from mortecouille.core.mortecouille.collisions import PhaseLedger, settle_step
 from mortecouille.core.mortecouille.maneuver import (
     SIDE_SIGNS,

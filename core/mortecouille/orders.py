@@ -26,7 +26,7 @@ from mortecouille.core.board.geometry import distance
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.catalogue import POSITIONS, Position
-from mortecouille.core.game import Command, decider, evolver, replace, ship_named
+from mortecouille.core.life_cycle import Command, replace, ship_named
 from mortecouille.core.mortecouille.common import ship_stats
 from mortecouille.core.mortecouille.fire import FIRE_TABLE
 from mortecouille.core.mortecouille.gunnery import (
@@ -165,11 +165,8 @@ def _position(text: str, field: str) -> Position:
 # --- the command ---------------------------------------------------------------------------
 
 
-@decider(GiveOrder)
 def decide_give_order(state: GameState, command: GiveOrder, dice: DiceSource) -> list[Event]:
     """Check a ship's order set for this turn (T1, S, K, X1, C6) and record it whole."""
-    if state.ruleset != "mortecouille":
-        raise RuleViolation("T1", "orders are for mortecouille games; blockade ships take tokens (P1)")
     ship = ship_named(state, command.ship, "ship")
     if not command.actions:
         raise BadInput("actions", "give at least one order (idle to do nothing)")
@@ -206,7 +203,6 @@ def decide_give_order(state: GameState, command: GiveOrder, dice: DiceSource) ->
     return [OrderGiven(turn=state.turn, ship=command.ship, actions=command.actions, replaced=already)]
 
 
-@evolver(OrderGiven)
 def evolve_order_given(state: GameState, event: OrderGiven) -> GameState:
     given = OrderSet(turn=event.turn, actions=event.actions)
     return replace(state, orders={**state.orders, event.ship: given})

@@ -25,11 +25,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Final
 
-from mortecouille.core.blockade.commands import TURN_RESOLVERS, ResolveTurn
 from mortecouille.core.dice import DiceCup, DiceSource, seed_commitment
 from mortecouille.core.errors import BadInput, RuleViolation
-from mortecouille.core.game import change_ship, evolver, fold
+from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.mortecouille.combat import CombatOutcome, combat_phase
+from mortecouille.core.mortecouille.evolution import fold
 from mortecouille.core.mortecouille.fire import schedule_after_flaming_hits
 from mortecouille.core.mortecouille.gunnery import bursts_in_a_row_after, countdown_end_of_turn
 from mortecouille.core.mortecouille.maneuver import does_nothing
@@ -45,6 +45,7 @@ from mortecouille.core.mortecouille.upkeep import (
     upkeep_phase,
     wind_phase,
 )
+from mortecouille.core.ruleset import Victory
 from mortecouille.core.state import GameState, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.combat import BecameFireship, BurstStreakChanged, CountdownChanged, FireScheduled
@@ -88,8 +89,6 @@ def resolve_mortecouille_turn(state: GameState, command: ResolveTurn, dice: Dice
         produced.append(ended)
     return produced
 
-
-TURN_RESOLVERS["mortecouille"] = resolve_mortecouille_turn
 
 
 def _check_ready(
@@ -228,26 +227,24 @@ def _fire_for_next_turn(
     return produced
 
 
-def _victory(state: GameState, command: ResolveTurn) -> GameEnded | None:
-    """T3: once at most one player still has a ship afloat, the game ends; reveal the seed (D2)."""
+def victory(state: GameState) -> Victory | None:
+    """T3, the mortecouille end test: the game is over once at most one player still has a ship
+    afloat, among the players owning at least one ship."""
     contenders = {ship.owner for ship in state.ships.values() if ship.owner is not None}
     standing = {state.ships[s].owner for s in afloat_ids(state) if state.ships[s].owner is not None}
     if len(contenders) < 2 or len(standing) > 1:
+        return None
+    return Victory(winner=next(iter(standing), None))
+
+
+def _victory(state: GameState, command: ResolveTurn) -> GameEnded | None:
+    """The GameEnded of a victory (T3), revealing the seed (D2); None while the game goes on."""
+    won = victory(state)
+    if won is None:
         return None
     seed = None
     if state.dice_mode == "seeded":
         if command.reveal_seed is None:
             raise BadInput("reveal_seed", "this turn ends the game (T3): give the seed to reveal (D2)")
         seed = command.reveal_seed
-    winner = next(iter(standing), None)
-    return GameEnded(reason="victory", winner=winner, seed=seed, rules=("T3", "D2"))
-
-
-@evolver(FireScheduled)
-def evolve_fire_scheduled(state: GameState, event: FireScheduled) -> GameState:
-    return change_ship(state, event.ship, fire=event.phase)
-
-
-@evolver(BecameFireship)
-def evolve_became_fireship(state: GameState, event: BecameFireship) -> GameState:
-    return change_ship(state, event.ship, fireship=True)
+    return GameEnded(reason="victory", winner=won.winner, seed=seed, rules=("T3", "D2"))

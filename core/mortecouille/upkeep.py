@@ -15,8 +15,8 @@ import msgspec
 
 from mortecouille.core.dice import DiceCup
 from mortecouille.core.fleet.catalogue import catalogue_for
-from mortecouille.core.game import change_ship, evolver, fold
 from mortecouille.core.mortecouille.common import ship_stats
+from mortecouille.core.mortecouille.evolution import fold
 from mortecouille.core.mortecouille.fire import FIRE_PHASE_NAMES, START_PHASE_BY_FLAMING_HITTERS, fire_check
 from mortecouille.core.mortecouille.maneuver import WIND_POINT_FROM, WIND_POINTS_PER_SUCCESS
 from mortecouille.core.state import GameState, ShipState
@@ -149,9 +149,3 @@ def left_game(turn: int, phase: str, ship: ShipState, how: str, rules: tuple[str
     """A ShipSunk for ``ship``: ``how`` is sunk, lost (abandoned) or gone."""
     assert ship.at is not None  # only ships afloat leave the game
     return ShipSunk(turn=turn, round=1, phase=phase, ship=ship.id, at=ship.at, how=how, rules=rules)
-
-
-@evolver(FireChecked)
-def evolve_fire_checked(state: GameState, event: FireChecked) -> GameState:
-    """The ship's fire now reads the phase of its next check (None: out or abandoned)."""
-    return change_ship(state, event.ship, fire=event.next_phase)

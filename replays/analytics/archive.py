@@ -46,7 +46,6 @@ from typing import Any
 
 import msgspec
 
-import mortecouille.core.rulesets  # noqa: F401 - registers the rulesets (deciders, re-derivers) verify needs
 from mortecouille.events.codec import LogError, decode_lines
 from mortecouille.events.game import GameCreated, GameEnded
 from mortecouille.events.store import GameLog

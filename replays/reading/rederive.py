@@ -12,10 +12,10 @@ from typing import Any
 
 import msgspec
 
-from mortecouille.core.blockade.commands import ResolveTurn
 from mortecouille.core.dice import LoggedDice
 from mortecouille.core.errors import MortecouilleError
 from mortecouille.core.game import decide, evolve
+from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded, TurnStarted

@@ -281,7 +281,7 @@ def make(out: Path) -> dict[str, dict[str, object]]:
 def build_v1_source(games: Path) -> Path:
     """A game whose turns each play one round, resolved from Python (the CLI always plays four)."""
     from mortecouille.app.session import game_log, run_command
-    from mortecouille.core.blockade.commands import ResolveTurn
+    from mortecouille.core.life_cycle import ResolveTurn
 
     path = build_blockade_game(games, "v1", V1_SCRIPT)
     log = game_log(games, "v1")

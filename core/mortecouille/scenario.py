@@ -1,4 +1,4 @@
-"""The mortecouille half of the scenario format: ships in a given condition, and orders.
+"""The mortecouille scenario builder: ships in a given condition, and orders (pure).
 
 Orders come as the architecture gives them: ``"advance"``, ``"idle"``,
 ``"fireship"``, ``{"maneuver": "1/4", "side": "left", "sailing": true}``,
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from mortecouille.app.scenario import ORDER_COMMANDS, SHIP_SETUP, Scenario, ShipSpec
 from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.catalogue import catalogue_for, resolve_option
-from mortecouille.core.game import Command, shared_fields
+from mortecouille.core.life_cycle import Command, shared_fields
 from mortecouille.core.mortecouille.common import SetUpShip
 from mortecouille.core.mortecouille.orders import GiveOrder
+from mortecouille.core.scenario import Scenario, ScenarioPlan, ShipSpec, check_ships, plan_scenario
 from mortecouille.events.mortecouille import ShipSetUp
 from mortecouille.events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver, Order
 
@@ -76,5 +76,10 @@ def give_orders(scenario: Scenario, ship: str, actions: list[Any], field: str) -
     return [GiveOrder(ship=ship, actions=orders)]
 
 
-SHIP_SETUP["mortecouille"] = set_up_ship
-ORDER_COMMANDS["mortecouille"] = give_orders
+def build_mortecouille_scenario(scenario: Scenario) -> ScenarioPlan:
+    """The commands of a mortecouille scenario; its turn has one movement (T2)."""
+    # a ship's kind is checked with its options by SetUpShip, in the terms of the game's catalogue
+    check_ships(scenario)
+    if scenario.rounds not in (None, 1):
+        raise BadInput("rounds", "a mortecouille turn has one movement (round 1)")
+    return plan_scenario(scenario, 1, set_up_ship, give_orders)

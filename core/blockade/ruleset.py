@@ -1,0 +1,36 @@
+"""The blockade ruleset as a value: ships placed without buying, four tokens a turn (P1-P3)."""
+
+from __future__ import annotations
+
+from mortecouille.core.blockade.commands import (
+    BLOCKADE_EVOLVERS,
+    BLOCKADE_IGNORED,
+    GiveTokens,
+    decide_tokens,
+    no_victory,
+    place_blockade_ship,
+    resolve_blockade_turn,
+)
+from mortecouille.core.blockade.scenario import build_blockade_scenario
+from mortecouille.core.fleet.commands import FLEET_DECIDERS
+from mortecouille.core.mortecouille.orders import GiveOrder
+from mortecouille.core.ruleset import Refusal, compose_ruleset
+
+_BOUGHT = Refusal(rule="F1", reason="ships and options are bought in mortecouille only")
+
+BLOCKADE = compose_ruleset(
+    "blockade",
+    commands={GiveTokens: decide_tokens},
+    evolvers=BLOCKADE_EVOLVERS,
+    ignored=BLOCKADE_IGNORED,
+    end_test=no_victory,
+    placement=place_blockade_ship,
+    resolve_turn=resolve_blockade_turn,
+    scenario=build_blockade_scenario,
+    refusals={
+        GiveOrder: Refusal(
+            rule="T1", reason="orders are for mortecouille games; blockade ships take tokens (P1)"
+        ),
+        **{command: _BOUGHT for command in FLEET_DECIDERS},
+    },
+)

@@ -1,0 +1,45 @@
+"""The blockade scenario builder: ships placed with their kind, tokens per round (pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mortecouille.core.blockade.commands import GiveTokens
+from mortecouille.core.blockade.rounds import BLOCKADE_KINDS, ROUNDS_PER_TURN, TOKENS
+from mortecouille.core.board.ships import PlaceShip
+from mortecouille.core.errors import BadInput
+from mortecouille.core.life_cycle import Command, shared_fields
+from mortecouille.core.scenario import Scenario, ScenarioPlan, ShipSpec, check_ships, plan_scenario
+
+
+def build_blockade_scenario(scenario: Scenario) -> ScenarioPlan:
+    """The commands of a blockade scenario; its turn plays as many rounds as the longest token list."""
+    check_ships(scenario, _check_kind)
+    return plan_scenario(scenario, _rounds(scenario), place_blockade, blockade_tokens)
+
+
+def _check_kind(ship: ShipSpec, field: str) -> None:
+    if ship.kind not in BLOCKADE_KINDS:
+        raise BadInput(f"{field}.kind", f"{ship.kind!r} is not a blockade kind: {', '.join(BLOCKADE_KINDS)}")
+
+
+def _rounds(scenario: Scenario) -> int:
+    if scenario.rounds is not None:
+        if not 1 <= scenario.rounds <= ROUNDS_PER_TURN:
+            raise BadInput("rounds", f"must be 1 to {ROUNDS_PER_TURN}, not {scenario.rounds} (P1)")
+        return scenario.rounds
+    longest = max((len(tokens) for tokens in scenario.orders.values()), default=0)
+    return max(1, min(longest, ROUNDS_PER_TURN))
+
+
+def place_blockade(scenario: Scenario, ship: ShipSpec) -> Command:
+    return PlaceShip(ship=ship.id, **shared_fields(ship, PlaceShip))
+
+
+def blockade_tokens(scenario: Scenario, ship: str, tokens: list[Any], field: str) -> list[Command]:
+    if len(tokens) > ROUNDS_PER_TURN:
+        raise BadInput(field, f"at most {ROUNDS_PER_TURN} tokens, one per round (P1)")
+    for index, token in enumerate(tokens):
+        if token is not None and token not in TOKENS:
+            raise BadInput(f"{field}[{index}]", f'{token!r} is not "F", "L", "R" or null (P1)')
+    return [GiveTokens(ship=ship, tokens=tuple(tokens))] if tokens else []

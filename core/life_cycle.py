@@ -1,0 +1,179 @@
+"""What every ruleset shares: the command base class, the life cycle of a game (create it,
+resolve its turns, end it), the helpers deciders and evolvers build states with, and the
+fold loop itself.
+
+Every ruleset module imports this one, and :mod:`mortecouille.core.game` imports the
+rulesets: keeping these names here, below both, is what spares an import cycle.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Collection, Iterable, Mapping
+from typing import Any, TypeAlias
+
+import msgspec
+
+from mortecouille.core.board.terrain import Board, validate_board
+from mortecouille.core.dice import DiceSource, seed_commitment
+from mortecouille.core.errors import BadInput
+from mortecouille.core.state import GameState, ShipState
+from mortecouille.events.base import Event
+from mortecouille.events.codec import CorruptLine
+from mortecouille.events.game import GameCreated, GameEnded
+
+DICE_MODES = ("seeded", "table")
+
+
+class Command(msgspec.Struct, frozen=True, kw_only=True):
+    """Something a referee asks for. A ruleset lists the commands it takes with their deciders."""
+
+
+#: ``decide`` for one command type: refuses (RuleViolation, BadInput) or returns the events
+Decide: TypeAlias = Callable[[GameState, Any, DiceSource], list[Event]]
+#: ``evolve`` for one event type: never fails on a valid log
+Evolve: TypeAlias = Callable[[GameState, Any], GameState]
+
+
+class UnknownEvent(CorruptLine):
+    """A well-formed event that the game's ruleset neither evolves nor ignores (exit 4):
+    a forged or mixed-up log, since no decider of that ruleset writes it."""
+
+    def __init__(self, event: Event, ruleset: str) -> None:
+        tag = event.__struct_config__.tag
+        game = f"a {ruleset} game" if ruleset else "a game not created yet"
+        super().__init__(f"seq {event.seq}: a {tag!r} event has no place in {game}", seq=event.seq)
+        self.tag = tag
+
+
+def fold_with(
+    evolvers: Mapping[type[Event], Evolve],
+    ignored: Collection[type[Event]],
+    events: Iterable[Event],
+    state: GameState,
+) -> GameState:
+    """Apply ``events`` in order with one ruleset's tables: the loop every fold runs.
+
+    The tables are looked up once by the caller, not per event: this loop is the hot
+    path of every command (bench/bench_fold.py).
+    """
+    for event in events:
+        handler = evolvers.get(type(event))
+        if handler is not None:
+            state = handler(state, event)
+        elif type(event) not in ignored:
+            raise UnknownEvent(event, state.ruleset)
+    return state
+
+
+def replace(state: GameState, **changes: Any) -> GameState:
+    return msgspec.structs.replace(state, **changes)
+
+
+def ship_named(state: GameState, ship_id: str, field: str) -> ShipState:
+    """The ship ``ship_id``, or a refusal naming ``field`` when the game has none."""
+    ship = state.ships.get(ship_id)
+    if ship is None:
+        raise BadInput(field, f"no ship {ship_id!r} in {state.game!r}")
+    return ship
+
+
+def with_ship(state: GameState, ship: ShipState) -> GameState:
+    """``state`` with ``ship`` in it, in place of any ship with its id."""
+    return replace(state, ships={**state.ships, ship.id: ship})
+
+
+def change_ship(state: GameState, ship_id: str, **changes: Any) -> GameState:
+    """``state`` with ``changes`` made to the fields of one of its ships."""
+    return with_ship(state, msgspec.structs.replace(state.ships[ship_id], **changes))
+
+
+def shared_fields(source: msgspec.Struct, target: type[msgspec.Struct]) -> dict[str, Any]:
+    """``source``'s values for every field ``target`` also has, by name: a command, its event
+    and the state it builds share their field names, so none of them lists the others' fields."""
+    return {name: getattr(source, name) for name in _shared_names(type(source), target)}
+
+
+@functools.cache
+def _shared_names(source: type[msgspec.Struct], target: type[msgspec.Struct]) -> tuple[str, ...]:
+    return tuple(name for name in target.__struct_fields__ if name in source.__struct_fields__)
+
+
+# ------------------------------------------------------------------ life cycle
+
+
+class CreateGame(Command, frozen=True, kw_only=True):
+    game: str
+    ruleset: str
+    players: tuple[str, ...]
+    budget: int
+    board: Board
+    dice_mode: str = "seeded"
+    seed_sha256: str | None = None
+    rules_version: str = ""
+    forked_from: str | None = None
+    forked_at_seq: int | None = None
+    scenario: bool = False
+
+
+class EndGame(Command, frozen=True, kw_only=True):
+    reason: str = "referee"
+    winner: str | None = None
+    seed: str | None = None
+
+
+class ResolveTurn(Command, frozen=True, kw_only=True):
+    """Resolve the current turn. ``partial``: ships without orders do nothing instead of blocking.
+
+    Every ruleset takes it, each with its own turn resolver (``Ruleset.resolve_turn``).
+    """
+
+    partial: bool = False
+    rounds: int | None = None
+    #: the secret seed, revealed in the GameEnded event if this turn ends the game (T3, D2)
+    reveal_seed: str | None = None
+
+
+def check_game_name(name: str) -> None:
+    if not name or not all(c.isalnum() or c in "-_." for c in name):
+        raise BadInput("GAME", f"{name!r}: use letters, digits, '-', '_' or '.'")
+
+
+def decide_create(state: GameState, command: CreateGame, dice: DiceSource) -> list[Event]:
+    """Open a game. ``decide`` has already found ``command.ruleset`` among the rulesets."""
+    if state.created:
+        raise BadInput("game", f"game {state.game!r} already exists")
+    check_game_name(command.game)
+    if command.dice_mode not in DICE_MODES:
+        raise BadInput("--dice", f"{command.dice_mode!r} is not one of {', '.join(DICE_MODES)}")
+    players = command.players
+    if not players:
+        raise BadInput("--players", "name at least one player")
+    if any(not p.strip() for p in players) or len(set(players)) != len(players):
+        raise BadInput("--players", f"players must be distinct and non-empty: {players!r}")
+    if command.budget < 0:
+        raise BadInput("--budget", f"must be 0 or more, not {command.budget}")
+    validate_board(command.board)
+    if command.dice_mode == "seeded" and not command.seed_sha256:
+        raise BadInput("--seed", "a seeded game must commit to its seed (D2)")
+    seed_sha256 = command.seed_sha256 if command.dice_mode == "seeded" else None
+    return [GameCreated(**shared_fields(command, GameCreated) | {"seed_sha256": seed_sha256})]
+
+
+def evolve_created(state: GameState, event: GameCreated) -> GameState:
+    return GameState(**shared_fields(event, GameState), created=True)
+
+
+def decide_end(state: GameState, command: EndGame, dice: DiceSource) -> list[Event]:
+    if command.winner is not None and command.winner not in state.players:
+        raise BadInput("--winner", f"{command.winner!r} is not a player of {state.game!r}")
+    seed = None
+    if state.dice_mode == "seeded":
+        if command.seed is None or seed_commitment(command.seed) != state.seed_sha256:
+            raise BadInput("seed", "the seed to reveal does not match the game's commitment (D2)")
+        seed = command.seed
+    return [GameEnded(reason=command.reason, winner=command.winner, seed=seed, rules=("T3", "D2"))]
+
+
+def evolve_ended(state: GameState, event: GameEnded) -> GameState:
+    return replace(state, ended=True, end_reason=event.reason, winner=event.winner, revealed_seed=event.seed)

@@ -1,0 +1,28 @@
+"""The mortecouille ruleset as a value: fleets bought and placed, orders, the full turn (T2)."""
+
+from __future__ import annotations
+
+from mortecouille.core.blockade.commands import GiveTokens
+from mortecouille.core.fleet.commands import FLEET_DECIDERS, place_mortecouille_ship
+from mortecouille.core.mortecouille.common import SetUpShip, decide_set_up
+from mortecouille.core.mortecouille.evolution import MORTECOUILLE_EVOLVERS, MORTECOUILLE_IGNORED
+from mortecouille.core.mortecouille.orders import GiveOrder, decide_give_order
+from mortecouille.core.mortecouille.scenario import build_mortecouille_scenario
+from mortecouille.core.mortecouille.turn import resolve_mortecouille_turn, victory
+from mortecouille.core.ruleset import Refusal, compose_ruleset
+
+MORTECOUILLE = compose_ruleset(
+    "mortecouille",
+    commands={**FLEET_DECIDERS, GiveOrder: decide_give_order, SetUpShip: decide_set_up},
+    evolvers=MORTECOUILLE_EVOLVERS,
+    ignored=MORTECOUILLE_IGNORED,
+    end_test=victory,
+    placement=place_mortecouille_ship,
+    resolve_turn=resolve_mortecouille_turn,
+    scenario=build_mortecouille_scenario,
+    refusals={
+        GiveTokens: Refusal(
+            rule="P1", reason="tokens are for blockade games; mortecouille ships take orders (T1)"
+        )
+    },
+)

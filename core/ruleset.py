@@ -1,0 +1,139 @@
+"""A ruleset as a value: everything the engine needs to referee one kind of game.
+
+Nothing registers itself: each ruleset module builds its :class:`Ruleset` from its own
+tables and the shared ones below, and :mod:`mortecouille.core.rulesets` lists them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from mortecouille.core.board.ships import BOARD_EVOLVERS, PlacementRule, PlaceShip, placing_with
+from mortecouille.core.life_cycle import (
+    Command,
+    CreateGame,
+    Decide,
+    EndGame,
+    Evolve,
+    ResolveTurn,
+    decide_create,
+    decide_end,
+    evolve_created,
+    evolve_ended,
+)
+from mortecouille.core.rulings import RecordRuling, decide_ruling, evolve_ruling
+from mortecouille.core.scenario import ScenarioBuilder
+from mortecouille.core.state import EMPTY, GameState
+from mortecouille.events.base import Event
+from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnStarted
+from mortecouille.events.movement import CollisionOccurred, ShipPushed
+from mortecouille.events.rulings import RulingRecorded
+
+
+@dataclass(frozen=True, kw_only=True)
+class Victory:
+    """A game its rules end: ``winner`` is None when nobody is left standing (T3)."""
+
+    winner: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Refusal:
+    """Why a ruleset refuses a command of another ruleset: the rule at stake, in a sentence."""
+
+    rule: str
+    reason: str
+
+
+#: a ruleset's end test: the victory the state shows, or None while the game goes on
+EndTest = Callable[[GameState], Victory | None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ruleset:
+    """One ruleset: its commands and events, how a game of it starts, plays and ends."""
+
+    name: str
+    #: every command a game of this ruleset takes, with its decider (shared ones included)
+    deciders: Mapping[type[Command], Decide]
+    #: commands of other rulesets it refuses citing a rule (any other is refused naming the ruleset)
+    refusals: Mapping[type[Command], Refusal]
+    #: every event that changes the state, with its evolver (shared ones included)
+    evolvers: Mapping[type[Event], Evolve]
+    #: events logged for the record whose effect other events carry (a die, a shot):
+    #: folding skips them; any event in neither table is a corrupt log
+    ignored: frozenset[type[Event]]
+    #: the state before the game is created
+    initial_state: GameState
+    end_test: EndTest
+    #: this ruleset's own check of a PlaceShip, after the board's (B4, M)
+    placement: PlacementRule
+    #: the decider of ResolveTurn
+    resolve_turn: Decide
+    #: the pure half of ``scenario``: the document in, the commands out
+    scenario: ScenarioBuilder
+    #: event type -> its narrator (filled when the narrators move into core)
+    narrators: Mapping[type[Event], Callable[..., str]]
+
+
+#: The life cycle and the referee's rulings: every ruleset takes these commands.
+SHARED_DECIDERS: Mapping[type[Command], Decide] = {
+    CreateGame: decide_create,
+    EndGame: decide_end,
+    RecordRuling: decide_ruling,
+}
+
+#: The life cycle, rulings and ships on the board: every ruleset folds these events.
+SHARED_EVOLVERS: Mapping[type[Event], Evolve] = {
+    GameCreated: evolve_created,
+    GameEnded: evolve_ended,
+    RulingRecorded: evolve_ruling,
+    **BOARD_EVOLVERS,
+}
+
+#: Events every ruleset logs for the record only: a die's value is carried by the outcome it
+#: decides, a turn's start by its events, a collision and a push by the moves and damage.
+SHARED_IGNORED: frozenset[type[Event]] = frozenset({DieRolled, TurnStarted, CollisionOccurred, ShipPushed})
+
+
+def compose_ruleset(
+    name: str,
+    *,
+    commands: Mapping[type[Command], Decide],
+    evolvers: Mapping[type[Event], Evolve],
+    ignored: frozenset[type[Event]],
+    end_test: EndTest,
+    placement: PlacementRule,
+    resolve_turn: Decide,
+    scenario: ScenarioBuilder,
+    refusals: Mapping[type[Command], Refusal],
+    initial_state: GameState = EMPTY,
+) -> Ruleset:
+    """A ruleset from its own parts and the shared ones: its deciders are the shared ones, PlaceShip
+    through ``placement``, ResolveTurn through ``resolve_turn``, then its own ``commands``.
+
+    ``evolvers`` and ``ignored`` come whole (shared ones included), as the ruleset's turn folds
+    with the very same tables before the value exists.
+    """
+    deciders: dict[type[Command], Decide] = {
+        **SHARED_DECIDERS,
+        PlaceShip: placing_with(placement),
+        ResolveTurn: resolve_turn,
+        **commands,
+    }
+    return Ruleset(
+        name=name,
+        deciders=deciders,
+        refusals=refusals,
+        evolvers=evolvers,
+        ignored=ignored,
+        initial_state=initial_state,
+        end_test=end_test,
+        placement=placement,
+        resolve_turn=resolve_turn,
+        scenario=scenario,
+        # the lead wires in the narrators once they have moved into core
+        narrators=MappingProxyType({}),
+    )
