@@ -17,7 +17,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import mortecouille.core.rulesets  # noqa: F401
-import mortecouille.events  # noqa: F401
 from mortecouille.core.blockade.commands import GiveTokens, ResolveTurn
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.board.terrain import Board

@@ -14,7 +14,8 @@ from typing import Any, Union
 
 import msgspec
 
-from mortecouille.events.base import CURRENT_VERSIONS, EVENT_TYPES, UPCASTERS, Event
+from mortecouille.events.base import Event
+from mortecouille.events.schema import CURRENT_VERSIONS, EVENT_CLASSES, EVENT_TYPES, UPCASTERS
 
 
 class LogError(Exception):
@@ -68,17 +69,14 @@ def stamp(event: Event, seq: int, prev: str) -> tuple[Event, bytes]:
     return stamped, canonical(body)
 
 
-_DECODERS: dict[int, msgspec.json.Decoder[Any]] = {}
+_EVENT_UNION: Any = Union[EVENT_CLASSES]  # noqa: UP007 - built from the schema's table
+_EVENT_DECODER: msgspec.json.Decoder[Any] = msgspec.json.Decoder(_EVENT_UNION)
 _RAW = msgspec.json.Decoder(dict[str, Any])
 
 
 def event_decoder() -> msgspec.json.Decoder[Any]:
-    """The typed decoder over every registered event type, rebuilt if a type was added."""
-    decoder = _DECODERS.get(len(EVENT_TYPES))
-    if decoder is None:
-        union: Any = Union[tuple(EVENT_TYPES.values())]  # noqa: UP007 - built at run time
-        decoder = _DECODERS[len(EVENT_TYPES)] = msgspec.json.Decoder(union)
-    return decoder
+    """The typed decoder over every event type of the schema (built once; it holds no state)."""
+    return _EVENT_DECODER
 
 
 def decode_line(line: bytes, number: int) -> Event:

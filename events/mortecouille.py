@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from mortecouille.events.base import Event, register
+from mortecouille.events.base import Event
 
 
-@register
 class WindPointsChanged(Event, tag="wind-points", frozen=True):
     """A ship's wind points changed: gained (A1), spent (A3, N) or lost by idling (T1)."""
 
@@ -18,7 +17,6 @@ class WindPointsChanged(Event, tag="wind-points", frozen=True):
     rules: tuple[str, ...] = ()
 
 
-@register
 class ShipSetUp(Event, tag="ship-set-up", frozen=True):
     """A scenario's ship, put on the board in a given condition without buying it.
 

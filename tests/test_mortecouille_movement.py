@@ -15,7 +15,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mortecouille.core.rulesets  # noqa: F401 - registers every evolver
-import mortecouille.events  # noqa: F401 - registers every event type
 from mortecouille.core.board.terrain import Board, WindTile
 from mortecouille.core.dice import DiceCup, FixedDice, SeededDice, TableDice
 from mortecouille.core.errors import BadInput, RuleViolation

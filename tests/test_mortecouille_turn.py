@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 import pytest
 
 import mortecouille.core.rulesets  # noqa: F401 - registers every decider and evolver
-import mortecouille.events  # noqa: F401 - registers every event type
 from mortecouille.core.blockade.commands import ResolveTurn
 from mortecouille.core.board.terrain import Board
 from mortecouille.core.dice import RollIdentity, SeededDice, TableDice, seed_commitment
