@@ -1,9 +1,10 @@
 """Fold speed: read + decode + fold of a 1,000,000-event log, against decode alone.
 
-Run: ``.venv/bin/python bench/bench_fold.py [--events N]``. Prints events/s for
+Run: ``.venv/bin/python bench/bench_fold.py [--events N] [--hashes]``. Prints events/s for
 a pure msgspec decode of the file's typed JSON lines and for the end-to-end
 path a command takes (GameLog.read + fold), and their ratio. Target: the
-end-to-end rate is at least 40% of the decode-only rate.
+end-to-end rate is at least 40% of the decode-only rate. ``--hashes`` also times
+``state_hash`` at every turn end, as ``verify`` computes it (the fold itself never hashes).
 """
 
 from __future__ import annotations
@@ -16,16 +17,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import mortecouille.events  # noqa: F401
 from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.board.terrain import Board
 from mortecouille.core.dice import TableDice, seed_commitment
-from mortecouille.core.game import Command, CreateGame, decide, fold
+from mortecouille.core.game import Command, CreateGame, decide, evolve, fold
 from mortecouille.core.life_cycle import ResolveTurn
-from mortecouille.core.state import EMPTY
+from mortecouille.core.state import EMPTY, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.codec import event_decoder
+from mortecouille.events.game import TurnEnded
 from mortecouille.events.store import GameLog
 
 GRID = 6  # a 6x6 grid of ships circling in their own 3x3 boxes, plus a few ramming ones
@@ -126,10 +127,28 @@ def best_of(runs: int, fn: object) -> float:
     return min(timings)
 
 
+def time_turn_end_hashes(events: list[Event]) -> tuple[int, float]:
+    """Fold ``events`` and hash the state each ``TurnEnded`` records; the hashes' time only."""
+    state = EMPTY
+    count = 0
+    spent = 0.0
+    for event in events:
+        if isinstance(event, TurnEnded):
+            start = time.perf_counter()
+            digest = state_hash(state)
+            spent += time.perf_counter() - start
+            count += 1
+            if digest != event.state_hash:
+                raise SystemExit(f"turn {event.turn}: state hash {digest} differs from the log's")
+        state = evolve(state, event)
+    return count, spent
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--hashes", action="store_true", help="also time state_hash at every turn end")
     args = parser.parse_args()
     started = time.perf_counter()
     path = cached_log(args.events)
@@ -151,6 +170,10 @@ def main() -> None:
     print(f"read + decode + fold:    {n / t_fold:,.0f} events/s ({t_fold:.2f} s)")
     ratio = t_decode / t_fold
     print(f"ratio end-to-end/decode: {ratio:.2f} (target >= 0.40) {'OK' if ratio >= 0.4 else 'MISSED'}")
+    if args.hashes:
+        events = log.read()
+        count, spent = min((time_turn_end_hashes(events) for _ in range(args.runs)), key=lambda r: r[1])
+        print(f"state_hash at turn ends: {count / spent:,.0f} hashes/s ({count:,} hashes, {spent:.2f} s)")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ import click
 import msgspec
 import structlog
 
-import mortecouille.events  # noqa: F401 - registers every event type
 from mortecouille.app.session import game_log, run_command
 from mortecouille.app.session import games_dir as resolve_games_dir
 from mortecouille.core.errors import MortecouilleError

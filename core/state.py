@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -83,7 +84,9 @@ def state_hash(state: GameState) -> str:
     """SHA-256 of the canonical encoding: equal states, equal hashes, whatever the fold order.
 
     Fields equal to their default are left out, at every depth, so a field added to
-    the state later does not change the hashes old logs recorded.
+    the state later does not change the hashes old logs recorded. The encoding is that of
+    :func:`without_defaults`; the parts that are frozen Structs come from a private cache of
+    their canonical bytes (see :func:`_canonical_struct`).
     """
     body: dict[str, Any] = {}
     for name, default in _field_defaults(GameState):
@@ -91,10 +94,11 @@ def state_hash(state: GameState) -> str:
         if default is not _REQUIRED and value == default:
             continue
         if name == "ships":
-            # the bulk of a big game: the same result as without_defaults, at C speed
-            body[name] = {sid: _ship_without_defaults(ship) for sid, ship in value.items()}
+            # the bulk of a big game: the same result as without_defaults, at C speed, and a ship
+            # left unchanged by the last events (sunk, at anchor) is not converted again
+            body[name] = {sid: _canonical_ship(ship) for sid, ship in value.items()}
         else:
-            body[name] = without_defaults(value)
+            body[name] = _hashable(value)
     return hashlib.sha256(msgspec.json.encode(body, order="sorted")).hexdigest()
 
 
@@ -115,8 +119,6 @@ def _ship_builtin_defaults() -> dict[str, Any]:
 
 
 _REQUIRED = object()
-_MEMO: dict[int, tuple[msgspec.Struct, dict[str, Any]]] = {}
-_MEMO_SIZE = 50_000
 
 
 @functools.cache
@@ -139,30 +141,71 @@ def without_defaults(value: Any) -> Any:
 
     msgspec's own ``omit_defaults`` compares some values by identity, which a decoded
     string never shares with the default, so it cannot be used for a stable hash.
+    Every call builds new containers: the caller owns what it gets and may change it.
     """
+    return _convert(value, without_defaults)
+
+
+def _convert(value: Any, convert_item: Callable[[Any], Any]) -> Any:
+    """One level of :func:`without_defaults`; ``convert_item`` converts what is inside."""
     if isinstance(value, msgspec.Struct):
-        config = value.__struct_config__
-        if config.frozen:
-            # A frozen Struct (a fleet, an order set) is carried unchanged from state to state:
-            # convert it once. The entry keeps the Struct alive, so its id cannot be reused.
-            memo = _MEMO.get(id(value))
-            if memo is not None and memo[0] is value:
-                return memo[1]
-        body: dict[str, Any] = {}
-        if config.tag_field is not None:
-            body[config.tag_field] = config.tag
-        for name, default in _field_defaults(type(value)):
-            item = getattr(value, name)
-            if default is not _REQUIRED and item == default:
-                continue
-            body[name] = without_defaults(item)
-        if config.frozen:
-            if len(_MEMO) > _MEMO_SIZE:
-                _MEMO.clear()
-            _MEMO[id(value)] = (value, body)
-        return body
+        return _struct_body(value, convert_item)
     if isinstance(value, dict):
-        return {key: without_defaults(item) for key, item in value.items()}
+        return {key: convert_item(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [without_defaults(item) for item in value]
+        return [convert_item(item) for item in value]
     return value
+
+
+def _struct_body(value: msgspec.Struct, convert_item: Callable[[Any], Any]) -> dict[str, Any]:
+    """A Struct's tag and its fields that differ from their defaults, each through ``convert_item``."""
+    config = value.__struct_config__
+    body: dict[str, Any] = {}
+    if config.tag_field is not None:
+        body[config.tag_field] = config.tag
+    for name, default in _field_defaults(type(value)):
+        item = getattr(value, name)
+        if default is not _REQUIRED and item == default:
+            continue
+        body[name] = convert_item(item)
+    return body
+
+
+def _hashable(value: Any) -> Any:
+    """:func:`without_defaults` for the hash: frozen Structs inside become their canonical bytes."""
+    if isinstance(value, msgspec.Struct) and value.__struct_config__.frozen:
+        return _canonical_struct(value)
+    return _convert(value, _hashable)
+
+
+#: Canonical bytes of frozen Structs by ``id``, for :func:`state_hash` only. A frozen Struct (a
+#: fleet, an order set, the board) is carried unchanged from state to state, so hashing a run of
+#: states converts it once. Each entry holds its Struct, so the id cannot be reused while the entry
+#: lives; the values are immutable ``msgspec.Raw`` bytes and never leave this module except
+#: inside the hash. Bounded: cleared when full (a state's working set is far smaller).
+_CANONICAL_CACHE: dict[int, tuple[msgspec.Struct, msgspec.Raw]] = {}
+_CANONICAL_CACHE_SIZE = 16_384
+
+
+def _canonical_struct(value: msgspec.Struct) -> msgspec.Raw:
+    """The canonical JSON of ``without_defaults(value)``, ready to embed in an encoding."""
+    cached = _CANONICAL_CACHE.get(id(value))
+    if cached is not None and cached[0] is value:
+        return cached[1]
+    return _remember(value, _struct_body(value, _hashable))
+
+
+def _canonical_ship(ship: ShipState) -> msgspec.Raw:
+    """:func:`_canonical_struct` of a ship, converted by the fast path."""
+    cached = _CANONICAL_CACHE.get(id(ship))
+    if cached is not None and cached[0] is ship:
+        return cached[1]
+    return _remember(ship, _ship_without_defaults(ship))
+
+
+def _remember(value: msgspec.Struct, body: dict[str, Any]) -> msgspec.Raw:
+    raw = msgspec.Raw(msgspec.json.encode(body, order="sorted"))
+    if len(_CANONICAL_CACHE) >= _CANONICAL_CACHE_SIZE:
+        _CANONICAL_CACHE.clear()
+    _CANONICAL_CACHE[id(value)] = (value, raw)
+    return raw

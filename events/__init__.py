@@ -1,14 +1,6 @@
-"""Event types, the log line format and the append-only store.
+"""The log schema: event types (:mod:`.schema` lists them all), the line format and hash chain
+(:mod:`.codec`) and the append-only store (:mod:`.store`).
 
-Importing this package registers every event type in the log's tagged union.
+Importing this package imports nothing: a module that needs an event type imports it from its
+module, and the codec reads the schema's table.
 """
-
-from mortecouille.events import blockade as blockade  # noqa: F401
-from mortecouille.events import combat as combat  # noqa: F401
-from mortecouille.events import fleet as fleet  # noqa: F401
-from mortecouille.events import game as game  # noqa: F401
-from mortecouille.events import mortecouille as mortecouille  # noqa: F401
-from mortecouille.events import mortecouille_movement as mortecouille_movement  # noqa: F401
-from mortecouille.events import movement as movement  # noqa: F401
-from mortecouille.events import orders as orders  # noqa: F401
-from mortecouille.events import rulings as rulings  # noqa: F401

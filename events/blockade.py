@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from mortecouille.events.base import Event, register
+from mortecouille.events.base import Event
 
 
-@register
 class TokensGiven(Event, tag="tokens-given", frozen=True):
     """A ship's movement tokens for the current turn, one per round: F, L, R or none (P1)."""
 

@@ -14,7 +14,8 @@ from typing import Any, Union
 
 import msgspec
 
-from mortecouille.events.base import CURRENT_VERSIONS, EVENT_TYPES, UPCASTERS, Event
+from mortecouille.events.base import Event
+from mortecouille.events.schema import CURRENT_VERSIONS, EVENT_CLASSES, EVENT_TYPES, UPCASTERS, event_tag
 
 
 class LogError(Exception):
@@ -68,17 +69,16 @@ def stamp(event: Event, seq: int, prev: str) -> tuple[Event, bytes]:
     return stamped, canonical(body)
 
 
-_DECODERS: dict[int, msgspec.json.Decoder[Any]] = {}
+_EVENT_UNION: Any = Union[EVENT_CLASSES]  # noqa: UP007 - built from the schema's table
+_EVENT_DECODER: msgspec.json.Decoder[Any] = msgspec.json.Decoder(_EVENT_UNION)
 _RAW = msgspec.json.Decoder(dict[str, Any])
+#: The schema's current versions by class, for the one check every decoded line goes through.
+_CURRENT_VERSION_OF: dict[type[Event], int] = {cls: CURRENT_VERSIONS[event_tag(cls)] for cls in EVENT_CLASSES}
 
 
 def event_decoder() -> msgspec.json.Decoder[Any]:
-    """The typed decoder over every registered event type, rebuilt if a type was added."""
-    decoder = _DECODERS.get(len(EVENT_TYPES))
-    if decoder is None:
-        union: Any = Union[tuple(EVENT_TYPES.values())]  # noqa: UP007 - built at run time
-        decoder = _DECODERS[len(EVENT_TYPES)] = msgspec.json.Decoder(union)
-    return decoder
+    """The typed decoder over every event type of the schema (built once; it holds no state)."""
+    return _EVENT_DECODER
 
 
 def decode_line(line: bytes, number: int) -> Event:
@@ -89,7 +89,7 @@ def decode_line(line: bytes, number: int) -> Event:
         return _decode_slow(line, number, error)
     except RecursionError:
         raise CorruptLine("the JSON is nested too deeply to be an event", line=number) from None
-    if event.v != CURRENT_VERSIONS[type(event).__struct_config__.tag]:  # type: ignore[index]
+    if event.v != _CURRENT_VERSION_OF[type(event)]:
         return _decode_slow(line, number, None)
     return event
 
@@ -134,7 +134,7 @@ def decode_lines(data: bytes) -> list[Event]:
     except (msgspec.DecodeError, RecursionError):
         return [decode_line(line, number) for number, line in enumerate(lines, 1)]
     for number, event in enumerate(events, 1):
-        if event.v != CURRENT_VERSIONS[type(event).__struct_config__.tag]:  # type: ignore[index]
+        if event.v != _CURRENT_VERSION_OF[type(event)]:
             events[number - 1] = decode_line(lines[number - 1], number)
     return events
 

@@ -7,10 +7,9 @@ Damage itself is always a ``DamageTaken`` (mortecouille.events.movement) with it
 
 from __future__ import annotations
 
-from mortecouille.events.base import Event, register
+from mortecouille.events.base import Event
 
 
-@register
 class FireChecked(Event, tag="fire-checked", frozen=True):
     """A fire check at upkeep (X1): ``phase`` checked with ``die``; ``next_phase`` is next
     turn's (None: the fire is out or the crew abandoned the ship)."""
@@ -26,7 +25,6 @@ class FireChecked(Event, tag="fire-checked", frozen=True):
     rules: tuple[str, ...] = ("X1",)
 
 
-@register
 class ShotFired(Event, tag="shot-fired", frozen=True):
     """One cannon volley or catapult shot (S1-S6, K).
 
@@ -54,7 +52,6 @@ class ShotFired(Event, tag="shot-fired", frozen=True):
     rules: tuple[str, ...] = ()
 
 
-@register
 class ShotNotFired(Event, tag="shot-not-fired", frozen=True):
     """An ordered shot that could not be fired at combat time, and why (``rules``)."""
 
@@ -66,7 +63,6 @@ class ShotNotFired(Event, tag="shot-not-fired", frozen=True):
     rules: tuple[str, ...] = ()
 
 
-@register
 class CatapultHitsTaken(Event, tag="catapult-hits", frozen=True):
     """``hits`` catapult hits on ``ship`` this turn (K): its running total and countdown."""
 
@@ -79,7 +75,6 @@ class CatapultHitsTaken(Event, tag="catapult-hits", frozen=True):
     rules: tuple[str, ...] = ("K",)
 
 
-@register
 class CountdownChanged(Event, tag="countdown", frozen=True):
     """The end-of-turn tick of a catapult countdown (K)."""
 
@@ -89,7 +84,6 @@ class CountdownChanged(Event, tag="countdown", frozen=True):
     rules: tuple[str, ...] = ("K",)
 
 
-@register
 class BurstStreakChanged(Event, tag="burst-streak", frozen=True):
     """Turns in a row, up to this one, the ship fired a burst (S7): what its cooldown reads."""
 
@@ -99,7 +93,6 @@ class BurstStreakChanged(Event, tag="burst-streak", frozen=True):
     rules: tuple[str, ...] = ("S7",)
 
 
-@register
 class FireScheduled(Event, tag="fire-scheduled", frozen=True):
     """Next turn's fire phase after this turn's flaming hits (X1-X3) or explosions (C6).
 
@@ -113,7 +106,6 @@ class FireScheduled(Event, tag="fire-scheduled", frozen=True):
     rules: tuple[str, ...] = ()
 
 
-@register
 class BecameFireship(Event, tag="became-fireship", frozen=True):
     """The ship is a fireship from next turn on (C6)."""
 

@@ -8,10 +8,9 @@ the text the referee typed; the ship's name is its id everywhere else.
 
 from __future__ import annotations
 
-from mortecouille.events.base import Event, register
+from mortecouille.events.base import Event
 
 
-@register
 class ShipBought(Event, tag="ship-bought", frozen=True, kw_only=True):
     """``player`` bought ship ``ship`` (its name) of F1 ``kind`` fitted with individual ``options``.
 
@@ -26,7 +25,6 @@ class ShipBought(Event, tag="ship-bought", frozen=True, kw_only=True):
     rules: tuple[str, ...] = ("F1", "F2", "F3")
 
 
-@register
 class ShipEquipped(Event, tag="ship-equipped", frozen=True, kw_only=True):
     """``player`` fitted individual option ``option`` to their ship ``ship`` (F2)."""
 
@@ -37,7 +35,6 @@ class ShipEquipped(Event, tag="ship-equipped", frozen=True, kw_only=True):
     rules: tuple[str, ...] = ("F2", "F3")
 
 
-@register
 class FleetEquipped(Event, tag="fleet-equipped", frozen=True, kw_only=True):
     """``player`` bought fleet ("universal") option ``option``: it covers every ship, later ones too (F2)."""
 
@@ -47,7 +44,6 @@ class FleetEquipped(Event, tag="fleet-equipped", frozen=True, kw_only=True):
     rules: tuple[str, ...] = ("F2", "F3")
 
 
-@register
 class FleetSealed(Event, tag="fleet-sealed", frozen=True, kw_only=True):
     """``player``'s fleet is final: no more purchases, its ships may be placed (F3).
 

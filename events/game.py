@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from mortecouille.core.board.terrain import Board
-from mortecouille.events.base import Event, register, upcaster
+from mortecouille.events.base import Event
+from mortecouille.events.board import Board
 
 
-@register
 class GameCreated(Event, tag="game-created", frozen=True):
     """The first line of every log.
 
@@ -30,7 +29,6 @@ class GameCreated(Event, tag="game-created", frozen=True):
     scenario: bool = False
 
 
-@register
 class DieRolled(Event, tag="die-rolled", frozen=True):
     """One die (D1). ``index`` counts this ship's rolls for this purpose in this phase (D2)."""
 
@@ -44,7 +42,6 @@ class DieRolled(Event, tag="die-rolled", frozen=True):
     source: str
 
 
-@register
 class TurnStarted(Event, tag="turn-started", frozen=True, kw_only=True):
     """Opens the resolution of a turn; ``rounds`` is how many rounds it plays (4 in blockade, P1).
 
@@ -57,9 +54,10 @@ class TurnStarted(Event, tag="turn-started", frozen=True, kw_only=True):
     v: int = 2
 
 
-@upcaster("turn-started", 1)
 def turn_started_v1_to_v2(raw: dict[str, Any]) -> dict[str, Any]:
     """A v1 ``turn-started`` line has no ``rounds``: v1 turns played one round each.
+
+    Listed in :data:`mortecouille.events.schema.UPCASTERS` for ``("turn-started", 1)``.
 
     The upcaster sees the raw line only (not the game's ruleset), so it cannot
     tell a blockade turn from a mortecouille one; v1 logs were written when every
@@ -70,7 +68,6 @@ def turn_started_v1_to_v2(raw: dict[str, Any]) -> dict[str, Any]:
     return raw
 
 
-@register
 class TurnEnded(Event, tag="turn-ended", frozen=True):
     """Closes a turn with the state hash of the position it leaves, for ``verify``."""
 
@@ -79,7 +76,6 @@ class TurnEnded(Event, tag="turn-ended", frozen=True):
     rules: tuple[str, ...] = ()
 
 
-@register
 class GameEnded(Event, tag="game-ended", frozen=True):
     """The end of a game (T3, or the referee's decision); reveals the seed (D2)."""
 

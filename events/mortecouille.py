@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mortecouille.events.base import Event, register
+from mortecouille.events.base import Event
 from mortecouille.events.condition import ShipCondition, event_with_condition
 
 
-@register
 class WindPointsChanged(Event, tag="wind-points", frozen=True):
     """A ship's wind points changed: gained (A1), spent (A3, N) or lost by idling (T1)."""
 
@@ -42,4 +41,4 @@ if TYPE_CHECKING:
         pass
 
 else:
-    ShipSetUp = register(event_with_condition(_ShipSetUpOwnFields, name="ShipSetUp", tag="ship-set-up"))
+    ShipSetUp = event_with_condition(_ShipSetUpOwnFields, name="ShipSetUp", tag="ship-set-up")

@@ -13,12 +13,11 @@ resolution folds it into its own fire event.
 
 from __future__ import annotations
 
-from mortecouille.events.base import Event, register
+from mortecouille.events.base import Event
 
 Square = tuple[int, int]
 
 
-@register
 class MoveUnaffordable(Event, tag="move-unaffordable", frozen=True):
     """A ship ordered to advance or manoeuvre held fewer wind points than the move costs:
     it does not move, keeps its points and is a stationary ship for the movement rules (A3, N).
@@ -35,7 +34,6 @@ class MoveUnaffordable(Event, tag="move-unaffordable", frozen=True):
     rules: tuple[str, ...] = ()
 
 
-@register
 class WreckCrossed(Event, tag="wreck-crossed", frozen=True):
     """A bow ship carries on over the side ship it sank in a collision (C2).
 
@@ -54,7 +52,6 @@ class WreckCrossed(Event, tag="wreck-crossed", frozen=True):
     rules: tuple[str, ...] = ()
 
 
-@register
 class FireshipExplosion(Event, tag="fireship-explosion", frozen=True):
     """``fireship`` exploded against ``ship`` (C6): ``ship`` makes a fire check next turn.
 

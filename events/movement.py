@@ -3,13 +3,26 @@ collisions, damage and sinking (rules B, M, P, C, W3)."""
 
 from __future__ import annotations
 
-from mortecouille.core.board.movement_step import Contact
-from mortecouille.events.base import Event, register
+import msgspec
+
+from mortecouille.events.base import Event
 
 Square = tuple[int, int]
 
 
-@register
+class Contact(msgspec.Struct, frozen=True, gc=False):
+    """One ship's side of a collision (C1): where it stood, its facing, the contact direction.
+
+    Plain data of ``CollisionOccurred``; the movement engine
+    (:mod:`mortecouille.core.board.movement_step`) builds it.
+    """
+
+    ship: str
+    at: tuple[int, int]
+    facing: str
+    heading: str
+
+
 class ShipPlaced(Event, tag="ship-placed", frozen=True):
     """A ship put on the board. Blockade ships are placed without buying (P1)."""
 
@@ -22,7 +35,6 @@ class ShipPlaced(Event, tag="ship-placed", frozen=True):
     rules: tuple[str, ...] = ()
 
 
-@register
 class ShipMoved(Event, tag="ship-moved", frozen=True):
     """Where a ship went in one movement or wind phase: the squares it passed and where it ended."""
 
@@ -36,7 +48,6 @@ class ShipMoved(Event, tag="ship-moved", frozen=True):
     rules: tuple[str, ...] = ()
 
 
-@register
 class ShipPushed(Event, tag="ship-pushed", frozen=True):
     """A bump that moved a stationary ship one square (M3)."""
 
@@ -51,7 +62,6 @@ class ShipPushed(Event, tag="ship-pushed", frozen=True):
     rules: tuple[str, ...] = ("M3",)
 
 
-@register
 class CollisionOccurred(Event, tag="collision", frozen=True):
     """A collision of two ships, or of one ship with a rock or the board's edge (``rock``)."""
 
@@ -67,7 +77,6 @@ class CollisionOccurred(Event, tag="collision", frozen=True):
     rules: tuple[str, ...] = ()
 
 
-@register
 class DamageTaken(Event, tag="damage", frozen=True):
     """Damage to one ship: small shots in blockade (P2, P3), structure in mortecouille."""
 
@@ -82,7 +91,6 @@ class DamageTaken(Event, tag="damage", frozen=True):
     rules: tuple[str, ...] = ()
 
 
-@register
 class ShipSunk(Event, tag="ship-sunk", frozen=True):
     """A ship leaves the game: sunk (P3, W3), abandoned (X) or gone off the board."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import msgspec
 
-from mortecouille.events.base import Event, register
+from mortecouille.events.base import Event
 
 
 class Advance(msgspec.Struct, tag="advance", tag_field="order", frozen=True):
@@ -59,7 +59,6 @@ class OrderSet(msgspec.Struct, frozen=True, kw_only=True):
     actions: tuple[Order, ...]
 
 
-@register
 class OrderGiven(Event, tag="order-given", frozen=True):
     """The whole order set of ``ship`` for ``turn`` (T1); ``replaced`` when it replaced an earlier one."""
 

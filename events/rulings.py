@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
-from mortecouille.events.base import Event, register
+from mortecouille.events.base import Event
 
 Square = tuple[int, int]
 
@@ -39,7 +39,6 @@ class Adjustment(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
         return "nothing"
 
 
-@register
 class RulingRecorded(Event, tag="ruling", frozen=True):
     """The referee decided ``text`` under rule ``rule`` before turn ``turn`` was resolved."""
 

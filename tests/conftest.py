@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-import mortecouille.events  # noqa: F401 - registers every event type
 from mortecouille.core.board.terrain import Board
 from mortecouille.core.dice import TableDice, seed_commitment
 from mortecouille.core.game import EMPTY, CreateGame, decide

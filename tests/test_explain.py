@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 from mortecouille.core.state import EMPTY
-from mortecouille.events.base import EVENT_TYPES, Event
+from mortecouille.events.base import Event
 from mortecouille.events.combat import FireChecked, ShotFired
+from mortecouille.events.schema import EVENT_TYPES
 from mortecouille.replays.reading.explain import (
     NARRATORS,
     ExplainContext,

@@ -14,7 +14,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import mortecouille.events  # noqa: F401 - registers every event type
 from mortecouille.core.board.terrain import Board, WindTile
 from mortecouille.core.dice import DiceCup, FixedDice, SeededDice, TableDice
 from mortecouille.core.errors import BadInput, RuleViolation

@@ -13,7 +13,6 @@ from typing import Any, TypeVar
 
 import pytest
 
-import mortecouille.events  # noqa: F401 - registers every event type
 from mortecouille.core.board.terrain import Board
 from mortecouille.core.dice import RollIdentity, SeededDice, TableDice, seed_commitment
 from mortecouille.core.errors import RuleViolation

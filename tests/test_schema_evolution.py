@@ -9,7 +9,10 @@ together with the blockade ones, every registered event type.
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import json
+import pkgutil
 import shutil
 import subprocess
 import sys
@@ -18,11 +21,13 @@ from pathlib import Path
 import msgspec
 import pytest
 
+import mortecouille.events
 from mortecouille.app.session import load
 from mortecouille.core.state import state_hash
-from mortecouille.events.base import CURRENT_VERSIONS, EVENT_TYPES, UPCASTERS
+from mortecouille.events.base import Event
 from mortecouille.events.codec import CorruptLine, decode_line, decode_lines, stamp
 from mortecouille.events.game import TurnStarted
+from mortecouille.events.schema import CURRENT_VERSIONS, EVENT_CLASSES, EVENT_TYPES, UPCASTERS, event_tag
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.forgery import log_bodies
@@ -177,3 +182,41 @@ def test_every_old_version_of_every_event_type_has_an_upcaster() -> None:
     ]
     assert not missing
     assert set(CURRENT_VERSIONS) == set(EVENT_TYPES)
+
+
+def event_classes_defined_in_the_events_package() -> list[type[Event]]:
+    """Every ``Event`` subclass declared by a module of ``mortecouille.events``, found by walking them."""
+    found: list[type[Event]] = []
+    for module_info in pkgutil.walk_packages(mortecouille.events.__path__, "mortecouille.events."):
+        module = importlib.import_module(module_info.name)
+        for _, member in inspect.getmembers(module, inspect.isclass):
+            if issubclass(member, Event) and member is not Event and member.__module__ == module.__name__:
+                found.append(member)
+    return found
+
+
+def test_every_event_class_is_in_the_schema_table_exactly_once_with_a_unique_tag() -> None:
+    defined = event_classes_defined_in_the_events_package()
+    assert len(defined) == len(set(defined)) >= 30
+    assert sorted(c.__name__ for c in EVENT_CLASSES) == sorted(c.__name__ for c in defined)
+    assert len(EVENT_CLASSES) == len(set(EVENT_CLASSES)), "a class is listed twice"
+    tags = [event_tag(c) for c in EVENT_CLASSES]
+    assert len(tags) == len(set(tags)), "two classes share a tag"
+    assert dict(EVENT_TYPES) == dict(zip(tags, EVENT_CLASSES, strict=True))
+
+
+def test_the_codec_decodes_every_type_of_the_table_without_importing_anything_else() -> None:
+    """No side-effect import: a fresh process that imports only the codec reads every event type."""
+    script = (
+        "import sys; from mortecouille.events.codec import EVENT_TYPES, event_decoder; "
+        "assert not any(m.startswith('mortecouille.core') for m in sys.modules), sorted(sys.modules); "
+        "print(len(EVENT_TYPES))"
+    )
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert int(done.stdout) == len(EVENT_CLASSES)
+    for line in (GOLDEN / "mortecouille.jsonl").read_bytes().splitlines()[:5]:
+        assert isinstance(decode_line(line, 1), Event)

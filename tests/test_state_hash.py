@@ -1,16 +1,23 @@
-"""The state hash: stable across field additions, equal for equal states, fast path equal to the general one."""
+"""The state hash: stable across field additions, equal for equal states, fast path equal to the general one,
+and no cache inside it that a caller could reach."""
 
 from __future__ import annotations
 
 import hashlib
+import itertools
+import json
+from typing import Any
 
 import msgspec
 import pytest
 
-from mortecouille.core.game import fold
-from mortecouille.core.state import GameState, ShipState, state_hash, without_defaults
+from mortecouille.app.session import load
+from mortecouille.core.game import evolve, fold
+from mortecouille.core.state import EMPTY, GameState, ShipState, state_hash, without_defaults
 from mortecouille.events.store import GameLog
 from tests.helpers import GOLDEN
+
+EXPECTED: dict[str, dict[str, Any]] = json.loads((GOLDEN / "expected.json").read_text())
 
 
 @pytest.mark.parametrize("name", ["blockade", "mortecouille", "mortecouille_seeded"])
@@ -39,3 +46,62 @@ def test_an_int_and_a_float_of_the_same_damage_hash_alike_only_at_the_default() 
     assert state_hash(GameState(ships={"A": decoded})) == state_hash(
         GameState(ships={"A": ShipState(id="A", kind="sloop")})
     )
+
+
+def scramble(value: Any) -> None:
+    """Mutate every container reachable from ``value`` in place: clear dicts, lists and their items."""
+    if isinstance(value, dict):
+        for item in value.values():
+            scramble(item)
+        value.clear()
+        value["scrambled"] = True
+    elif isinstance(value, list):
+        for item in value:
+            scramble(item)
+        value.clear()
+        value.append("scrambled")
+
+
+@pytest.mark.parametrize("name", ["blockade", "mortecouille", "mortecouille_seeded", "mortecouille_scenario"])
+def test_mutating_what_the_hash_functions_return_cannot_change_a_later_hash(name: str) -> None:
+    """Hashing may cache what it converts, but never hands a cached object out: callers own what they get."""
+    log = GameLog(GOLDEN / f"{name}.jsonl")
+    states = list(itertools.accumulate(log.read(), evolve, initial=EMPTY))
+    assert states[-1] == load(log)[1]
+    expected = [state_hash(state) for state in states]
+    for state in states:
+        scramble(without_defaults(state))
+        for value in msgspec.structs.astuple(state):
+            scramble(without_defaults(value))
+        for fleet in state.fleets.values():
+            scramble(without_defaults(fleet))
+        for orders in state.orders.values():
+            scramble(without_defaults(orders))
+    assert [state_hash(state) for state in states] == expected
+    assert expected[-1] == EXPECTED[f"{name}.jsonl"]["state_hash"]
+    assert hashlib.sha256(msgspec.json.encode(without_defaults(states[-1]), order="sorted")).hexdigest() == expected[-1]
+
+
+def test_equal_states_built_apart_hash_alike_whatever_was_hashed_before() -> None:
+    """The cache keys on the object, never on its content: a fresh equal object hashes the same."""
+    events = GameLog(GOLDEN / "mortecouille.jsonl").read()
+    first = fold(events)
+    again = fold(GameLog(GOLDEN / "mortecouille.jsonl").read())
+    assert first is not again and first == again
+    assert state_hash(first) == state_hash(again) == state_hash(msgspec.json.decode(msgspec.json.encode(first), type=GameState))
+
+
+def test_the_hash_cache_stays_bounded_and_hashes_do_not_depend_on_it() -> None:
+    """Thousands of distinct ships go through the private cache: it is cleared, never grows past its bound."""
+    from mortecouille.core import state as state_module
+
+    states = [
+        GameState(game="g", ships={f"S{i}": ShipState(id=f"S{i}", kind="sloop", at=(i, n)) for i in range(1_000)})
+        for n in range(20)
+    ]
+    first = [state_hash(state) for state in states]
+    assert len(state_module._CANONICAL_CACHE) <= state_module._CANONICAL_CACHE_SIZE < 20_000
+    state_module._CANONICAL_CACHE.clear()
+    assert [state_hash(state) for state in states] == first
+    rebuilt = [msgspec.json.decode(msgspec.json.encode(state), type=GameState) for state in states]
+    assert [state_hash(state) for state in rebuilt] == first

@@ -28,6 +28,7 @@ import msgspec
 from mortecouille.core.board.geometry import VECTOR_FACINGS, Square
 from mortecouille.core.board.terrain import Board, board_index
 from mortecouille.core.errors import BadInput
+from mortecouille.events.movement import Contact as Contact
 
 _LABELS: Final[dict[int, dict[str, str]]] = {
     1: {"still": "M3", "head_on": "M1c", "same": "M1d", "larger": "M1e"},
@@ -53,15 +54,6 @@ class Claim(msgspec.Struct, frozen=True, gc=False):
 
     vector: tuple[int, int]
     pushes: bool = False
-
-
-class Contact(msgspec.Struct, frozen=True, gc=False):
-    """One ship's side of a collision (C1): where it stood, its facing, the contact direction."""
-
-    ship: str
-    at: tuple[int, int]
-    facing: str
-    heading: str
 
 
 class Collision(msgspec.Struct, frozen=True, gc=False):

@@ -1,9 +1,11 @@
 """The board: its size, rocks, wind tiles and whirlpools (rules B1-B7).
 
 ``Board`` is a plain frozen msgspec Struct so it can travel inside events and
-scenario files. The lookups the movement engine needs on its hot path live in a
-``BoardIndex`` built once per board (``board_index`` caches it on the hashable
-frozen board) and validated at the same time (B7).
+scenario files: its fields are part of the log schema, so it is defined there
+(:mod:`mortecouille.events.board`) and the rules import it from here. The lookups
+the movement engine needs on its hot path live in a ``BoardIndex`` built once per
+board (``board_index`` caches it on the hashable frozen board) and validated at the
+same time (B7).
 """
 
 from __future__ import annotations
@@ -11,31 +13,10 @@ from __future__ import annotations
 import functools
 from typing import Final, NamedTuple
 
-import msgspec
-
 from mortecouille.core.board.geometry import FACING_VECTORS, Square, Vector
 from mortecouille.core.errors import BadInput
-
-
-class WindTile(msgspec.Struct, frozen=True):
-    """A wind tile (B5): a ship starting the wind phase here is pushed one square ``dir``."""
-
-    at: tuple[int, int]
-    dir: str
-
-
-class Board(msgspec.Struct, frozen=True):
-    """A W x H board (B1) with rocks (B4), wind tiles (B5) and 2x2 whirlpools (B6).
-
-    A whirlpool is given by its south-west square and covers the 2x2 block above
-    and to the east of it.
-    """
-
-    width: int
-    height: int
-    rocks: tuple[tuple[int, int], ...] = ()
-    winds: tuple[WindTile, ...] = ()
-    whirlpools: tuple[tuple[int, int], ...] = ()
+from mortecouille.events.board import Board as Board
+from mortecouille.events.board import WindTile as WindTile
 
 
 class WhirlpoolPath(NamedTuple):
