@@ -22,9 +22,9 @@ from mortecouille.core.mortecouille.common import SetUpShip
 from mortecouille.core.rulesets import RULESETS
 from mortecouille.core.scenario import ShipSpec
 from mortecouille.core.state import GameState, ShipState, state_hash
-from mortecouille.events.base import EVENT_TYPES
 from mortecouille.events.condition import ShipCondition
 from mortecouille.events.mortecouille import ShipSetUp
+from mortecouille.events.schema import EVENT_TYPES
 from mortecouille.events.store import GameLog
 from tests.cli_helpers import run
 from tests.forgery import log_bodies, write_rechained

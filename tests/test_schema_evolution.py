@@ -185,12 +185,18 @@ def test_every_old_version_of_every_event_type_has_an_upcaster() -> None:
 
 
 def event_classes_defined_in_the_events_package() -> list[type[Event]]:
-    """Every ``Event`` subclass declared by a module of ``mortecouille.events``, found by walking them."""
+    """Every public ``Event`` subclass declared by a module of ``mortecouille.events``, found by walking
+    them (a private class such as ``_ShipSetUpOwnFields`` only lends its fields to a public one)."""
     found: list[type[Event]] = []
     for module_info in pkgutil.walk_packages(mortecouille.events.__path__, "mortecouille.events."):
         module = importlib.import_module(module_info.name)
         for _, member in inspect.getmembers(module, inspect.isclass):
-            if issubclass(member, Event) and member is not Event and member.__module__ == module.__name__:
+            if (
+                issubclass(member, Event)
+                and member is not Event
+                and member.__module__ == module.__name__
+                and not member.__name__.startswith("_")
+            ):
                 found.append(member)
     return found
 
