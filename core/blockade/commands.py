@@ -22,6 +22,7 @@ from mortecouille.core.board.ships import PLACEMENT_RULES, PlaceShip
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.game import Command, decider, evolver, fold, replace, shared_fields, ship_named
+from mortecouille.core.phases import END
 from mortecouille.core.state import GameState, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.blockade import TokensGiven
@@ -166,6 +167,6 @@ def round_events(turn: int, round_number: int, outcome: RoundOutcome) -> list[Ev
         produced.append(DamageTaken(turn=turn, round=round_number, **shared_fields(d, DamageTaken)))
     for s in outcome.sinkings:
         produced.append(
-            ShipSunk(turn=turn, round=round_number, phase="end", ship=s.ship, at=s.at, rules=s.rules)
+            ShipSunk(turn=turn, round=round_number, phase=END.id, ship=s.ship, at=s.at, rules=s.rules)
         )
     return produced
