@@ -20,6 +20,7 @@ from mortecouille.cli.app import Context, cli, pass_context, reports_errors, run
 from mortecouille.core.board.geometry import square_name
 from mortecouille.core.dice import seed_commitment
 from mortecouille.core.errors import BadInput
+from mortecouille.core.narration import ExplainContext
 from mortecouille.core.rulings import RecordRuling, describe_adjustment, parse_adjustment
 from mortecouille.core.state import GameState, state_hash
 from mortecouille.events.base import Event
@@ -30,7 +31,6 @@ from mortecouille.replays.pictures.html import build_html
 from mortecouille.replays.pictures.svg import render_turn_svg
 from mortecouille.replays.reading.describe import describe_event
 from mortecouille.replays.reading.explain import (
-    ExplainContext,
     explain_text,
     explain_turn,
     narrate,
@@ -100,7 +100,7 @@ def step_record(replay: Replay, before: GameState) -> dict[str, Any]:
     """One step as JSON: the event, its story line and the state it leads to."""
     event = replay.current_event()
     assert event is not None
-    line = narrate(event, ExplainContext(before, replay.state))
+    line = narrate(event, ExplainContext(before, replay.state), replay.state.ruleset)
     return {
         "seq": event.seq,
         "type": type(event).__struct_config__.tag,

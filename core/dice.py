@@ -38,20 +38,12 @@ def check_die(value: int, field: str = "dice") -> None:
         raise BadInput(field, f"{value} is not a d{DIE_SIDES} value")
 
 
-#: The purposes rule D1 names; a die with any other purpose is a programming error.
-PURPOSES = frozenset(
-    {
-        "wind",
-        "wind-reroll",
-        "shot",
-        "catapult",
-        "fire",
-        "capsize",
-        "crossing",
-        "crossing-damage",
-        "side-contact",
-    }
-)
+#: The purposes of the dice rule D1 names, each with the rule that says what the die is for
+#: (``explain`` cites it); a die with any other purpose is a programming error.
+PURPOSES: Final[Mapping[str, str]] = {
+    "wind": "A1", "wind-reroll": "A1", "shot": "S2", "catapult": "K", "fire": "X1",
+    "capsize": "C2", "crossing": "C2", "crossing-damage": "C2", "side-contact": "C2",
+}  # fmt: skip
 
 
 class RollIdentity(msgspec.Struct, frozen=True):

@@ -30,6 +30,7 @@ from mortecouille.core.life_cycle import (
     shared_fields,
     ship_named,
 )
+from mortecouille.core.phases import END
 from mortecouille.core.ruleset import SHARED_EVOLVERS, SHARED_IGNORED
 from mortecouille.core.state import GameState, state_hash
 from mortecouille.events.base import Event
@@ -160,6 +161,6 @@ def round_events(turn: int, round_number: int, outcome: RoundOutcome) -> list[Ev
         produced.append(DamageTaken(turn=turn, round=round_number, **shared_fields(d, DamageTaken)))
     for s in outcome.sinkings:
         produced.append(
-            ShipSunk(turn=turn, round=round_number, phase="end", ship=s.ship, at=s.at, rules=s.rules)
+            ShipSunk(turn=turn, round=round_number, phase=END.id, ship=s.ship, at=s.at, rules=s.rules)
         )
     return produced

@@ -25,6 +25,7 @@ from mortecouille.core.board.movement import (
 )
 from mortecouille.core.board.terrain import Board, board_index
 from mortecouille.core.errors import BadInput
+from mortecouille.core.phases import MOVE, WIND
 
 #: Class names by size rank (M8): small < medium < large.
 SIZE_CLASSES: Final[tuple[str, ...]] = ("small", "medium", "large")
@@ -63,7 +64,7 @@ TOKENS: Final[tuple[str, ...]] = ("F", "L", "R")
 #: P1: a blockade turn plays this many rounds, one token each.
 ROUNDS_PER_TURN: Final = 4
 
-PHASES: Final[tuple[str, ...]] = ("move", "wind")
+PHASES: Final[tuple[str, ...]] = (MOVE.id, WIND.id)
 
 
 class BlockadeShip(msgspec.Struct, frozen=True, gc=False):
@@ -192,7 +193,7 @@ def _phase_items(
     moves: Mapping[str, Move],
     kinds: Mapping[str, BlockadeKind],
 ) -> tuple[list[ShipPath], list[PhasePush], list[PhaseCollision], list[DamageEntry]]:
-    lead: tuple[str, ...] = ("P1",) if phase == "move" else ("P1", "M7")
+    lead: tuple[str, ...] = ("P1",) if phase == MOVE.id else ("P1", "M7")
     pushed = {push.pushed for push in result.pushes}
     paths: list[ShipPath] = []
     for sid, squares in result.paths.items():
@@ -262,7 +263,7 @@ def resolve_round(
     pushes: list[PhasePush] = []
     collisions: list[PhaseCollision] = []
     damage: list[DamageEntry] = []
-    for phase, result, phase_moves in (("move", moved, moves), ("wind", blown, wind_moves)):
+    for phase, result, phase_moves in ((MOVE.id, moved, moves), (WIND.id, blown, wind_moves)):
         p, u, c, d = _phase_items(phase, result, phase_moves, kinds)
         paths += p
         pushes += u
@@ -285,8 +286,8 @@ def resolve_round(
             sinkings.append(Sinking(sid, piece.at, total[sid], kinds[sid].max_damage))
         after[sid] = BlockadeShip(sid, ship.kind, piece.at, piece.facing, total[sid], sunk)
     phases = (
-        PhaseMovement("move", ("P1", "M1", "M2", "M2f"), moved),
-        PhaseMovement("wind", ("P1", "M7"), blown),
+        PhaseMovement(MOVE.id, ("P1", "M1", "M2", "M2f"), moved),
+        PhaseMovement(WIND.id, ("P1", "M7"), blown),
     )
     return RoundOutcome(
         phases,

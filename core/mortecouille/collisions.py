@@ -47,13 +47,14 @@ from mortecouille.core.mortecouille.collision_damage import (
     crossing_extra,
 )
 from mortecouille.core.mortecouille.common import ship_stats
+from mortecouille.core.phases import MOVE, MOVEMENT, WIND, WIND_COLLISIONS
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.mortecouille_movement import FireshipExplosion, WreckCrossed
 from mortecouille.events.movement import CollisionOccurred, DamageTaken, ShipMoved, ShipPushed, ShipSunk
 
 #: Event phase -> the phase name its dice are rolled under (D2 roll identity).
-DICE_PHASES: Final[Mapping[str, str]] = {"move": "movement", "wind": "wind-phase"}
+DICE_PHASES: Final[Mapping[str, str]] = {MOVE.id: MOVEMENT.id, WIND.id: WIND_COLLISIONS.id}
 
 #: Mortecouille plays one movement round per turn; events carry it for the shared log format.
 ROUND: Final = 1

@@ -36,6 +36,7 @@ from mortecouille.core.mortecouille.gunnery import (
 )
 from mortecouille.core.mortecouille.orders import ShotPlan, measure_attack, measure_catapult, orders_this_turn
 from mortecouille.core.mortecouille.upkeep import damage_event, sinking_checks
+from mortecouille.core.phases import COMBAT
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.combat import (
@@ -45,7 +46,6 @@ from mortecouille.events.combat import (
 )
 from mortecouille.events.orders import Attack, CatapultShot
 
-COMBAT_PHASE: Final = "combat"
 CATAPULT: Final = "catapult"
 BURST: Final = "burst"
 
@@ -157,7 +157,7 @@ def combat_phase(state: GameState, cup: DiceCup, sidelined: frozenset[str]) -> C
     produced += _damage_after_all_shots(state, fired)
     catapult_events, started = _catapult_effects(state, fired)
     produced += catapult_events
-    produced += sinking_checks(fold(produced, state), COMBAT_PHASE)
+    produced += sinking_checks(fold(produced, state), COMBAT.id)
 
     flaming: defaultdict[str, set[str]] = defaultdict(set)
     for result in fired:
@@ -184,7 +184,7 @@ def _fire(state: GameState, cup: DiceCup, shot: PlannedShot, plan: ShotPlan, bon
         what = "catapult shot" if catapult else f"{shot.mode} fire from the {shot.weapon}"
         label = f"{shot.shooter}, {what} at {shot.target} (distance {plan.distance}), {count}d6"
         purpose = "catapult" if catapult else "shot"
-        dice = tuple(cup.roll_many(count, COMBAT_PHASE, shot.shooter, purpose, label))
+        dice = tuple(cup.roll_many(count, COMBAT.id, shot.shooter, purpose, label))
     hit = shot_hits(plan.needed, dice, bonus)
     if catapult:
         damage = catapult_hit_effect(target_class, 0, 1, None, stats.super_shot).structure_damage
@@ -210,7 +210,7 @@ def _damage_after_all_shots(state: GameState, fired: list[ShotFired]) -> list[Ev
     return [
         damage_event(
             state.turn,
-            COMBAT_PHASE,
+            COMBAT.id,
             result.target,
             result.damage,
             CATAPULT if result.mode == CATAPULT else "shot",

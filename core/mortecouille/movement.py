@@ -36,6 +36,7 @@ from mortecouille.core.mortecouille.maneuver import (
     can_afford,
     maneuver_cost,
 )
+from mortecouille.core.phases import MOVE, MOVEMENT, WIND
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.mortecouille import WindPointsChanged
@@ -48,7 +49,6 @@ MANEUVER: Final = "maneuver"
 FIRESHIP: Final = "fireship"
 INTENT_KINDS: Final = (ADVANCE, MANEUVER, FIRESHIP)
 
-WIND_POINTS_PHASE: Final = "movement"
 
 
 class MoveIntent(msgspec.Struct, frozen=True):
@@ -86,7 +86,7 @@ def movement_phase(state: GameState, intents: Mapping[str, MoveIntent], cup: Dic
     lost so far (A2). Raises :class:`BadInput` for a malformed intent and
     :class:`RuleViolation` for an intent that does not fit the ship (C6).
     """
-    ledger = PhaseLedger(state, "move", cup, ("T2",))
+    ledger = PhaseLedger(state, MOVE.id, cup, ("T2",))
     moves: dict[str, Move] = {}
     for sid in sorted(intents):
         intent = intents[sid]
@@ -99,7 +99,7 @@ def movement_phase(state: GameState, intents: Mapping[str, MoveIntent], cup: Dic
             ledger.emit(
                 MoveUnaffordable(
                     turn=ledger.turn,
-                    phase=WIND_POINTS_PHASE,
+                    phase=MOVEMENT.id,
                     ship=sid,
                     intent=plan.reason,
                     points=points,
@@ -112,7 +112,7 @@ def movement_phase(state: GameState, intents: Mapping[str, MoveIntent], cup: Dic
             ledger.emit(
                 WindPointsChanged(
                     turn=ledger.turn,
-                    phase=WIND_POINTS_PHASE,
+                    phase=MOVEMENT.id,
                     ship=sid,
                     delta=-plan.cost,
                     points=points - plan.cost,
@@ -177,7 +177,7 @@ def board_wind_phase(state: GameState, cup: DiceCup) -> list[Event]:
 
     Returns no events on a board with neither wind tiles nor whirlpools.
     """
-    ledger = PhaseLedger(state, "wind", cup, ("T2", "M7"))
+    ledger = PhaseLedger(state, WIND.id, cup, ("T2", "M7"))
     moves = wind_phase_moves(state.board, ledger.pieces)
     for sid, move in moves.items():
         ledger.move_rules[sid] = ("B5",) if move.pushes else ("B6", "M2f")

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from typing import Final
 
 from mortecouille.core.dice import DiceCup, DiceSource, seed_commitment
 from mortecouille.core.errors import BadInput, RuleViolation
@@ -45,6 +44,7 @@ from mortecouille.core.mortecouille.upkeep import (
     upkeep_phase,
     wind_phase,
 )
+from mortecouille.core.phases import END, MOVE
 from mortecouille.core.ruleset import Victory
 from mortecouille.core.state import GameState, state_hash
 from mortecouille.events.base import Event
@@ -53,9 +53,6 @@ from mortecouille.events.game import GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.mortecouille import WindPointsChanged
 from mortecouille.events.mortecouille_movement import FireshipExplosion
 from mortecouille.events.orders import Advance, BecomeFireship, Maneuver
-
-MOVE_PHASE: Final = "move"
-END_PHASE: Final = "end"
 
 
 def resolve_mortecouille_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> list[Event]:
@@ -80,7 +77,7 @@ def resolve_mortecouille_turn(state: GameState, command: ResolveTurn, dice: Dice
     record(combat.events)
     moved_from = len(produced)
     record(_movement(state, current, cup))
-    record(sinking_checks(current, MOVE_PHASE))
+    record(sinking_checks(current, MOVE.id))
     explosions = _explosions(produced[moved_from:])
     record(_end_of_turn(state, current, combat, upkeep.failed_phase_1, explosions))
     produced.append(TurnEnded(turn=state.turn, state_hash=state_hash(current), rules=("T2",)))
@@ -174,7 +171,7 @@ def _end_of_turn(
         if not was.fireship and ship.wind and does_nothing(actions, fighting_fire(was)):
             produced.append(
                 WindPointsChanged(
-                    turn=turn, phase=END_PHASE, ship=ship_id, delta=-ship.wind, points=0, reason="idle",
+                    turn=turn, phase=END.id, ship=ship_id, delta=-ship.wind, points=0, reason="idle",
                     rules=("T1",),
                 )
             )  # fmt: skip
@@ -186,7 +183,7 @@ def _end_of_turn(
             produced.append(CountdownChanged(turn=turn, ship=ship_id, countdown=countdown))
         if sinks:
             # K: "its crew jumps" -- the ship is abandoned, not sunk by damage.
-            produced.append(left_game(turn, END_PHASE, ship, "lost", ("K",)))
+            produced.append(left_game(turn, END.id, ship, "lost", ("K",)))
     still_afloat = fold(produced, current)
     produced += _fire_for_next_turn(still_afloat, combat.flaming_hitters, explosions, failed_phase_1)
     for ship_id in afloat_ids(still_afloat):

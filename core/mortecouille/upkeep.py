@@ -19,14 +19,12 @@ from mortecouille.core.mortecouille.common import ship_stats
 from mortecouille.core.mortecouille.evolution import fold
 from mortecouille.core.mortecouille.fire import FIRE_PHASE_NAMES, START_PHASE_BY_FLAMING_HITTERS, fire_check
 from mortecouille.core.mortecouille.maneuver import WIND_POINT_FROM, WIND_POINTS_PER_SUCCESS
+from mortecouille.core.phases import UPKEEP, WIND
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.combat import FireChecked
 from mortecouille.events.mortecouille import WindPointsChanged
 from mortecouille.events.movement import DamageTaken, ShipSunk
-
-UPKEEP_PHASE: Final = "upkeep"
-WIND_PHASE: Final = "wind"
 
 #: The phase a single flaming hit starts; failing it and being hit again is X3's case.
 FIRST_FIRE_PHASE: Final = START_PHASE_BY_FLAMING_HITTERS[1]
@@ -49,7 +47,7 @@ def upkeep_phase(state: GameState, cup: DiceCup) -> UpkeepOutcome:
     after_fire = fold(produced, state)
     worn = wear(after_fire)
     produced += worn
-    produced += sinking_checks(fold(worn, after_fire), UPKEEP_PHASE)
+    produced += sinking_checks(fold(worn, after_fire), UPKEEP.id)
     return UpkeepOutcome(events=produced, failed_phase_1=failed_phase_1)
 
 
@@ -62,7 +60,7 @@ def fire_checks(state: GameState, cup: DiceCup) -> tuple[list[Event], frozenset[
         if ship.fire is None:
             continue
         label = f"{ship_id}, fire check phase {FIRE_PHASE_NAMES.get(ship.fire, ship.fire)}, 1d6"
-        die = cup.roll(UPKEEP_PHASE, ship_id, "fire", label)
+        die = cup.roll(UPKEEP.id, ship_id, "fire", label)
         outcome = fire_check(ship.fire, die)
         produced += cup.take_events()
         produced.append(
@@ -74,10 +72,10 @@ def fire_checks(state: GameState, cup: DiceCup) -> tuple[list[Event], frozenset[
         )  # fmt: skip
         if outcome.damage:
             produced.append(
-                damage_event(state.turn, UPKEEP_PHASE, ship_id, outcome.damage, "fire", outcome.rule)
+                damage_event(state.turn, UPKEEP.id, ship_id, outcome.damage, "fire", outcome.rule)
             )
         if outcome.abandoned:
-            produced.append(left_game(state.turn, UPKEEP_PHASE, ship, "lost", (outcome.rule,)))
+            produced.append(left_game(state.turn, UPKEEP.id, ship, "lost", (outcome.rule,)))
         elif not outcome.out and outcome.next_phase is not None and outcome.phase == FIRST_FIRE_PHASE:
             failed_phase_1.add(ship_id)
     return produced, frozenset(failed_phase_1)
@@ -92,7 +90,7 @@ def wear(state: GameState) -> list[Event]:
         if stats.wear_per_turn:
             rule = next(t.rule for t in thresholds if t.level == stats.damage_level)
             produced.append(
-                damage_event(state.turn, UPKEEP_PHASE, ship_id, stats.wear_per_turn, "wear", rule)
+                damage_event(state.turn, UPKEEP.id, ship_id, stats.wear_per_turn, "wear", rule)
             )
     return produced
 
@@ -116,18 +114,18 @@ def wind_phase(state: GameState, cup: DiceCup) -> list[Event]:
         ship = state.ships[ship_id]
         if ship.fireship:
             continue
-        die = cup.roll(WIND_PHASE, ship_id, "wind", f"{ship_id}, wind, 1d6")
+        die = cup.roll(WIND.id, ship_id, "wind", f"{ship_id}, wind, 1d6")
         rules: tuple[str, ...] = ("A1",)
         if die < WIND_POINT_FROM and ship_stats(state, ship_id).slave:
             die = cup.roll(
-                WIND_PHASE, ship_id, "wind-reroll", f"{ship_id}, slave reroll of the wind die, 1d6"
+                WIND.id, ship_id, "wind-reroll", f"{ship_id}, slave reroll of the wind die, 1d6"
             )
             rules = ("A1", "F2")
         produced += cup.take_events()
         if die >= WIND_POINT_FROM:
             produced.append(
                 WindPointsChanged(
-                    turn=state.turn, phase=WIND_PHASE, ship=ship_id, delta=WIND_POINTS_PER_SUCCESS,
+                    turn=state.turn, phase=WIND.id, ship=ship_id, delta=WIND_POINTS_PER_SUCCESS,
                     points=ship.wind + WIND_POINTS_PER_SUCCESS, reason="wind", rules=rules,
                 )
             )  # fmt: skip

@@ -23,6 +23,7 @@ import msgspec
 
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import fold
+from mortecouille.core.phases import END, SET_UP
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.combat import ShotFired
@@ -99,7 +100,7 @@ def game_data(events: Sequence[Event]) -> dict[str, Any]:
             "turn": 0,
             "frames": [frame("before turn 1", start, colours, [])],
             "explain": [
-                {"seq": -1, "phase": "set-up", "text": "the board before the first turn", "rules": []}
+                {"seq": -1, "phase": SET_UP.name, "text": "the board before the first turn", "rules": []}
             ],
         }
     ]
@@ -148,7 +149,7 @@ def phase_groups(lines: Sequence[ExplainLine], events: Sequence[Event]) -> list[
     phase_by_seq = {line.seq: line.phase for line in lines}
     groups: list[tuple[str, list[Event]]] = []
     for event in events:
-        phase = phase_by_seq.get(event.seq, "end")
+        phase = phase_by_seq.get(event.seq, END.name)
         if groups and groups[-1][0] == phase:
             groups[-1][1].append(event)
         else:

@@ -1,80 +1,36 @@
 """``explain``: a turn told as a story a player can check with the rulebook in hand.
 
 Every event of the turn becomes one line through a *narrator*, a small function
-registered in :data:`NARRATORS` by event type. A narrator sees the event and an
-:class:`ExplainContext` (the states just before and after it), and returns the
-sentence; squares are named like ``C5`` (B1) and the event's rule IDs are cited
-in brackets after it. An event type without a narrator still gets a line from
-:func:`narrate_fields` (its fields and rules), so a new event type is never
-silently dropped; adding its narrator is one decorated function.
+filed by event type in its ruleset's table (:func:`mortecouille.core.ruleset_narrators.narration_for`).
+A narrator sees the event and an :class:`~mortecouille.core.narration.ExplainContext`
+(the states just before and after it), and returns the sentence; squares are named
+like ``C5`` (B1) and the event's rule IDs are cited in brackets after it. An event
+type without a narrator still gets a line from :func:`narrate_fields` (its fields and
+rules), so a new event type is never silently dropped.
 
-The narrators, their registry and what they see (:class:`ExplainContext`) are in
-:mod:`mortecouille.replays.reading.narrators`, re-exported here; this module is the driver that folds the
-log up to a turn and tells it event by event.
+The narrators live in core, next to the rules they tell (:mod:`mortecouille.core.narration`
+and each ruleset's ``narrators`` module); this module is the driver that folds the log
+up to a turn and tells it event by event.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 import msgspec
 
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import evolve
+from mortecouille.core.narration import ExplainContext
+from mortecouille.core.phases import DAMAGE, ORDERS, Phase, phase_name
+from mortecouille.core.ruleset_narrators import narration_for
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.movement import DamageTaken
 from mortecouille.replays.reading.describe import show_value
-from mortecouille.replays.reading.narrators import (
-    COLLISION_CASES,
-    DIE_RULES,
-    EV,
-    NARRATORS,
-    PHASE_NAMES,
-    PHASE_OF_TYPE,
-    ExplainContext,
-    Narrator,
-    contact_side,
-    damage_total,
-    narrator,
-    num,
-    on_board,
-    sq,
-)
 from mortecouille.replays.reading.replay import turn_bounds
-
-__all__ = [
-    "COLLISION_CASES",
-    "DIE_RULES",
-    "EV",
-    "NARRATORS",
-    "PHASE_NAMES",
-    "PHASE_OF_TYPE",
-    "SINGLE_ROUND_NAMES",
-    "ExplainContext",
-    "ExplainLine",
-    "Narrator",
-    "Square",
-    "contact_side",
-    "damage_total",
-    "explain_text",
-    "explain_turn",
-    "narrate",
-    "narrate_fields",
-    "narrator",
-    "num",
-    "on_board",
-    "phase_of",
-    "rules_of",
-    "ships_of",
-    "sq",
-    "story_span",
-    "turn_started_index",
-]
-
-Square = tuple[int, int]
 
 
 class ExplainLine(msgspec.Struct, frozen=True):
@@ -86,8 +42,6 @@ class ExplainLine(msgspec.Struct, frozen=True):
 
 
 _SHIP_FIELDS: Final = ("ship", "ships", "pusher", "other", "target", "fireship", "wreck", "player")
-#: mortecouille logs its movement phase's wind points as "movement" and its moves as "move" (T2)
-SINGLE_ROUND_NAMES: Final[dict[str, str]] = {"move": "movement"}
 
 
 def rules_of(event: Event) -> tuple[str, ...]:
@@ -111,16 +65,19 @@ def ships_of(event: Event) -> tuple[str, ...]:
     return tuple(found)
 
 
-def phase_of(event: Event, rounds: int, default: str = "orders") -> str:
-    """The event's phase; ``default`` (the phase of the line before) when it names none."""
-    if type(event) in PHASE_OF_TYPE:
-        return PHASE_OF_TYPE[type(event)]
+def phase_of(
+    event: Event, rounds: int, phases: Mapping[type[Event], Phase], default: str = ORDERS.name
+) -> str:
+    """The event's phase as a reader sees it: from ``phases`` (its ruleset's phase of event
+    types), else its own ``phase`` field, else ``default`` (the phase of the line before)."""
+    if type(event) in phases:
+        return phases[type(event)].name
     phase = getattr(event, "phase", None)
     if not isinstance(phase, str):
         return default
     if rounds > 1 and isinstance(event, DamageTaken):
-        phase = "damage"  # blockade applies ram and rock damage after the wind phase (P1)
-    name = PHASE_NAMES.get(phase, phase) if rounds > 1 else SINGLE_ROUND_NAMES.get(phase, phase)
+        phase = DAMAGE.id  # blockade applies ram and rock damage after the wind phase (P1)
+    name = phase_name(phase, rounds)
     round_number = getattr(event, "round", None)
     return f"round {round_number}, {name}" if rounds > 1 and isinstance(round_number, int) else name
 
@@ -134,9 +91,11 @@ def narrate_fields(event: Event, ctx: ExplainContext) -> str:
     return f"{type(event).__struct_config__.tag}: {fields}"
 
 
-def narrate(event: Event, ctx: ExplainContext, default_phase: str = "orders") -> ExplainLine:
-    text = NARRATORS.get(type(event), narrate_fields)(event, ctx)
-    phase = phase_of(event, ctx.rounds, default_phase)
+def narrate(event: Event, ctx: ExplainContext, ruleset: str, default_phase: str = ORDERS.name) -> ExplainLine:
+    """``event`` of a ``ruleset`` game as one line of the story."""
+    narration = narration_for(ruleset)
+    text = narration.narrators.get(type(event), narrate_fields)(event, ctx)
+    phase = phase_of(event, ctx.rounds, narration.phases, default_phase)
     return ExplainLine(event.seq, phase, ships_of(event), text, rules_of(event))
 
 
@@ -181,10 +140,10 @@ def explain_turn(
     started = events[turn_started_index(events, first, last)]
     rounds = started.rounds if isinstance(started, TurnStarted) else 1
     lines: list[ExplainLine] = []
-    phase = "orders"
+    phase = ORDERS.name
     for event in events[first:last]:
         after = evolve(state, event)
-        line = narrate(event, ExplainContext(state, after, rounds), phase)
+        line = narrate(event, ExplainContext(state, after, rounds), state.ruleset, phase)
         phase = line.phase
         if ship is None or ship in line.ships:
             lines.append(line)
