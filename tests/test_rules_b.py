@@ -7,7 +7,8 @@ import pytest
 
 from mortecouille.core.blockade.rounds import BlockadeShip, resolve_round
 from mortecouille.core.board.geometry import distance, parse_square, square_name
-from mortecouille.core.board.movement import Move, Piece, resolve_moves, wind_phase_moves
+from mortecouille.core.board.movement import Move, resolve_moves, wind_phase_moves
+from mortecouille.core.board.movement_step import Piece
 from mortecouille.core.board.terrain import Board, WindTile, board_index, validate_board
 from mortecouille.core.errors import BadInput
 

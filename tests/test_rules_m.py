@@ -12,17 +12,8 @@ from collections.abc import Mapping
 import pytest
 
 from mortecouille.core.blockade.rounds import BLOCKADE_KINDS
-from mortecouille.core.board.movement import (
-    Claim,
-    Collision,
-    Contact,
-    Move,
-    MovementResult,
-    Piece,
-    resolve_moves,
-    resolve_step,
-    wind_phase_moves,
-)
+from mortecouille.core.board.movement import Move, MovementResult, resolve_moves, wind_phase_moves
+from mortecouille.core.board.movement_step import Claim, Collision, Contact, Piece, resolve_step
 from mortecouille.core.board.terrain import Board, WindTile
 from mortecouille.core.errors import BadInput
 
