@@ -31,11 +31,10 @@ from mortecouille.core.fleet.purchase import (
     check_equip_fleet,
     check_seal,
     cost_of_fleet,
-    derive_stats,
     new_fleet,
-    ship_cost,
     status_sheet,
 )
+from mortecouille.core.fleet.stats import derive_stats, ship_cost
 
 # rules.md F1, column by column: id, French, class, struct, normal, burst,
 # (side each, bow, stern), price, speed, own loss small/big, inflicted small/big
