@@ -190,7 +190,8 @@ def play_two_steps(
     step1 = _step_pieces(pieces, moves, first=True)
     claims1 = {sid: Claim(move.first, move.pushes) for sid, move in moves.items() if move.first is not None}
     first = resolve_step(board, step1, claims1, 1)
-    in_play, entered = after_step(first, step1, claims1)
+    in_play, entered_first = after_step(first, step1, claims1)
+    entered = frozenset(entered_first)  # a hook may return a tuple: keep the lookups below O(1)
 
     step2 = _step_pieces(in_play, moves, first=False)
     claims2 = {
