@@ -3,8 +3,9 @@
 :func:`movement_phase` turns the turn's move intents into wind-point spends and
 engine moves (A3, N, C6), then plays the two simultaneous steps of the movement
 engine (M0-M6, M2f) with the ledger acting after each step, so that collision
-losses, capsizes, crossings and sinkings (C, W3) happen between the steps. :func:`board_wind_phase` plays the
-board's wind tiles and whirlpools the same way (M7, B5, B6).
+losses, capsizes, crossings and sinkings (C, W3) happen between the steps.
+:func:`board_wind_phase` plays the board's wind tiles and whirlpools the same way
+(M7, B5, B6).
 
 Both return the events in log order. Every die's ``DieRolled`` comes right before
 the outcome that used it. Nothing depends on the order of ``state.ships`` or of
