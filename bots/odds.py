@@ -3,7 +3,7 @@ catapults, what a hit or a ram is worth, the lines and steps of the board, and e
 pose allows with its cost.
 
 Everything here is a pure function of its arguments (the slow ones cached); what a whole pose
-is worth to one ship, and which orders it tries, is :class:`mortecouille.bots.player.Outlook`'s business.
+is worth to one ship, and which orders it tries, is :class:`mortecouille.bots.outlook.Outlook`'s business.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Final, NamedTuple
 from mortecouille.core.board.geometry import FACING_VECTORS, VECTOR_FACINGS, Square, eighths_between, rotate
 from mortecouille.core.dice import DIE_SIDES
 from mortecouille.core.errors import RuleViolation
-from mortecouille.core.fleet.purchase import ShipStats
+from mortecouille.core.fleet.stats import ShipStats
 from mortecouille.core.mortecouille.collision_damage import (
     CAPSIZE_DIE_LIMIT,
     CONTACT_PART_BY_EIGHTHS,

@@ -25,6 +25,7 @@ from mortecouille.bots.odds import (
     _step,
 )
 from mortecouille.core.board.geometry import FACINGS, Square, distance, rotate
+from mortecouille.core.board.terrain import board_index
 from mortecouille.core.dice import DIE_SIDES
 from mortecouille.core.fleet.catalogue import POSITIONS
 from mortecouille.core.mortecouille.gunnery import (
@@ -90,6 +91,7 @@ class Outlook:
 
     def __init__(self, state: GameState, unit: Unit, units: list[Unit], enemies: list[Unit]) -> None:
         self.state = state
+        self.board = board_index(state.board)
         self.unit = unit
         self.enemies = enemies
         self.enemy_squares = [enemy.at for enemy in enemies]
@@ -312,11 +314,10 @@ class Outlook:
 
     def after(self, move: Move) -> float:
         """The pose a move leaves, with what its collisions are likely to cost or earn (M, C, C5)."""
-        board = self.state.board
+        blocks = self.board.blocks
         square, moving = self.unit.at, self.unit.facing
         for entered in move.path:
-            x, y = entered
-            if not (0 <= x < board.width and 0 <= y < board.height) or entered in board.rocks:
+            if blocks(entered):
                 # M6: stopped, though the facing still turns (M2f); rocks do no damage (C5).
                 return self.pose(square, move.facing) - ROCK_PENALTY
             occupant = self.others.get(entered)

@@ -34,7 +34,7 @@ that long runs exercise more of the rules.
 
 This module plays a player's turn (:func:`choose_orders`); one ship's decision is
 :class:`mortecouille.bots.outlook.Outlook`, and the odds and values it rests on are in
-:mod:`mortecouille.bots.odds`. Their public names are re-exported here.
+:mod:`mortecouille.bots.odds`.
 """
 
 from __future__ import annotations
@@ -43,85 +43,16 @@ import functools
 import random
 from typing import Final
 
-from mortecouille.bots.odds import (
-    CAPSIZE_CHANCE,
-    CONTACT_EXTRA,
-    FLAMING_BONUS,
-    KILL_BONUS,
-    SIREN_EXTRA,
-    SIREN_OWN_RELIEF,
-    TURNS,
-    Move,
-    Unit,
-)
-from mortecouille.bots.outlook import (
-    APPROACH_WEIGHT,
-    BURST_FACTOR,
-    CATAPULT_VALUE_SMALL,
-    CATAPULT_VALUE_SMALL_COUNTING,
-    CLOSE_ENOUGH,
-    CONTINUOUS_BURST_FACTOR,
-    FACING_INDEX,
-    FIRESHIP_CROWD,
-    FIRESHIP_DAMAGE_LEVELS,
-    FIRESHIP_REACH,
-    HEADING_WEIGHT,
-    RAM_READY_WEIGHT,
-    ROCK_PENALTY,
-    TURN_IN_PLACE_WEIGHT,
-    TURNS_IN_PLACE,
-    WIND_POINT_CHANCE,
-    WIND_POINT_CHANCE_WITH_SLAVE,
-    WIND_POINT_VALUE,
-    Outlook,
-    Plan,
-    Shot,
-)
+from mortecouille.bots.odds import Unit
+from mortecouille.bots.outlook import Outlook
 from mortecouille.core.dice import TableDice
 from mortecouille.core.errors import RuleViolation
-from mortecouille.core.fleet.purchase import ShipStats, derive_stats
+from mortecouille.core.fleet.stats import ShipStats, derive_stats
 from mortecouille.core.game import decide
 from mortecouille.core.mortecouille.common import fleet_options_of
-from mortecouille.core.mortecouille.maneuver import SIDE_SIGNS
 from mortecouille.core.mortecouille.orders import GiveOrder, orders_this_turn
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.orders import Attack, CatapultShot
-
-__all__ = [
-    "APPROACH_WEIGHT",
-    "BURST_FACTOR",
-    "CAPSIZE_CHANCE",
-    "CATAPULT_VALUE_SMALL",
-    "CATAPULT_VALUE_SMALL_COUNTING",
-    "CLOSE_ENOUGH",
-    "CONTACT_EXTRA",
-    "CONTINUOUS_BURST_FACTOR",
-    "FACING_INDEX",
-    "FIRESHIP_CROWD",
-    "FIRESHIP_DAMAGE_LEVELS",
-    "FIRESHIP_REACH",
-    "FLAMING_BONUS",
-    "HEADING_WEIGHT",
-    "KILL_BONUS",
-    "RAM_READY_WEIGHT",
-    "ROCK_PENALTY",
-    "SIDE_SIGNS",
-    "SIREN_EXTRA",
-    "SIREN_OWN_RELIEF",
-    "TURNS",
-    "TURNS_IN_PLACE",
-    "TURN_IN_PLACE_WEIGHT",
-    "WHIM",
-    "WIND_POINT_CHANCE",
-    "WIND_POINT_CHANCE_WITH_SLAVE",
-    "WIND_POINT_VALUE",
-    "Move",
-    "Outlook",
-    "Plan",
-    "Shot",
-    "Unit",
-    "choose_orders",
-]
 
 #: How often a ship tries a random manoeuvre instead of its best plan.
 WHIM: Final = 0.05

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mortecouille.core.board.geometry import FACINGS
-from mortecouille.core.board.movement import Move, MovementResult, Piece, resolve_moves, wind_phase_moves
+from mortecouille.core.board.movement import Move, MovementResult, resolve_moves, wind_phase_moves
+from mortecouille.core.board.movement_step import Piece
 from mortecouille.core.board.terrain import Board, WindTile, board_index
 
 MOVE_KINDS = ("F", "F", "F", "L", "R", "sail+1", "sail-1", "sail+4", "rot+2", "none")

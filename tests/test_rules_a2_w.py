@@ -12,7 +12,7 @@ import pytest
 
 from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.catalogue import CATALOGUES, RULES_VERSION, catalogue_for
-from mortecouille.core.fleet.purchase import derive_stats
+from mortecouille.core.fleet.stats import derive_stats
 
 
 @pytest.mark.parametrize(

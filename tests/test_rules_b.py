@@ -7,8 +7,9 @@ import pytest
 
 from mortecouille.core.blockade.rounds import BlockadeShip, resolve_round
 from mortecouille.core.board.geometry import distance, parse_square, square_name
-from mortecouille.core.board.movement import Move, Piece, resolve_moves, wind_phase_moves
-from mortecouille.core.board.terrain import Board, WindTile, board_index, validate_board
+from mortecouille.core.board.movement import Move, resolve_moves, wind_phase_moves
+from mortecouille.core.board.movement_step import Piece
+from mortecouille.core.board.terrain import Board, BoardArea, WindTile, board_index, validate_board
 from mortecouille.core.errors import BadInput
 
 
@@ -55,6 +56,20 @@ def test_B4_rocks_block_movement() -> None:
     result = resolve_moves(board, {"A": piece}, {"A": Move.forward(piece)})
     assert result.pieces["A"].at == (2, 2)
     assert [(c.rule, c.rock) for c in result.collisions] == [("M6", (2, 3))]
+
+
+def test_B1_B4_one_bounds_check_for_the_grid_and_the_index() -> None:
+    area = BoardArea(3, 2)
+    inside = [(0, 0), (2, 0), (0, 1), (2, 1)]
+    outside = [(-1, 0), (3, 0), (0, -1), (0, 2), (3, 2), (-1, -1)]
+    assert all(area.on_board(square) for square in inside)
+    assert not any(area.on_board(square) for square in outside)
+    index = board_index(Board(3, 2, rocks=((1, 1),)))
+    assert isinstance(index, BoardArea)
+    # B4: the edge acts as rocks, so off the board blocks exactly like a rock.
+    assert [index.blocks(square) for square in inside] == [False, False, False, False]
+    assert all(index.blocks(square) for square in outside)
+    assert index.blocks((1, 1)) and index.on_board((1, 1))
 
 
 def test_B4_board_edge_acts_as_rock() -> None:

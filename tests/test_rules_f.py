@@ -5,10 +5,14 @@ Every expected number is copied from rules.md, never read back from the catalogu
 
 from __future__ import annotations
 
+import ast
+import inspect
+
 import msgspec
 import pytest
 
 from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.fleet import stats as fleet_stats
 from mortecouille.core.fleet.catalogue import (
     CATALOGUES,
     RULES_VERSION,
@@ -31,11 +35,10 @@ from mortecouille.core.fleet.purchase import (
     check_equip_fleet,
     check_seal,
     cost_of_fleet,
-    derive_stats,
     new_fleet,
-    ship_cost,
     status_sheet,
 )
+from mortecouille.core.fleet.stats import derive_stats, ship_cost
 
 # rules.md F1, column by column: id, French, class, struct, normal, burst,
 # (side each, bow, stern), price, speed, own loss small/big, inflicted small/big
@@ -496,6 +499,14 @@ def test_F3_negative_budget_is_bad_input() -> None:
 
 
 # --- F4 ----------------------------------------------------------------------------------------
+
+
+def test_F4_the_sheet_builds_on_the_stats_never_the_other_way() -> None:
+    # purchase (buying, the F4 sheet) -> stats (price, derived numbers): no import back, not even
+    # one for annotations only, so the two modules never form a cycle.
+    tree = ast.parse(inspect.getsource(fleet_stats))
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert "mortecouille.core.fleet.purchase" not in imported
 
 
 def test_F4_status_sheet_lists_ships_options_and_totals() -> None:

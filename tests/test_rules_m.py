@@ -13,16 +13,14 @@ import pytest
 
 from mortecouille.core.blockade.rounds import BLOCKADE_KINDS
 from mortecouille.core.board.movement import (
-    Claim,
-    Collision,
-    Contact,
     Move,
     MovementResult,
-    Piece,
+    play_two_steps,
     resolve_moves,
-    resolve_step,
+    take_positions,
     wind_phase_moves,
 )
+from mortecouille.core.board.movement_step import Claim, Collision, Contact, Piece, StepResult, resolve_step
 from mortecouille.core.board.terrain import Board, WindTile
 from mortecouille.core.errors import BadInput
 
@@ -702,3 +700,48 @@ def test_resolve_step_refuses_two_ships_on_one_square() -> None:
     pieces = {"A": Piece("A", (1, 1), "N", 0), "B": Piece("B", (1, 1), "N", 0)}
     with pytest.raises(BadInput):
         resolve_step(OPEN, pieces, {}, 1)
+
+
+# --- the two-step order with a ruleset acting between the steps -------------------------------
+
+
+def test_play_two_steps_lets_a_hook_sink_and_carry_a_ship_between_the_steps() -> None:
+    # T turns right from (2, 2): step 1 north into (2, 3), held by W; step 2 east into (3, 3), held by X.
+    pieces = pieces_of({"T": ((2, 2), "N", LARGE), "W": ((2, 3), "E", SMALL), "X": ((3, 3), "N", SMALL)})
+    moves = {"T": Move.turn(pieces["T"], "right")}
+    seen: list[tuple[int, dict[str, str], dict[str, Claim]]] = []
+
+    def sink_both_and_cross(
+        result: StepResult, step_pieces: Mapping[str, Piece], claims: Mapping[str, Claim]
+    ) -> tuple[Mapping[str, Piece], tuple[str, ...]]:
+        seen.append((result.step, {sid: p.facing for sid, p in step_pieces.items()}, dict(claims)))
+        after, entered = take_positions(result, step_pieces, claims)
+        if result.step == 1:
+            # As mortecouille's C2: W and X go down, T carries on over W's wreck into (2, 3).
+            assert result.stopped == ("T",)
+            del after["W"], after["X"]
+            after["T"] = Piece("T", (2, 3), step_pieces["T"].facing, LARGE)
+            return after, ("T", *entered)
+        return after, entered
+
+    steps = play_two_steps(OPEN, pieces, moves, sink_both_and_cross)
+    # Step 1 with T's step-1 facing and a pushing-free turn claim; step 2 with its new facing.
+    assert seen == [
+        (1, {"T": "N", "W": "E", "X": "N"}, {"T": Claim((0, 1), False)}),
+        (2, {"T": "E"}, {"T": Claim((1, 0), False)}),
+    ]
+    assert steps.second.moved == ("T",)
+    assert {sid: (p.at, p.facing) for sid, p in steps.pieces.items()} == {"T": ((3, 3), "E")}
+
+
+def test_play_two_steps_with_the_plain_hook_is_resolve_moves() -> None:
+    pieces = pieces_of({"T": ((2, 2), "N", LARGE), "X": ((3, 3), "N", SMALL), "R": ((5, 5), "W", SMALL)})
+    moves = {"T": Move.turn(pieces["T"], "right"), "R": Move.rotate_in_place(pieces["R"], 2)}
+    steps = play_two_steps(OPEN, pieces, moves, take_positions)
+    result = resolve_moves(OPEN, pieces, moves)
+    assert steps.pieces == result.pieces
+    assert (steps.first, steps.second) == result.steps
+    # A step 2 nobody claims in is not resolved: everyone stays where step 1 left them.
+    quiet = play_two_steps(OPEN, pieces, {"R": moves["R"]})
+    assert quiet.second == StepResult(2, {"R": (5, 5), "T": (2, 2), "X": (3, 3)}, (), (), (), ())
+    assert quiet.pieces["R"].facing == "N"

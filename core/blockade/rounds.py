@@ -14,15 +14,8 @@ from typing import Final
 import msgspec
 
 from mortecouille.core.board.geometry import ORTHOGONAL_FACINGS
-from mortecouille.core.board.movement import (
-    Collision,
-    Contact,
-    Move,
-    MovementResult,
-    Piece,
-    resolve_moves,
-    wind_phase_moves,
-)
+from mortecouille.core.board.movement import Move, MovementResult, resolve_moves, wind_phase_moves
+from mortecouille.core.board.movement_step import Collision, Contact, Piece
 from mortecouille.core.board.terrain import Board, board_index
 from mortecouille.core.errors import BadInput
 from mortecouille.core.phases import MOVE, WIND

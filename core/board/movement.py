@@ -2,16 +2,16 @@
 
 A ship's intended move (``Move``) becomes at most two unit-step claims. Step 1 is
 resolved for every moving ship at once, then step 2 for the turners that did not
-stop entirely, then every ship takes its final facing (M2f). The step engine is
-``mortecouille.core.board.movement_step.resolve_step``; it is public so a ruleset that must act
-between the steps (mortecouille sinks ships after step 1) can drive the steps
-itself.
+stop entirely, then every ship takes its final facing (M2f). That order is
+:func:`play_two_steps`, the one definition every ruleset uses: a ruleset that must
+act between the steps (mortecouille sinks ships after step 1) passes it an
+:class:`AfterStep`. One step is ``mortecouille.core.board.movement_step.resolve_step``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Final
+from collections.abc import Collection, Mapping
+from typing import Final, NamedTuple, Protocol
 
 import msgspec
 
@@ -19,7 +19,6 @@ from mortecouille.core.board.geometry import FACING_VECTORS, Square, rotate
 from mortecouille.core.board.movement_step import (
     Claim,
     Collision,
-    Contact,
     Piece,
     Push,
     StepResult,
@@ -28,20 +27,6 @@ from mortecouille.core.board.movement_step import (
 )
 from mortecouille.core.board.terrain import Board, WhirlpoolPath, board_index
 from mortecouille.core.errors import BadInput
-
-__all__ = [
-    "Claim",
-    "Collision",
-    "Contact",
-    "Move",
-    "MovementResult",
-    "Piece",
-    "Push",
-    "StepResult",
-    "resolve_moves",
-    "resolve_step",
-    "wind_phase_moves",
-]
 
 _TURN_SIDES: Final[dict[str, int]] = {"left": -2, "right": 2}
 
@@ -151,12 +136,100 @@ def _with(piece: Piece, at: Square, facing: str | None) -> Piece:
     return Piece(piece.id, at, facing, piece.size)
 
 
+class TwoSteps(NamedTuple):
+    """What :func:`play_two_steps` returns: each step's outcome and the ships in play after both,
+    where they stand, each mover with the facing it ends with (M2f)."""
+
+    first: StepResult
+    second: StepResult
+    pieces: dict[str, Piece]
+
+
+class AfterStep(Protocol):
+    """What a ruleset does right after each step, before the next one is claimed.
+
+    It gets the step's outcome, the pieces as they stood during the step (with the facing each
+    had then) and the step's claims. It returns the ships still in play, where they stand now,
+    and the ships that entered the square they claimed (only step 1's count: they make step 2).
+    """
+
+    def __call__(
+        self, result: StepResult, step_pieces: Mapping[str, Piece], claims: Mapping[str, Claim]
+    ) -> tuple[Mapping[str, Piece], Collection[str]]: ...
+
+
+def take_positions(
+    result: StepResult, step_pieces: Mapping[str, Piece], claims: Mapping[str, Claim]
+) -> tuple[dict[str, Piece], tuple[str, ...]]:
+    """The plain :class:`AfterStep`: every ship stays in play where the step left it."""
+    after = dict(step_pieces)
+    # Only the ships that moved and those pushed changed square; everyone else is carried over.
+    for sid in result.moved:
+        after[sid] = _with(step_pieces[sid], result.positions[sid], None)
+    for push in result.pushes:
+        after[push.pushed] = _with(step_pieces[push.pushed], push.pushed_to, None)
+    return after, result.moved
+
+
+def play_two_steps(
+    board: Board,
+    pieces: Mapping[str, Piece],
+    moves: Mapping[str, Move],
+    after_step: AfterStep = take_positions,
+) -> TwoSteps:
+    """The order of a simultaneous movement (M1-M6, M2f), for every ruleset.
+
+    Step 1: every mover claims its first square (pushing if its move pushes, M3), with the
+    facing it has in step 1. Step 2: the movers still in play that entered their first square
+    and have a second one claim it, never pushing, with their step-2 facing. Then every mover
+    still in play takes its final facing, even if it stopped (M2f, M7). ``after_step`` runs
+    after each step (mortecouille sinks ships and crosses wrecks there); a step 2 nobody
+    claims in is not resolved, its outcome leaves every ship where it stands. Ships absent
+    from ``moves`` are stationary.
+    """
+    step1 = _step_pieces(pieces, moves, first=True)
+    claims1 = {sid: Claim(move.first, move.pushes) for sid, move in moves.items() if move.first is not None}
+    first = resolve_step(board, step1, claims1, 1)
+    in_play, entered_first = after_step(first, step1, claims1)
+    entered = frozenset(entered_first)  # a hook may return a tuple: keep the lookups below O(1)
+
+    step2 = _step_pieces(in_play, moves, first=False)
+    claims2 = {
+        sid: Claim(move.second, False)
+        for sid, move in moves.items()
+        if move.second is not None and sid in entered and sid in in_play
+    }
+    if claims2:
+        second = resolve_step(board, step2, claims2, 2)
+    else:
+        # Sorted by id, as resolve_step sorts its outcome.
+        second = StepResult(2, {sid: step2[sid].at for sid in sorted(step2)}, (), (), (), ())
+    in_play, _ = after_step(second, step2, claims2)
+
+    final = dict(in_play)
+    for sid, move in moves.items():
+        piece = final.get(sid)
+        if piece is not None:
+            final[sid] = _with(piece, piece.at, move.facing_after)
+    return TwoSteps(first, second, final)
+
+
+def _step_pieces(in_play: Mapping[str, Piece], moves: Mapping[str, Move], *, first: bool) -> dict[str, Piece]:
+    """Every ship in play, each mover with the facing it has while this step is resolved (C1)."""
+    pieces = dict(in_play)
+    for sid, move in moves.items():
+        piece = in_play.get(sid)
+        if piece is not None:
+            pieces[sid] = _with(piece, piece.at, move.facing_first if first else move.facing_second)
+    return pieces
+
+
 def resolve_moves(
     board: Board,
     pieces: Mapping[str, Piece],
     moves: Mapping[str, Move],
 ) -> MovementResult:
-    """Move every ship at once: step 1, step 2 for turners that did not stop, final facings.
+    """Move every ship at once (:func:`play_two_steps`), with every ship's path.
 
     Ships absent from ``moves`` are stationary (M1-M6). A turner stopped in step 1
     makes no step 2 but still ends with its new facing (M2f, M7).
@@ -168,41 +241,13 @@ def resolve_moves(
         if sid not in pieces:
             raise BadInput(f"moves.{sid}", "no such piece")
 
-    # Only movers and pushed ships change; everyone else is carried over untouched.
-    step1_pieces: dict[str, Piece] = dict(pieces)
-    claims1: dict[str, Claim] = {}
-    for sid, move in moves.items():
-        piece = pieces[sid]
-        if move.facing_first != piece.facing:
-            step1_pieces[sid] = Piece(sid, piece.at, move.facing_first, piece.size)
-        if move.first is not None:
-            claims1[sid] = Claim(move.first, move.pushes)
-    first = resolve_step(board, step1_pieces, claims1, 1)
-
-    after1 = first.positions
-    step2_pieces: dict[str, Piece] = dict(step1_pieces)
-    for push in first.pushes:
-        step2_pieces[push.pushed] = _with(step1_pieces[push.pushed], push.pushed_to, None)
-    claims2: dict[str, Claim] = {}
-    for sid, move in moves.items():
-        step2_pieces[sid] = _with(step1_pieces[sid], after1[sid], move.facing_second)
-    for sid in first.moved:
-        second_vector = moves[sid].second
-        if second_vector is not None:
-            claims2[sid] = Claim(second_vector, False)
-    if claims2:
-        second = resolve_step(board, step2_pieces, claims2, 2)
-    else:
-        second = StepResult(2, after1, (), (), (), ())
-
-    after2 = second.positions
+    first, second, after = play_two_steps(board, pieces, moves)
+    after1, after2 = first.positions, second.positions
     final: dict[str, Piece] = {}
     paths: dict[str, tuple[Square, ...]] = {}
     for sid in sorted(pieces):
-        piece = pieces[sid]
-        start, mid, end = piece.at, after1[sid], after2[sid]
-        intended = moves.get(sid)
-        final[sid] = _with(piece, end, None if intended is None else intended.facing_after)
+        start, mid, end = pieces[sid].at, after1[sid], after2[sid]
+        final[sid] = after[sid]
         if mid == start:
             paths[sid] = (start,) if end == start else (start, end)
         else:

@@ -43,27 +43,39 @@ def _whirlpool_paths(origin: Square) -> dict[Square, WhirlpoolPath]:
     return paths
 
 
-class BoardIndex:
+class BoardArea:
+    """The W x H grid of a board (B1), features aside: the one home of the bounds check.
+
+    ``validate_board`` checks squares against it before the board's index can be built.
+    """
+
+    __slots__ = ("width", "height")
+
+    def __init__(self, width: int, height: int) -> None:
+        self.width = width
+        self.height = height
+
+    def on_board(self, square: Square) -> bool:
+        """True for a square of the grid: x from 0 to W-1, y from 0 to H-1 (B1)."""
+        return 0 <= square[0] < self.width and 0 <= square[1] < self.height
+
+
+class BoardIndex(BoardArea):
     """Set and dict lookups over one validated board, for the movement hot path."""
 
-    __slots__ = ("width", "height", "rocks", "winds", "whirlpool_paths")
+    __slots__ = ("rocks", "winds", "whirlpool_paths")
 
     def __init__(self, board: Board) -> None:
-        self.width = board.width
-        self.height = board.height
+        super().__init__(board.width, board.height)
         self.rocks: frozenset[Square] = frozenset((r[0], r[1]) for r in board.rocks)
         self.winds: dict[Square, str] = {(w.at[0], w.at[1]): w.dir for w in board.winds}
         self.whirlpool_paths: dict[Square, WhirlpoolPath] = {}
         for origin in board.whirlpools:
             self.whirlpool_paths.update(_whirlpool_paths((origin[0], origin[1])))
 
-    def on_board(self, square: Square) -> bool:
-        return 0 <= square[0] < self.width and 0 <= square[1] < self.height
-
     def blocks(self, square: Square) -> bool:
         """True for a rock or a square off the board: the edge acts as rocks (B4)."""
-        x, y = square
-        return not (0 <= x < self.width and 0 <= y < self.height) or square in self.rocks
+        return not self.on_board(square) or square in self.rocks
 
 
 def _field_square(field: str, value: object, rule: str) -> Square:
@@ -87,13 +99,11 @@ def validate_board(board: Board) -> None:
         if not isinstance(size, int) or isinstance(size, bool) or size < 1:
             raise BadInput(f"board.{name}", f"must be an integer of at least 1, got {size!r} (B1)")
 
-    def inside(square: Square) -> bool:
-        return 0 <= square[0] < board.width and 0 <= square[1] < board.height
-
+    area = BoardArea(board.width, board.height)
     feature_at: dict[Square, str] = {}
 
     def claim(square: Square, field: str, rule: str) -> None:
-        if not inside(square):
+        if not area.on_board(square):
             raise BadInput(field, f"square {square} is off the {board.width}x{board.height} board ({rule})")
         if square in feature_at:
             raise BadInput(

@@ -1,69 +1,35 @@
-"""Buying a Mortecouille fleet (F1-F3), the stats a ship derives from it (A2, W1-W2, S5), and
-the status sheet (F4).
+"""Buying a Mortecouille fleet (F1-F3) and its status sheet (F4).
 
 Everything here is pure: the ``check_*`` functions are meant for an event-sourced
 decider (they return the price to record or raise :class:`RuleViolation`), the
-``apply_*`` functions for its evolve step. :func:`derive_stats` is the single place
-where options turn into numbers; the sheet, combat and movement all read it.
+``apply_*`` functions for its evolve step.
 
 Every figure comes from :mod:`mortecouille.core.fleet.catalogue`, for the rules version the fleet
-was created with.
-
-The stats, the price of a ship and the status sheet are in :mod:`mortecouille.core.fleet.stats` and
-re-exported here.
+was created with; a ship's price and its stats (A2, W1-W2, S5) are
+:mod:`mortecouille.core.fleet.stats`, which the sheet reads.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import msgspec
 
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.catalogue import (
     RULES_VERSION,
+    Cannons,
     Catalogue,
     OptionSpec,
+    ShipClass,
     ShipKind,
     catalogue_for,
     resolve_option,
     resolve_ship_kind,
 )
-from mortecouille.core.fleet.stats import (
-    FleetSheet,
-    OptionLine,
-    ShipSheet,
-    ShipStats,
-    derive_stats,
-    ship_cost,
-    status_sheet,
-)
-
-__all__ = [
-    "CheapestPurchase",
-    "Fleet",
-    "FleetSheet",
-    "OptionLine",
-    "ShipPurchase",
-    "ShipSheet",
-    "ShipStats",
-    "apply_buy_ship",
-    "apply_equip",
-    "apply_equip_fleet",
-    "apply_seal",
-    "cheapest_legal_purchase",
-    "check_buy_ship",
-    "check_equip",
-    "check_equip_fleet",
-    "check_seal",
-    "cost_of_fleet",
-    "derive_stats",
-    "new_fleet",
-    "ship_cost",
-    "status_sheet",
-]
+from mortecouille.core.fleet.stats import derive_stats, ship_cost
 
 
 class ShipPurchase(msgspec.Struct, frozen=True, kw_only=True):
@@ -355,3 +321,94 @@ def apply_equip_fleet(fleet_state: Fleet, option: str, price: int) -> Fleet:
 def apply_seal(fleet_state: Fleet) -> Fleet:
     """The fleet after it is sealed for the game."""
     return msgspec.structs.replace(fleet_state, sealed=True)
+
+
+# --- status sheet (F4) -----------------------------------------------------------------------
+
+
+class OptionLine(msgspec.Struct, frozen=True, kw_only=True):
+    """One option on the status sheet, with the price paid for it."""
+
+    id: str
+    french_name: str
+    english_name: str
+    price: int
+
+
+class ShipSheet(msgspec.Struct, frozen=True, kw_only=True):
+    """One ship's line of the fiche d'état (F4). ``price`` is the ship with its own options."""
+
+    name: str
+    kind: str
+    type_french: str
+    type_english: str
+    ship_class: ShipClass
+    structure_max: int
+    structure_current: int
+    speed: int
+    cannons: Cannons
+    normal_damage: int
+    burst_damage: int
+    options: tuple[OptionLine, ...]
+    price: int
+
+
+class FleetSheet(msgspec.Struct, frozen=True, kw_only=True):
+    """A player's fiche d'état (F4): every ship, the fleet options, the total and money left."""
+
+    player: str
+    rules_version: str
+    ships: tuple[ShipSheet, ...]
+    fleet_options: tuple[OptionLine, ...]
+    total: int
+    budget: int
+    money_left: int
+    sealed: bool
+
+
+def status_sheet(fleet_state: Fleet, structure_lost: Mapping[str, int] | None = None) -> FleetSheet:
+    """The F4 sheet of ``fleet_state``; ``structure_lost`` maps ship names to damage taken."""
+    version = fleet_state.rules_version
+    catalogue = catalogue_for(version)
+    losses = structure_lost or {}
+
+    def line(option_id: str, kind: str | None) -> OptionLine:
+        spec = catalogue.options[option_id]
+        price = catalogue.option_price(option_id, kind) if kind else spec.price
+        return OptionLine(
+            id=spec.id, french_name=spec.french_name, english_name=spec.english_name, price=price
+        )
+
+    sheets = []
+    for ship in fleet_state.ships:
+        kind = catalogue.ships[ship.kind]
+        stats = derive_stats(
+            ship.kind, ship.options, fleet_state.fleet_options, losses.get(ship.name, 0), version
+        )
+        sheets.append(
+            ShipSheet(
+                name=ship.name,
+                kind=kind.id,
+                type_french=kind.french_name,
+                type_english=kind.english_name,
+                ship_class=kind.ship_class,
+                structure_max=stats.max_structure,
+                structure_current=stats.structure,
+                speed=stats.speed,
+                cannons=stats.cannons,
+                normal_damage=stats.normal_damage,
+                burst_damage=stats.burst_damage,
+                options=tuple(line(o, ship.kind) for o in ship.options),
+                price=ship_cost(ship.kind, ship.options, version),
+            )
+        )
+    return FleetSheet(
+        player=fleet_state.player,
+        rules_version=version,
+        ships=tuple(sheets),
+        fleet_options=tuple(line(o, None) for o in fleet_state.fleet_options),
+        total=fleet_state.spent,
+        budget=fleet_state.budget,
+        money_left=fleet_state.money_left,
+        sealed=fleet_state.sealed,
+    )

@@ -1,26 +1,19 @@
-"""What a Mortecouille ship derives from the catalogue: its price (F1, F2), its stats with options
-and damage applied (A2, W1-W2, S5), and the status sheet (F4) that shows them.
+"""What a Mortecouille ship derives from the catalogue: its price (F1, F2) and its stats with
+options and damage applied (A2, W1-W2, S5).
 
-:func:`derive_stats` is the single place where options turn into numbers; the sheet, combat
-and movement all read it. Buying the fleet (F1-F3) is :mod:`mortecouille.core.fleet.purchase`, which
-re-exports
-every public name here.
+:func:`derive_stats` is the single place where options turn into numbers; the status sheet,
+combat and movement all read it. Buying the fleet (F1-F3) and its status sheet (F4) are
+:mod:`mortecouille.core.fleet.purchase`, which builds on this module (never the other way).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
 
 import msgspec
 
 from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.catalogue import RULES_VERSION, Cannons, DamageLevel, ShipClass, catalogue_for
-
-if TYPE_CHECKING:
-    from mortecouille.core.fleet.purchase import (
-        Fleet,  # only for annotations: mortecouille.core.fleet.purchase imports this module
-    )
 
 
 def ship_cost(kind: str, options: Iterable[str], rules_version: str = RULES_VERSION) -> int:
@@ -132,95 +125,4 @@ def derive_stats(
         extra_crew="extra-crew" in families,
         continuous_burst="continuous-burst" in families,
         fireship_allowed="fireship" in families,
-    )
-
-
-# --- status sheet (F4) -----------------------------------------------------------------------
-
-
-class OptionLine(msgspec.Struct, frozen=True, kw_only=True):
-    """One option on the status sheet, with the price paid for it."""
-
-    id: str
-    french_name: str
-    english_name: str
-    price: int
-
-
-class ShipSheet(msgspec.Struct, frozen=True, kw_only=True):
-    """One ship's line of the fiche d'état (F4). ``price`` is the ship with its own options."""
-
-    name: str
-    kind: str
-    type_french: str
-    type_english: str
-    ship_class: ShipClass
-    structure_max: int
-    structure_current: int
-    speed: int
-    cannons: Cannons
-    normal_damage: int
-    burst_damage: int
-    options: tuple[OptionLine, ...]
-    price: int
-
-
-class FleetSheet(msgspec.Struct, frozen=True, kw_only=True):
-    """A player's fiche d'état (F4): every ship, the fleet options, the total and money left."""
-
-    player: str
-    rules_version: str
-    ships: tuple[ShipSheet, ...]
-    fleet_options: tuple[OptionLine, ...]
-    total: int
-    budget: int
-    money_left: int
-    sealed: bool
-
-
-def status_sheet(fleet_state: Fleet, structure_lost: Mapping[str, int] | None = None) -> FleetSheet:
-    """The F4 sheet of ``fleet_state``; ``structure_lost`` maps ship names to damage taken."""
-    version = fleet_state.rules_version
-    catalogue = catalogue_for(version)
-    losses = structure_lost or {}
-
-    def line(option_id: str, kind: str | None) -> OptionLine:
-        spec = catalogue.options[option_id]
-        price = catalogue.option_price(option_id, kind) if kind else spec.price
-        return OptionLine(
-            id=spec.id, french_name=spec.french_name, english_name=spec.english_name, price=price
-        )
-
-    sheets = []
-    for ship in fleet_state.ships:
-        kind = catalogue.ships[ship.kind]
-        stats = derive_stats(
-            ship.kind, ship.options, fleet_state.fleet_options, losses.get(ship.name, 0), version
-        )
-        sheets.append(
-            ShipSheet(
-                name=ship.name,
-                kind=kind.id,
-                type_french=kind.french_name,
-                type_english=kind.english_name,
-                ship_class=kind.ship_class,
-                structure_max=stats.max_structure,
-                structure_current=stats.structure,
-                speed=stats.speed,
-                cannons=stats.cannons,
-                normal_damage=stats.normal_damage,
-                burst_damage=stats.burst_damage,
-                options=tuple(line(o, ship.kind) for o in ship.options),
-                price=ship_cost(ship.kind, ship.options, version),
-            )
-        )
-    return FleetSheet(
-        player=fleet_state.player,
-        rules_version=version,
-        ships=tuple(sheets),
-        fleet_options=tuple(line(o, None) for o in fleet_state.fleet_options),
-        total=fleet_state.spent,
-        budget=fleet_state.budget,
-        money_left=fleet_state.money_left,
-        sealed=fleet_state.sealed,
     )

@@ -34,7 +34,7 @@ from mortecouille.core.board.terrain import board_index
 from mortecouille.core.dice import DiceCup
 from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.catalogue import SHIP_CLASSES
-from mortecouille.core.fleet.purchase import ShipStats
+from mortecouille.core.fleet.stats import ShipStats
 from mortecouille.core.life_cycle import shared_fields
 from mortecouille.core.mortecouille.collision_damage import (
     CROSSING_DAMAGE_DICE,

@@ -11,7 +11,7 @@ from mortecouille.core.board.ships import check_square_free
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.catalogue import resolve_option, resolve_ship_kind
-from mortecouille.core.fleet.purchase import ShipStats, derive_stats
+from mortecouille.core.fleet.stats import ShipStats, derive_stats
 from mortecouille.core.life_cycle import Command, change_ship, shared_fields, with_ship
 from mortecouille.core.mortecouille.fire import FIRE_PHASES
 from mortecouille.core.state import GameState, ShipState

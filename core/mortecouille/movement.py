@@ -2,9 +2,10 @@
 
 :func:`movement_phase` turns the turn's move intents into wind-point spends and
 engine moves (A3, N, C6), then plays the two simultaneous steps of the movement
-engine itself (M0-M6, M2f) so that collision losses, capsizes, crossings and
-sinkings (C, W3) happen between the steps. :func:`board_wind_phase` plays the
-board's wind tiles and whirlpools the same way (M7, B5, B6).
+engine (M0-M6, M2f) with the ledger acting after each step, so that collision
+losses, capsizes, crossings and sinkings (C, W3) happen between the steps.
+:func:`board_wind_phase` plays the board's wind tiles and whirlpools the same way
+(M7, B5, B6).
 
 Both return the events in log order. Every die's ``DieRolled`` comes right before
 the outcome that used it. Nothing depends on the order of ``state.ships`` or of
@@ -17,13 +18,13 @@ ship's fire check from it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Final
 
 import msgspec
 
-from mortecouille.core.board.movement import Move, wind_phase_moves
-from mortecouille.core.board.movement_step import Claim, Piece, resolve_step
+from mortecouille.core.board.movement import Move, play_two_steps, wind_phase_moves
+from mortecouille.core.board.movement_step import Claim, Piece, StepResult
 from mortecouille.core.dice import DiceCup
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.life_cycle import ship_named
@@ -41,8 +42,6 @@ from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.mortecouille import WindPointsChanged
 from mortecouille.events.mortecouille_movement import MoveUnaffordable
-
-__all__ = ["INTENT_KINDS", "MoveIntent", "board_wind_phase", "movement_phase"]
 
 ADVANCE: Final = "advance"
 MANEUVER: Final = "maneuver"
@@ -189,57 +188,26 @@ def board_wind_phase(state: GameState, cup: DiceCup) -> list[Event]:
 
 
 def _play(ledger: PhaseLedger, moves: Mapping[str, Move]) -> None:
-    """Step 1, losses and sinkings, step 2 for the turners still going, losses, final facings.
-
-    Mirrors :func:`mortecouille.core.board.movement.resolve_moves`, with the ledger acting between the steps.
-    """
+    """The engine's two steps (:func:`mortecouille.core.board.movement.play_two_steps`) with the
+    ledger acting after each: losses and sinkings, so a ship sunk in step 1 neither moves nor
+    blocks in step 2 (T2); then final facings and the ShipMoved events."""
     _fireships_leave(ledger, moves)
-    board = ledger.state.board
     active = {sid: move for sid, move in moves.items() if sid in ledger.pieces}
 
-    step1 = _step_pieces(ledger, active, first=True)
-    claims1 = {sid: Claim(move.first, move.pushes) for sid, move in active.items() if move.first is not None}
-    entered: set[str] = set()
-    if claims1:
-        result1 = resolve_step(board, step1, claims1, 1)
-        ledger.after_step(result1, step1)
-        entered = set(result1.moved) | settle_step(ledger, result1, claims1, step1)
-    else:
-        _take_facings(ledger, step1)
+    def settle(
+        result: StepResult, step_pieces: Mapping[str, Piece], claims: Mapping[str, Claim]
+    ) -> tuple[Mapping[str, Piece], Collection[str]]:
+        ledger.after_step(result, step_pieces)
+        if not claims:
+            return ledger.pieces, ()  # nobody moved, so nothing collided: nothing to settle
+        crossed = settle_step(ledger, result, claims, step_pieces)
+        return ledger.pieces, set(result.moved) | crossed
 
-    step2 = _step_pieces(ledger, active, first=False)
-    claims2 = {
-        sid: Claim(move.second, False)
-        for sid, move in active.items()
-        if move.second is not None and sid in entered and sid in ledger.pieces
-    }
-    if claims2:
-        result2 = resolve_step(board, step2, claims2, 2)
-        ledger.after_step(result2, step2)
-        settle_step(ledger, result2, claims2, step2)
-    else:
-        _take_facings(ledger, step2)
-
+    steps = play_two_steps(ledger.state.board, ledger.pieces, active, settle)
     # Every ship that tried to turn ends with its new facing, even if it stopped.
-    for sid, move in active.items():
-        if sid in ledger.pieces:
-            ledger.place(sid, ledger.pieces[sid].at, move.facing_after)
-    ledger.report_moves()
-
-
-def _step_pieces(ledger: PhaseLedger, moves: Mapping[str, Move], *, first: bool) -> dict[str, Piece]:
-    """Every ship in play, with the facing it has while this step is resolved."""
-    pieces: dict[str, Piece] = {}
-    for sid, piece in ledger.pieces.items():
-        move = moves.get(sid)
-        facing = piece.facing if move is None else move.facing_first if first else move.facing_second
-        pieces[sid] = piece if facing == piece.facing else Piece(sid, piece.at, facing, piece.size)
-    return pieces
-
-
-def _take_facings(ledger: PhaseLedger, pieces: Mapping[str, Piece]) -> None:
-    for sid, piece in pieces.items():
+    for sid, piece in steps.pieces.items():
         ledger.place(sid, piece.at, piece.facing)
+    ledger.report_moves()
 
 
 def _fireships_leave(ledger: PhaseLedger, moves: Mapping[str, Move]) -> None:
