@@ -181,3 +181,22 @@ def test_the_script_runs_and_shows_the_selected_turn(chromium: str, page: Path, 
     )
     assert taken.returncode == 0, taken.stderr[-2000:]
     assert shot.stat().st_size > 20_000  # a drawn page, not a blank one
+
+
+def test_stepping_swaps_in_each_frames_picture(chromium: str, page: Path, tmp_path: Path) -> None:
+    """The buttons and the slider only switch frames: after each, the board is that frame's SVG."""
+    data = game_data(page.read_text())
+    frames = [(turn["turn"], frame) for turn in data["turns"] for frame in turn["frames"]]
+    html = page.read_text()
+    # a copy that, once shown on turn 1's outcome, goes back two steps: turn 1's second-to-last frame
+    stepping = '$("prev").click(); $("prev").click(); $("next").click();</script>\n</body>'
+    stepped = tmp_path / "stepped.html"
+    stepped.write_text(html.replace("</script>\n</body>", stepping))
+    dom = browse(chromium, tmp_path / "profile", "--dump-dom", f"{stepped.as_uri()}#turn=1")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    turn, shown = frames[-2]
+    assert turn == 1 and shown["label"] != "turn 1: after"
+    title = re.search(r"<title>[^<]*</title>", shown["svg"])
+    assert title is not None and title.group(0) in dom.stdout
+    assert f'<span class="phase" id="phase-label">{shown["label"]}</span>' in dom.stdout
+    assert f"step {len(frames) - 1} of {len(frames)}" in dom.stdout

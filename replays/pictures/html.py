@@ -61,7 +61,8 @@ def game_data(events: Sequence[Event]) -> dict[str, Any]:
     """Everything the page shows, as plain JSON-able data.
 
     The replay only moves forward (each frame's state is the previous one plus the frame's
-    events), so the page costs one fold of the log plus one picture per frame.
+    events), so the page costs two passes over the log (the fold for the colours, the replay)
+    plus one picture per frame.
     """
     # The final state (for the players' colours) by a plain fold, so the replay below only moves
     # forward and never falls back to a keyframe to reach a turn.
@@ -102,7 +103,7 @@ def game_data(events: Sequence[Event]) -> dict[str, Any]:
             frames.append(frame(phase, state, colours, [e.seq for e in group], picture))
         # The frame a turn opens on: the outcome with every path, collision and shot of the turn.
         after = replay.seek(last)
-        picture = render_turn_svg(before, after, events[started:last], f"{after.game}: turn {turn}")
+        picture = render_turn_svg(before, after, events[started:last], f"{name}: turn {turn}")
         frames.append(
             frame(f"turn {turn}: after", after, colours, [e.seq for e in events[started + 1 : last]], picture)
         )
