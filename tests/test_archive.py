@@ -20,8 +20,16 @@ from mortecouille.events.combat import ShotFired
 from mortecouille.events.fleet import ShipBought
 from mortecouille.events.rulings import RulingRecorded
 from mortecouille.events.store import GameLog
-from mortecouille.replays.analytics.archive import TABLES, archive_games, read_manifest, readme_text
+from mortecouille.replays.analytics.archive import archive_games, read_manifest
 from mortecouille.replays.analytics.query import query_archive
+from mortecouille.replays.analytics.rows import game_rows
+from mortecouille.replays.analytics.schema import (
+    PARTITION_COLUMNS,
+    ROW_TYPES,
+    TABLES,
+    readme_text,
+    sql_type,
+)
 from tests.cli_helpers import run_cli
 from tests.forgery import forge_with_turn_hashes
 from tests.helpers import ROOT, file_digests, write_game
@@ -176,6 +184,65 @@ def test_layout_is_hive_partitioned_with_a_readme_naming_every_column(archived: 
             assert f"| {column} | {kind} |" in readme
 
 
+#: The published schema, pinned: deriving it from the row types must not change a column or a type.
+PUBLISHED_COLUMNS = {
+    "games": "game:VARCHAR players:VARCHAR[] budget:BIGINT board_width:INTEGER board_height:INTEGER "
+    "rules_version:VARCHAR dice_mode:VARCHAR forked_from:VARCHAR scenario:BOOLEAN turns:INTEGER "
+    "winner:VARCHAR end_reason:VARCHAR events:BIGINT last_hash:VARCHAR",
+    "events": "game:VARCHAR seq:BIGINT turn:INTEGER type:VARCHAR ship:VARCHAR payload:VARCHAR",
+    "dice": "game:VARCHAR seq:BIGINT turn:INTEGER phase:VARCHAR ship:VARCHAR purpose:VARCHAR index:INTEGER "
+    "sides:INTEGER value:INTEGER source:VARCHAR",
+    "shots": "game:VARCHAR seq:BIGINT turn:INTEGER ship:VARCHAR weapon:VARCHAR target:VARCHAR distance:INTEGER "
+    "cannons:INTEGER mode:VARCHAR dice:INTEGER[] bonus:INTEGER needed:VARCHAR needed_total:INTEGER "
+    "hit:BOOLEAN damage:INTEGER flaming:BOOLEAN",
+    "collisions": "game:VARCHAR seq:BIGINT turn:INTEGER round:INTEGER phase:VARCHAR step:INTEGER rule:VARCHAR "
+    "ship_a:VARCHAR ship_b:VARCHAR square_x:INTEGER square_y:INTEGER rock_x:INTEGER rock_y:INTEGER",
+    "damage": "game:VARCHAR seq:BIGINT turn:INTEGER round:INTEGER phase:VARCHAR ship:VARCHAR amount:DOUBLE "
+    "cause:VARCHAR other:VARCHAR rules:VARCHAR[]",
+    "fires": "game:VARCHAR seq:BIGINT turn:INTEGER ship:VARCHAR phase:VARCHAR die:INTEGER out:BOOLEAN "
+    "damage:INTEGER next_phase:VARCHAR abandoned:BOOLEAN",
+    "ships": "game:VARCHAR owner:VARCHAR ship:VARCHAR kind:VARCHAR options:VARCHAR[] fleet_options:VARCHAR[] "
+    "price:BIGINT damage:DOUBLE damage_dealt:DOUBLE status:VARCHAR won:BOOLEAN",
+    "rulings": "game:VARCHAR seq:BIGINT turn:INTEGER rule:VARCHAR text:VARCHAR adjustments:INTEGER",
+}
+
+
+def test_the_schema_derived_from_the_row_types_is_the_published_one() -> None:
+    assert {table: " ".join(f"{n}:{k}" for n, k in columns) for table, columns in TABLES.items()} == (
+        PUBLISHED_COLUMNS
+    )
+    assert list(TABLES) == list(PUBLISHED_COLUMNS)
+
+
+def test_each_table_is_one_row_type_and_the_rows_are_built_as_it(simulated: Path) -> None:
+    for row_type in ROW_TYPES:
+        assert [name for name, _ in TABLES[row_type.table]] == list(row_type.__struct_fields__)
+    with pytest.raises(TypeError, match="Integer or Bigint"):
+        sql_type(int)  # an int column must say its width
+    path = next(simulated.glob("*.jsonl"))
+    data = path.read_bytes()
+    rows = game_rows(path.stem, GameLog(path).read(), data.splitlines())
+    by_table = {row_type.table: row_type for row_type in ROW_TYPES}
+    assert set(rows) == set(TABLES)
+    for table, table_rows in rows.items():
+        assert all(type(row) is by_table[table] for row in table_rows), table
+
+
+def test_the_parquet_files_have_the_schema_columns_and_types(archived: Path) -> None:
+    import duckdb
+
+    connection = duckdb.connect()
+    for table, columns in TABLES.items():
+        if not any((archived / table).glob("**/*.parquet")):
+            continue
+        described = connection.sql(
+            f"DESCRIBE SELECT * FROM read_parquet('{archived}/{table}/**/*.parquet', hive_partitioning = true)"
+        ).fetchall()
+        found = [(name, kind) for name, kind, *_ in described]
+        assert found[: len(columns)] == list(columns), table
+        assert sorted(found[len(columns) :]) == sorted((name, "VARCHAR") for name in PARTITION_COLUMNS)
+
+
 def test_the_archive_reads_without_this_project(archived: Path, tmp_path: Path) -> None:
     """Plain DuckDB in a fresh interpreter, from another directory, no project module on the path."""
     script = (
@@ -195,7 +262,11 @@ def test_the_archive_reads_without_this_project(archived: Path, tmp_path: Path) 
 
 def test_importing_the_cli_does_not_import_duckdb() -> None:
     done = subprocess.run(
-        [sys.executable, "-c", "import sys, mortecouille.cli.main; assert 'duckdb' not in sys.modules, 'duckdb imported'"],
+        [
+            sys.executable,
+            "-c",
+            "import sys, mortecouille.cli.main; assert 'duckdb' not in sys.modules, 'duckdb imported'",
+        ],
         cwd=ROOT,
         capture_output=True,
         text=True,

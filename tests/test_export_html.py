@@ -6,7 +6,9 @@ import json
 import re
 import shutil
 import subprocess
+import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,15 +65,102 @@ def page(games: Path, tmp_path: Path) -> Path:
     return out
 
 
+def game_data(html: str) -> Any:
+    """The JSON the page embeds, as its script reads it."""
+    found = re.search(r'<script type="application/json" id="game-data">(.*?)</script>', html, re.S)
+    assert found is not None
+    return json.loads(found.group(1))
+
+
 def test_the_page_is_self_contained(page: Path) -> None:
     html = page.read_text()
     assert "<script src" not in html and "<link" not in html and "@import" not in html
     assert "url(http" not in html and "@font-face" not in html
     # the only URL is the SVG namespace, which is a name, never fetched
-    assert set(re.findall(r"https?://[^\s\"'<>]+", html)) == {"http://www.w3.org/2000/svg"}
-    data = json.loads(re.search(r'id="game-data">(.*?)</script>', html, re.S).group(1))  # type: ignore[union-attr]
+    assert set(re.findall(r"https?://[^\s\"'<>\\]+", html)) == {"http://www.w3.org/2000/svg"}
+    data = game_data(html)
     assert [t["turn"] for t in data["turns"]] == [0, 1]
     assert data["turns"][1]["frames"][-1]["label"] == "turn 1: after"
+    # every step of the page is a picture: before, one per phase of the story, after
+    labels = [f["label"] for f in data["turns"][1]["frames"]]
+    assert labels[0] == "turn 1: before" and len(labels) > 3
+    for turn in data["turns"]:
+        for frame in turn["frames"]:
+            assert ET.fromstring(frame["svg"]).tag == "{http://www.w3.org/2000/svg}svg"
+    # the page draws nothing itself: no drawing code left in its script
+    assert "createElementNS" not in html and "polyline" not in html.split('id="game-data"')[0]
+
+
+def test_each_turn_on_the_page_is_the_render_picture_byte_for_byte(
+    games: Path, page: Path, tmp_path: Path
+) -> None:
+    data = game_data(page.read_text())
+    for turn in data["turns"]:
+        drawn = tmp_path / f"turn-{turn['turn']}.svg"
+        assert run(games, "render", "b", "--turn", str(turn["turn"]), "--svg", str(drawn)).exit_code == 0
+        # a turn opens on its last frame, the outcome: the very picture ``render`` writes
+        assert turn["frames"][-1]["svg"] == drawn.read_text(encoding="utf-8")
+
+
+HOSTILE_SHIP = "<img src=x onerror=alert(1)>"
+HOSTILE_FRIGATE = '"]]></svg><script>'
+HOSTILE_PLAYER = "<i>Anne</i>"
+HOSTILE_RULING = "<!-- </script><script>alert(2)</script>"
+
+
+@pytest.fixture
+def hostile_page(games: Path, tmp_path: Path) -> Path:
+    """A game whose every user-typed text tries to break out of the page or its pictures."""
+    created = run(
+        games, "new", "h", "--ruleset", "blockade", "--players", f"{HOSTILE_PLAYER},Bart{HOSTILE_FRIGATE}",
+        "--board", "8x8", "--seed", "1",
+    )  # fmt: skip
+    assert created.exit_code == 0, created.output
+    ok = (
+        ("place", "h", HOSTILE_SHIP, "C2", "--kind", "sloop", "--owner", HOSTILE_PLAYER),
+        ("place", "h", HOSTILE_FRIGATE, "C4", "--kind", "war-frigate", "--owner", f"Bart{HOSTILE_FRIGATE}",
+         "--facing", "S"),
+        ("tokens", "h", HOSTILE_SHIP, "F", "F", "L", "-"),
+        ("tokens", "h", HOSTILE_FRIGATE, "F", "-", "R", "F"),
+        ("ruling", "h", "--rule", "M6", "--text", HOSTILE_RULING),
+        ("resolve", "h"),
+    )  # fmt: skip
+    for args in ok:
+        result = run(games, *args)
+        assert result.exit_code == 0, result.output
+    out = tmp_path / "hostile.html"
+    assert run(games, "export", "h", "--html", str(out)).exit_code == 0
+    return out
+
+
+def test_user_typed_text_stays_text_in_the_page_and_its_pictures(hostile_page: Path) -> None:
+    html = hostile_page.read_text()
+    before_data, _, rest = html.partition('<script type="application/json" id="game-data">')
+    embedded, _, after_data = rest.partition("</script>")
+    # nothing typed reaches the markup outside the data, and nothing in the data can end its element
+    for text in (HOSTILE_SHIP, HOSTILE_FRIGATE, HOSTILE_PLAYER, "alert(2)"):
+        assert text not in before_data and text not in after_data
+    assert "</" not in embedded and "<!--" not in embedded
+    data = game_data(html)
+    assert data["players"][0][0] == HOSTILE_PLAYER
+    assert any(HOSTILE_RULING in line["text"] for line in data["turns"][1]["explain"])
+    for turn in data["turns"]:
+        for frame in turn["frames"]:
+            picture = ET.fromstring(frame["svg"])  # well-formed: the names did not close anything
+            names = {e.text for e in picture.iter("{http://www.w3.org/2000/svg}text")}
+            assert {HOSTILE_SHIP, HOSTILE_FRIGATE} <= names
+            assert not [e for e in picture.iter() if e.tag.endswith(("script", "img"))]
+
+
+def test_hostile_names_are_shown_not_run_in_chromium(
+    chromium: str, hostile_page: Path, tmp_path: Path
+) -> None:
+    dom = browse(chromium, tmp_path / "profile", "--dump-dom", f"{hostile_page.as_uri()}#turn=1")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    shown = re.sub(r'<script type="application/json" id="game-data">.*?</script>', "", dom.stdout, flags=re.S)
+    assert "<img" not in shown and "<i>" not in shown and shown.count("<script") == 1
+    assert "&lt;img src=x onerror=alert(1)&gt;" in shown and 'data-turn="1"' in shown
+    assert "&lt;/svg&gt;&lt;script&gt;" in shown
 
 
 def test_the_script_runs_and_shows_the_selected_turn(chromium: str, page: Path, tmp_path: Path) -> None:
@@ -92,3 +181,22 @@ def test_the_script_runs_and_shows_the_selected_turn(chromium: str, page: Path, 
     )
     assert taken.returncode == 0, taken.stderr[-2000:]
     assert shot.stat().st_size > 20_000  # a drawn page, not a blank one
+
+
+def test_stepping_swaps_in_each_frames_picture(chromium: str, page: Path, tmp_path: Path) -> None:
+    """The buttons and the slider only switch frames: after each, the board is that frame's SVG."""
+    data = game_data(page.read_text())
+    frames = [(turn["turn"], frame) for turn in data["turns"] for frame in turn["frames"]]
+    html = page.read_text()
+    # a copy that, once shown on turn 1's outcome, goes back two steps: turn 1's second-to-last frame
+    stepping = '$("prev").click(); $("prev").click(); $("next").click();</script>\n</body>'
+    stepped = tmp_path / "stepped.html"
+    stepped.write_text(html.replace("</script>\n</body>", stepping))
+    dom = browse(chromium, tmp_path / "profile", "--dump-dom", f"{stepped.as_uri()}#turn=1")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    turn, shown = frames[-2]
+    assert turn == 1 and shown["label"] != "turn 1: after"
+    title = re.search(r"<title>[^<]*</title>", shown["svg"])
+    assert title is not None and title.group(0) in dom.stdout
+    assert f'<span class="phase" id="phase-label">{shown["label"]}</span>' in dom.stdout
+    assert f"step {len(frames) - 1} of {len(frames)}" in dom.stdout

@@ -56,7 +56,11 @@ def distance(a: Square, b: Square) -> int:
 
 
 def column_name(x: int) -> str:
-    """Spreadsheet-style column letters: 0 -> A, 25 -> Z, 26 -> AA."""
+    """Spreadsheet-style column letters: 0 -> A, 25 -> Z, 26 -> AA.
+
+    >>> column_name(0), column_name(25), column_name(26)
+    ('A', 'Z', 'AA')
+    """
     if x < 0:
         raise ValueError(f"column {x} is negative")
     letters = ""
@@ -68,7 +72,11 @@ def column_name(x: int) -> str:
 
 
 def square_name(square: Square) -> str:
-    """``(2, 4)`` -> ``"C5"`` (B1)."""
+    """``(2, 4)`` -> ``"C5"`` (B1): the column's letters, then the row counted from 1.
+
+    >>> square_name((0, 0)), square_name((2, 4))
+    ('A1', 'C5')
+    """
     x, y = square
     if y < 0:
         raise ValueError(f"row {y} is negative")
@@ -76,13 +84,27 @@ def square_name(square: Square) -> str:
 
 
 def square_label(square: Square) -> str:
-    """A square by name, or by coordinates when it lies past the south or west edge (B1, B4)."""
+    """A square by name, or by coordinates when it lies past the south or west edge (B1, B4).
+
+    >>> square_label((2, 4)), square_label((-1, 3))
+    ('C5', '(-1,3)')
+    """
     x, y = square
     return square_name(square) if x >= 0 and y >= 0 else f"({x},{y})"
 
 
 def parse_square(text: str) -> Square:
-    """Read ``"C5"``, ``"c5"`` or ``"2,4"`` as a square; raise ValueError naming the text."""
+    """Read ``"C5"``, ``"c5"`` or ``"2,4"`` as a square; raise ValueError naming the text.
+
+    A square is ``(x, y)`` counted from 0: column C is x 2, row 5 is y 4 (B1).
+
+    >>> parse_square("C5"), parse_square("c5"), parse_square("2,4")
+    ((2, 4), (2, 4), (2, 4))
+    >>> parse_square("C0")
+    Traceback (most recent call last):
+    ...
+    ValueError: square 'C0': rows are numbered from 1
+    """
     cleaned = text.strip()
     match = _SQUARE_NAME.match(cleaned)
     if match:

@@ -205,6 +205,22 @@ def collision_losses(
     contact: without ``side_contact_dice`` (one d6 per ship) the extra is left
     out and both results say the dice are needed; with them, the C2 ruling
     applies. A fireship (C6) adds 30 to both ships per fireship in the pair.
+
+    The worked example of the rules (C3): Red, a red-small, advances bow first into the side of
+    Yellow, a yellow-big. Red loses 15 (own, against a big) + 27 (inflicted by a yellow-big on a
+    small) + 2 (bow into side) = 44, more than its 38, so it sinks; Yellow loses 1 + 1 + 6 = 8 and
+    rolls for capsizing.
+
+    >>> from mortecouille.core.fleet.stats import derive_stats
+    >>> def side(kind: str, part: ContactPart) -> CollisionSide:
+    ...     s = derive_stats(kind)  # the catalogue's F1 collision figures
+    ...     figures = (s.own_loss_vs_small, s.own_loss_vs_big, s.inflicted_on_small, s.inflicted_on_big)
+    ...     return CollisionSide(s.ship_class, *figures, part=part)
+    >>> red, yellow = collision_losses(side("red-small", "bow"), side("yellow-big", "side"))
+    >>> red.own, red.inflicted, red.contact_extra, red.total, derive_stats("red-small").structure
+    (15, 27, 2, 44, 38)
+    >>> yellow.own, yellow.inflicted, yellow.contact_extra, yellow.total, yellow.rolls_capsize
+    (1, 1, 6, 8, True)
     """
     _check_side("a", a)
     _check_side("b", b)

@@ -42,7 +42,18 @@ class ShotTable(msgspec.Struct, frozen=True):
         return self.rows[-1][0]
 
     def cell(self, cannons: int | None, distance: int) -> Needed:
-        """The number to reach; refuses (citing this table's rule) beyond the last row."""
+        """The number to reach; refuses (citing this table's rule) beyond the last row.
+
+        Four cannons at distance 4 need 10 on the normal fire table (S3); one cannon at 5 is an
+        automatic miss; nothing reaches past the last row:
+
+        >>> NORMAL_FIRE.cell(4, 4), NORMAL_FIRE.cell(1, 5)
+        (10, 'miss')
+        >>> NORMAL_FIRE.cell(4, 8)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        mortecouille.core.errors.RuleViolation: [S3] normal fire: distance 8 is beyond the table ...
+        """
         if distance > self.max_distance:
             raise RuleViolation(
                 self.rule,
@@ -173,7 +184,11 @@ def catapult_dice_count(elite: bool) -> int:
 
 
 def needed_roll(cannons: int, distance: int, burst: bool) -> Needed:
-    """The total a cannon shot must reach (S3 normal, S4 burst); refuses citing S2, S3 or S4."""
+    """The total a cannon shot must reach (S3 normal, S4 burst); refuses citing S2, S3 or S4.
+
+    >>> needed_roll(cannons=4, distance=4, burst=False), needed_roll(cannons=3, distance=2, burst=True)
+    (10, 'hit')
+    """
     _check_cannons(cannons)
     table = BURST_FIRE if burst else NORMAL_FIRE
     _check_distance(distance, table.rule)
@@ -191,7 +206,11 @@ def catapult_needed(distance: int) -> Needed:
 
 
 def shot_hits(needed: Needed, dice_values: Sequence[int], bonus: int) -> bool:
-    """Whether a shot hits: H and - ignore the dice; otherwise sum + S6 bonus >= needed."""
+    """Whether a shot hits: H and - ignore the dice; otherwise sum + S6 bonus >= needed.
+
+    >>> shot_hits(10, [3, 4, 2], bonus=0), shot_hits(10, [3, 4, 2], bonus=1), shot_hits("hit", [1, 1, 1], 0)
+    (False, True, True)
+    """
     for value in dice_values:
         check_die(value)
     if needed == AUTOMATIC_HIT:
@@ -334,7 +353,11 @@ def _ways_by_total(dice: int) -> tuple[int, ...]:
 
 
 def probability_at_least(dice: int, needed: Needed, bonus: int = 0) -> Fraction:
-    """Exact probability that ``dice`` d6 plus ``bonus`` reach ``needed``."""
+    """Exact probability that ``dice`` d6 plus ``bonus`` reach ``needed``.
+
+    >>> probability_at_least(3, 10), probability_at_least(3, 10, bonus=1), probability_at_least(3, "miss")
+    (Fraction(5, 8), Fraction(20, 27), Fraction(0, 1))
+    """
     if needed == AUTOMATIC_HIT:
         return Fraction(1)
     if needed == AUTOMATIC_MISS:
@@ -347,7 +370,16 @@ def probability_at_least(dice: int, needed: Needed, bonus: int = 0) -> Fraction:
 def hit_probability(
     cannons: int, distance: int, burst: bool = False, elite: bool = False, bonus: int = 0
 ) -> Fraction:
-    """Exact chance that a cannon shot hits (S2-S4, S6), by enumerating every throw."""
+    """Exact chance that a cannon shot hits (S2-S4, S6), by enumerating every throw.
+
+    Four cannons at distance 4 throw 3d6 and need 10 (S2, S3): 135 of the 216 throws, 5/8.
+    An elite gunner's fourth die (S2) and a bonus of 1 (S6) raise it:
+
+    >>> hit_probability(cannons=4, distance=4)
+    Fraction(5, 8)
+    >>> hit_probability(cannons=4, distance=4, elite=True), hit_probability(cannons=4, distance=4, bonus=1)
+    (Fraction(65, 72), Fraction(20, 27))
+    """
     needed = needed_roll(cannons, distance, burst)
     return probability_at_least(dice_count(cannons, elite), needed, bonus)
 

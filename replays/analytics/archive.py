@@ -24,11 +24,10 @@ Choices, each for a reason:
   JSON-lines file per table and one ``COPY (SELECT ... FROM read_json(...)) TO ... (PARTITION_BY)``
   writes them: measured ~400 times faster than ``executemany`` inserts, and no pyarrow or pandas.
 
-The table schemas and the README's text are in :mod:`mortecouille.replays.analytics.schema`, the rows
-built from a
-game's events in :mod:`mortecouille.replays.analytics.rows`; this module verifies, writes, keeps the
-manifest and
-the lock, and re-exports their public names.
+The table schemas (one row type per table) and the README's text are in
+:mod:`mortecouille.replays.analytics.schema`, the rows built from a game's events in
+:mod:`mortecouille.replays.analytics.rows`; this module verifies, writes, and keeps the manifest
+and the lock.
 """
 
 from __future__ import annotations
@@ -49,38 +48,12 @@ import msgspec
 from mortecouille.events.codec import LogError, decode_lines
 from mortecouille.events.game import GameCreated, GameEnded
 from mortecouille.events.store import GameLog
-from mortecouille.replays.analytics.rows import Row, game_rows
-from mortecouille.replays.analytics.schema import PARTITION_COLUMNS, TABLES, Columns, readme_text
+from mortecouille.replays.analytics.rows import game_rows
+from mortecouille.replays.analytics.schema import PARTITION_COLUMNS, TABLES, Columns, TableRow, readme_text
 from mortecouille.replays.reading.verify import verify_log
 
-__all__ = [
-    "FLUSH_EVENTS",
-    "LOGS_DIR",
-    "MANIFEST_FORMAT",
-    "MANIFEST_NAME",
-    "PARTITION_COLUMNS",
-    "TABLES",
-    "ArchiveResult",
-    "ArchivedGame",
-    "Columns",
-    "Manifest",
-    "PreparedGame",
-    "Refusal",
-    "Row",
-    "archive_games",
-    "columns_struct",
-    "game_rows",
-    "has_parts",
-    "last_line_hash",
-    "prepare_game",
-    "read_manifest",
-    "readme_text",
-    "remove_orphans",
-    "sql_string",
-    "table_glob",
-    "write_batch",
-    "write_readme",
-]
+#: A row as written: a table's columns and the partition columns, by name.
+WrittenRow = dict[str, Any]
 
 MANIFEST_NAME = "manifest.json"
 LOGS_DIR = "logs"
@@ -135,7 +108,7 @@ class PreparedGame(msgspec.Struct):
     data: bytes
     head: bytes | None
     last_hash: str
-    rows: dict[str, list[Row]]
+    rows: dict[str, list[TableRow]]
 
 
 # ------------------------------------------------------------------ one log
@@ -240,7 +213,7 @@ def columns_struct(columns: Columns) -> str:
     return "{" + ", ".join(f"{sql_string(name)}: {sql_string(kind)}" for name, kind in columns) + "}"
 
 
-def write_batch(archive: Path, batch: str, rows: dict[str, list[Row]]) -> None:
+def write_batch(archive: Path, batch: str, rows: dict[str, list[WrittenRow]]) -> None:
     """Write each table's rows (partition columns included) as Parquet files named after ``batch``."""
     import duckdb  # lazily: only archiving and querying pay for it
 
@@ -352,11 +325,11 @@ def _commit(
     archive: Path, manifest: Manifest, games: list[PreparedGame], month: str, result: ArchiveResult
 ) -> None:
     batch = uuid.uuid4().hex
-    merged: dict[str, list[Row]] = {table: [] for table in TABLES}
+    merged: dict[str, list[WrittenRow]] = {table: [] for table in TABLES}
     for game in games:
         partition = {"ruleset": game.ruleset, "month": month}
         for table, rows in game.rows.items():
-            merged[table].extend(row | partition for row in rows)
+            merged[table].extend(msgspec.structs.asdict(row) | partition for row in rows)
     write_batch(archive, batch, merged)
     for game in games:
         (archive / LOGS_DIR / f"{game.name}.jsonl").write_bytes(game.data)

@@ -27,13 +27,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from mortecouille.core.errors import BadInput
-from mortecouille.replays.analytics.archive import (
-    PARTITION_COLUMNS,
-    TABLES,
-    has_parts,
-    sql_string,
-    table_glob,
-)
+from mortecouille.replays.analytics.archive import has_parts, sql_string, table_glob
+from mortecouille.replays.analytics.schema import PARTITION_COLUMNS, TABLES
 
 if TYPE_CHECKING:  # duckdb is imported lazily, inside the functions that need it
     import duckdb

@@ -1,11 +1,11 @@
-"""The rows of the archive's tables (:mod:`mortecouille.replays.analytics.schema`) for one game, built in
-Python from its typed events and its final folded state.
+"""The rows of the archive's tables for one game, built in Python from its typed events and its
+final folded state, as the row types of :mod:`mortecouille.replays.analytics.schema` (whose fields
+are the tables' columns).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from mortecouille.core.game import fold
 from mortecouille.core.state import GameState
@@ -14,10 +14,19 @@ from mortecouille.events.combat import FireChecked, ShotFired
 from mortecouille.events.game import DieRolled, GameCreated
 from mortecouille.events.movement import CollisionOccurred, DamageTaken
 from mortecouille.events.rulings import RulingRecorded
-from mortecouille.replays.analytics.schema import TABLES
-
-Row = dict[str, Any]
-
+from mortecouille.replays.analytics.schema import (
+    TABLES,
+    CollisionRow,
+    DamageRow,
+    DieRow,
+    EventRow,
+    FireRow,
+    GameRow,
+    RulingRow,
+    ShipRow,
+    ShotRow,
+    TableRow,
+)
 
 # ------------------------------------------------------------------ rows
 
@@ -26,169 +35,174 @@ def _status(sunk: bool, lost: bool, gone: bool) -> str:
     return "sunk" if sunk else "lost" if lost else "gone" if gone else "afloat"
 
 
-def game_rows(name: str, events: Sequence[Event], lines: Sequence[bytes]) -> dict[str, list[Row]]:
+def game_rows(name: str, events: Sequence[Event], lines: Sequence[bytes]) -> dict[str, list[TableRow]]:
     """The rows of every table for one game (without partition columns), from its typed events.
 
     ``lines`` are the log's raw lines, stored as the events' payload byte for byte so the hash
     chain can be re-checked from the Parquet files alone.
     """
-    rows: dict[str, list[Row]] = {table: [] for table in TABLES}
+    rows: dict[str, list[TableRow]] = {table: [] for table in TABLES}
+
+    def add(row: TableRow) -> None:
+        rows[row.table].append(row)
+
     dealt: dict[str, float] = {}
     for event, line in zip(events, lines, strict=True):
         turn = getattr(event, "turn", None)
         ship = getattr(event, "ship", None)
-        rows["events"].append(
-            {
-                "game": name,
-                "seq": event.seq,
-                "turn": turn if isinstance(turn, int) else None,
-                "type": event.__struct_config__.tag,
-                "ship": ship if isinstance(ship, str) else None,
-                "payload": line.decode("utf-8"),
-            }
+        add(
+            EventRow(
+                game=name,
+                seq=event.seq,
+                turn=turn if isinstance(turn, int) else None,
+                type=str(event.__struct_config__.tag),  # a string for every event (events.base.register)
+                ship=ship if isinstance(ship, str) else None,
+                payload=line.decode("utf-8"),
+            )
         )
         if isinstance(event, DieRolled):
-            rows["dice"].append(
-                {
-                    "game": name,
-                    "seq": event.seq,
-                    "turn": event.turn,
-                    "phase": event.phase,
-                    "ship": event.ship,
-                    "purpose": event.purpose,
-                    "index": event.index,
-                    "sides": event.sides,
-                    "value": event.value,
-                    "source": event.source,
-                }
+            add(
+                DieRow(
+                    game=name,
+                    seq=event.seq,
+                    turn=event.turn,
+                    phase=event.phase,
+                    ship=event.ship,
+                    purpose=event.purpose,
+                    index=event.index,
+                    sides=event.sides,
+                    value=event.value,
+                    source=event.source,
+                )
             )
         elif isinstance(event, ShotFired):
-            rows["shots"].append(
-                {
-                    "game": name,
-                    "seq": event.seq,
-                    "turn": event.turn,
-                    "ship": event.ship,
-                    "weapon": event.weapon,
-                    "target": event.target,
-                    "distance": event.distance,
-                    "cannons": event.cannons,
-                    "mode": event.mode,
-                    "dice": list(event.dice),
-                    "bonus": event.bonus,
-                    "needed": str(event.needed),
-                    "needed_total": event.needed if isinstance(event.needed, int) else None,
-                    "hit": event.hit,
-                    "damage": event.damage,
-                    "flaming": event.flaming,
-                }
+            add(
+                ShotRow(
+                    game=name,
+                    seq=event.seq,
+                    turn=event.turn,
+                    ship=event.ship,
+                    weapon=event.weapon,
+                    target=event.target,
+                    distance=event.distance,
+                    cannons=event.cannons,
+                    mode=event.mode,
+                    dice=list(event.dice),
+                    bonus=event.bonus,
+                    needed=str(event.needed),
+                    needed_total=event.needed if isinstance(event.needed, int) else None,
+                    hit=event.hit,
+                    damage=event.damage,
+                    flaming=event.flaming,
+                )
             )
         elif isinstance(event, CollisionOccurred):
-            rows["collisions"].append(
-                {
-                    "game": name,
-                    "seq": event.seq,
-                    "turn": event.turn,
-                    "round": event.round,
-                    "phase": event.phase,
-                    "step": event.step,
-                    "rule": event.rule,
-                    "ship_a": event.ships[0] if event.ships else None,
-                    "ship_b": event.ships[1] if len(event.ships) > 1 else None,
-                    "square_x": event.square[0],
-                    "square_y": event.square[1],
-                    "rock_x": event.rock[0] if event.rock is not None else None,
-                    "rock_y": event.rock[1] if event.rock is not None else None,
-                }
+            add(
+                CollisionRow(
+                    game=name,
+                    seq=event.seq,
+                    turn=event.turn,
+                    round=event.round,
+                    phase=event.phase,
+                    step=event.step,
+                    rule=event.rule,
+                    ship_a=event.ships[0] if event.ships else None,
+                    ship_b=event.ships[1] if len(event.ships) > 1 else None,
+                    square_x=event.square[0],
+                    square_y=event.square[1],
+                    rock_x=event.rock[0] if event.rock is not None else None,
+                    rock_y=event.rock[1] if event.rock is not None else None,
+                )
             )
         elif isinstance(event, DamageTaken):
-            rows["damage"].append(
-                {
-                    "game": name,
-                    "seq": event.seq,
-                    "turn": event.turn,
-                    "round": event.round,
-                    "phase": event.phase,
-                    "ship": event.ship,
-                    "amount": event.amount,
-                    "cause": event.cause,
-                    "other": event.other,
-                    "rules": list(event.rules),
-                }
+            add(
+                DamageRow(
+                    game=name,
+                    seq=event.seq,
+                    turn=event.turn,
+                    round=event.round,
+                    phase=event.phase,
+                    ship=event.ship,
+                    amount=event.amount,
+                    cause=event.cause,
+                    other=event.other,
+                    rules=list(event.rules),
+                )
             )
             if event.other is not None and event.other != event.ship:
                 dealt[event.other] = dealt.get(event.other, 0.0) + event.amount
         elif isinstance(event, FireChecked):
-            rows["fires"].append(
-                {
-                    "game": name,
-                    "seq": event.seq,
-                    "turn": event.turn,
-                    "ship": event.ship,
-                    "phase": event.phase,
-                    "die": event.die,
-                    "out": event.out,
-                    "damage": event.damage,
-                    "next_phase": event.next_phase,
-                    "abandoned": event.abandoned,
-                }
+            add(
+                FireRow(
+                    game=name,
+                    seq=event.seq,
+                    turn=event.turn,
+                    ship=event.ship,
+                    phase=event.phase,
+                    die=event.die,
+                    out=event.out,
+                    damage=event.damage,
+                    next_phase=event.next_phase,
+                    abandoned=event.abandoned,
+                )
             )
         elif isinstance(event, RulingRecorded):
-            rows["rulings"].append(
-                {
-                    "game": name,
-                    "seq": event.seq,
-                    "turn": event.turn,
-                    "rule": event.rule,
-                    "text": event.text,
-                    "adjustments": len(event.adjustments),
-                }
+            add(
+                RulingRow(
+                    game=name,
+                    seq=event.seq,
+                    turn=event.turn,
+                    rule=event.rule,
+                    text=event.text,
+                    adjustments=len(event.adjustments),
+                )
             )
     state = fold(events)
-    rows["games"].append(_game_row(name, events, state))
-    rows["ships"].extend(_ship_rows(name, state, dealt))
+    add(_game_row(name, events, state))
+    for ship_row in _ship_rows(name, state, dealt):
+        add(ship_row)
     return rows
 
 
-def _game_row(name: str, events: Sequence[Event], state: GameState) -> Row:
+def _game_row(name: str, events: Sequence[Event], state: GameState) -> GameRow:
     created = events[0]
     forked_from = created.forked_from if isinstance(created, GameCreated) else None
-    return {
-        "game": name,
-        "players": list(state.players),
-        "budget": state.budget,
-        "board_width": state.board.width,
-        "board_height": state.board.height,
-        "rules_version": state.rules_version,
-        "dice_mode": state.dice_mode,
-        "forked_from": forked_from,
-        "scenario": state.scenario,
+    return GameRow(
+        game=name,
+        players=list(state.players),
+        budget=state.budget,
+        board_width=state.board.width,
+        board_height=state.board.height,
+        rules_version=state.rules_version,
+        dice_mode=state.dice_mode,
+        forked_from=forked_from,
+        scenario=state.scenario,
         # as mortecouille.app.botgame.summarise counts: an ended state's turn is the last one resolved + 1
-        "turns": state.turn - 1 if state.ended else state.turn,
-        "winner": state.winner,
-        "end_reason": state.end_reason,
-        "events": len(events),
-        "last_hash": events[-1].hash,
-    }
+        turns=state.turn - 1 if state.ended else state.turn,
+        winner=state.winner,
+        end_reason=state.end_reason,
+        events=len(events),
+        last_hash=events[-1].hash,
+    )
 
 
-def _ship_rows(name: str, state: GameState, dealt: dict[str, float]) -> list[Row]:
+def _ship_rows(name: str, state: GameState, dealt: dict[str, float]) -> list[ShipRow]:
     rows = []
     for ship in sorted(state.ships.values(), key=lambda s: (s.owner or "", s.id)):
         fleet = state.fleets.get(ship.owner) if ship.owner is not None else None
         rows.append(
-            {
-                "game": name,
-                "owner": ship.owner,
-                "ship": ship.id,
-                "kind": ship.kind,
-                "options": list(ship.options),
-                "fleet_options": list(fleet.fleet_options) if fleet is not None else [],
-                "price": ship.price,
-                "damage": ship.damage,
-                "damage_dealt": dealt.get(ship.id, 0.0),
-                "status": _status(ship.sunk, ship.lost, ship.gone),
-                "won": ship.owner is not None and ship.owner == state.winner,
-            }
+            ShipRow(
+                game=name,
+                owner=ship.owner,
+                ship=ship.id,
+                kind=ship.kind,
+                options=list(ship.options),
+                fleet_options=list(fleet.fleet_options) if fleet is not None else [],
+                price=ship.price,
+                damage=ship.damage,
+                damage_dealt=dealt.get(ship.id, 0.0),
+                status=_status(ship.sunk, ship.lost, ship.gone),
+                won=ship.owner is not None and ship.owner == state.winner,
+            )
         )
     return rows

@@ -1,16 +1,19 @@
 """``export --html``: the whole game in one self-contained page.
 
-No network and nothing external: the CSS and the script are inline, the game is
-embedded as JSON in a ``<script type="application/json">`` element, and the
-board's fixed layer (grid, rocks, wind, whirlpools) is the same SVG that
-``render`` draws (mortecouille.replays.pictures.svg). The script draws ships, paths,
-collisions and shots for each *frame* from the embedded positions.
+No network and nothing external: the CSS and the script are inline, and the game
+is embedded as JSON in a ``<script type="application/json">`` element. Every
+frame's picture is the SVG that ``render`` draws
+(:func:`mortecouille.replays.pictures.svg.render_turn_svg`), embedded as a
+string, so the page and ``render --svg`` cannot disagree; the script only swaps
+the pictures, fills the explanation and the ships table, and steps through the
+frames.
 
 Frames: turn 0 is the board before the first turn; every resolved turn has a
 frame for the position before its resolution, then one after each phase of
-its story (the phases ``explain`` prints), so stepping shows the turn unfold.
+its story (the phases ``explain`` prints), so stepping shows the turn unfold,
+and last the turn's outcome, the very picture of ``render --turn N``.
 Each frame names the seqs it covers, which lets the page highlight the
-explanation lines of the phase on the board.
+explanation lines of the phase.
 """
 
 from __future__ import annotations
@@ -21,30 +24,21 @@ from typing import Any
 
 import msgspec
 
+from mortecouille.core.board.geometry import square_name
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import fold
 from mortecouille.core.phases import END, SET_UP
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
-from mortecouille.events.combat import ShotFired
 from mortecouille.events.game import GameCreated
-from mortecouille.events.movement import CollisionOccurred, ShipMoved
-from mortecouille.replays.pictures.svg import (
-    CELL,
-    HULL_POINTS,
-    INK,
-    MARGIN,
-    NO_OWNER_COLOUR,
-    board_layer,
-    owner_colours,
-    size_of,
-)
+from mortecouille.replays.pictures.svg import NO_OWNER_COLOUR, owner_colours, render_turn_svg
 from mortecouille.replays.reading.explain import ExplainLine, explain_turn, story_span, turn_started_index
 from mortecouille.replays.reading.replay import Replay, position_after_turn, resolved_turns
 
 
 def ship_rows(state: GameState, colours: dict[str, str]) -> list[list[Any]]:
-    """Every placed ship: [id, x, y, facing, colour, status, damage, owner, wind, fire, countdown]."""
+    """Every placed ship, for the ships table:
+    [id, square, facing, colour, status, damage, owner, wind, fire, countdown]."""
     rows: list[list[Any]] = []
     for ship in sorted(state.ships.values(), key=lambda s: s.id):
         if ship.at is None:
@@ -52,53 +46,38 @@ def ship_rows(state: GameState, colours: dict[str, str]) -> list[list[Any]]:
         status = "sunk" if ship.sunk else "abandoned" if ship.lost else "gone" if ship.gone else "afloat"
         rows.append(
             [
-                ship.id, ship.at[0], ship.at[1], ship.facing, colours.get(ship.owner or "", NO_OWNER_COLOUR),
+                ship.id, square_name(ship.at), ship.facing, colours.get(ship.owner or "", NO_OWNER_COLOUR),
                 status, ship.damage, ship.owner or "", ship.wind, ship.fire, ship.countdown,
             ]
         )  # fmt: skip
     return rows
 
 
-def position_in(state: GameState, ship_id: str) -> list[Any]:
-    ship = state.ships.get(ship_id)
-    return [ship.at[0], ship.at[1], ship.facing] if ship is not None and ship.at is not None else []
-
-
-def overlays(events: Sequence[Event], shots_from: GameState) -> dict[str, list[Any]]:
-    """What a frame draws over the ships: paths, collision squares and shots of its events."""
-    paths = [
-        [e.ship, [list(p) for p in e.path]] for e in events if isinstance(e, ShipMoved) and len(e.path) > 1
-    ]
-    collisions = [
-        list(e.rock if e.rock is not None else e.square) for e in events if isinstance(e, CollisionOccurred)
-    ]
-    shots = []
-    for e in events:
-        if isinstance(e, ShotFired):
-            shooter, target = shots_from.ships.get(e.ship), shots_from.ships.get(e.target)
-            if shooter and target and shooter.at and target.at:
-                shots.append([list(shooter.at), list(target.at), e.hit])
-    return {"paths": paths, "collisions": collisions, "shots": shots}
-
-
-def frame(
-    label: str, state: GameState, colours: dict[str, str], seqs: list[int], **extra: Any
-) -> dict[str, Any]:
-    return {"label": label, "seqs": seqs, "ships": ship_rows(state, colours), **extra}
+def frame(label: str, state: GameState, colours: dict[str, str], seqs: list[int], svg: str) -> dict[str, Any]:
+    """One step of the page: its label, the seqs it covers, the ships table and the picture."""
+    return {"label": label, "seqs": seqs, "ships": ship_rows(state, colours), "svg": svg}
 
 
 def game_data(events: Sequence[Event]) -> dict[str, Any]:
-    """Everything the page shows, as plain JSON-able data."""
-    # The final state (for the colours) by a plain fold, so the replay below only moves forward
-    # and never falls back to a keyframe to reach a turn.
+    """Everything the page shows, as plain JSON-able data.
+
+    The replay only moves forward (each frame's state is the previous one plus the frame's
+    events), so the page costs two passes over the log (the fold for the colours, the replay)
+    plus one picture per frame.
+    """
+    # The final state (for the players' colours) by a plain fold, so the replay below only moves
+    # forward and never falls back to a keyframe to reach a turn.
     final = fold(events)
     colours = owner_colours(final)
     replay = Replay(events)
     start = replay.seek(position_after_turn(events, 0))
+    # The titles and arguments of the turn-0 and "after" pictures are those of the render command,
+    # so those frames are byte for byte what ``render --turn N --svg`` writes.
+    opening = render_turn_svg(start, start, [], f"{start.game}: before turn 1")
     turns: list[dict[str, Any]] = [
         {
             "turn": 0,
-            "frames": [frame("before turn 1", start, colours, [])],
+            "frames": [frame("before turn 1", start, colours, [], opening)],
             "explain": [
                 {"seq": -1, "phase": SET_UP.name, "text": "the board before the first turn", "rules": []}
             ],
@@ -109,37 +88,34 @@ def game_data(events: Sequence[Event]) -> dict[str, Any]:
         lines = explain_turn(events, turn, base=replay.seek(first), span=(first, last))
         started = turn_started_index(events, first, last)
         before = replay.seek(started + 1)
+        name = before.game
         frames = [
-            frame(f"turn {turn}: before", before, colours, [e.seq for e in events[first : started + 1]])
+            frame(
+                f"turn {turn}: before",
+                before,
+                colours,
+                [e.seq for e in events[first : started + 1]],
+                render_turn_svg(before, before, [], f"{name}: turn {turn}, before"),
+            )
         ]
         for phase, group in phase_groups(lines, events[started + 1 : last]):
-            group_seqs = [e.seq for e in group]
             state = replay.seek(group[-1].seq + 1)
-            frames.append(frame(phase, state, colours, group_seqs, **overlays(group, before)))
+            picture = render_turn_svg(before, state, group, f"{name}: turn {turn}, {phase}")
+            frames.append(frame(phase, state, colours, [e.seq for e in group], picture))
         # The frame a turn opens on: the outcome with every path, collision and shot of the turn.
-        whole = events[started + 1 : last]
         after = replay.seek(last)
-        moved = [row for row in ship_rows(before, colours) if row[1:4] != position_in(after, row[0])]
+        picture = render_turn_svg(before, after, events[started:last], f"{name}: turn {turn}")
         frames.append(
-            frame(
-                f"turn {turn}: after",
-                after,
-                colours,
-                [e.seq for e in whole],
-                ghosts=moved,
-                **overlays(whole, before),
-            )  # fmt: skip
+            frame(f"turn {turn}: after", after, colours, [e.seq for e in events[started + 1 : last]], picture)
         )
         turns.append({"turn": turn, "frames": frames, "explain": [msgspec.to_builtins(x) for x in lines]})
     board = final.board
-    width, height = size_of(board)
     return {
         "game": final.game,
         "ruleset": final.ruleset,
         "players": [[p, colours.get(p, NO_OWNER_COLOUR)] for p in final.players],
         "forked_from": final.forked_from,
-        "board": {"width": board.width, "height": board.height, "pixels": [width, height]},
-        "geometry": {"cell": CELL, "margin": MARGIN, "hull": HULL_POINTS, "ink": INK},
+        "board": {"width": board.width, "height": board.height},
         "turns": turns,
     }
 
@@ -158,20 +134,19 @@ def phase_groups(lines: Sequence[ExplainLine], events: Sequence[Event]) -> list[
 
 
 def embed_json(data: Any) -> str:
-    """JSON safe inside a script element: no ``</`` can close it early."""
-    return msgspec.json.encode(data).decode().replace("</", "<\\/").replace("<!--", "<\\!--")
+    """JSON safe inside a script element: no ``</`` can close it early and no ``<!--`` can change
+    how the browser reads it; both replacements are JSON escapes, so ``JSON.parse`` reads the same
+    strings."""
+    return msgspec.json.encode(data).decode().replace("</", "<\\/").replace("<!--", "\\u003c!--")
 
 
 def build_html(events: Sequence[Event]) -> str:
-    """The page: the template with the title, the board layer and the game data filled in."""
-    created = events[0]
-    if not isinstance(created, GameCreated):
+    """The page: the template with the title and the game data filled in."""
+    if not isinstance(events[0], GameCreated):
         raise BadInput("GAME", "the log does not start with game-created")
     data = game_data(events)
-    return (
-        TEMPLATE.replace("__TITLE__", escape(f"{data['game']} - Mortecouille replay"))
-        .replace("__BOARD_LAYER__", board_layer(created.board))
-        .replace("__GAME_DATA__", embed_json(data))
+    return TEMPLATE.replace("__TITLE__", escape(f"{data['game']} - Mortecouille replay")).replace(
+        "__GAME_DATA__", embed_json(data)
     )
 
 
@@ -226,10 +201,7 @@ footer { color: var(--muted); font-size: 12px; padding: 0 24px 18px; }
 <header><h1 id="title"></h1><span class="meta" id="meta"></span><span id="players"></span></header>
 <main>
   <section class="card">
-    <div id="board"><svg xmlns="http://www.w3.org/2000/svg" id="board-svg">
-      <defs><marker id="head" viewBox="0 0 10 10" refX="7" refY="5" markerWidth="5" markerHeight="5"
-        orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#1d2b36"/></marker></defs>
-      <g id="static">__BOARD_LAYER__</g><g id="dynamic"></g></svg></div>
+    <div id="board"></div>
     <div class="now"><span class="turn">Turn <span id="turn-number">0</span></span>
       <span class="phase" id="phase-label"></span><span class="step" id="step-label"></span></div>
     <div class="controls">
@@ -250,69 +222,14 @@ footer { color: var(--muted); font-size: 12px; padding: 0 24px 18px; }
 <script>
 "use strict";
 const DATA = JSON.parse(document.getElementById("game-data").textContent);
-const G = DATA.geometry, B = DATA.board, NS = "http://www.w3.org/2000/svg";
-const FACINGS = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"];
+const B = DATA.board;
 const steps = [];
 DATA.turns.forEach((t, ti) => t.frames.forEach((f, fi) => steps.push([ti, fi])));
 let current = 0, timer = null;
 const $ = (id) => document.getElementById(id);
 
-function columnName(x) {
-  let s = "", n = x + 1;
-  while (n) { const r = (n - 1) % 26; s = String.fromCharCode(65 + r) + s; n = Math.floor((n - 1) / 26); }
-  return s;
-}
-function squareName(p) { return columnName(p[0]) + (p[1] + 1); }
-function centre(p) { return [G.margin + (p[0] + 0.5) * G.cell, G.margin + (B.height - p[1] - 0.5) * G.cell]; }
-function node(tag, attrs, parent, text) {
-  const e = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  if (text !== undefined) e.textContent = text;
-  parent.appendChild(e); return e;
-}
-function star(p, parent) {
-  // a collision with the edge (B4) is drawn on the board's frame
-  const [px, py] = centre(p), pts = [];
-  const cx = Math.min(Math.max(px, G.margin), G.margin + B.width * G.cell);
-  const cy = Math.min(Math.max(py, G.margin), G.margin + B.height * G.cell);
-  for (let i = 0; i < 16; i++) { const r = i % 2 ? 5 : 11, a = Math.PI * i / 8;
-    pts.push((cx + r * Math.sin(a)).toFixed(1) + "," + (cy - r * Math.cos(a)).toFixed(1)); }
-  node("polygon", {points: pts.join(" "), fill: "#ffcc00", stroke: "#c0392b", "stroke-width": 1.5}, parent);
-}
-function drawFrame(fr) {
-  const layer = $("dynamic"); layer.replaceChildren();
-  const colour = {}; fr.ships.forEach((s) => { colour[s[0]] = s[4]; });
-  for (const [ship, path] of fr.paths || []) {
-    node("polyline", {points: path.map((p) => centre(p).join(",")).join(" "), fill: "none",
-      stroke: colour[ship] || "#555", "stroke-width": 3, "stroke-dasharray": "6 4", "stroke-linecap": "round",
-      "marker-end": "url(#head)"}, layer);
-  }
-  for (const [from, to, hit] of fr.shots || []) {
-    const [x1, y1] = centre(from), [x2, y2] = centre(to);
-    node("line", {x1, y1, x2, y2, stroke: hit ? "#d0021b" : "#555", "stroke-width": hit ? 2.5 : 2,
-      "stroke-dasharray": hit ? "" : "4 3"}, layer);
-  }
-  for (const p of fr.collisions || []) star(p, layer);  // under the ships, so names stay readable
-  const hull = G.hull.map((p) => p.join(",")).join(" ");
-  for (const s of fr.ghosts || []) {  // where the ships started the turn
-    const [cx, cy] = centre([s[1], s[2]]);
-    node("polygon", {points: hull, fill: "none", stroke: s[4], "stroke-width": 1.5, "stroke-dasharray": "3 2",
-      opacity: 0.7, transform: `translate(${cx} ${cy}) rotate(${FACINGS.indexOf(s[3]) * 45})`}, layer);
-  }
-  for (const s of fr.ships) {
-    const [cx, cy] = centre([s[1], s[2]]), out = s[5] !== "afloat";
-    const g = node("g", {class: "ship", opacity: out ? 0.45 : 1}, layer);
-    const body = node("g", {transform: `translate(${cx} ${cy}) rotate(${FACINGS.indexOf(s[3]) * 45})`}, g);
-    node("polygon", {points: hull, fill: s[4], stroke: G.ink, "stroke-width": 1.5}, body);
-    node("circle", {cx: 0, cy: -4, r: 2.5, fill: "#fff"}, body);
-    const [l, r, t, b] = [cx - 12, cx + 12, cy - 12, cy + 12];
-    const cross = `M ${l} ${t} L ${r} ${b} M ${r} ${t} L ${l} ${b}`;
-    if (out) node("path", {d: cross, stroke: "#b01010", "stroke-width": 3}, g);
-    node("text", {x: cx, y: cy + G.cell / 2 - 2, "font-family": "sans-serif", "font-size": 11,
-      "font-weight": "bold", fill: G.ink, stroke: "#fff", "stroke-width": 3, "paint-order": "stroke",
-      "text-anchor": "middle"}, g, s[0]);
-  }
-}
+// The picture is render's SVG, built and escaped in Python: the script only swaps it in.
+function drawFrame(fr) { $("board").innerHTML = fr.svg; }
 function fillExplain(turn, fr) {
   const box = $("explain"); box.replaceChildren();
   const seqs = new Set(fr.seqs); let phase = null, first = null;
@@ -336,13 +253,13 @@ function fillShips(fr) {
   const body = $("ships"); body.replaceChildren();
   for (const s of fr.ships) {
     const tr = document.createElement("tr");
-    const extra = [s[8] ? "wind " + s[8] : "", s[9] ? "fire " + s[9] : "",
-      s[10] !== null ? "countdown " + s[10] : ""].filter((x) => x);
-    const damage = ["damage " + s[6], ...extra].join(", ");
-    const cells = [s[0], s[7] || "-", squareName([s[1], s[2]]), s[3], damage, s[5]];
+    const extra = [s[7] ? "wind " + s[7] : "", s[8] ? "fire " + s[8] : "",
+      s[9] !== null ? "countdown " + s[9] : ""].filter((x) => x);
+    const damage = ["damage " + s[5], ...extra].join(", ");
+    const cells = [s[0], s[6] || "-", s[1], s[2], damage, s[4]];
     cells.forEach((c, i) => { const td = document.createElement("td"); td.textContent = c;
-      if (i === 5 && s[5] !== "afloat") td.className = "out"; tr.appendChild(td); });
-    tr.firstChild.style.borderLeft = "5px solid " + s[4]; body.appendChild(tr);
+      if (i === 5 && s[4] !== "afloat") td.className = "out"; tr.appendChild(td); });
+    tr.firstChild.style.borderLeft = "5px solid " + s[3]; body.appendChild(tr);
   }
 }
 function show(index) {
@@ -362,9 +279,6 @@ function play() {
   $("play").innerHTML = "&#10074;&#10074; pause";
   timer = setInterval(() => { if (current >= steps.length - 1) play(); else show(current + 1); }, 1100);
 }
-const [W, H] = B.pixels;
-$("board-svg").setAttribute("viewBox", `0 0 ${W} ${H}`);
-$("board-svg").setAttribute("width", W); $("board-svg").setAttribute("height", H);
 $("title").textContent = DATA.game;
 $("meta").textContent = `${DATA.ruleset} - ${B.width}x${B.height} board - ${DATA.turns.length - 1} turn(s)` +
   (DATA.forked_from ? ` - forked from ${DATA.forked_from}` : "");

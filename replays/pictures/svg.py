@@ -7,14 +7,16 @@ facing, filled with their owner's colour and labelled with their name. A turn's
 picture adds where the ships started (faint outlines), each movement path as a
 polyline, a star on every collision square and a line for every shot.
 
-``export_html`` reuses :func:`board_layer` and the constants below, so the page
-and the ``render`` command draw the same board.
+``render --svg`` and every frame of ``export --html``
+(:mod:`mortecouille.replays.pictures.html`) are drawn by :func:`render_turn_svg`:
+one renderer, so the page and the command cannot disagree.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from html import escape
 from typing import Final, NamedTuple
 
@@ -73,6 +75,8 @@ def _arrow(cx: float, cy: float, facing: str, length: float, colour: str) -> str
     )
 
 
+# A page draws the same board once per frame: cached, since a board never changes (frozen).
+@lru_cache(maxsize=8)
 def board_layer(board: Board) -> str:
     """Water, grid, coordinates on every edge, rocks, wind tiles and whirlpools."""
     width, height = size_of(board)
