@@ -18,7 +18,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from mortecouille.app.session import load
+from mortecouille.app.commands import load
 from mortecouille.core.state import state_hash
 from mortecouille.events.base import CURRENT_VERSIONS, EVENT_TYPES, UPCASTERS
 from mortecouille.events.codec import CorruptLine, decode_line, decode_lines, stamp

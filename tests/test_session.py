@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mortecouille.app.session import KnownState, run_command, store_seed
+from mortecouille.app.commands import KnownState, run_command, store_seed
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.game import fold
 from mortecouille.core.state import GameState, state_hash
