@@ -30,7 +30,7 @@ import structlog
 import mortecouille.core.rulesets  # noqa: F401 - registers every ruleset's commands
 from mortecouille.core.blockade.commands import ResolveTurn
 from mortecouille.core.board.terrain import Board
-from mortecouille.core.dice import DiceSource, SeededDice, TableDice, seed_commitment
+from mortecouille.core.dice import DiceSource, RollIdentity, SeededDice, TableDice, seed_commitment
 from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.game import Command, CreateGame, EndGame, decide, fold
@@ -115,7 +115,7 @@ def load(log_: GameLog) -> tuple[list[Event], GameState]:
 # --- dice ------------------------------------------------------------------------------------
 
 #: How a shell asks the referee what a physical die showed: ``ask(identity, label) -> value``.
-AskDie = Callable[..., int]
+AskDie = Callable[[RollIdentity, str], int]
 
 
 def dice_for(

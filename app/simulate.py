@@ -59,9 +59,9 @@ def simulate(
 ) -> list[GameLog]:
     """Play ``games`` seeded bot games into ``directory``; refuse (nothing written) if any exists.
 
-    Each game's secret seed is kept beside its log (``mortecouille.app.commands.store_seed``), as
-    for every seeded game, so the game can be continued or its seed revealed like any other.
-    ``on_game`` is told each game's name once its log is written (a progress bar).
+    Each game is created like any seeded game (``mortecouille.app.commands.create_game``): its
+    secret seed kept beside its log, the log created exclusively. ``on_game`` is told each game's
+    name once its log is written (for a progress bar).
     """
     check_ruleset(ruleset)
     if games < 0:

@@ -12,6 +12,7 @@ import pytest
 
 from mortecouille.app.botgame import play_demo
 from mortecouille.app.commands import (
+    KnownState,
     end_game,
     game_log,
     load,
@@ -19,6 +20,7 @@ from mortecouille.app.commands import (
     resolve_turn,
     run_command,
     seed_path,
+    store_seed,
 )
 from mortecouille.app.fork import fork_game
 from mortecouille.app.simulate import simulate
@@ -29,13 +31,14 @@ from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.board.terrain import Board
 from mortecouille.core.dice import seed_commitment
 from mortecouille.core.errors import BadInput, RuleViolation
-from mortecouille.core.game import Command
+from mortecouille.core.game import Command, fold
 from mortecouille.core.state import GameState, state_hash
 from mortecouille.events.game import GameCreated, GameEnded
 from mortecouille.events.store import Conflict, GameLog
 from mortecouille.replays.reading.describe import describe_event
 from mortecouille.replays.reading.verify import verify_log
 from tests.cli_helpers import tree_digest
+from tests.conftest import SEED, created_log
 from tests.helpers import ROOT
 
 
@@ -106,6 +109,40 @@ def test_a_command_returns_its_events_the_new_state_and_their_lines(games: Path)
     assert state_hash(outcome.state) == state_hash(load(log)[1])
     appended, state = outcome  # unpacks as (events, state)
     assert appended == outcome.events and state is outcome.state
+
+
+# --- a remembered state is used only while the log still ends where it did ---------------------
+
+
+def place(name: str, square: tuple[int, int]) -> PlaceShip:
+    return PlaceShip(ship=name, at=square, facing="N", kind="sloop")
+
+
+@pytest.fixture
+def log(tmp_path: Path) -> GameLog:
+    log = created_log(tmp_path)
+    store_seed(log, SEED)
+    return log
+
+
+def test_a_known_state_at_the_log_end_is_used_without_folding(log: GameLog) -> None:
+    events = log.read()
+    decoy = GameState(game="decoy")  # were it used, the decider would refuse: not created
+    known = KnownState(next_seq=len(events), last_hash=events[-1].hash, state=fold(events))
+    appended, state = run_command(log, lambda s: place("A", (1, 1)), known=known)
+    assert state_hash(state) == state_hash(fold(log.read()))
+    stale = KnownState(next_seq=appended[-1].seq, last_hash=appended[-1].prev, state=decoy)
+    _, after = run_command(log, lambda s: place("B", (2, 2)), known=stale)  # stale: the log is folded
+    assert state_hash(after) == state_hash(fold(log.read()))
+    assert set(after.ships) == {"A", "B"}
+
+
+def test_a_known_state_is_not_used_once_another_writer_appended(log: GameLog) -> None:
+    events = log.read()
+    known = KnownState(next_seq=len(events), last_hash=events[-1].hash, state=fold(events))
+    run_command(log, lambda s: place("Other", (3, 3)))  # someone else's command
+    _, state = run_command(log, lambda s: place("A", (1, 1)), known=known)
+    assert set(state.ships) == {"Other", "A"}
 
 
 def test_a_refused_command_leaves_the_log_byte_for_byte_unchanged(games: Path) -> None:
