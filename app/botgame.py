@@ -1,6 +1,7 @@
 """A whole game between the built-in bots, through the same commands a referee gives.
 
-Used by ``mortecouille demo`` (and later by ``simulate``): buy two fleets,
+Used by ``mortecouille demo`` (``play_demo``: on disk, through the command path of
+mortecouille.app.commands) and by ``simulate`` (``play_in_memory``): buy two fleets,
 seal them, place them, then let each bot order its ships and resolve turns
 until one player is out (T3) or the turn limit ends it by the referee's
 decision, the winner being the player with the most structure left.
@@ -10,10 +11,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from mortecouille.app.commands import KnownState, game_log, run_command, start_game
 from mortecouille.bots.player import choose_orders
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.board.terrain import Board, WindTile
@@ -29,6 +32,9 @@ from mortecouille.events.base import Event
 from mortecouille.events.combat import FireChecked, ShotFired
 from mortecouille.events.game import DieRolled
 from mortecouille.events.movement import CollisionOccurred
+from mortecouille.events.store import Conflict, GameLog
+from mortecouille.replays.reading.findings import Report
+from mortecouille.replays.reading.verify import verify_log
 
 #: A small board, so the fleets meet within a few turns: two rocks to steer around, one wind
 #: tile and one whirlpool in the middle to shuffle ships about (B4-B6).
@@ -209,3 +215,54 @@ def play_in_memory(game: str, seed: str, max_turns: int = 60, budget: int = DEMO
         raise BadInput("--budget", f"{budget} cannot buy the bots' fleets: {error}") from None
     play_turns(apply, lambda: state, seed, max_turns)
     return log
+
+
+class DemoRun(msgspec.Struct, frozen=True):
+    """A demo game played on disk: its name, log, final state, figures and verification."""
+
+    game: str
+    log: GameLog
+    state: GameState
+    summary: GameSummary
+    report: Report
+
+
+def free_demo_name(directory: Path, seed: str, name: str | None) -> str:
+    """``name`` if it is free (else a conflict), or ``demo-SEED`` numbered past the games taken."""
+    base = name or f"demo-{seed}"
+    game, number = base, 1
+    while game_log(directory, game).exists():
+        if name is not None:
+            raise Conflict(f"game {name!r} already exists")
+        number += 1
+        game = f"{base}-{number}"
+    return game
+
+
+def play_demo(directory: Path, seed: str, name: str | None = None, max_turns: int = 60) -> DemoRun:
+    """A whole seeded bot game written command by command, as a referee's would be, then verified."""
+    game = free_demo_name(directory, seed, name)
+    log_ = game_log(directory, game)
+    stamped = start_game(log_, demo_game(game, seed), seed)
+    known = KnownState(next_seq=len(stamped), last_hash=stamped[-1].hash, state=fold(stamped))
+
+    def apply(command: Command) -> list[Event]:
+        nonlocal known
+        appended, state = run_command(log_, lambda _: command, known=known)
+        if appended:
+            known = KnownState(next_seq=appended[-1].seq + 1, last_hash=appended[-1].hash, state=state)
+        return appended
+
+    def current() -> GameState:
+        return known.state
+
+    set_up_demo_fleets(apply)
+    state = play_turns(apply, current, seed, max_turns)
+    events = log_.read()
+    return DemoRun(
+        game=game,
+        log=log_,
+        state=state,
+        summary=summarise(events, state),
+        report=verify_log(log_, events=events),
+    )

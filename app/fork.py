@@ -21,15 +21,41 @@ checks only the fork's own rolls against the fork's fresh seed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from pathlib import Path
+from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 
+from mortecouille.app.commands import create_game, game_log, secret_seed
+from mortecouille.core.dice import seed_commitment
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import evolve
 from mortecouille.core.state import EMPTY, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
+
+
+class Forked(NamedTuple):
+    """The fork's stamped events and the dice it rolls from now on."""
+
+    events: list[Event]
+    dice_mode: str
+
+
+def fork_game(
+    directory: Path, game: str, new_game: str, at_seq: int, dice_mode: str | None, seed: str | None
+) -> Forked:
+    """Copy ``game``'s log up to ``at_seq`` into the new game ``new_game`` (created exclusively,
+    its own secret seed kept beside it); ``dice_mode``: the original's unless given."""
+    events = game_log(directory, game).read()
+    created = events[0] if events else None
+    if not isinstance(created, GameCreated):
+        raise BadInput("GAME", "the log does not start with game-created")
+    mode = dice_mode or created.dice_mode
+    secret = secret_seed(mode, seed)
+    target = game_log(directory, new_game)
+    forked = fork_events(events, at_seq, new_game, mode, seed_commitment(secret) if secret else None)
+    return Forked(create_game(target, forked, secret), mode)
 
 
 def check_fork_point(events: Sequence[Event], at_seq: int) -> None:

@@ -2,8 +2,9 @@
 
 Game ``i`` of a run with seed ``S`` is named ``sim-S-i`` and rolls its dice with seed ``S-i``, so a
 run is reproducible game by game and a bigger run with the same seed extends a smaller one. Each
-game is played in memory (decide and fold, no disk) and written in one go through
-:meth:`mortecouille.events.store.GameLog.create`: one write and one fsync per game.
+game is played in memory (decide and fold, no disk) and written in one go, its seed kept beside
+it like every seeded game's, through :func:`mortecouille.app.commands.create_game`: one write and
+one fsync per log.
 
 Only the mortecouille ruleset has bots (mortecouille.bots.player); blockade is refused.
 """
@@ -15,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from mortecouille.app.botgame import play_in_memory
+from mortecouille.app.commands import create_game, game_log
 from mortecouille.core.errors import BadInput
 from mortecouille.events.base import Event
 from mortecouille.events.store import Conflict, GameLog
@@ -53,18 +55,18 @@ def simulate(
     budget: int = DEFAULT_BUDGET,
     max_turns: int = DEFAULT_MAX_TURNS,
     ruleset: str = "mortecouille",
-    keep_seed: Callable[[GameLog, str], None] | None = None,
     on_game: Callable[[str], None] | None = None,
 ) -> list[GameLog]:
     """Play ``games`` seeded bot games into ``directory``; refuse (nothing written) if any exists.
 
-    ``keep_seed`` stores each game's secret seed beside its log before the log is written, as the
-    CLI does for every seeded game (mortecouille.app.session.store_seed).
+    Each game is created like any seeded game (``mortecouille.app.commands.create_game``): its
+    secret seed kept beside its log, the log created exclusively. ``on_game`` is told each game's
+    name once its log is written (for a progress bar).
     """
     check_ruleset(ruleset)
     if games < 0:
         raise BadInput("--games", f"must be 0 or more, not {games}")
-    logs = [GameLog(directory / f"{game_name(seed, i)}.jsonl") for i in range(games)]
+    logs = [game_log(directory, game_name(seed, i)) for i in range(games)]
     taken = [log.name for log in logs if log.exists()]
     if taken:
         raise Conflict(
@@ -74,10 +76,7 @@ def simulate(
     directory.mkdir(parents=True, exist_ok=True)
     for index, log in enumerate(logs):
         dice_seed = game_seed(seed, index)
-        played = play_bot_game(log.name, dice_seed, budget, max_turns)
-        if keep_seed is not None:
-            keep_seed(log, dice_seed)
-        log.create(played)
+        create_game(log, play_bot_game(log.name, dice_seed, budget, max_turns), dice_seed)
         if on_game is not None:
             on_game(log.name)
     return logs

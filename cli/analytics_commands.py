@@ -19,10 +19,9 @@ from pathlib import Path
 
 import click
 
-from mortecouille.app.session import games_dir as resolve_games_dir
-from mortecouille.app.session import store_seed
+from mortecouille.app.commands import games_dir as resolve_games_dir
 from mortecouille.app.simulate import DEFAULT_BUDGET, DEFAULT_MAX_TURNS, simulate
-from mortecouille.cli.app import Context, cli, pass_context, reports_errors
+from mortecouille.cli.shared import Context, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
 from mortecouille.replays.analytics.archive import archive_games
 from mortecouille.replays.analytics.query import (
@@ -52,7 +51,7 @@ def current_month() -> str:
     return datetime.date.today().strftime("%Y-%m")
 
 
-@cli.command()
+@click.command()
 @click.option(
     "--games-dir",
     "games_option",
@@ -121,7 +120,7 @@ FORMATTERS: dict[str, Callable[[QueryResult], str]] = {
 }
 
 
-@cli.command(context_settings={"ignore_unknown_options": False})
+@click.command(context_settings={"ignore_unknown_options": False})
 @click.argument("arguments", nargs=-1, required=True, metavar="[ARCHIVE] SQL")
 @click.option(
     "--logs",
@@ -145,7 +144,7 @@ def query(arguments: tuple[str, ...], logs: str | None, output: str) -> None:
     click.echo(FORMATTERS[output](result))
 
 
-@cli.command()
+@click.command()
 @click.argument("archive_dir", metavar="ARCHIVE", type=click.Path(file_okay=False))
 @click.argument("name", type=click.Choice(list(REPORTS)))
 @click.option("--svg", "svg", type=click.Path(dir_okay=False), default=None, help="Also write a bar chart.")
@@ -162,7 +161,7 @@ def report(archive_dir: str, name: str, svg: str | None) -> None:
             click.echo(f"chart written to {svg}", err=True)
 
 
-@cli.command(name="simulate")
+@click.command(name="simulate")
 @click.option("--games", "count", type=click.IntRange(0), required=True, help="How many games.")
 @click.option("--seed", required=True, help="Run seed: game i rolls with seed SEED-i.")
 @click.option("--to", "target", required=True, type=click.Path(file_okay=False), help="Where the logs go.")
@@ -181,9 +180,11 @@ def simulate_command(count: int, seed: str, target: str, ruleset: str, budget: i
             budget=budget,
             max_turns=max_turns,
             ruleset=ruleset,
-            keep_seed=store_seed,
             on_game=advance,
         )
     elapsed = time.perf_counter() - started
     rate = f" ({len(logs) / elapsed:.1f} games/s)" if elapsed > 0 and logs else ""
     click.echo(f"simulated {len(logs)} game(s) into {target}{rate}")
+
+
+COMMANDS: tuple[click.Command, ...] = (archive, query, report, simulate_command)

@@ -8,18 +8,16 @@ from pathlib import Path
 import click
 import msgspec
 
+from mortecouille.app.commands import AskDie, describe_events, game_log, resolve_turn, run_command
 from mortecouille.app.scenario import parse_scenario, run_scenario, scenario_output
-from mortecouille.app.session import AskDie, game_log, revealed_seed, run_command
-from mortecouille.cli.app import Context, cli, pass_context, reports_errors, run_and_describe
+from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import RollIdentity
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import fold
-from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.replays.pictures.board_text import render_board, state_after_turn
-from mortecouille.replays.reading.describe import describe_event
 from mortecouille.replays.reading.replay import resolved_turns
 
 
@@ -38,7 +36,7 @@ def prompt_for_die(identity: RollIdentity, label: str) -> int:
     return value
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.argument("ship")
 @click.argument("square")
@@ -67,15 +65,15 @@ def place(
         facing = parse_facing(facing)
     except ValueError as error:
         raise BadInput("--facing", str(error)) from None
-    run_and_describe(
-        ctx,
-        game,
+    outcome = run_command(
+        game_log(ctx.games, game),
         lambda state: PlaceShip(ship=ship, at=at, facing=facing, kind=kind, owner=owner),
-        expect_seq,
+        expected_seq=expect_seq,
     )
+    echo_lines(outcome.lines())
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.argument("ship")
 @click.argument("tokens", nargs=-1, required=True)
@@ -85,10 +83,13 @@ def place(
 def tokens(ctx: Context, game: str, ship: str, tokens: tuple[str, ...], expect_seq: int | None) -> None:
     """Give a blockade SHIP its TOKENS for this turn, one per round: F, L, R or - (P1)."""
     given = tuple(None if t == "-" else t.upper() for t in tokens)
-    run_and_describe(ctx, game, lambda state: GiveTokens(ship=ship, tokens=given), expect_seq)
+    outcome = run_command(
+        game_log(ctx.games, game), lambda state: GiveTokens(ship=ship, tokens=given), expected_seq=expect_seq
+    )
+    echo_lines(outcome.lines())
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.option("--partial", is_flag=True, help="Ships without orders do nothing instead of blocking.")
 @click.option("--dice", "dice_text", default=None, help="Table dice values in the order asked, e.g. 3,5,6.")
@@ -112,20 +113,18 @@ def resolve(
     """Resolve the current turn (P1 / T2) and print what happened, with rule IDs."""
     interactive = sys.stdin.isatty() if prompt is None else prompt
     ask: AskDie | None = prompt_for_die if interactive else None
-    log_ = game_log(ctx.games, game)
-    appended, state = run_command(
-        log_,
-        lambda s: ResolveTurn(partial=partial, reveal_seed=revealed_seed(log_, s)),
+    outcome = resolve_turn(
+        game_log(ctx.games, game),
+        partial=partial,
         table_values=parse_dice_values(dice_text),
         ask=ask,
         expected_seq=expect_seq,
     )
-    for event in appended:
-        click.echo(describe_event(event))
-    click.echo(render_board(state))
+    echo_lines(outcome.lines())
+    click.echo(render_board(outcome.state))
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.option("--turn", type=int, default=None, help="The board as turn N left it (0: before turn 1).")
 @click.option("--color/--no-color", default=None, help="Force colour on or off (default: when a terminal).")
@@ -141,7 +140,7 @@ def board(ctx: Context, game: str, turn: int | None, color: bool | None) -> None
     click.echo(render_board(shown), color=color)
 
 
-@cli.command()
+@click.command()
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Ships, collisions and outcome events as JSON.")
 @click.option(
@@ -164,8 +163,10 @@ def scenario(file: Path, as_json: bool, log_path: Path | None) -> None:
     if as_json:
         click.echo(msgspec.json.encode(scenario_output(run)).decode())
         return
-    for event in run.outcome:
-        click.echo(describe_event(event))
+    echo_lines(describe_events(run.outcome))
     click.echo(render_board(run.state))
     if log_path is not None:
         click.echo(f"log kept at {log_path}")
+
+
+COMMANDS: tuple[click.Command, ...] = (place, tokens, resolve, board, scenario)

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 import click
 import msgspec
 
-from mortecouille.app.session import game_log, load, run_command
-from mortecouille.cli.app import Context, cli, pass_context, reports_errors
+from mortecouille.app.commands import game_log, load, run_command
+from mortecouille.cli.shared import Context, pass_context, reports_errors
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.commands import (
     BuyShip,
@@ -33,7 +33,7 @@ def _options_text(options: tuple[str, ...]) -> str:
     return f" with {', '.join(options)}" if options else ""
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.argument("player")
 @click.argument("kind")
@@ -57,7 +57,7 @@ def buy(ctx: Context, game: str, player: str, kind: str, name: str, options: tup
     )
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.argument("target", metavar="SHIP|PLAYER")
 @click.argument("option")
@@ -82,7 +82,7 @@ def equip(ctx: Context, game: str, target: str, option: str, for_fleet: bool) ->
     click.echo(f"{bought.player} bought {what} for {bought.price}; {left} left")
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.argument("player")
 @click.option("--forfeit", is_flag=True, help="Seal even though the money left could still buy something.")
@@ -155,7 +155,7 @@ def _sheet_text(sheet: FleetSheet) -> str:
     return "\n".join(lines)
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.argument("which", metavar="[SHIP|PLAYER]", required=False)
 @click.option("--json", "as_json", is_flag=True)
@@ -191,7 +191,7 @@ def _audit_text(report: AuditReport) -> str:
     return "\n".join(lines)
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.option("--json", "as_json", is_flag=True)
 @pass_context
@@ -207,3 +207,6 @@ def audit(ctx: Context, game: str, as_json: bool) -> None:
         click.echo(_audit_text(report))
     if not report.ok:
         sys.exit(AUDIT_MISMATCH_EXIT)
+
+
+COMMANDS: tuple[click.Command, ...] = (buy, equip, seal, sheet, audit)

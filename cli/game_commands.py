@@ -7,17 +7,13 @@ import sys
 import click
 import msgspec
 
-from mortecouille.app.session import create_game, game_log, load, revealed_seed, run_command, secret_seed
-from mortecouille.cli.app import Context, cli, fail, pass_context, reports_errors
+from mortecouille.app.commands import describe_events, end_game, game_log, load, new_game
+from mortecouille.cli.shared import Context, echo_lines, fail, pass_context, reports_errors
 from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.terrain import Board, WindTile
-from mortecouille.core.dice import TableDice, seed_commitment
 from mortecouille.core.errors import BadInput
-from mortecouille.core.fleet.catalogue import RULES_VERSION
-from mortecouille.core.game import CreateGame, EndGame, decide
-from mortecouille.core.state import EMPTY, state_as_dict, state_hash
-from mortecouille.events.game import GameEnded
-from mortecouille.replays.reading.describe import describe_event, describe_state
+from mortecouille.core.state import state_as_dict, state_hash
+from mortecouille.replays.reading.describe import describe_state
 from mortecouille.replays.reading.verify import verify_log
 
 
@@ -41,7 +37,7 @@ def parse_board(size: str, rocks: tuple[str, ...], winds: tuple[str, ...], pools
     )
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.option("--players", required=True, help="Comma-separated player names, e.g. Anne,Bart.")
 @click.option("--budget", type=int, default=0, show_default=True, help="Starting money per player (F3).")
@@ -73,25 +69,19 @@ def new(
 ) -> None:
     """Create GAME: its first event commits to the rules version and the dice seed."""
     log_ = game_log(ctx.games, game)
-    board = parse_board(board_size, rocks, winds, pools)
-    secret = secret_seed(dice_mode, seed)
-    if ruleset == "mortecouille" and len(players.split(",")) < 2:
-        raise BadInput("--players", "a mortecouille game needs at least two players (T3)")
-    command = CreateGame(
-        game=game,
-        ruleset=ruleset,
+    new_game(
+        log_,
         players=tuple(p.strip() for p in players.split(",")),
+        ruleset=ruleset,
         budget=budget,
-        board=board,
+        board=parse_board(board_size, rocks, winds, pools),
         dice_mode=dice_mode,
-        seed_sha256=seed_commitment(secret) if secret else None,
-        rules_version=RULES_VERSION,
+        seed=seed,
     )
-    create_game(log_, decide(EMPTY, command, TableDice()), secret)
     click.echo(f"created {game} ({ruleset}, {dice_mode} dice) at {log_.path}")
 
 
-@cli.command(name="log")
+@click.command(name="log")
 @click.argument("game")
 @click.option("--json", "as_json", is_flag=True, help="The raw JSON lines.")
 @pass_context
@@ -103,11 +93,10 @@ def log_command(ctx: Context, game: str, as_json: bool) -> None:
     if as_json:
         sys.stdout.buffer.write(log_.read_bytes())
         return
-    for event in events_:
-        click.echo(describe_event(event))
+    echo_lines(describe_events(events_))
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.option("--json", "as_json", is_flag=True)
 @pass_context
@@ -124,7 +113,7 @@ def state(ctx: Context, game: str, as_json: bool) -> None:
         click.echo(f"state hash {state_hash(folded)}")
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.option("--json", "as_json", is_flag=True)
 @pass_context
@@ -143,7 +132,7 @@ def verify(ctx: Context, game: str, as_json: bool) -> None:
         sys.exit(4)
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.option("--winner", default=None, help="The winning player, if the referee declares one.")
 @click.option("--reason", default="referee", show_default=True)
@@ -151,19 +140,13 @@ def verify(ctx: Context, game: str, as_json: bool) -> None:
 @reports_errors
 def end(ctx: Context, game: str, winner: str | None, reason: str) -> None:
     """End GAME and reveal its seed (D2)."""
-    log_ = game_log(ctx.games, game)
-    appended, _ = run_command(
-        log_, lambda s: EndGame(reason=reason, winner=winner, seed=revealed_seed(log_, s))
-    )
-    ended = appended[-1]
-    assert isinstance(ended, GameEnded)
-    seed = ended.seed
+    seed = end_game(game_log(ctx.games, game), winner=winner, reason=reason).seed
     click.echo(
         f"ended {game}" + (f"; winner {winner}" if winner else "") + (f"; seed {seed}" if seed else "")
     )
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.option("--yes", is_flag=True, help="Cut without asking.")
 @pass_context
@@ -180,3 +163,6 @@ def repair(ctx: Context, game: str, yes: bool) -> None:
         fail("nothing changed", 2)
     removed = log_.repair()
     click.echo(f"removed {len(removed)} bytes; run `mortecouille verify {game}`")
+
+
+COMMANDS: tuple[click.Command, ...] = (new, log_command, state, verify, end, repair)

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import click
 
-from mortecouille.cli.app import Context, cli, pass_context, reports_errors, run_and_describe
+from mortecouille.app.commands import game_log, run_command
+from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
 from mortecouille.core.mortecouille.orders import GiveOrder
 from mortecouille.events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver, Order
@@ -65,7 +66,7 @@ def parse_actions(words: tuple[str, ...]) -> tuple[Order, ...]:
     return tuple(parse_action(group, index + 1) for index, group in enumerate(groups))
 
 
-@cli.command(context_settings={"ignore_unknown_options": True})
+@click.command(context_settings={"ignore_unknown_options": True})
 @click.argument("game")
 @click.argument("ship")
 @click.argument("action", nargs=-1, required=True, type=click.UNPROCESSED)
@@ -78,6 +79,12 @@ def order(
 ) -> None:
     """Give SHIP its orders for this turn: ACTION [+ ACTION ...] (T1)."""
     actions = parse_actions(action)
-    run_and_describe(
-        ctx, game, lambda state: GiveOrder(ship=ship, actions=actions, replace=replace_orders), expect_seq
+    outcome = run_command(
+        game_log(ctx.games, game),
+        lambda state: GiveOrder(ship=ship, actions=actions, replace=replace_orders),
+        expected_seq=expect_seq,
     )
+    echo_lines(outcome.lines())
+
+
+COMMANDS: tuple[click.Command, ...] = (order,)

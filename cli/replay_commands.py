@@ -14,17 +14,15 @@ from typing import Any
 import click
 import msgspec
 
-from mortecouille.app.fork import fork_events
-from mortecouille.app.session import create_game, game_log, load, secret_seed
-from mortecouille.cli.app import Context, cli, pass_context, reports_errors, run_and_describe
+from mortecouille.app.commands import game_log, load, run_command
+from mortecouille.app.fork import fork_game
+from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.board.geometry import square_name
-from mortecouille.core.dice import seed_commitment
 from mortecouille.core.errors import BadInput
 from mortecouille.core.narration import ExplainContext
 from mortecouille.core.rulings import RecordRuling, describe_adjustment, parse_adjustment
 from mortecouille.core.state import GameState, state_hash
 from mortecouille.events.base import Event
-from mortecouille.events.game import GameCreated
 from mortecouille.events.rulings import RulingRecorded
 from mortecouille.replays.pictures.board_text import render_board
 from mortecouille.replays.pictures.html import build_html
@@ -139,7 +137,7 @@ def step_range(events: Sequence[Event], turn: int | None, seq: int | None) -> tu
     return 0, len(events)
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.option("--turn", type=int, default=None, help="The position turn N left (0: before turn 1).")
 @click.option("--seq", type=int, default=None, help="The position just after event SEQ.")
@@ -180,7 +178,7 @@ def replay(ctx: Context, game: str, turn: int | None, seq: int | None, step: boo
     step_interactively(engine, first, last, click.getchar, show)
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.option("--turn", type=int, required=True, help="The resolved turn to tell.")
 @click.option("--ship", default=None, help="Keep only the lines about this ship.")
@@ -201,7 +199,7 @@ def explain(ctx: Context, game: str, turn: int, ship: str | None, as_json: bool)
     click.echo(explain_text(lines))
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.option("--turn", type=int, required=True, help="The turn to draw (0: the board before turn 1).")
 @click.option("--svg", "svg_path", type=click.Path(dir_okay=False, path_type=Path), required=True)
@@ -231,7 +229,7 @@ def write_text(path: Path, text: str, option: str) -> None:
         raise BadInput(option, f"cannot write {path}: {error.strerror}") from None
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), required=True)
 @pass_context
@@ -242,7 +240,7 @@ def export(ctx: Context, game: str, html_path: Path) -> None:
     click.echo(f"wrote {html_path}")
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.argument("new_game", metavar="NEWGAME")
 @click.option("--at", "at_seq", type=int, required=True, help="The last seq to copy (a command boundary).")
@@ -254,19 +252,11 @@ def fork(
     ctx: Context, game: str, new_game: str, at_seq: int, dice_mode: str | None, seed: str | None
 ) -> None:
     """What-if: copy GAME's log up to --at SEQ into NEWGAME, which records where it came from."""
-    events = read_events(ctx, game)
-    created = events[0] if events else None
-    if not isinstance(created, GameCreated):
-        raise BadInput("GAME", "the log does not start with game-created")
-    mode = dice_mode or created.dice_mode
-    secret = secret_seed(mode, seed)
-    target = game_log(ctx.games, new_game)
-    forked = fork_events(events, at_seq, new_game, mode, seed_commitment(secret) if secret else None)
-    create_game(target, forked, secret)
-    click.echo(f"forked {game} at seq {at_seq} into {new_game} ({len(forked)} events, {mode} dice)")
+    events, mode = fork_game(ctx.games, game, new_game, at_seq, dice_mode, seed)
+    click.echo(f"forked {game} at seq {at_seq} into {new_game} ({len(events)} events, {mode} dice)")
 
 
-@cli.command()
+@click.command()
 @click.argument("game")
 @click.option("--rule", required=True, help="The rules.md ID the ruling rests on, e.g. M3.")
 @click.option("--text", required=True, help="What was decided, and why.")
@@ -292,4 +282,12 @@ def ruling(
         for change in changes.split(",")
         if change.strip()
     )
-    run_and_describe(ctx, game, lambda s: RecordRuling(rule=rule, text=text, adjustments=parsed), expect_seq)
+    outcome = run_command(
+        game_log(ctx.games, game),
+        lambda state: RecordRuling(rule=rule, text=text, adjustments=parsed),
+        expected_seq=expect_seq,
+    )
+    echo_lines(outcome.lines())
+
+
+COMMANDS: tuple[click.Command, ...] = (replay, explain, render, export, fork, ruling)

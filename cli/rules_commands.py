@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 import msgspec
 
-from mortecouille.cli.app import cli, reports_errors
+from mortecouille.cli.shared import reports_errors
 from mortecouille.core.errors import BadInput
 from mortecouille.core.mortecouille.gunnery import (
     OddsCell,
@@ -30,7 +30,7 @@ def describe_cell(cell: OddsCell) -> str:
     )
 
 
-@cli.command()
+@click.command()
 @click.option("--cannons", type=int, default=None, help="Cannons firing (1-5); omit with --catapult.")
 @click.option("--distance", type=int, default=None, help="Distance in king steps (B3).")
 @click.option("--burst", is_flag=True, help="Burst fire (S4).")
@@ -83,3 +83,6 @@ def odds(
         click.echo(msgspec.json.encode(body).decode())
     else:
         click.echo(describe_cell(cell))
+
+
+COMMANDS: tuple[click.Command, ...] = (odds,)

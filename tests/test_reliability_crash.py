@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from mortecouille.app.session import load, run_command, store_seed
+from mortecouille.app.commands import load, run_command, store_seed
 from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.board.terrain import Board

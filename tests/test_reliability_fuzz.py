@@ -28,7 +28,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mortecouille.app.session import run_command, store_seed
+from mortecouille.app.commands import run_command, store_seed
 from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.blockade.rounds import BLOCKADE_KINDS
 from mortecouille.core.board.ships import PlaceShip

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from mortecouille.app.session import load
+from mortecouille.app.commands import load
 from mortecouille.cli.main import cli
 from mortecouille.core.state import state_hash
 from mortecouille.events.base import GENESIS_HASH
@@ -280,7 +280,7 @@ def make(out: Path) -> dict[str, dict[str, object]]:
 
 def build_v1_source(games: Path) -> Path:
     """A game whose turns each play one round, resolved from Python (the CLI always plays four)."""
-    from mortecouille.app.session import game_log, run_command
+    from mortecouille.app.commands import game_log, run_command
     from mortecouille.core.life_cycle import ResolveTurn
 
     path = build_blockade_game(games, "v1", V1_SCRIPT)

@@ -1,4 +1,6 @@
-"""The click group, its shared options, and how errors become exit codes.
+"""What every CLI command shares: the games context, printing, and how errors become exit codes.
+
+The click group itself and its list of commands are in mortecouille.cli.main.
 
 Exit codes: 0 ok, 2 bad input or a rule refusal (the message names the field
 or rule ID), 3 conflict or lock, 4 corrupt or tampered log.
@@ -9,7 +11,7 @@ from __future__ import annotations
 import functools
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -17,14 +19,9 @@ import click
 import msgspec
 import structlog
 
-from mortecouille.app.session import game_log, run_command
-from mortecouille.app.session import games_dir as resolve_games_dir
 from mortecouille.core.errors import MortecouilleError
-from mortecouille.core.game import Command
-from mortecouille.core.state import GameState
 from mortecouille.events.codec import LogError
 from mortecouille.events.store import Conflict, GameNotFound
-from mortecouille.replays.reading.describe import describe_event
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -71,26 +68,7 @@ class Context(msgspec.Struct):
 pass_context = click.make_pass_decorator(Context)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option(
-    "--games-dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Where game logs live (default $MORTECOUILLE_GAMES or ./games).",
-)
-@click.option("-v", "--verbose", count=True, help="More detail on stderr (-vv for debug).")
-@click.option("--log-json", is_flag=True, help="Structured JSON log lines on stderr.")
-@click.pass_context
-def cli(ctx: click.Context, games_dir: str | None, verbose: int, log_json: bool) -> None:
-    """Mortecouille: an event-sourced referee for tabletop naval battles."""
-    configure_logging(verbose, log_json)
-    ctx.obj = Context(games=resolve_games_dir(games_dir))
-
-
-def run_and_describe(
-    ctx: Context, game: str, make_command: Callable[[GameState], Command], expect_seq: int | None
-) -> None:
-    """Run one command on GAME and print each event it appended."""
-    appended, _ = run_command(game_log(ctx.games, game), make_command, expected_seq=expect_seq)
-    for event in appended:
-        click.echo(describe_event(event))
+def echo_lines(lines: Iterable[str]) -> None:
+    """Print what the application described, one line at a time."""
+    for line in lines:
+        click.echo(line)

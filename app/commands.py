@@ -1,0 +1,263 @@
+"""The application's command path: every change to a game's log goes through this module.
+
+The CLI, ``demo``, ``simulate``, ``fork`` and the coming HTTP service only parse their input and
+print (or send) what this module returns; none of them decides a command or writes a log itself.
+It owns, in the order of a command's life:
+
+* where games live (``games_dir``) and a game's log (``game_log``);
+* the secret seed kept beside a seeded game's log until the game ends and reveals it (D2);
+* reading a game (``load``: read and fold);
+* the dice of one command (``dice_for``): seeded from the kept seed, or table dice from the values
+  given or asked for through ``ask``, the shell's way of asking the referee (an input, not a hook);
+* ``run_command``: lock, fold, decide, append (one write, one fsync), unlock. A refused command
+  raises before anything is written, so the log stays byte-for-byte unchanged;
+* a game's life cycle: ``new_game`` and ``start_game`` (the ``CreateGame`` decided, the secret seed
+  kept, the log created exclusively), ``resolve_turn`` and ``end_game`` (the seed revealed);
+* the result as text lines (``Outcome.lines``), so a shell only prints them.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+import msgspec
+import structlog
+
+from mortecouille.core.board.terrain import Board
+from mortecouille.core.dice import DiceSource, RollIdentity, SeededDice, TableDice, seed_commitment
+from mortecouille.core.errors import BadInput
+from mortecouille.core.fleet.catalogue import RULES_VERSION
+from mortecouille.core.game import Command, CreateGame, EndGame, decide, fold
+from mortecouille.core.life_cycle import ResolveTurn
+from mortecouille.core.state import EMPTY, GameState
+from mortecouille.events.base import Event
+from mortecouille.events.game import GameEnded
+from mortecouille.events.store import Conflict, GameLog
+from mortecouille.replays.reading.describe import describe_event
+
+log = structlog.get_logger("mortecouille")
+
+DEFAULT_GAMES_DIR = "games"
+
+# --- where games live ------------------------------------------------------------------------
+
+
+def games_dir(option: str | None) -> Path:
+    """The games directory: the one given, else $MORTECOUILLE_GAMES, else ./games."""
+    return Path(option or os.environ.get("MORTECOUILLE_GAMES") or DEFAULT_GAMES_DIR)
+
+
+def game_log(directory: Path, game: str) -> GameLog:
+    """GAME's log in ``directory``; a name that could reach outside it is refused."""
+    if not game or "/" in game or game.startswith("."):
+        raise BadInput("GAME", f"{game!r} is not a valid game name")
+    return GameLog(directory / f"{game}.jsonl")
+
+
+# --- the secret seed (D2) --------------------------------------------------------------------
+
+
+def seed_path(log_: GameLog) -> Path:
+    return log_.path.with_suffix(".seed")
+
+
+def new_seed() -> str:
+    return secrets.token_hex(16)
+
+
+def secret_seed(dice_mode: str, seed: str | None) -> str | None:
+    """A new game's secret seed: the one given, else a random one; none for table dice."""
+    if dice_mode == "table" and seed is not None:
+        raise BadInput("--seed", "a table-dice game has no seed")
+    return (seed or new_seed()) if dice_mode == "seeded" else None
+
+
+def store_seed(log_: GameLog, seed: str) -> None:
+    """Keep the secret seed beside the log, readable by its owner only, until it is revealed."""
+    path = seed_path(log_)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(seed + "\n")
+
+
+def load_seed(log_: GameLog, state: GameState) -> str:
+    path = seed_path(log_)
+    try:
+        seed = path.read_text().strip()
+    except FileNotFoundError:
+        raise BadInput(
+            "seed", f"the secret seed of {state.game!r} is missing ({path}); cannot roll seeded dice"
+        ) from None
+    if seed_commitment(seed) != state.seed_sha256:
+        raise BadInput("seed", f"{path} does not match the game's commitment (D2)")
+    return seed
+
+
+def revealed_seed(log_: GameLog, state: GameState) -> str | None:
+    """The seed a seeded game reveals as it ends (D2); none for table dice."""
+    return load_seed(log_, state) if state.dice_mode == "seeded" else None
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def load(log_: GameLog) -> tuple[list[Event], GameState]:
+    """The game's events and their fold."""
+    events = log_.read()
+    return events, fold(events)
+
+
+# --- dice ------------------------------------------------------------------------------------
+
+#: How a shell asks the referee what a physical die showed: ``ask(identity, label) -> value``.
+AskDie = Callable[[RollIdentity, str], int]
+
+
+def dice_for(
+    log_: GameLog, state: GameState, table_values: list[int] | None, ask: AskDie | None
+) -> DiceSource:
+    """Seeded dice from the kept seed, or table dice: ``table_values`` first, then ``ask``."""
+    if state.dice_mode == "seeded":
+        if table_values:
+            raise BadInput("--dice", "this game rolls seeded dice; --dice is for table-dice games")
+        return SeededDice(load_seed(log_, state))
+    return TableDice(table_values or (), ask)
+
+
+# --- one command -----------------------------------------------------------------------------
+
+
+def describe_events(events: Sequence[Event]) -> list[str]:
+    """One text line per event, as the log and every command print them."""
+    return [describe_event(event) for event in events]
+
+
+class Outcome(NamedTuple):
+    """What one command appended and the state after it; unpacks as ``(events, state)``."""
+
+    events: list[Event]
+    state: GameState
+
+    def lines(self) -> list[str]:
+        return describe_events(self.events)
+
+
+class KnownState(msgspec.Struct, frozen=True):
+    """A state folded earlier and the log position it stands for (next seq, last hash)."""
+
+    next_seq: int
+    last_hash: str
+    state: GameState
+
+
+def run_command(
+    log_: GameLog,
+    make_command: Callable[[GameState], Command],
+    table_values: list[int] | None = None,
+    ask: AskDie | None = None,
+    expected_seq: int | None = None,
+    known: KnownState | None = None,
+) -> Outcome:
+    """Lock, fold, decide and append one command; return the appended events and the new state.
+
+    ``make_command`` builds the command from the locked state (e.g. to reveal the seed).
+    ``table_values``: a table-dice game's dice, in the order asked; any left unused refuse the
+    command, since the referee meant them for something else. ``expected_seq``: refuse unless
+    the log is at this seq. ``known``: a state the caller folded before; it is used instead of
+    folding the log again only if the log still ends where it did (same next seq and last hash),
+    so a long sequence of commands (the demo) does not fold the whole log for each one.
+    """
+    with log_.transaction() as tx:
+        if known is not None and tx.position() == (known.next_seq, known.last_hash):
+            state = known.state
+        else:
+            state = fold(tx.read())
+        command = make_command(state)
+        dice = dice_for(log_, state, table_values, ask)
+        produced = decide(state, command, dice)
+        if table_values and isinstance(dice, TableDice) and dice.pending:
+            raise BadInput("--dice", f"{len(dice.pending)} value(s) left unused: {dice.pending}")
+        appended = tx.append(produced, expected_seq)
+        log.info("appended", game=log_.name, command=type(command).__name__, events=len(appended))
+        return Outcome(appended, fold(appended, state))
+
+
+# --- a game's life cycle ---------------------------------------------------------------------
+
+
+def create_game(log_: GameLog, events: Sequence[Event], secret: str | None) -> list[Event]:
+    """Start a new log with ``events`` and keep its secret seed beside it; refuse an existing game
+    before the seed of the game already there is overwritten."""
+    if log_.exists():
+        raise Conflict(f"game {log_.name!r} already exists at {log_.path}")
+    if secret is not None:
+        log_.path.parent.mkdir(parents=True, exist_ok=True)
+        store_seed(log_, secret)
+    return log_.create(events)
+
+
+def start_game(log_: GameLog, command: CreateGame, secret: str | None) -> list[Event]:
+    """Decide ``command`` and create the game's log with its events, keeping ``secret`` beside it."""
+    if command.seed_sha256 != (seed_commitment(secret) if secret is not None else None):
+        raise ValueError(f"the secret seed kept for {command.game!r} must be the one it commits to")
+    return create_game(log_, decide(EMPTY, command, TableDice()), secret)
+
+
+def new_game(
+    log_: GameLog,
+    *,
+    players: Sequence[str],
+    ruleset: str,
+    budget: int,
+    board: Board,
+    dice_mode: str,
+    seed: str | None,
+) -> list[Event]:
+    """Create a referee's game: its first event commits to the rules version and the dice seed
+    (the one given, else a random one), which is kept beside the log until the game ends."""
+    secret = secret_seed(dice_mode, seed)
+    if ruleset == "mortecouille" and len(players) < 2:
+        raise BadInput("--players", "a mortecouille game needs at least two players (T3)")
+    command = CreateGame(
+        game=log_.name,
+        ruleset=ruleset,
+        players=tuple(players),
+        budget=budget,
+        board=board,
+        dice_mode=dice_mode,
+        seed_sha256=seed_commitment(secret) if secret else None,
+        rules_version=RULES_VERSION,
+    )
+    return start_game(log_, command, secret)
+
+
+def resolve_turn(
+    log_: GameLog,
+    *,
+    partial: bool = False,
+    table_values: list[int] | None = None,
+    ask: AskDie | None = None,
+    expected_seq: int | None = None,
+) -> Outcome:
+    """Resolve the current turn; a turn that ends the game reveals its seed (D2)."""
+    return run_command(
+        log_,
+        lambda state: ResolveTurn(partial=partial, reveal_seed=revealed_seed(log_, state)),
+        table_values=table_values,
+        ask=ask,
+        expected_seq=expected_seq,
+    )
+
+
+def end_game(log_: GameLog, *, winner: str | None = None, reason: str = "referee") -> GameEnded:
+    """End the game by the referee's decision and reveal its seed (D2)."""
+    appended, _ = run_command(
+        log_, lambda state: EndGame(reason=reason, winner=winner, seed=revealed_seed(log_, state))
+    )
+    ended = appended[-1]
+    assert isinstance(ended, GameEnded)
+    return ended
