@@ -19,16 +19,16 @@ import msgspec
 from mortecouille.app.commands import KnownState, game_log, run_command, start_game
 from mortecouille.bots.player import choose_orders
 from mortecouille.core.board.ships import PlaceShip
-from mortecouille.core.board.terrain import Board, WindTile
 from mortecouille.core.dice import SeededDice, seed_commitment
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.fleet.commands import BuyShip, EquipShip, SealFleet
-from mortecouille.core.game import Command, CreateGame, EndGame, decide, fold
-from mortecouille.core.life_cycle import ResolveTurn
+from mortecouille.core.game import decide, fold
+from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn
 from mortecouille.core.mortecouille.common import ship_stats
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
+from mortecouille.events.board import Board, WindTile
 from mortecouille.events.combat import FireChecked, ShotFired
 from mortecouille.events.game import DieRolled
 from mortecouille.events.movement import CollisionOccurred

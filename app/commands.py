@@ -27,14 +27,14 @@ from typing import NamedTuple
 import msgspec
 import structlog
 
-from mortecouille.core.board.terrain import Board
 from mortecouille.core.dice import DiceSource, RollIdentity, SeededDice, TableDice, seed_commitment
 from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.catalogue import RULES_VERSION
-from mortecouille.core.game import Command, CreateGame, EndGame, decide, fold
-from mortecouille.core.life_cycle import ResolveTurn
+from mortecouille.core.game import decide, fold
+from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
+from mortecouille.events.board import Board
 from mortecouille.events.game import GameEnded
 from mortecouille.events.store import Conflict, GameLog
 from mortecouille.replays.reading.describe import describe_event

@@ -16,15 +16,16 @@ from typing import Any
 import msgspec
 
 from mortecouille.core.board.geometry import square_name
-from mortecouille.core.board.terrain import Board
 from mortecouille.core.dice import DiceSource, FixedDice, SeededDice, TableDice, seed_commitment
 from mortecouille.core.errors import BadInput, MortecouilleError
 from mortecouille.core.fleet.catalogue import RULES_VERSION
-from mortecouille.core.game import Command, CreateGame, ResolveTurn, decide, fold
+from mortecouille.core.game import decide, fold
+from mortecouille.core.life_cycle import Command, CreateGame, ResolveTurn
 from mortecouille.core.rulesets import RULESETS
 from mortecouille.core.scenario import Scenario
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
+from mortecouille.events.board import Board
 from mortecouille.events.movement import CollisionOccurred
 from mortecouille.events.store import Conflict, GameLog
 

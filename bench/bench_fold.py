@@ -19,12 +19,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.ships import PlaceShip
-from mortecouille.core.board.terrain import Board
 from mortecouille.core.dice import TableDice, seed_commitment
-from mortecouille.core.game import Command, CreateGame, decide, evolve, fold
-from mortecouille.core.life_cycle import ResolveTurn
+from mortecouille.core.game import decide, evolve, fold
+from mortecouille.core.life_cycle import Command, CreateGame, ResolveTurn
 from mortecouille.core.state import EMPTY, state_hash
 from mortecouille.events.base import Event
+from mortecouille.events.board import Board
 from mortecouille.events.codec import event_decoder
 from mortecouille.events.game import TurnEnded
 from mortecouille.events.store import GameLog

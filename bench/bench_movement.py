@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mortecouille.core.blockade.rounds import BLOCKADE_KINDS, BlockadeShip, resolve_round  # noqa: E402
 from mortecouille.core.board.geometry import ORTHOGONAL_FACINGS  # noqa: E402
-from mortecouille.core.board.terrain import Board, WindTile  # noqa: E402
+from mortecouille.events.board import Board, WindTile  # noqa: E402
 
 SIZES = (250, 1000, 4000)
 DENSITY = 0.6  # ships per open square: most moves end in contests, bumps or convoys

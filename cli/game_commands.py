@@ -10,9 +10,9 @@ import msgspec
 from mortecouille.app.commands import describe_events, end_game, game_log, load, new_game
 from mortecouille.cli.shared import Context, echo_lines, fail, pass_context, reports_errors
 from mortecouille.core.board.geometry import parse_facing, parse_square
-from mortecouille.core.board.terrain import Board, WindTile
 from mortecouille.core.errors import BadInput
 from mortecouille.core.state import state_as_dict, state_hash
+from mortecouille.events.board import Board, WindTile
 from mortecouille.replays.reading.describe import describe_state
 from mortecouille.replays.reading.verify import verify_log
 

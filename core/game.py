@@ -6,7 +6,7 @@ Each finds the game's :class:`~mortecouille.core.ruleset.Ruleset` in
 exists, by the CreateGame command or the GameCreated event), then dispatches through the
 ruleset's dicts keyed by the exact class (measured faster than a ``match`` on Struct
 classes). The command classes and helpers every ruleset shares live in
-:mod:`mortecouille.core.life_cycle`, below the rulesets, and are named here too for callers.
+:mod:`mortecouille.core.life_cycle`, below the rulesets.
 """
 
 from __future__ import annotations
@@ -15,44 +15,12 @@ from collections.abc import Iterable
 
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
-from mortecouille.core.life_cycle import (
-    DICE_MODES,
-    Command,
-    CreateGame,
-    EndGame,
-    ResolveTurn,
-    UnknownEvent,
-    change_ship,
-    check_game_name,
-    fold_with,
-    replace,
-    shared_fields,
-    ship_named,
-    with_ship,
-)
+from mortecouille.core.life_cycle import Command, CreateGame, UnknownEvent, check_game_name, fold_with
 from mortecouille.core.rulesets import RULESETS
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
 from mortecouille.events.codec import CorruptLine
 from mortecouille.events.game import GameCreated
-
-__all__ = [
-    "DICE_MODES",
-    "EMPTY",
-    "Command",
-    "CreateGame",
-    "EndGame",
-    "ResolveTurn",
-    "UnknownEvent",
-    "change_ship",
-    "decide",
-    "evolve",
-    "fold",
-    "replace",
-    "shared_fields",
-    "ship_named",
-    "with_ship",
-]
 
 
 def decide(state: GameState, command: Command, dice: DiceSource) -> list[Event]:
@@ -106,6 +74,7 @@ def fold(events: Iterable[Event], state: GameState = EMPTY) -> GameState:
 
     >>> from mortecouille.core.board.terrain import Board
     >>> from mortecouille.core.dice import TableDice
+    >>> from mortecouille.core.life_cycle import CreateGame
     >>> create = CreateGame(game="demo", ruleset="blockade", players=("ann", "bob"),
     ...                     budget=0, board=Board(width=8, height=8), dice_mode="table")
     >>> state = fold(decide(EMPTY, create, TableDice()))

@@ -14,11 +14,12 @@ from typing import Any, TypeAlias
 
 import msgspec
 
-from mortecouille.core.board.terrain import Board, validate_board
+from mortecouille.core.board.terrain import validate_board
 from mortecouille.core.dice import DiceSource, seed_commitment
 from mortecouille.core.errors import BadInput
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
+from mortecouille.events.board import Board
 from mortecouille.events.codec import CorruptLine
 from mortecouille.events.game import GameCreated, GameEnded
 

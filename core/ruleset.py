@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 
 from mortecouille.core.board.ships import BOARD_EVOLVERS, PlacementRule, PlaceShip, placing_with
 from mortecouille.core.life_cycle import (
@@ -23,6 +22,8 @@ from mortecouille.core.life_cycle import (
     evolve_created,
     evolve_ended,
 )
+from mortecouille.core.narration import Narrator
+from mortecouille.core.phases import Phase
 from mortecouille.core.rulings import RecordRuling, decide_ruling, evolve_ruling
 from mortecouille.core.scenario import ScenarioBuilder
 from mortecouille.core.state import EMPTY, GameState
@@ -74,8 +75,10 @@ class Ruleset:
     resolve_turn: Decide
     #: the pure half of ``scenario``: the document in, the commands out
     scenario: ScenarioBuilder
-    #: event type -> its narrator (filled when the narrators move into core)
-    narrators: Mapping[type[Event], Callable[..., str]]
+    #: how ``explain`` tells each event type of this ruleset, as one sentence
+    narrators: Mapping[type[Event], Narrator]
+    #: the phase of the turn of each event type whose own ``phase`` field names none
+    phases: Mapping[type[Event], Phase]
 
 
 #: The life cycle and the referee's rulings: every ruleset takes these commands.
@@ -109,6 +112,8 @@ def compose_ruleset(
     resolve_turn: Decide,
     scenario: ScenarioBuilder,
     refusals: Mapping[type[Command], Refusal],
+    narrators: Mapping[type[Event], Narrator],
+    phases: Mapping[type[Event], Phase],
     initial_state: GameState = EMPTY,
 ) -> Ruleset:
     """A ruleset from its own parts and the shared ones: its deciders are the shared ones, PlaceShip
@@ -134,6 +139,6 @@ def compose_ruleset(
         placement=placement,
         resolve_turn=resolve_turn,
         scenario=scenario,
-        # the lead wires in the narrators once they have moved into core
-        narrators=MappingProxyType({}),
+        narrators=narrators,
+        phases=phases,
     )

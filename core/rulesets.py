@@ -7,7 +7,16 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from mortecouille.core.blockade.ruleset import BLOCKADE
+from mortecouille.core.errors import BadInput
 from mortecouille.core.mortecouille.ruleset import MORTECOUILLE
 from mortecouille.core.ruleset import Ruleset
 
 RULESETS: Mapping[str, Ruleset] = MappingProxyType({r.name: r for r in (MORTECOUILLE, BLOCKADE)})
+
+
+def ruleset_named(name: str) -> Ruleset:
+    """The ruleset called ``name``; any other name is refused, naming the ones there are."""
+    ruleset = RULESETS.get(name)
+    if ruleset is None:
+        raise BadInput("ruleset", f"{name!r} is not one of {', '.join(RULESETS)}")
+    return ruleset

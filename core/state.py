@@ -14,8 +14,8 @@ from typing import Any
 
 import msgspec
 
-from mortecouille.core.board.terrain import Board
 from mortecouille.core.fleet.purchase import Fleet
+from mortecouille.events.board import Board
 from mortecouille.events.condition import ShipCondition
 from mortecouille.events.orders import OrderSet
 

@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from mortecouille.core.board.terrain import Board
 from mortecouille.core.dice import TableDice, seed_commitment
-from mortecouille.core.game import EMPTY, CreateGame, decide
+from mortecouille.core.game import decide
+from mortecouille.core.life_cycle import CreateGame
+from mortecouille.core.state import EMPTY
+from mortecouille.events.board import Board
 from mortecouille.events.store import GameLog
 
 SEED = "test-seed"

@@ -6,9 +6,9 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
-from mortecouille.core.board.terrain import Board
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.events.base import Event
+from mortecouille.events.board import Board
 from mortecouille.events.game import GameCreated, GameEnded
 from mortecouille.events.store import GameLog
 

@@ -28,11 +28,12 @@ from mortecouille.cli.main import COMMANDS, cli
 from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.geometry import parse_square
 from mortecouille.core.board.ships import PlaceShip
-from mortecouille.core.board.terrain import Board
 from mortecouille.core.dice import seed_commitment
 from mortecouille.core.errors import BadInput, RuleViolation
-from mortecouille.core.game import Command, fold
+from mortecouille.core.game import fold
+from mortecouille.core.life_cycle import Command
 from mortecouille.core.state import GameState, state_hash
+from mortecouille.events.board import Board
 from mortecouille.events.game import GameCreated, GameEnded
 from mortecouille.events.store import Conflict, GameLog
 from mortecouille.replays.reading.describe import describe_event

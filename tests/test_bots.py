@@ -9,14 +9,14 @@ from hypothesis import strategies as st
 
 from mortecouille.app.botgame import DEMO_BOARD, play_in_memory, set_up_demo_fleets, summarise
 from mortecouille.bots.player import choose_orders
-from mortecouille.core.board.terrain import Board, WindTile
 from mortecouille.core.dice import SeededDice, TableDice, seed_commitment
 from mortecouille.core.fleet.catalogue import RULES_VERSION
-from mortecouille.core.game import Command, CreateGame, decide, fold
-from mortecouille.core.life_cycle import ResolveTurn
+from mortecouille.core.game import decide, fold
+from mortecouille.core.life_cycle import Command, CreateGame, ResolveTurn
 from mortecouille.core.mortecouille.orders import GiveOrder, fighting_fire, orders_this_turn
 from mortecouille.core.state import EMPTY, GameState, state_hash
 from mortecouille.events.base import Event
+from mortecouille.events.board import Board, WindTile
 from mortecouille.events.codec import event_decoder
 from mortecouille.events.game import GameEnded, TurnEnded
 from mortecouille.events.mortecouille import ShipSetUp
@@ -130,7 +130,7 @@ def test_bot_games_are_legal_and_replay_to_the_same_state(
 def _created_and_setups(start: GameState) -> list[Event]:
     """The events that built ``start`` (a game() state), rebuilt for re-derivation."""
     from mortecouille.core.dice import seed_commitment
-    from mortecouille.core.game import CreateGame
+    from mortecouille.core.life_cycle import CreateGame
 
     created = decide(
         EMPTY,

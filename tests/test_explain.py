@@ -7,11 +7,11 @@ from pathlib import Path
 
 import msgspec
 
-from mortecouille.core.board.terrain import Board
 from mortecouille.core.narration import ExplainContext
-from mortecouille.core.ruleset_narrators import NARRATION_BY_RULESET
+from mortecouille.core.rulesets import RULESETS
 from mortecouille.core.state import EMPTY, ShipState
 from mortecouille.events.base import Event
+from mortecouille.events.board import Board
 from mortecouille.events.combat import FireChecked, ShotFired
 from mortecouille.events.movement import CollisionOccurred
 from mortecouille.events.schema import EVENT_TYPES
@@ -55,7 +55,7 @@ def test_explain_refuses_a_turn_not_resolved_or_an_unknown_ship(games: Path) -> 
 def test_every_event_type_has_a_narrator() -> None:
     # A new event type fails this until it is told in words, in the narrators of the ruleset
     # that logs it (core/<ruleset>/narrators.py, or core/narration.py when both do).
-    told = {cls for narration in NARRATION_BY_RULESET.values() for cls in narration.narrators}
+    told = {cls for ruleset in RULESETS.values() for cls in ruleset.narrators}
     missing = sorted(tag for tag, cls in EVENT_TYPES.items() if cls not in told)
     assert missing == []
 

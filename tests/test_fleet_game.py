@@ -10,15 +10,16 @@ import msgspec
 import pytest
 
 from mortecouille.core.board.ships import PlaceShip
-from mortecouille.core.board.terrain import Board
 from mortecouille.core.dice import TableDice, seed_commitment
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.fleet.commands import BuyShip, EquipFleet, EquipShip, SealFleet
-from mortecouille.core.game import Command, CreateGame, decide, fold
+from mortecouille.core.game import decide, fold
+from mortecouille.core.life_cycle import Command, CreateGame
 from mortecouille.core.mortecouille.common import ship_stats
 from mortecouille.core.state import EMPTY, GameState, state_hash
 from mortecouille.events.base import GENESIS_HASH, Event
+from mortecouille.events.board import Board
 from mortecouille.events.codec import stamp
 from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped
 from mortecouille.events.game import TurnEnded

@@ -18,8 +18,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-import pytest
-
 from tests.helpers import ROOT
 
 PACKAGE = "mortecouille"
@@ -32,16 +30,6 @@ LAYERS: dict[str, int] = {"events": 1, "core": 2, "bots": 3, "replays": 3, "app"
 ROOT_MODULE_LAYER = 0
 ENTRY_POINT = f"{PACKAGE}.__main__"
 ENTRY_POINT_LAYER = max(LAYERS.values()) + 1
-
-#: Import cycles other engineers are removing in issue 11 (each as the set of its modules).
-#: The lead empties this set once their branches are merged; nothing may be added to it.
-KNOWN_CYCLES_BEING_FIXED: set[frozenset[str]] = {
-    # engineer E: stats imports purchase for its type hints only, purchase imports stats
-    frozenset({"mortecouille.core.fleet.purchase", "mortecouille.core.fleet.stats"}),
-    # engineer A: scenario imports its mortecouille half inside a function to register it
-    frozenset({"mortecouille.app.scenario", "mortecouille.app.scenario_mortecouille"}),
-}
-
 
 class Import(NamedTuple):
     """One imported module name as written, where it is written, and its target in the package."""
@@ -212,19 +200,58 @@ def test_no_import_cycle_between_modules() -> None:
     cycles = [
         " -> ".join(one_cycle(graph, component))
         for component in strongly_connected(graph)
-        if frozenset(component) not in KNOWN_CYCLES_BEING_FIXED
     ]
     assert not cycles, "import cycles:\n" + "\n".join(cycles)
-
-
-@pytest.mark.parametrize("known", sorted(sorted(c) for c in KNOWN_CYCLES_BEING_FIXED))
-def test_a_known_cycle_is_listed_only_while_it_exists(known: list[str]) -> None:
-    """Once fixed, a known cycle must leave ``KNOWN_CYCLES_BEING_FIXED`` so that it cannot come back."""
-    components = [frozenset(c) for c in strongly_connected(import_graph())]
-    assert frozenset(known) in components, f"{known} is no longer a cycle: remove it from KNOWN_CYCLES_BEING_FIXED"
 
 
 def test_the_cycle_finder_reports_a_cycle_through_a_deferred_import() -> None:
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
     assert strongly_connected(graph) == [["a", "b", "c"]]
     assert one_cycle(graph, ["a", "b", "c"]) == ["a", "b", "c", "a"]
+
+
+def names_defined_in(path: Path) -> set[str]:
+    """The names a module binds itself at its top level (functions, classes, assignments), including
+    those bound under ``if TYPE_CHECKING:`` / ``else:``; imported names are not among them."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    names: set[str] = set()
+    statements: list[ast.stmt] = list(tree.body)
+    while statements:
+        node = statements.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(n.id for target in node.targets for n in ast.walk(target) if isinstance(n, ast.Name))
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
+        elif isinstance(node, (ast.If, ast.Try)):
+            statements.extend([*node.body, *node.orelse])
+    return names
+
+
+def borrowed_names(files: list[Path]) -> list[str]:
+    """Every ``from mortecouille.X import name`` in ``files`` where ``name`` is neither a submodule of
+    X nor defined by X itself: X only passes on a name it imported (a re-export shim)."""
+    defined = {module: names_defined_in(path) for module, path in MODULES.items()}
+    found = []
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.ImportFrom) and node.module in defined):
+                continue
+            for alias in node.names:
+                if f"{node.module}.{alias.name}" not in MODULES and alias.name not in defined[node.module]:
+                    found.append(f"{path.name}:{node.lineno}: {alias.name} from {node.module}")
+    return found
+
+
+def test_every_name_is_imported_from_the_module_that_defines_it() -> None:
+    """No re-export shims: a name comes from its own module, so a reader finds it where it is said to be."""
+    files = [*MODULES.values(), *sorted((ROOT / "tests").rglob("*.py")), *sorted((ROOT / "bench").glob("*.py"))]
+    assert borrowed_names(files) == []
+
+
+def test_a_re_exported_name_is_found(tmp_path: Path) -> None:
+    shim = tmp_path / "uses_a_shim.py"
+    shim.write_text("from mortecouille.core.game import CreateGame\nfrom mortecouille.core.game import fold\n")
+    assert borrowed_names([shim]) == ["uses_a_shim.py:1: CreateGame from mortecouille.core.game"]

@@ -14,7 +14,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mortecouille.core.board.terrain import Board, WindTile
 from mortecouille.core.dice import DiceCup, FixedDice, SeededDice, TableDice
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.catalogue import RULES_VERSION
@@ -22,6 +21,7 @@ from mortecouille.core.game import fold
 from mortecouille.core.mortecouille.movement import MoveIntent, board_wind_phase, movement_phase
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
+from mortecouille.events.board import Board, WindTile
 from mortecouille.events.codec import decode_lines
 from mortecouille.events.game import DieRolled
 from mortecouille.events.mortecouille import WindPointsChanged

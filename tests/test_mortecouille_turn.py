@@ -13,14 +13,14 @@ from typing import Any, TypeVar
 
 import pytest
 
-from mortecouille.core.board.terrain import Board
 from mortecouille.core.dice import RollIdentity, SeededDice, TableDice, seed_commitment
 from mortecouille.core.errors import RuleViolation
-from mortecouille.core.game import EMPTY, CreateGame, decide, fold
-from mortecouille.core.life_cycle import ResolveTurn
+from mortecouille.core.game import decide, fold
+from mortecouille.core.life_cycle import CreateGame, ResolveTurn
 from mortecouille.core.mortecouille.orders import GiveOrder
-from mortecouille.core.state import GameState, state_hash
+from mortecouille.core.state import EMPTY, GameState, state_hash
 from mortecouille.events.base import Event
+from mortecouille.events.board import Board
 from mortecouille.events.combat import (
     BecameFireship,
     BurstStreakChanged,

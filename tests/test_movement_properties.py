@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from mortecouille.core.board.geometry import FACINGS
 from mortecouille.core.board.movement import Move, MovementResult, resolve_moves, wind_phase_moves
 from mortecouille.core.board.movement_step import Piece
-from mortecouille.core.board.terrain import Board, WindTile, board_index
+from mortecouille.core.board.terrain import board_index
+from mortecouille.events.board import Board, WindTile
 
 MOVE_KINDS = ("F", "F", "F", "L", "R", "sail+1", "sail-1", "sail+4", "rot+2", "none")
 

@@ -18,10 +18,10 @@ from mortecouille.core.errors import BadInput
 from mortecouille.core.mortecouille import narrators as mortecouille
 from mortecouille.core.narration import SHARED_NARRATORS, SHARED_PHASES, ExplainContext
 from mortecouille.core.phases import ALL_PHASES, END, MOVE, PHASES_BY_ID, phase_name
-from mortecouille.core.ruleset_narrators import NARRATION_BY_RULESET, narration_for, narrators_for
+from mortecouille.core.rulesets import RULESETS, ruleset_named
 from mortecouille.core.state import EMPTY
-from mortecouille.events.base import EVENT_TYPES
 from mortecouille.events.game import DieRolled
+from mortecouille.events.schema import EVENT_TYPES
 from tests.forgery import log_bodies
 from tests.helpers import GOLDEN
 
@@ -37,7 +37,7 @@ def ruleset_of(lines: list[dict[str, Any]]) -> str:
 @pytest.mark.parametrize("log", GOLDEN_LOGS, ids=lambda path: path.name)
 def test_every_event_type_a_ruleset_logs_has_a_narrator_in_its_table(log: Path) -> None:
     lines = log_bodies(log)
-    narrators = narrators_for(ruleset_of(lines))
+    narrators = ruleset_named(ruleset_of(lines)).narrators
     logged = {EVENT_TYPES[line["type"]] for line in lines}
     assert sorted(cls.__name__ for cls in logged - set(narrators)) == []
 
@@ -45,7 +45,7 @@ def test_every_event_type_a_ruleset_logs_has_a_narrator_in_its_table(log: Path) 
 @pytest.mark.parametrize("log", GOLDEN_LOGS, ids=lambda path: path.name)
 def test_every_phase_a_played_game_records_is_in_the_phase_table(log: Path) -> None:
     lines = log_bodies(log)
-    event_phases = narration_for(ruleset_of(lines)).phases
+    event_phases = ruleset_named(ruleset_of(lines)).phases
     dice_phases = {line["phase"] for line in lines if line["type"] == "die-rolled"}
     assert dice_phases <= set(PHASES_BY_ID)
     # A type filed in the ruleset's event phases (a fire check) carries a fire phase (X1) instead.
@@ -76,11 +76,11 @@ def test_each_ruleset_table_includes_the_shared_narrators_and_phases(table: Any)
 
 
 def test_the_narrators_are_found_by_ruleset_name_and_an_unknown_one_is_refused() -> None:
-    assert narrators_for("mortecouille") is mortecouille.NARRATORS
-    assert narrators_for("blockade") is blockade.NARRATORS
-    assert set(NARRATION_BY_RULESET) == {"mortecouille", "blockade"}
+    assert ruleset_named("mortecouille").narrators is mortecouille.NARRATORS
+    assert ruleset_named("blockade").narrators is blockade.NARRATORS
+    assert set(RULESETS) == {"mortecouille", "blockade"}
     with pytest.raises(BadInput, match="ruleset"):
-        narrators_for("chess")
+        ruleset_named("chess")
 
 
 @pytest.mark.parametrize("purpose", sorted(PURPOSES))

@@ -32,13 +32,13 @@ from mortecouille.app.commands import run_command, store_seed
 from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.blockade.rounds import BLOCKADE_KINDS
 from mortecouille.core.board.ships import PlaceShip
-from mortecouille.core.board.terrain import Board
 from mortecouille.core.dice import TableDice, seed_commitment
 from mortecouille.core.errors import MortecouilleError
 from mortecouille.core.fleet.catalogue import CATALOGUES, RULES_VERSION
-from mortecouille.core.game import EMPTY, Command, CreateGame, EndGame, decide, fold
-from mortecouille.core.life_cycle import ResolveTurn
-from mortecouille.core.state import GameState, state_hash
+from mortecouille.core.game import decide, fold
+from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn
+from mortecouille.core.state import EMPTY, GameState, state_hash
+from mortecouille.events.board import Board
 from mortecouille.events.codec import CorruptLine, LogError, decode_line
 from mortecouille.events.game import GameEnded, TurnEnded
 from mortecouille.events.store import Conflict, GameLog

@@ -5,8 +5,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from mortecouille.core.board.terrain import Board
 from mortecouille.core.state import GameState, ShipState
+from mortecouille.events.board import Board
 from mortecouille.events.combat import ShotFired
 from mortecouille.events.store import GameLog
 from mortecouille.replays.pictures.svg import render_turn_svg

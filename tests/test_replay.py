@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from mortecouille.cli.replay_commands import step_interactively
-from mortecouille.core.board.terrain import Board
 from mortecouille.core.game import evolve, fold
 from mortecouille.core.state import EMPTY, GameState, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.blockade import TokensGiven
+from mortecouille.events.board import Board
 from mortecouille.events.game import GameCreated
 from mortecouille.events.movement import ShipPlaced
 from mortecouille.replays.reading.replay import Replay, position_after_turn

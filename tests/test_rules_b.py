@@ -9,8 +9,9 @@ from mortecouille.core.blockade.rounds import BlockadeShip, resolve_round
 from mortecouille.core.board.geometry import distance, parse_square, square_name
 from mortecouille.core.board.movement import Move, resolve_moves, wind_phase_moves
 from mortecouille.core.board.movement_step import Piece
-from mortecouille.core.board.terrain import Board, BoardArea, WindTile, board_index, validate_board
+from mortecouille.core.board.terrain import BoardArea, board_index, validate_board
 from mortecouille.core.errors import BadInput
+from mortecouille.events.board import Board, WindTile
 
 
 def test_B1_grid_origin_is_south_west_and_y_grows_north() -> None:

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import pytest
 
-from mortecouille.core.board.movement_step import Contact
-from mortecouille.core.board.terrain import Board, WindTile
 from mortecouille.core.mortecouille.movement import MoveIntent, board_wind_phase
+from mortecouille.events.board import Board, WindTile
 from mortecouille.events.game import DieRolled
 from mortecouille.events.mortecouille import WindPointsChanged
 from mortecouille.events.mortecouille_movement import FireshipExplosion, WreckCrossed
-from mortecouille.events.movement import CollisionOccurred, DamageTaken, ShipSunk
+from mortecouille.events.movement import CollisionOccurred, Contact, DamageTaken, ShipSunk
 from tests.test_mortecouille_movement import (
     advance,
     after,

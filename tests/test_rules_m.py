@@ -20,9 +20,10 @@ from mortecouille.core.board.movement import (
     take_positions,
     wind_phase_moves,
 )
-from mortecouille.core.board.movement_step import Claim, Collision, Contact, Piece, StepResult, resolve_step
-from mortecouille.core.board.terrain import Board, WindTile
+from mortecouille.core.board.movement_step import Claim, Collision, Piece, StepResult, resolve_step
 from mortecouille.core.errors import BadInput
+from mortecouille.events.board import Board, WindTile
+from mortecouille.events.movement import Contact
 
 OPEN = Board(10, 10)
 SMALL, MEDIUM, LARGE = 0, 1, 2

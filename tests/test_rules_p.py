@@ -6,8 +6,8 @@ import msgspec
 import pytest
 
 from mortecouille.core.blockade.rounds import BLOCKADE_KINDS, BlockadeShip, resolve_round
-from mortecouille.core.board.terrain import Board, WindTile
 from mortecouille.core.errors import BadInput
+from mortecouille.events.board import Board, WindTile
 
 OPEN = Board(12, 12)
 

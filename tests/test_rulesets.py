@@ -14,14 +14,15 @@ import pytest
 
 import mortecouille.core.game
 from mortecouille.core.blockade.commands import GiveTokens
-from mortecouille.core.board.terrain import Board
 from mortecouille.core.dice import TableDice
 from mortecouille.core.errors import BadInput, RuleViolation
-from mortecouille.core.game import EMPTY, CreateGame, decide, fold
+from mortecouille.core.game import decide, fold
+from mortecouille.core.life_cycle import CreateGame
 from mortecouille.core.mortecouille.common import SetUpShip
 from mortecouille.core.rulesets import RULESETS
 from mortecouille.core.scenario import ShipSpec
-from mortecouille.core.state import GameState, ShipState, state_hash
+from mortecouille.core.state import EMPTY, GameState, ShipState, state_hash
+from mortecouille.events.board import Board
 from mortecouille.events.condition import ShipCondition
 from mortecouille.events.mortecouille import ShipSetUp
 from mortecouille.events.schema import EVENT_TYPES

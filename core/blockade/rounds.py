@@ -15,10 +15,12 @@ import msgspec
 
 from mortecouille.core.board.geometry import ORTHOGONAL_FACINGS
 from mortecouille.core.board.movement import Move, MovementResult, resolve_moves, wind_phase_moves
-from mortecouille.core.board.movement_step import Collision, Contact, Piece
-from mortecouille.core.board.terrain import Board, board_index
+from mortecouille.core.board.movement_step import Collision, Piece
+from mortecouille.core.board.terrain import board_index
 from mortecouille.core.errors import BadInput
 from mortecouille.core.phases import MOVE, WIND
+from mortecouille.events.board import Board
+from mortecouille.events.movement import Contact
 
 #: Class names by size rank (M8): small < medium < large.
 SIZE_CLASSES: Final[tuple[str, ...]] = ("small", "medium", "large")

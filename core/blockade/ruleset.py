@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from mortecouille.core.blockade import narrators
 from mortecouille.core.blockade.commands import (
     BLOCKADE_EVOLVERS,
     BLOCKADE_IGNORED,
@@ -26,6 +27,8 @@ BLOCKADE = compose_ruleset(
     end_test=no_victory,
     placement=place_blockade_ship,
     resolve_turn=resolve_blockade_turn,
+    narrators=narrators.NARRATORS,
+    phases=narrators.PHASES,
     scenario=build_blockade_scenario,
     refusals={
         GiveOrder: Refusal(

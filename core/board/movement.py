@@ -25,8 +25,9 @@ from mortecouille.core.board.movement_step import (
     collision_sort_key,
     resolve_step,
 )
-from mortecouille.core.board.terrain import Board, WhirlpoolPath, board_index
+from mortecouille.core.board.terrain import WhirlpoolPath, board_index
 from mortecouille.core.errors import BadInput
+from mortecouille.events.board import Board
 
 _TURN_SIDES: Final[dict[str, int]] = {"left": -2, "right": 2}
 

@@ -26,9 +26,10 @@ from typing import Final
 import msgspec
 
 from mortecouille.core.board.geometry import VECTOR_FACINGS, Square
-from mortecouille.core.board.terrain import Board, board_index
+from mortecouille.core.board.terrain import board_index
 from mortecouille.core.errors import BadInput
-from mortecouille.events.movement import Contact as Contact
+from mortecouille.events.board import Board
+from mortecouille.events.movement import Contact
 
 _LABELS: Final[dict[int, dict[str, str]]] = {
     1: {"still": "M3", "head_on": "M1c", "same": "M1d", "larger": "M1e"},

@@ -2,7 +2,7 @@
 
 ``Board`` is a plain frozen msgspec Struct so it can travel inside events and
 scenario files: its fields are part of the log schema, so it is defined there
-(:mod:`mortecouille.events.board`) and the rules import it from here. The lookups
+(:mod:`mortecouille.events.board`), and the rules import it from there. The lookups
 the movement engine needs on its hot path live in a ``BoardIndex`` built once per
 board (``board_index`` caches it on the hashable frozen board) and validated at the
 same time (B7).
@@ -15,8 +15,7 @@ from typing import Final, NamedTuple
 
 from mortecouille.core.board.geometry import FACING_VECTORS, Square, Vector
 from mortecouille.core.errors import BadInput
-from mortecouille.events.board import Board as Board
-from mortecouille.events.board import WindTile as WindTile
+from mortecouille.events.board import Board
 
 
 class WhirlpoolPath(NamedTuple):

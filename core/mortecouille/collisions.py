@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from typing import Final, NamedTuple
 
 from mortecouille.core.board.geometry import Square
-from mortecouille.core.board.movement_step import Claim, Collision, Contact, Piece, StepResult
+from mortecouille.core.board.movement_step import Claim, Collision, Piece, StepResult
 from mortecouille.core.board.terrain import board_index
 from mortecouille.core.dice import DiceCup
 from mortecouille.core.errors import BadInput
@@ -51,7 +51,14 @@ from mortecouille.core.phases import MOVE, MOVEMENT, WIND, WIND_COLLISIONS
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.mortecouille_movement import FireshipExplosion, WreckCrossed
-from mortecouille.events.movement import CollisionOccurred, DamageTaken, ShipMoved, ShipPushed, ShipSunk
+from mortecouille.events.movement import (
+    CollisionOccurred,
+    Contact,
+    DamageTaken,
+    ShipMoved,
+    ShipPushed,
+    ShipSunk,
+)
 
 #: Event phase -> the phase name its dice are rolled under (D2 roll identity).
 DICE_PHASES: Final[Mapping[str, str]] = {MOVE.id: MOVEMENT.id, WIND.id: WIND_COLLISIONS.id}

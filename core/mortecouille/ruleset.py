@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.fleet.commands import FLEET_DECIDERS, place_mortecouille_ship
+from mortecouille.core.mortecouille import narrators
 from mortecouille.core.mortecouille.common import SetUpShip, decide_set_up
 from mortecouille.core.mortecouille.evolution import MORTECOUILLE_EVOLVERS, MORTECOUILLE_IGNORED
 from mortecouille.core.mortecouille.orders import GiveOrder, decide_give_order
@@ -19,6 +20,8 @@ MORTECOUILLE = compose_ruleset(
     end_test=victory,
     placement=place_mortecouille_ship,
     resolve_turn=resolve_mortecouille_turn,
+    narrators=narrators.NARRATORS,
+    phases=narrators.PHASES,
     scenario=build_mortecouille_scenario,
     refusals={
         GiveTokens: Refusal(

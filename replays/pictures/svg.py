@@ -21,9 +21,9 @@ from html import escape
 from typing import Final, NamedTuple
 
 from mortecouille.core.board.geometry import FACINGS, column_name
-from mortecouille.core.board.terrain import Board
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
+from mortecouille.events.board import Board
 from mortecouille.events.combat import ShotFired
 from mortecouille.events.movement import CollisionOccurred, ShipMoved
 

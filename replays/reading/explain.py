@@ -1,7 +1,7 @@
 """``explain``: a turn told as a story a player can check with the rulebook in hand.
 
-Every event of the turn becomes one line through a *narrator*, a small function
-filed by event type in its ruleset's table (:func:`mortecouille.core.ruleset_narrators.narration_for`).
+Every event of the turn becomes one line through a *narrator*, a small function filed by
+event type in its ruleset's table (``Ruleset.narrators``, :data:`~mortecouille.core.rulesets.RULESETS`).
 A narrator sees the event and an :class:`~mortecouille.core.narration.ExplainContext`
 (the states just before and after it), and returns the sentence; squares are named
 like ``C5`` (B1) and the event's rule IDs are cited in brackets after it. An event
@@ -24,7 +24,7 @@ from mortecouille.core.errors import BadInput
 from mortecouille.core.game import evolve
 from mortecouille.core.narration import ExplainContext
 from mortecouille.core.phases import DAMAGE, ORDERS, Phase, phase_name
-from mortecouille.core.ruleset_narrators import narration_for
+from mortecouille.core.rulesets import ruleset_named
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameEnded, TurnEnded, TurnStarted
@@ -93,9 +93,9 @@ def narrate_fields(event: Event, ctx: ExplainContext) -> str:
 
 def narrate(event: Event, ctx: ExplainContext, ruleset: str, default_phase: str = ORDERS.name) -> ExplainLine:
     """``event`` of a ``ruleset`` game as one line of the story."""
-    narration = narration_for(ruleset)
-    text = narration.narrators.get(type(event), narrate_fields)(event, ctx)
-    phase = phase_of(event, ctx.rounds, narration.phases, default_phase)
+    rules = ruleset_named(ruleset)
+    text = rules.narrators.get(type(event), narrate_fields)(event, ctx)
+    phase = phase_of(event, ctx.rounds, rules.phases, default_phase)
     return ExplainLine(event.seq, phase, ships_of(event), text, rules_of(event))
 
 
