@@ -93,7 +93,8 @@ def fold(events: Iterable[Event], state: GameState = EMPTY) -> GameState:
         if first.ruleset not in RULESETS:
             raise CorruptLine(f"seq {first.seq}: the game's ruleset {first.ruleset!r} is not one of "
                               f"{', '.join(RULESETS)}", seq=first.seq)  # fmt: skip
-        state = RULESETS[first.ruleset].evolvers[GameCreated](state, first)
+        created = RULESETS[first.ruleset]
+        state = created.evolvers[GameCreated](created.initial_state, first)
     # the tables are looked up once per fold, never per event: this is every command's hot path
     ruleset = RULESETS[state.ruleset]
     return fold_with(ruleset.evolvers, ruleset.ignored, events, state)

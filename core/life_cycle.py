@@ -162,7 +162,8 @@ def decide_create(state: GameState, command: CreateGame, dice: DiceSource) -> li
 
 
 def evolve_created(state: GameState, event: GameCreated) -> GameState:
-    return GameState(**shared_fields(event, GameState), created=True)
+    """The game as created, on top of its ruleset's initial state (``Ruleset.initial_state``)."""
+    return replace(state, **shared_fields(event, GameState), created=True)
 
 
 def decide_end(state: GameState, command: EndGame, dice: DiceSource) -> list[Event]:

@@ -66,7 +66,7 @@ class Ruleset:
     #: events logged for the record whose effect other events carry (a die, a shot):
     #: folding skips them; any event in neither table is a corrupt log
     ignored: frozenset[type[Event]]
-    #: the state before the game is created
+    #: the state a game of this ruleset starts from, before its GameCreated is folded on it
     initial_state: GameState
     end_test: EndTest
     #: this ruleset's own check of a PlaceShip, after the board's (B4, M)
