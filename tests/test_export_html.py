@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from mortecouille.replays.pictures.html import BOARD_MARKER
 from tests.cli_helpers import play_blockade_turn, run
 
 CHROMIUM_FLAGS = (
@@ -22,24 +23,11 @@ CHROMIUM_FLAGS = (
 
 @pytest.fixture(scope="session")
 def chromium() -> str:
-    """Debian's Chromium, installed with apt-get when missing; skipped if that cannot be done."""
+    """Debian's Chromium, which ``tools/system-packages.sh`` (run by the README's test command and by
+    CI) installs: a missing browser fails the browser tests loudly, never installs or skips."""
     found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found:
-        return found
-    try:
-        for command in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "chromium"]):
-            subprocess.run(
-                command,
-                check=True,
-                capture_output=True,
-                timeout=900,
-                env={"DEBIAN_FRONTEND": "noninteractive", "PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
-            )
-    except (OSError, subprocess.SubprocessError) as error:
-        pytest.skip(f"Chromium is not installed and `apt-get install chromium` failed: {error}")
-    found = shutil.which("chromium")
     if not found:
-        pytest.skip("apt-get installed no `chromium` executable")
+        pytest.fail("Chromium is missing: run tools/system-packages.sh (it installs Debian's package chromium)")
     return found
 
 
@@ -72,6 +60,13 @@ def game_data(html: str) -> Any:
     return json.loads(found.group(1))
 
 
+def picture(data: Any, frame: Any) -> str:
+    """A frame's picture as the page shows it: the shared board put back where the marker is."""
+    assert BOARD_MARKER in frame["svg"]
+    shown: str = frame["svg"].replace(BOARD_MARKER, data["board_layer"])
+    return shown
+
+
 def test_the_page_is_self_contained(page: Path) -> None:
     html = page.read_text()
     assert "<script src" not in html and "<link" not in html and "@import" not in html
@@ -86,7 +81,7 @@ def test_the_page_is_self_contained(page: Path) -> None:
     assert labels[0] == "turn 1: before" and len(labels) > 3
     for turn in data["turns"]:
         for frame in turn["frames"]:
-            assert ET.fromstring(frame["svg"]).tag == "{http://www.w3.org/2000/svg}svg"
+            assert ET.fromstring(picture(data, frame)).tag == "{http://www.w3.org/2000/svg}svg"
     # the page draws nothing itself: no drawing code left in its script
     assert "createElementNS" not in html and "polyline" not in html.split('id="game-data"')[0]
 
@@ -99,7 +94,7 @@ def test_each_turn_on_the_page_is_the_render_picture_byte_for_byte(
         drawn = tmp_path / f"turn-{turn['turn']}.svg"
         assert run(games, "render", "b", "--turn", str(turn["turn"]), "--svg", str(drawn)).exit_code == 0
         # a turn opens on its last frame, the outcome: the very picture ``render`` writes
-        assert turn["frames"][-1]["svg"] == drawn.read_text(encoding="utf-8")
+        assert picture(data, turn["frames"][-1]) == drawn.read_text(encoding="utf-8")
 
 
 HOSTILE_SHIP = "<img src=x onerror=alert(1)>"
@@ -146,10 +141,10 @@ def test_user_typed_text_stays_text_in_the_page_and_its_pictures(hostile_page: P
     assert any(HOSTILE_RULING in line["text"] for line in data["turns"][1]["explain"])
     for turn in data["turns"]:
         for frame in turn["frames"]:
-            picture = ET.fromstring(frame["svg"])  # well-formed: the names did not close anything
-            names = {e.text for e in picture.iter("{http://www.w3.org/2000/svg}text")}
+            drawn = ET.fromstring(picture(data, frame))  # well-formed: the names did not close anything
+            names = {e.text for e in drawn.iter("{http://www.w3.org/2000/svg}text")}
             assert {HOSTILE_SHIP, HOSTILE_FRIGATE} <= names
-            assert not [e for e in picture.iter() if e.tag.endswith(("script", "img"))]
+            assert not [e for e in drawn.iter() if e.tag.endswith(("script", "img"))]
 
 
 def test_hostile_names_are_shown_not_run_in_chromium(
@@ -200,3 +195,8 @@ def test_stepping_swaps_in_each_frames_picture(chromium: str, page: Path, tmp_pa
     assert title is not None and title.group(0) in dom.stdout
     assert f'<span class="phase" id="phase-label">{shown["label"]}</span>' in dom.stdout
     assert f"step {len(frames) - 1} of {len(frames)}" in dom.stdout
+    # the board the frames share was put back into the picture shown (its first element, as the
+    # browser serialises it), and no marker is left
+    board_start = data["board_layer"].partition("/>")[0]
+    assert board_start.startswith("<rect") and board_start in dom.stdout
+    assert "<!--board-->" not in dom.stdout

@@ -44,3 +44,11 @@ def test_every_walkthrough_command_succeeds(
     for words in walkthrough(heading):
         result = CliRunner().invoke(cli, ["--games-dir", "games", *words])
         assert result.exit_code == 0, (words, result.output)
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    """The README opens with two commands (demo, tests); CI runs the second one, word for word."""
+    blocks = re.findall(r"```sh\n(.*?)\n```", README, re.S)
+    demo, tests = blocks[0], blocks[1]
+    assert "mortecouille demo" in demo and tests.endswith(".venv/bin/pytest")
+    assert tests in (ROOT / ".ci" / "run").read_text().splitlines()

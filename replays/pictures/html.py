@@ -18,6 +18,7 @@ explanation lines of the phase.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from html import escape
 from typing import Any
@@ -31,7 +32,7 @@ from mortecouille.core.phases import END, SET_UP
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated
-from mortecouille.replays.pictures.svg import NO_OWNER_COLOUR, owner_colours, render_turn_svg
+from mortecouille.replays.pictures.svg import NO_OWNER_COLOUR, board_layer, owner_colours, render_turn_svg
 from mortecouille.replays.reading.explain import ExplainLine, explain_turn, story_span, turn_started_index
 from mortecouille.replays.reading.replay import Replay, position_after_turn, resolved_turns
 
@@ -56,6 +57,20 @@ def ship_rows(state: GameState, colours: dict[str, str]) -> list[list[Any]]:
 def frame(label: str, state: GameState, colours: dict[str, str], seqs: list[int], svg: str) -> dict[str, Any]:
     """One step of the page: its label, the seqs it covers, the ships table and the picture."""
     return {"label": label, "seqs": seqs, "ships": ship_rows(state, colours), "svg": svg}
+
+
+#: Where a frame's picture had the board (water, grid, rocks, winds), which every frame of a game
+#: shares: the page keeps the board once and puts it back before showing a frame, so the page
+#: stays small and each picture shown is still, byte for byte, the one ``render`` draws. User
+#: text is escaped in the pictures (``<`` as ``&lt;``), so it can never spell the marker.
+BOARD_MARKER = "<!--board-->"
+
+
+def share_the_board(turns: list[dict[str, Any]], layer: str) -> None:
+    """Replace the board layer in every frame's picture by :data:`BOARD_MARKER`."""
+    for turn in turns:
+        for shown in turn["frames"]:
+            shown["svg"] = shown["svg"].replace(layer, BOARD_MARKER, 1)
 
 
 def game_data(events: Sequence[Event]) -> dict[str, Any]:
@@ -110,12 +125,15 @@ def game_data(events: Sequence[Event]) -> dict[str, Any]:
         )
         turns.append({"turn": turn, "frames": frames, "explain": [msgspec.to_builtins(x) for x in lines]})
     board = final.board
+    layer = board_layer(board)
+    share_the_board(turns, layer)
     return {
         "game": final.game,
         "ruleset": final.ruleset,
         "players": [[p, colours.get(p, NO_OWNER_COLOUR)] for p in final.players],
         "forked_from": final.forked_from,
         "board": {"width": board.width, "height": board.height},
+        "board_layer": layer,
         "turns": turns,
     }
 
@@ -145,12 +163,13 @@ def build_html(events: Sequence[Event]) -> str:
     if not isinstance(events[0], GameCreated):
         raise BadInput("GAME", "the log does not start with game-created")
     data = game_data(events)
-    return TEMPLATE.replace("__TITLE__", escape(f"{data['game']} - Mortecouille replay")).replace(
-        "__GAME_DATA__", embed_json(data)
-    )
+    fills = {"__TITLE__": escape(f"{data['game']} - Mortecouille replay"), "__GAME_DATA__": embed_json(data)}
+    # one pass: a placeholder's name inside a filled value (a game called __GAME_DATA__) stays text
+    return PLACEHOLDERS.sub(lambda found: fills[found.group(0)], TEMPLATE)
 
 
-# The page. Placeholders are replaced with str.replace (the CSS and script are full of braces).
+# The page. Placeholders are filled in one pass by PLACEHOLDERS (the CSS and script are full of braces).
+PLACEHOLDERS = re.compile("__TITLE__|__GAME_DATA__")
 TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -222,6 +241,7 @@ footer { color: var(--muted); font-size: 12px; padding: 0 24px 18px; }
 <script>
 "use strict";
 const DATA = JSON.parse(document.getElementById("game-data").textContent);
+const BOARD_MARKER = "\\u003c!--board-->";  // BOARD_MARKER, spelled so no "<!--" is in the script
 const B = DATA.board;
 const steps = [];
 DATA.turns.forEach((t, ti) => t.frames.forEach((f, fi) => steps.push([ti, fi])));
@@ -229,7 +249,9 @@ let current = 0, timer = null;
 const $ = (id) => document.getElementById(id);
 
 // The picture is render's SVG, built and escaped in Python: the script only swaps it in.
-function drawFrame(fr) { $("board").innerHTML = fr.svg; }
+// a frame's picture is render's SVG with the board layer, shared by every frame, taken out
+function picture(fr) { return fr.svg.replace(BOARD_MARKER, () => DATA.board_layer); }
+function drawFrame(fr) { $("board").innerHTML = picture(fr); }
 function fillExplain(turn, fr) {
   const box = $("explain"); box.replaceChildren();
   const seqs = new Set(fr.seqs); let phase = null, first = null;
