@@ -9,12 +9,12 @@ the file and writes the log.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from mortecouille.app.commands import create_game
 from mortecouille.core.board.geometry import square_name
 from mortecouille.core.dice import DiceSource, FixedDice, SeededDice, TableDice, seed_commitment
 from mortecouille.core.errors import BadInput, MortecouilleError
@@ -24,8 +24,9 @@ from mortecouille.core.life_cycle import Command, CreateGame, ResolveTurn
 from mortecouille.core.rulesets import RULESETS
 from mortecouille.core.scenario import Scenario
 from mortecouille.core.state import EMPTY, GameState
-from mortecouille.events.base import Event
+from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.board import Board
+from mortecouille.events.codec import canonical, stamp_all
 from mortecouille.events.movement import CollisionOccurred
 from mortecouille.events.store import Conflict, GameLog
 
@@ -40,13 +41,15 @@ def parse_scenario(data: bytes) -> Scenario:
 
 
 class ScenarioRun(msgspec.Struct):
-    log: GameLog
+    #: where the log was kept (``--log``), or None: then it lived in memory only
+    log: GameLog | None
     state: GameState
     outcome: list[Event]
 
 
 def run_scenario(scenario: Scenario, log_path: Path | None = None, name: str = "scenario") -> ScenarioRun:
-    """Build the scenario's log (at ``log_path``, or in a temporary folder) and resolve its turn."""
+    """Build the scenario's log, resolve its turn, and keep the log at ``log_path`` if one is given
+    (created like any game's, through :func:`mortecouille.app.commands.create_game`)."""
     ruleset = RULESETS.get(scenario.ruleset)
     if ruleset is None:
         raise BadInput("ruleset", f"{scenario.ruleset!r} is not one of {', '.join(sorted(RULESETS))}")
@@ -78,7 +81,14 @@ def run_scenario(scenario: Scenario, log_path: Path | None = None, name: str = "
         state = fold(produced, state)
     resolve = ResolveTurn(partial=True, rounds=plan.rounds, reveal_seed=seed)
     outcome = _decide_naming("orders", state, resolve, dice)
-    log, stamped = _write_log(log_path, name, pending, outcome)
+    if log_path is None:
+        log = None
+        stamped = stamp_all([*pending, *outcome], 0, GENESIS_HASH)[0][len(pending) :]
+    else:
+        log = GameLog(log_path)
+        if log.exists():
+            raise Conflict(f"--log: {log_path} already exists; choose a new file")
+        stamped = create_game(log, [*pending, *outcome], secret=None)[len(pending) :]
     return ScenarioRun(log=log, state=fold(stamped, state), outcome=stamped)
 
 
@@ -96,18 +106,6 @@ def _prefixed(error: MortecouilleError, field: str) -> tuple[str, str]:
     rule = getattr(error, "rule", "scenario")
     message = getattr(error, "message", str(error))
     return rule, f"{field}: {message}"
-
-
-def _write_log(
-    log_path: Path | None, name: str, setup: list[Event], outcome: list[Event]
-) -> tuple[GameLog, list[Event]]:
-    if log_path is None:
-        log_path = Path(tempfile.mkdtemp(prefix="mortecouille-scenario-")) / f"{name}.jsonl"
-    log = GameLog(log_path)
-    if log.exists():
-        raise Conflict(f"--log: {log_path} already exists; choose a new file")
-    log.create(setup)
-    return log, log.append(outcome)
 
 
 def scenario_output(run: ScenarioRun) -> dict[str, Any]:
@@ -142,12 +140,11 @@ def scenario_output(run: ScenarioRun) -> dict[str, Any]:
             if event.rock is not None:
                 item["rock"] = list(event.rock)
             collisions.append(item)
-    lines = run.log.read_bytes().splitlines()
-    first = run.outcome[0].seq if run.outcome else len(lines)
     return {
         "ships": ships,
         "collisions": collisions,
-        "events": [msgspec.json.decode(line) for line in lines[first:]],
-        "log": str(run.log.path),
+        # each as its line in the log reads (keys sorted at every depth)
+        "events": [msgspec.json.decode(canonical(msgspec.to_builtins(event))) for event in run.outcome],
+        "log": str(run.log.path) if run.log is not None else None,
     }
 

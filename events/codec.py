@@ -10,6 +10,7 @@ needed.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from typing import Any, Union
 
 import msgspec
@@ -67,6 +68,19 @@ def stamp(event: Event, seq: int, prev: str) -> tuple[Event, bytes]:
     body["hash"] = digest
     stamped = msgspec.structs.replace(event, seq=seq, prev=prev, hash=digest)
     return stamped, canonical(body)
+
+
+def stamp_all(events: Sequence[Event], first_seq: int, prev: str) -> tuple[list[Event], bytes]:
+    """Chain ``events`` after the line ``prev`` at ``first_seq``: the stamped events, and their
+    lines as one payload, each ending with a newline."""
+    stamped: list[Event] = []
+    lines: list[bytes] = []
+    for offset, event in enumerate(events):
+        done, line = stamp(event, first_seq + offset, prev)
+        prev = done.hash
+        stamped.append(done)
+        lines.append(line)
+    return stamped, b"\n".join(lines) + b"\n"
 
 
 _EVENT_UNION: Any = Union[EVENT_CLASSES]  # noqa: UP007 - built from the schema's table

@@ -32,7 +32,7 @@ from pathlib import Path
 import msgspec
 
 from mortecouille.events.base import GENESIS_HASH, Event
-from mortecouille.events.codec import LogError, TornTail, check_line, decode_lines, stamp
+from mortecouille.events.codec import LogError, TornTail, check_line, decode_lines, stamp_all
 
 
 class Conflict(Exception):
@@ -165,7 +165,7 @@ class GameLog:
             raise Conflict(f"game {self.name!r} already exists at {self.path}") from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            stamped, payload = _stamp_all(events, 0, GENESIS_HASH)
+            stamped, payload = stamp_all(events, 0, GENESIS_HASH)
             _write_all(fd, payload)
             os.fsync(fd)
             if stamped:
@@ -273,7 +273,7 @@ class Transaction:
             )
         if not events:
             return []
-        stamped, payload = _stamp_all(events, next_seq, prev)
+        stamped, payload = stamp_all(events, next_seq, prev)
         _write_all(self.fd, payload)
         os.fsync(self.fd)
         self.log.write_head(stamped[-1].seq, stamped[-1].hash)
@@ -285,17 +285,6 @@ def _complete_part(data: bytes) -> bytes:
         cut = data.rfind(b"\n") + 1
         raise TornTail(line=data.count(b"\n") + 1, fragment=data[cut:])
     return data
-
-
-def _stamp_all(events: Sequence[Event], first_seq: int, prev: str) -> tuple[list[Event], bytes]:
-    stamped: list[Event] = []
-    lines: list[bytes] = []
-    for offset, event in enumerate(events):
-        done, line = stamp(event, first_seq + offset, prev)
-        prev = done.hash
-        stamped.append(done)
-        lines.append(line)
-    return stamped, b"\n".join(lines) + b"\n"
 
 
 def _write_all(fd: int, payload: bytes) -> None:

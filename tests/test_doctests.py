@@ -11,19 +11,15 @@ import importlib
 
 import pytest
 
-#: Modules with runnable examples: square names, the gunnery table and exact odds, the C3
+#: Modules with runnable examples: a fold, square names, the gunnery table and exact odds, the C3
 #: collision, the archive's column types.
 MODULES_WITH_EXAMPLES: tuple[str, ...] = (
+    "mortecouille.core.game",
     "mortecouille.core.board.geometry",
     "mortecouille.core.mortecouille.gunnery",
     "mortecouille.core.mortecouille.collision_damage",
     "mortecouille.replays.analytics.schema",
 )
-
-#: Modules whose examples another branch of issue 11 adds (``fold``); merged into the list above
-#: once that branch is in.
-MODULES_WITH_EXAMPLES_PENDING: tuple[str, ...] = ("mortecouille.core.game",)
-
 
 @pytest.mark.parametrize("name", MODULES_WITH_EXAMPLES)
 def test_the_examples_of_the_module_run_and_hold(name: str) -> None:

@@ -3,7 +3,6 @@ whose events its ruleset does not know is refused as corrupt."""
 
 from __future__ import annotations
 
-import doctest
 import json
 import subprocess
 import sys
@@ -12,7 +11,6 @@ from pathlib import Path
 import msgspec
 import pytest
 
-import mortecouille.core.game
 from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.dice import TableDice
 from mortecouille.core.errors import BadInput, RuleViolation
@@ -133,12 +131,6 @@ def test_an_unknown_ruleset_is_refused_naming_every_ruleset_of_the_table() -> No
     with pytest.raises(BadInput) as caught:
         decide(EMPTY, create, TableDice())
     assert caught.value.field == "--ruleset" and all(name in caught.value.message for name in RULESETS)
-
-
-def test_the_fold_docstring_example_holds() -> None:
-    failures, tried = doctest.testmod(mortecouille.core.game, report=True)
-    assert tried > 0 and failures == 0
-
 
 
 # --- a ship's condition, declared once (issue 11.6) ------------------------------------------

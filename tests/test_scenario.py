@@ -95,3 +95,28 @@ def test_kept_log_is_never_overwritten(tmp_path: Path) -> None:
     code, output = run_file(tmp_path, EXAMPLE, "--log", str(kept))
     assert code == 3 and "already exists" in output
     assert kept.read_bytes() == before
+
+
+def test_a_scenario_without_log_writes_no_file_anywhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without ``--log`` the log lives in memory: no temporary folder is left behind per run."""
+    import tempfile
+
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    monkeypatch.chdir(tmp_path)
+    code, output = run_file(tmp_path, EXAMPLE, "--json")
+    assert code == 0, output
+    answer = json.loads(output)
+    assert answer["log"] is None and answer["events"]
+    assert list(scratch.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["tmp", "turn.json"]
+
+
+def test_the_events_printed_are_the_lines_the_kept_log_holds(tmp_path: Path) -> None:
+    kept = tmp_path / "kept.jsonl"
+    code, output = run_file(tmp_path, EXAMPLE, "--json", "--log", str(kept))
+    assert code == 0, output
+    lines = [json.loads(line) for line in kept.read_text().splitlines()]
+    assert json.loads(output)["events"] == lines[-len(json.loads(output)["events"]) :]
+    code, again = run_file(tmp_path, EXAMPLE, "--json")
+    assert json.loads(again)["events"] == json.loads(output)["events"]
