@@ -26,14 +26,13 @@ from mortecouille.events.base import Event
 from mortecouille.events.rulings import RulingRecorded
 from mortecouille.replays.pictures.board_text import render_board
 from mortecouille.replays.pictures.html import build_html
-from mortecouille.replays.pictures.svg import render_turn_svg
+from mortecouille.replays.pictures.turns import turn_picture
 from mortecouille.replays.reading.describe import describe_event
 from mortecouille.replays.reading.explain import (
     explain_text,
     explain_turn,
     narrate,
     story_span,
-    turn_started_index,
 )
 from mortecouille.replays.reading.replay import Replay, position_after_turn, position_of_seq, resolved_turns
 
@@ -208,16 +207,7 @@ def explain(ctx: Context, game: str, turn: int, ship: str | None, as_json: bool)
 def render(ctx: Context, game: str, turn: int, svg_path: Path) -> None:
     """Draw turn N of GAME as SVG: the board, ships, paths, collisions and shots."""
     events = read_events(ctx, game)
-    engine = Replay(events)
-    if turn == 0:
-        state = engine.seek(position_after_turn(events, 0))
-        svg = render_turn_svg(state, state, [], f"{state.game}: before turn 1")
-    else:
-        first, last = story_span(events, turn)
-        started = turn_started_index(events, first, last)
-        before = engine.seek(started + 1)
-        after = engine.seek(last)
-        svg = render_turn_svg(before, after, events[started:last], f"{after.game}: turn {turn}")
+    svg = turn_picture(events, turn, Replay(events))
     write_text(svg_path, svg, "--svg")
     click.echo(f"wrote {svg_path}")
 

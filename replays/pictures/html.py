@@ -33,6 +33,7 @@ from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated
 from mortecouille.replays.pictures.svg import NO_OWNER_COLOUR, board_layer, owner_colours, render_turn_svg
+from mortecouille.replays.pictures.turns import opening_picture, outcome_picture
 from mortecouille.replays.reading.explain import ExplainLine, explain_turn, story_span, turn_started_index
 from mortecouille.replays.reading.replay import Replay, position_after_turn, resolved_turns
 
@@ -88,7 +89,7 @@ def game_data(events: Sequence[Event]) -> dict[str, Any]:
     start = replay.seek(position_after_turn(events, 0))
     # The titles and arguments of the turn-0 and "after" pictures are those of the render command,
     # so those frames are byte for byte what ``render --turn N --svg`` writes.
-    opening = render_turn_svg(start, start, [], f"{start.game}: before turn 1")
+    opening = opening_picture(start)
     turns: list[dict[str, Any]] = [
         {
             "turn": 0,
@@ -119,7 +120,7 @@ def game_data(events: Sequence[Event]) -> dict[str, Any]:
             frames.append(frame(phase, state, colours, [e.seq for e in group], picture))
         # The frame a turn opens on: the outcome with every path, collision and shot of the turn.
         after = replay.seek(last)
-        picture = render_turn_svg(before, after, events[started:last], f"{name}: turn {turn}")
+        picture = outcome_picture(before, after, events[started:last], turn)
         frames.append(
             frame(f"turn {turn}: after", after, colours, [e.seq for e in events[started + 1 : last]], picture)
         )
