@@ -36,7 +36,7 @@ from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.game import GameEnded
-from mortecouille.events.store import Conflict, GameLog
+from mortecouille.events.store import Conflict, GameLog, Unwritable
 from mortecouille.replays.reading.describe import describe_event
 
 log = structlog.get_logger("mortecouille")
@@ -52,17 +52,28 @@ def games_dir(option: str | None) -> Path:
 
 
 def game_log(directory: Path, game: str) -> GameLog:
-    """GAME's log in ``directory``; a name that could reach outside it is refused."""
+    """GAME's log in ``directory``; a name that could reach outside it, or whose files (the log,
+    its head anchor and temporary file, its seed) the file system would refuse, is refused before
+    anything is read or written."""
     if not game or "/" in game or game.startswith("."):
         raise BadInput("GAME", f"{game!r} is not a valid game name")
-    return GameLog(directory / f"{game}.jsonl")
+    log_ = GameLog(directory / f"{game}.jsonl")
+    problem = log_.path_problem(SIBLINGS)
+    if problem is not None:
+        raise BadInput("GAME", problem)
+    return log_
 
 
 # --- the secret seed (D2) --------------------------------------------------------------------
 
 
+#: The files an app keeps beside a game's log, besides the store's own (the head anchor).
+SEED_SUFFIX = ".seed"
+SIBLINGS: tuple[str, ...] = (SEED_SUFFIX,)
+
+
 def seed_path(log_: GameLog) -> Path:
-    return log_.path.with_suffix(".seed")
+    return log_.sibling(SEED_SUFFIX)
 
 
 def new_seed() -> str:
@@ -77,11 +88,27 @@ def secret_seed(dice_mode: str, seed: str | None) -> str | None:
 
 
 def store_seed(log_: GameLog, seed: str) -> None:
-    """Keep the secret seed beside the log, readable by its owner only, until it is revealed."""
+    """Keep the secret seed beside the log, readable by its owner only, until it is revealed.
+
+    Created exclusively and never through a link (issue 12, item 11): a seed already there, or a
+    link planted where it goes, is refused rather than overwritten or followed."""
     path = seed_path(log_)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w") as handle:
-        handle.write(seed + "\n")
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
+        raise Conflict(
+            f"{path} already exists (a seed left without its game, or a link): remove it first"
+        ) from None
+    except OSError as error:
+        raise Unwritable(f"cannot create {path}: {error.strerror}") from None
+    try:
+        with os.fdopen(fd, "w") as handle:
+            handle.write(seed + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+    except OSError as error:
+        path.unlink(missing_ok=True)
+        raise Unwritable(f"cannot write {path}: {error.strerror}") from None
 
 
 def load_seed(log_: GameLog, state: GameState) -> str:
@@ -190,14 +217,23 @@ def run_command(
 
 
 def create_game(log_: GameLog, events: Sequence[Event], secret: str | None) -> list[Event]:
-    """Start a new log with ``events`` and keep its secret seed beside it; refuse an existing game
-    before the seed of the game already there is overwritten."""
-    if log_.exists():
-        raise Conflict(f"game {log_.name!r} already exists at {log_.path}")
-    if secret is not None:
-        log_.path.parent.mkdir(parents=True, exist_ok=True)
+    """Start a new log with ``events`` and keep its secret seed beside it.
+
+    The log is created first, exclusively and locked, then the seed, then the events are written
+    (issue 12, item 4): of processes racing on one name only the one that created the log writes a
+    seed, and a creation refused or failing at any step removes what it wrote, log and seed."""
+    problem = log_.path_problem(SIBLINGS)
+    if problem is not None:
+        raise BadInput("GAME", problem)
+    with log_.creating() as creation:
+        if secret is None:
+            return creation.write(events)
         store_seed(log_, secret)
-    return log_.create(events)
+        try:
+            return creation.write(events)
+        except BaseException:
+            seed_path(log_).unlink(missing_ok=True)  # ours: created exclusively just above
+            raise
 
 
 def start_game(log_: GameLog, command: CreateGame, secret: str | None) -> list[Event]:

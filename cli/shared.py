@@ -21,7 +21,7 @@ import structlog
 
 from mortecouille.core.errors import MortecouilleError
 from mortecouille.events.codec import LogError
-from mortecouille.events.store import Conflict, GameNotFound
+from mortecouille.events.store import Conflict, GameNotFound, Unwritable
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -38,7 +38,7 @@ def reports_errors(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except (MortecouilleError, LogError, Conflict, GameNotFound) as error:
+        except (MortecouilleError, LogError, Conflict, GameNotFound, Unwritable) as error:
             fail(str(error), getattr(error, "exit_code", 1))
 
     return wrapper  # type: ignore[return-value]

@@ -45,6 +45,13 @@ class GameNotFound(Exception):
     exit_code = 2
 
 
+class Unwritable(Exception):
+    """A log's files cannot be written where they are (a bad path, a symlink in the way, no
+    permission, a full disk); nothing was changed, or what was cut short was taken back (exit 2)."""
+
+    exit_code = 2
+
+
 class Head(msgspec.Struct, frozen=True):
     """The anchor of a log's tail: the seq and hash of its last line when the store last wrote it."""
 
@@ -53,6 +60,12 @@ class Head(msgspec.Struct, frozen=True):
 
 
 LOCK_TIMEOUT_SECONDS = 30.0
+
+#: The longest file name most file systems take, in bytes (ext4, xfs, btrfs, tmpfs: NAME_MAX).
+NAME_MAX = 255
+
+#: Opening a file to write: never through a symbolic link (a planted link would redirect the write).
+_NO_LINK = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 
 class GameLog:
@@ -68,6 +81,34 @@ class GameLog:
     @property
     def head_path(self) -> Path:
         return self.path.with_suffix(".head")
+
+    @property
+    def head_temporary(self) -> Path:
+        return self.head_path.with_name(f".{self.head_path.name}.tmp")
+
+    def sibling(self, suffix: str) -> Path:
+        """A file kept beside the log (``.seed``): same stem, another suffix."""
+        return self.path.with_suffix(suffix)
+
+    def path_problem(self, suffixes: Sequence[str] = ()) -> str | None:
+        """Why the files of this log (the log, its head and its temporary file, and a sibling for
+        each of ``suffixes``) could not all be written, or None. Checked before anything is
+        written, so a name the file system refuses is never half-created (issue 12, item 13)."""
+        names = [self.path, self.head_path, self.head_temporary, *(self.sibling(s) for s in suffixes)]
+        for path in names:
+            try:
+                encoded = os.fsencode(path.name)
+                path.name.encode("utf-8")
+            except UnicodeError:
+                return f"{path.name!r} is not valid UTF-8"
+            if b"\0" in encoded:
+                return "a file name cannot hold a NUL character"
+            if len(encoded) > NAME_MAX:
+                return (
+                    f"the file name {path.name[:40]}... would be {len(encoded)} bytes; "
+                    f"file systems take at most {NAME_MAX}"
+                )
+        return None
 
     def exists(self) -> bool:
         return self.path.exists()
@@ -88,8 +129,16 @@ class GameLog:
 
     def write_head(self, seq: int, digest: str) -> None:
         """Replace the head anchor atomically (temporary file, then rename); no fsync by design."""
-        temporary = self.head_path.with_name(f".{self.head_path.name}.tmp")
-        temporary.write_bytes(msgspec.json.encode(Head(seq=seq, hash=digest)) + b"\n")
+        # Only the lock holder writes the anchor, so a temporary file left here is stale or planted:
+        # unlinking it removes a link itself, never its target, and O_EXCL|O_NOFOLLOW then create
+        # a fresh file (issue 12, item 11). The rename replaces a link at the head path, too.
+        temporary = self.head_temporary
+        temporary.unlink(missing_ok=True)
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_LINK, 0o644)
+        try:
+            _write_all(fd, msgspec.json.encode(Head(seq=seq, hash=digest)) + b"\n")
+        finally:
+            os.close(fd)
         os.replace(temporary, self.head_path)
 
     # ---------------------------------------------------------------- reading
@@ -158,30 +207,52 @@ class GameLog:
 
     def create(self, events: Sequence[Event]) -> list[Event]:
         """Start a new log with ``events``; refuses if the game already exists."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self.creating() as creation:
+            return creation.write(events)
+
+    @contextmanager
+    def creating(self) -> Iterator[Creation]:
+        """Create the log file exclusively, empty and locked, for the block to write its first
+        events (and anything kept beside it, a seed) under the game's lock. If the block raises,
+        the empty file is removed: a refused creation leaves nothing (issue 12, item 4)."""
+        problem = self.path_problem()
+        if problem is not None:
+            raise Unwritable(f"game {self.name!r}: {problem}")
+        with _unwritable(self.path):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_LINK, 0o644)
         except FileExistsError:
             raise Conflict(f"game {self.name!r} already exists at {self.path}") from None
+        except OSError as error:
+            raise Unwritable(f"cannot create {self.path}: {error.strerror}") from None
+        written = False
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            stamped, payload = stamp_all(events, 0, GENESIS_HASH)
-            _write_all(fd, payload)
-            os.fsync(fd)
-            if stamped:
-                self.write_head(stamped[-1].seq, stamped[-1].hash)
+            creation = Creation(self, fd)
+            yield creation
+            written = creation.written
         finally:
+            if not written:
+                # still locked and ours alone to remove: nobody else created it (O_EXCL)
+                self.path.unlink(missing_ok=True)
             os.close(fd)
-        _fsync_dir(self.path.parent)
-        return stamped
+        with _unwritable(self.path.parent):
+            _fsync_dir(self.path.parent)
 
     @contextmanager
     def transaction(self, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Transaction]:
         """Hold the writer lock while reading, deciding and appending."""
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND)
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | _NO_LINK)
         except FileNotFoundError:
             raise GameNotFound(f"game {self.name!r}: no log at {self.path}") from None
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise Unwritable(
+                    f"game {self.name!r}: {self.path} is a symbolic link; refusing to write through it"
+                ) from None
+            raise Unwritable(f"cannot open {self.path} to write: {error.strerror}") from None
         try:
             _lock(fd, timeout, self.name)
             yield Transaction(self, fd)
@@ -245,6 +316,29 @@ class GameLog:
         return position
 
 
+class Creation:
+    """A log just created, empty and locked (see :meth:`GameLog.creating`)."""
+
+    def __init__(self, log: GameLog, fd: int) -> None:
+        self.log = log
+        self.fd = fd
+        self.written = False
+
+    def write(self, events: Sequence[Event]) -> list[Event]:
+        """Write the log's first events (one write, one fsync) and its head anchor."""
+        stamped, payload = stamp_all(events, 0, GENESIS_HASH)
+        _append_or_take_back(self.fd, payload, 0, self.log.path)
+        if stamped:
+            try:
+                self.log.write_head(stamped[-1].seq, stamped[-1].hash)
+            except OSError as error:  # the creation is taken back whole: the log is removed
+                raise Unwritable(
+                    f"cannot write {self.log.head_path}: {error.strerror}; the game was not created"
+                ) from None
+        self.written = True
+        return stamped
+
+
 class Transaction:
     """A locked log: read it, then append to it, with nobody writing in between."""
 
@@ -274,9 +368,14 @@ class Transaction:
         if not events:
             return []
         stamped, payload = stamp_all(events, next_seq, prev)
-        _write_all(self.fd, payload)
-        os.fsync(self.fd)
-        self.log.write_head(stamped[-1].seq, stamped[-1].hash)
+        _append_or_take_back(self.fd, payload, os.fstat(self.fd).st_size, self.log.path)
+        try:
+            self.log.write_head(stamped[-1].seq, stamped[-1].hash)
+        except OSError as error:  # durable already; verify accepts lines after the anchor that chain
+            raise Unwritable(
+                f"seq {stamped[0].seq}..{stamped[-1].seq} were appended, but the head anchor "
+                f"{self.log.head_path} was not replaced: {error.strerror}"
+            ) from None
         return stamped
 
 
@@ -285,6 +384,32 @@ def _complete_part(data: bytes) -> bytes:
         cut = data.rfind(b"\n") + 1
         raise TornTail(line=data.count(b"\n") + 1, fragment=data[cut:])
     return data
+
+
+def _append_or_take_back(fd: int, payload: bytes, size: int, path: Path) -> None:
+    """Write ``payload`` at the end (``size`` bytes before it) and fsync; if the write fails (a full
+    disk, an I/O error), cut the file back to ``size`` so the log is as it was. If even that fails,
+    what was written is a torn tail, reported on the next open."""
+    try:
+        _write_all(fd, payload)
+        os.fsync(fd)
+    except OSError as error:
+        try:
+            os.ftruncate(fd, size)
+            os.fsync(fd)
+            state = "the log is as it was"
+        except OSError:
+            state = "the log may end in a torn line; run `mortecouille repair`"
+        raise Unwritable(f"cannot write {path}: {error.strerror}; nothing was appended ({state})") from None
+
+
+@contextmanager
+def _unwritable(path: Path) -> Iterator[None]:
+    """An OS refusal to write ``path`` as an :class:`Unwritable` naming it, not a traceback."""
+    try:
+        yield
+    except OSError as error:
+        raise Unwritable(f"cannot write {path}: {error.strerror or error}") from None
 
 
 def _write_all(fd: int, payload: bytes) -> None:
