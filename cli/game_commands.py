@@ -13,6 +13,7 @@ from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.errors import BadInput
 from mortecouille.core.state import state_as_dict, state_hash
 from mortecouille.events.board import Board, WindTile
+from mortecouille.events.store import AnchoredLoss
 from mortecouille.replays.reading.describe import describe_state
 from mortecouille.replays.reading.verify import verify_log
 
@@ -149,20 +150,36 @@ def end(ctx: Context, game: str, winner: str | None, reason: str) -> None:
 @click.command()
 @click.argument("game")
 @click.option("--yes", is_flag=True, help="Cut without asking.")
+@click.option(
+    "--record-loss",
+    is_flag=True,
+    help="If complete events the head anchor vouches for are gone, record the loss as an event "
+    "in the log and go on (without it, such a log is refused with exit 4).",
+)
 @pass_context
 @reports_errors
-def repair(ctx: Context, game: str, yes: bool) -> None:
-    """Cut a torn last line (left by a crash mid-append) off GAME's log, after showing it."""
+def repair(ctx: Context, game: str, yes: bool, record_loss: bool) -> None:
+    """Cut a torn last line (left by a crash mid-append) off GAME's log, after showing it.
+
+    Only a tail after the head anchor is cut: a log missing events the anchor vouches for was cut,
+    not torn, and is refused (exit 4) unless --record-loss writes the loss into the log."""
     log_ = game_log(ctx.games, game)
-    torn = log_.torn_tail()
-    if not torn:
+    plan = log_.repair_plan()
+    if plan.lost and not record_loss:
+        raise AnchoredLoss(plan)
+    if not plan.removed and not plan.lost:
         click.echo(f"{game}: the log is whole; nothing to repair")
         return
-    click.echo(f"the last line is torn ({len(torn)} bytes): {torn[:200].decode('utf-8', 'replace')!r}")
-    if not yes and not click.confirm("cut it off?", default=False):
+    if plan.removed:
+        torn = plan.removed
+        click.echo(f"the last line is torn ({len(torn)} bytes): {torn[:200].decode('utf-8', 'replace')!r}")
+    if plan.lost:
+        click.echo(f"{plan.lost} event(s) the head anchor vouches for are gone; the loss will be recorded")
+    if not yes and not click.confirm("repair it?", default=False):
         fail("nothing changed", 2)
-    removed = log_.repair()
-    click.echo(f"removed {len(removed)} bytes; run `mortecouille verify {game}`")
+    removed = log_.repair(record_loss=record_loss)
+    loss = f"; recorded the loss of {plan.lost} event(s)" if plan.lost else ""
+    click.echo(f"removed {len(removed)} bytes{loss}; run `mortecouille verify {game}`")
 
 
 COMMANDS: tuple[click.Command, ...] = (new, log_command, state, verify, end, repair)

@@ -22,7 +22,7 @@ from mortecouille.core.phases import END, ORDERS, RULING, SET_UP, START, WIND, P
 from mortecouille.core.rulings import describe_adjustment
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
-from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded, TurnStarted
+from mortecouille.events.game import DieRolled, GameCreated, GameEnded, LossRecorded, TurnEnded, TurnStarted
 from mortecouille.events.movement import (
     CollisionOccurred,
     DamageTaken,
@@ -180,6 +180,14 @@ def tell_ruling(event: RulingRecorded, ctx: ExplainContext) -> str:
     return f"referee's ruling under {event.rule}: {event.text} -> {effects}"
 
 
+def tell_loss(event: LossRecorded, ctx: ExplainContext) -> str:
+    first = event.anchored_seq - event.lost + 1
+    return (
+        f"LOSS recorded by the referee's repair: {event.lost} event(s) the head anchor vouched for "
+        f"(seq {first}..{event.anchored_seq}) were gone from the log; the game goes on without them"
+    )
+
+
 #: The narrators of the events both rulesets log, but damage (see :func:`damage_narrator`)
 #: and collisions (mortecouille adds the contact points, C1), which each ruleset files itself.
 SHARED_NARRATORS: Final[Mapping[type[Event], Narrator]] = {
@@ -193,6 +201,7 @@ SHARED_NARRATORS: Final[Mapping[type[Event], Narrator]] = {
     ShipPushed: tell_ship_pushed,
     ShipSunk: tell_ship_sunk,
     RulingRecorded: tell_ruling,
+    LossRecorded: tell_loss,
 }
 
 #: The phase of shared event types that carry no ``phase`` field of their own (T2).
@@ -203,4 +212,5 @@ SHARED_PHASES: Final[Mapping[type[Event], Phase]] = {
     GameEnded: END,
     ShipPlaced: ORDERS,
     RulingRecorded: RULING,
+    LossRecorded: RULING,
 }

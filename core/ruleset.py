@@ -28,7 +28,7 @@ from mortecouille.core.rulings import RecordRuling, decide_ruling, evolve_ruling
 from mortecouille.core.scenario import ScenarioBuilder
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
-from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnStarted
+from mortecouille.events.game import DieRolled, GameCreated, GameEnded, LossRecorded, TurnStarted
 from mortecouille.events.movement import CollisionOccurred, ShipPushed
 from mortecouille.events.rulings import RulingRecorded
 
@@ -97,8 +97,11 @@ SHARED_EVOLVERS: Mapping[type[Event], Evolve] = {
 }
 
 #: Events every ruleset logs for the record only: a die's value is carried by the outcome it
-#: decides, a turn's start by its events, a collision and a push by the moves and damage.
-SHARED_IGNORED: frozenset[type[Event]] = frozenset({DieRolled, TurnStarted, CollisionOccurred, ShipPushed})
+#: decides, a turn's start by its events, a collision and a push by the moves and damage; a loss
+#: recorded by ``repair`` changes nothing (the game goes on from the events that remain).
+SHARED_IGNORED: frozenset[type[Event]] = frozenset(
+    {DieRolled, TurnStarted, CollisionOccurred, ShipPushed, LossRecorded}
+)
 
 
 def compose_ruleset(

@@ -83,3 +83,17 @@ class GameEnded(Event, tag="game-ended", frozen=True):
     winner: str | None = None
     seed: str | None = None
     rules: tuple[str, ...] = ()
+
+
+class LossRecorded(Event, tag="loss-recorded", frozen=True):
+    """``repair --record-loss``: complete lines the head anchor vouched for were gone from the log
+    (a cut, not an unfinished append), and the referee chose to go on from what remains with the
+    loss on the record rather than hide it. The anchor named seq ``anchored_seq`` with hash
+    ``anchored_hash``; ``lost`` of those events were missing; ``cut_bytes`` of torn tail were cut.
+    It changes no state: the game goes on from the events that remain."""
+
+    anchored_seq: int
+    anchored_hash: str
+    lost: int
+    cut_bytes: int = 0
+

@@ -31,6 +31,7 @@ from mortecouille.events.game import (
     DieRolled,
     GameCreated,
     GameEnded,
+    LossRecorded,
     TurnEnded,
     TurnStarted,
     turn_started_v1_to_v2,
@@ -56,6 +57,8 @@ EVENT_CLASSES: tuple[type[Event], ...] = (
     TurnStarted,
     TurnEnded,
     GameEnded,
+    # a loss the referee's repair recorded (issue 12, item 2), both rulesets
+    LossRecorded,
     # ships on the board, both rulesets
     ShipPlaced,
     ShipMoved,

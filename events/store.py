@@ -28,11 +28,13 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 import msgspec
 
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import LogError, TornTail, check_line, decode_lines, stamp_all
+from mortecouille.events.game import LossRecorded
 
 
 class Conflict(Exception):
@@ -268,52 +270,105 @@ class GameLog:
         """What :meth:`repair` would cut: empty when the log is whole; else the torn last line, and
         with it the complete lines after the head anchor (the rest of the interrupted append, so
         that a command's events stay all or nothing)."""
+        return self.repair_plan().removed
+
+    def repair_plan(self) -> RepairPlan:
+        """What :meth:`repair` would do, read only: the bytes it cuts and how many events the head
+        anchor vouches for that are gone. Raises LogError when the anchor is unreadable or the line
+        at its seq has another hash: that is a rewritten log, which no repair may paper over."""
         data = self.read_bytes()
-        return data[self._repair_cut(data) :]
-
-    def repair(self) -> bytes:
-        """Cut a torn tail off (see :meth:`torn_tail`), move the head anchor to the last line that
-        stays; return what was removed (empty if nothing was torn)."""
-        with self.transaction() as tx:
-            data = self.read_bytes()
-            cut = self._repair_cut(data)
-            removed = data[cut:]
-            if removed:
-                os.ftruncate(tx.fd, cut)
-                os.fsync(tx.fd)
-                next_seq, prev = _tail_position(tx.fd, self.name)
-                if next_seq > 0:
-                    self.write_head(next_seq - 1, prev)
-                else:
-                    self.head_path.unlink(missing_ok=True)
-            return removed
-
-    def _repair_cut(self, data: bytes) -> int:
-        """Where a repair cuts ``data``: its length when whole; after the head anchor's line when
-        that line is intact and only its own append's lines follow; else after the last newline."""
-        if not data or data.endswith(b"\n"):
-            return len(data)
-        last_newline = data.rfind(b"\n") + 1
-        try:
-            head = self.read_head()
-        except LogError:
-            return last_newline
-        if head is None:
-            return last_newline
+        head = self.read_head()
+        whole = not data or data.endswith(b"\n")
+        last_newline = len(data) if whole else data.rfind(b"\n") + 1
+        if head is None:  # nothing vouches for any line: only the torn one can go
+            return RepairPlan(data[last_newline:], data.count(b"\n"), None)
         position = 0
         for _ in range(head.seq + 1):
             end = data.find(b"\n", position)
-            if end < 0:
-                return last_newline
+            if end < 0:  # complete lines the anchor vouched for are gone: a cut, not a crash
+                return RepairPlan(data[last_newline:], data[:last_newline].count(b"\n"), head)
             position = end + 1
         anchored = data[data.rfind(b"\n", 0, position - 1) + 1 : position - 1]
         try:
             body = msgspec.json.decode(anchored, type=dict)
         except msgspec.DecodeError:
-            return last_newline
+            body = {}
         if body.get("seq") != head.seq or body.get("hash") != head.hash:
-            return last_newline
-        return position
+            raise LogError(
+                f"the line at seq {head.seq} is not the one the head anchor names "
+                f"({head.hash[:12]}): the log was rewritten; repair does not cut into it",
+                line=head.seq + 1,
+                seq=head.seq,
+            )
+        cut = len(data) if whole else position
+        return RepairPlan(data[cut:], head.seq + 1, head)
+
+    def repair(self, record_loss: bool = False) -> bytes:
+        """Cut a torn tail off (see :meth:`torn_tail`), move the head anchor to the last line that
+        stays; return what was removed (empty if nothing was torn).
+
+        Only a tail after the anchored seq (an unfinished append) is cut. If complete lines the
+        anchor vouched for are gone, :class:`AnchoredLoss` is raised and nothing changes, unless
+        ``record_loss``: then the torn line is cut and a :class:`LossRecorded` event says what was
+        lost, so the loss is in the log for ``verify`` and every reader, never hidden (item 2)."""
+        with self.transaction() as tx:
+            plan = self.repair_plan()
+            if plan.lost and not record_loss:
+                raise AnchoredLoss(plan)
+            if plan.removed:
+                size = os.fstat(tx.fd).st_size
+                with _unwritable(self.path):
+                    os.ftruncate(tx.fd, size - len(plan.removed))
+                    os.fsync(tx.fd)
+            if plan.lost and plan.anchored is not None:
+                loss = LossRecorded(
+                    anchored_seq=plan.anchored.seq,
+                    anchored_hash=plan.anchored.hash,
+                    lost=plan.lost,
+                    cut_bytes=len(plan.removed),
+                )
+                tx.append([loss])
+            elif plan.removed:
+                next_seq, prev = _tail_position(tx.fd, self.name)
+                with _unwritable(self.head_path):
+                    if next_seq > 0:
+                        self.write_head(next_seq - 1, prev)
+                    else:
+                        self.head_path.unlink(missing_ok=True)
+            return plan.removed
+
+
+class RepairPlan(NamedTuple):
+    """What a repair of a log would do (see :meth:`GameLog.repair_plan`)."""
+
+    #: the bytes cut off the end: the torn line and the rest of its unfinished append
+    removed: bytes
+    #: the complete lines that stay
+    kept: int
+    #: the head anchor, if the log has one
+    anchored: Head | None
+
+    @property
+    def lost(self) -> int:
+        """How many events the head anchor vouched for are gone (0 after an unfinished append)."""
+        return max(0, self.anchored.seq + 1 - self.kept) if self.anchored is not None else 0
+
+
+class AnchoredLoss(LogError):
+    """Complete lines the head anchor vouched for are missing: the log was cut, not torn by a crash
+    (exit 4). ``repair`` refuses to hide it; ``repair --record-loss`` records it as an event."""
+
+    def __init__(self, plan: RepairPlan) -> None:
+        assert plan.anchored is not None
+        super().__init__(
+            f"{plan.lost} anchored event(s) are gone: the head anchor vouches for seq "
+            f"{plan.anchored.seq} but the complete lines end at seq {plan.kept - 1}. Repair will not "
+            "hide it; `mortecouille repair GAME --record-loss` cuts the torn line and records the "
+            "loss as an event in the log",
+            line=plan.kept + 1,
+            seq=plan.kept,
+        )
+        self.plan = plan
 
 
 class Creation:
