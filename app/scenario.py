@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from mortecouille.app.commands import create_game
+from mortecouille.app.commands import SEED_SUFFIX, SIBLINGS, create_game
 from mortecouille.core.board.geometry import square_name
 from mortecouille.core.dice import DiceSource, FixedDice, SeededDice, TableDice, seed_commitment
 from mortecouille.core.errors import BadInput, MortecouilleError
@@ -85,11 +85,30 @@ def run_scenario(scenario: Scenario, log_path: Path | None = None, name: str = "
         log = None
         stamped = stamp_all([*pending, *outcome], 0, GENESIS_HASH)[0][len(pending) :]
     else:
-        log = GameLog(log_path)
-        if log.exists():
-            raise Conflict(f"--log: {log_path} already exists; choose a new file")
+        log = kept_log(log_path)
         stamped = create_game(log, [*pending, *outcome], secret=None)[len(pending) :]
     return ScenarioRun(log=log, state=fold(stamped, state), outcome=stamped)
+
+
+#: Suffixes of the files kept beside a game's log: a log kept under one of them would be taken for
+#: (or, as ``out.head``, overwritten by) another game's sidecar.
+_SIDECAR_SUFFIXES = (".head", ".seed", ".tmp")
+
+
+def kept_log(path: Path) -> GameLog:
+    """The log ``--log PATH`` keeps, refused before anything is written if it would clobber a file
+    (issue 12, item 6): the path, its head anchor or seed sibling exists (another game's, even),
+    or its name is a sidecar's (``out.head`` would be overwritten by its own anchor)."""
+    log = GameLog(path)
+    if path.suffix in _SIDECAR_SUFFIXES:
+        raise BadInput("--log", f"{path} ends in {path.suffix}, the suffix of a game's sidecar file")
+    problem = log.path_problem(SIBLINGS)
+    if problem is not None:
+        raise BadInput("--log", problem)
+    for taken in (path, log.head_path, log.sibling(SEED_SUFFIX)):
+        if taken.exists() or taken.is_symlink():
+            raise Conflict(f"--log: {taken} already exists; choose a new file (nothing was written)")
+    return log
 
 
 def _decide_naming(field: str, state: GameState, command: Command, dice: DiceSource) -> list[Event]:
