@@ -198,6 +198,8 @@ def run_command(
     folding the log again only if the log still ends where it did (same next seq and last hash),
     so a long sequence of commands (the demo) does not fold the whole log for each one.
     """
+    if expected_seq is not None and expected_seq < 0:  # seqs start at 0: no log is ever there
+        raise BadInput("--expect-seq", f"{expected_seq} is not a seq (0 or more)")
     with log_.transaction() as tx:
         if known is not None and tx.position() == (known.next_seq, known.last_hash):
             state = known.state

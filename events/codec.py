@@ -45,6 +45,7 @@ class TornTail(LogError):
             "nothing after the last complete line was accepted. "
             "Run `mortecouille repair GAME` to cut it off.",
             line=line,
+            seq=line - 1,  # the seq the torn line was to get: one per line, from 0
         )
         self.fragment = fragment
 
