@@ -106,3 +106,13 @@ def test_an_unfinished_append_after_the_anchor_is_still_cut_without_any_flag(pla
     assert run(played.path.parent, "repair", "g", "--yes").exit_code == 0
     assert played.path.read_bytes() == whole
     assert "verified" in ok(played.path.parent, "verify", "g")
+
+
+def test_repair_refuses_to_cut_when_the_head_anchor_is_unreadable(played: GameLog) -> None:
+    # a forger who cut the log and spoiled the anchor used to get both "repaired" and re-anchored
+    cut = cut_mid_line(played, 5)
+    played.head_path.write_bytes(b"not an anchor\n")
+    result = run(played.path.parent, "repair", "g", "--yes", "--record-loss")
+    assert result.exit_code == 4, result.output
+    assert "head anchor" in result.output and "unreadable" in result.output
+    assert played.path.read_bytes() == cut and played.head_path.read_bytes() == b"not an anchor\n"

@@ -218,3 +218,22 @@ def test_new_in_an_unwritable_directory_exits_2_with_one_line(where: str) -> Non
 def test_a_seed_is_created_readable_by_its_owner_only(games: Path) -> None:
     ok(games, "new", "g", "--players", "Anne,Bart")
     assert seed_path(GameLog(games / "g.jsonl")).stat().st_mode & 0o777 == 0o600
+
+
+def test_an_append_whose_head_anchor_cannot_be_replaced_succeeds_once_and_still_verifies(
+    games: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = created_log(games)
+    store_seed(log, SEED)
+    head_before = log.head_path.read_bytes()
+
+    def full_disk(self: GameLog, seq: int, digest: str) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(GameLog, "write_head", full_disk)
+    result = run(games, "place", "g", "A", "C3", "--kind", "sloop")
+    assert result.exit_code == 0, result.output  # done: a retry would place the ship twice
+    assert "head anchor not replaced" in result.stderr
+    monkeypatch.undo()
+    assert log.head_path.read_bytes() == head_before
+    assert log.verify_chain() == 2
