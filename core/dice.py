@@ -69,8 +69,42 @@ class DiceSource(Protocol):
 
 
 def seed_commitment(seed: str) -> str:
-    """The SHA-256 a seeded game publishes in its first event (D2)."""
+    """The unsalted SHA-256 seeded games published before the salt (D2); still read, and kept
+    for scenarios, whose seed is written in the scenario file anyway."""
     return hashlib.sha256(seed.encode("utf-8")).hexdigest()
+
+
+def salted_commitment(seed: str, salt: str) -> str:
+    """HMAC-SHA256 of ``seed`` keyed with the game's own random ``salt`` (D2): what a new seeded
+    game publishes. The salt defeats precomputed tables and links between games; the length of
+    the seed (16 characters at least, random by default) is what puts brute force out of reach."""
+    return hmac.new(salt.encode("utf-8"), seed.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+class Committed(Protocol):
+    """A game's published commitment to its seed: the game-created event, or a state."""
+
+    @property
+    def seed_sha256(self) -> str | None: ...
+    @property
+    def seed_salt(self) -> str | None: ...
+    @property
+    def seed_hmac(self) -> str | None: ...
+
+
+def commits_to_a_seed(game: Committed) -> bool:
+    return game.seed_sha256 is not None or (game.seed_salt is not None and game.seed_hmac is not None)
+
+
+def matches_commitment(seed: str, game: Committed) -> bool:
+    """Whether ``seed`` is the one ``game`` committed to (D2): every commitment it publishes must
+    match, and it must publish one."""
+    checks = []
+    if game.seed_sha256 is not None:
+        checks.append(hmac.compare_digest(seed_commitment(seed), game.seed_sha256))
+    if game.seed_salt is not None and game.seed_hmac is not None:
+        checks.append(hmac.compare_digest(salted_commitment(seed, game.seed_salt), game.seed_hmac))
+    return bool(checks) and all(checks)
 
 
 def seeded_value(seed: str, identity: RollIdentity) -> int:

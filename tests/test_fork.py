@@ -100,6 +100,7 @@ def test_copied_seeded_rolls_are_accepted_and_the_forks_own_rolls_checked(games:
             "8x8",
             "--seed",
             "original-seed",
+            "--weak-seed",
         ).exit_code
         == 0
     )

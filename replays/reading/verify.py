@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from mortecouille.core.dice import DiceForgery, DicePolicy, seed_commitment
+from mortecouille.core.dice import DiceForgery, DicePolicy, matches_commitment
 from mortecouille.core.game import evolve
 from mortecouille.core.life_cycle import DICE_MODES
 from mortecouille.core.state import EMPTY, GameState, state_hash
@@ -70,7 +70,7 @@ def check_dice(events: list[Event]) -> list[Finding]:
     if created.dice_mode not in DICE_MODES:
         return [Finding("dice", False, f"seq 0: unknown dice mode {created.dice_mode!r} (D2)", 0)]
     revealed = revealed_seed(events) if created.dice_mode == "seeded" else None
-    if revealed is not None and seed_commitment(revealed) != created.seed_sha256:
+    if revealed is not None and not matches_commitment(revealed, created):
         return [Finding("dice", False, "the revealed seed does not match the commitment (D2)")]
     policy = DicePolicy.of(created, revealed)
     counts: Counter[str] = Counter()
