@@ -209,7 +209,7 @@ class DicePolicy(msgspec.Struct, frozen=True, kw_only=True):
 
     game: str
     dice_mode: str
-    #: a scenario's author fixes some dice by hand (``FixedDice``)
+    #: a scenario's author fixes some dice of its one turn by hand (``FixedDice``, turn 1)
     scenario: bool = False
     #: a fork's rolls up to this seq were copied from the original game, rolled by its dice
     copied_up_to: int = -1
@@ -233,7 +233,8 @@ class DicePolicy(msgspec.Struct, frozen=True, kw_only=True):
         if self.copied(roll):
             return SOURCES
         own = ("seeded",) if self.dice_mode == "seeded" else ("table",)
-        return (*own, "fixed") if self.scenario else own
+        # `scenario` resolves turn 1 only; any later turn is played through commands (seeded)
+        return (*own, "fixed") if self.scenario and roll.turn == 1 else own
 
     def check(self, roll: DieRolled) -> None:
         """Refuse ``roll`` unless this game could have rolled it: a d6 showing 1..6 (D1), from

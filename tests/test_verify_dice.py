@@ -217,3 +217,15 @@ def test_die_moved_to_another_ship_or_purpose_fails_verify(tmp_path: Path, field
 
     forge_with_turn_hashes(log.path, move)
     assert not verify_log(log).ok
+
+
+def test_fixed_dice_outside_a_scenarios_own_turn_fail_verify(tmp_path: Path) -> None:
+    """A forger who marks the demo a scenario may not pass later dice off as fixed by its author."""
+    log = demo(tmp_path)
+    target = dice_lines(log, 3)[0]
+    forge_with_turn_hashes(
+        log.path,
+        lambda lines: (lines[0].update(scenario=True), lines[target["seq"]].update(source="fixed")),
+    )
+    finding = failed(verify_log(log), "dice")
+    assert finding.seq == target["seq"] and "'fixed'" in finding.detail
