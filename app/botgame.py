@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from mortecouille.app.commands import KnownState, game_log, run_command, start_game
+from mortecouille.app.commands import KnownState, commit_to, game_log, new_seed, run_command, start_game
 from mortecouille.bots.player import choose_orders
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import SeededDice, seed_commitment
@@ -227,9 +227,10 @@ class DemoRun(msgspec.Struct, frozen=True):
     report: Report
 
 
-def free_demo_name(directory: Path, seed: str, name: str | None) -> str:
-    """``name`` if it is free (else a conflict), or ``demo-SEED`` numbered past the games taken."""
-    base = name or f"demo-{seed}"
+def free_demo_name(directory: Path, seed: str | None, name: str | None) -> str:
+    """``name`` if it is free (else a conflict), or ``demo-SEED`` (``demo`` for a random seed, which
+    a name would give away before the game ends) numbered past the games taken."""
+    base = name or (f"demo-{seed}" if seed is not None else "demo")
     game, number = base, 1
     while game_log(directory, game).exists():
         if name is not None:
@@ -239,11 +240,21 @@ def free_demo_name(directory: Path, seed: str, name: str | None) -> str:
     return game
 
 
-def play_demo(directory: Path, seed: str, name: str | None = None, max_turns: int = 60) -> DemoRun:
-    """A whole seeded bot game written command by command, as a referee's would be, then verified."""
+def play_demo(directory: Path, seed: str | None, name: str | None = None, max_turns: int = 60) -> DemoRun:
+    """A whole seeded bot game written command by command, as a referee's would be, then verified.
+    ``seed``: the dice seed (same seed, same game), a random one if ``None``; either way the game
+    on disk commits to it with a salted HMAC, as a referee's game does (D2)."""
     game = free_demo_name(directory, seed, name)
     log_ = game_log(directory, game)
-    stamped = start_game(log_, demo_game(game, seed), seed)
+    secret = seed if seed is not None else new_seed()
+    commitment = commit_to(secret)
+    create = msgspec.structs.replace(
+        demo_game(game, secret),
+        seed_sha256=None,
+        seed_salt=commitment.seed_salt,
+        seed_hmac=commitment.seed_hmac,
+    )
+    stamped = start_game(log_, create, secret)
     known = KnownState(next_seq=len(stamped), last_hash=stamped[-1].hash, state=fold(stamped))
 
     def apply(command: Command) -> list[Event]:
@@ -257,7 +268,7 @@ def play_demo(directory: Path, seed: str, name: str | None = None, max_turns: in
         return known.state
 
     set_up_demo_fleets(apply)
-    state = play_turns(apply, current, seed, max_turns)
+    state = play_turns(apply, current, secret, max_turns)
     events = log_.read()
     return DemoRun(
         game=game,

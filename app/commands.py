@@ -27,7 +27,14 @@ from typing import NamedTuple
 import msgspec
 import structlog
 
-from mortecouille.core.dice import DiceSource, RollIdentity, SeededDice, TableDice, seed_commitment
+from mortecouille.core.dice import (
+    DiceSource,
+    RollIdentity,
+    SeededDice,
+    TableDice,
+    matches_commitment,
+    salted_commitment,
+)
 from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.game import decide, fold
@@ -76,15 +83,44 @@ def seed_path(log_: GameLog) -> Path:
     return log_.sibling(SEED_SUFFIX)
 
 
+#: The shortest seed a referee may choose without ``--weak-seed`` (D2): every die of a seeded game
+#: is public, so a short seed is found by trying them all, and with it every die to come.
+MIN_SEED_LENGTH = 16
+
+
 def new_seed() -> str:
     return secrets.token_hex(16)
 
 
-def secret_seed(dice_mode: str, seed: str | None) -> str | None:
-    """A new game's secret seed: the one given, else a random one; none for table dice."""
+def secret_seed(dice_mode: str, seed: str | None, *, weak_seed: bool) -> str | None:
+    """A new game's secret seed: the one given, else a random one; none for table dice.
+
+    ``weak_seed=False`` refuses a chosen seed shorter than :data:`MIN_SEED_LENGTH`.
+    """
     if dice_mode == "table" and seed is not None:
         raise BadInput("--seed", "a table-dice game has no seed")
+    if seed is not None and len(seed) < MIN_SEED_LENGTH and not weak_seed:
+        raise BadInput(
+            "--seed",
+            f"{len(seed)} characters: a seed shorter than {MIN_SEED_LENGTH} can be guessed from the "
+            "dice and its commitment; choose a longer one, or pass --weak-seed if the table accepts it",
+        )
     return (seed or new_seed()) if dice_mode == "seeded" else None
+
+
+class SeedCommitment(NamedTuple):
+    """What a new seeded game publishes about its secret seed (D2): a fresh random salt and the
+    seed's HMAC under it, so the commitment reveals nothing a brute force can start from."""
+
+    seed_salt: str | None
+    seed_hmac: str | None
+
+
+def commit_to(secret: str | None) -> SeedCommitment:
+    if secret is None:
+        return SeedCommitment(None, None)
+    salt = secrets.token_hex(16)
+    return SeedCommitment(salt, salted_commitment(secret, salt))
 
 
 def store_seed(log_: GameLog, seed: str) -> None:
@@ -119,7 +155,7 @@ def load_seed(log_: GameLog, state: GameState) -> str:
         raise BadInput(
             "seed", f"the secret seed of {state.game!r} is missing ({path}); cannot roll seeded dice"
         ) from None
-    if seed_commitment(seed) != state.seed_sha256:
+    if not matches_commitment(seed, state):
         raise BadInput("seed", f"{path} does not match the game's commitment (D2)")
     return seed
 
@@ -240,7 +276,8 @@ def create_game(log_: GameLog, events: Sequence[Event], secret: str | None) -> l
 
 def start_game(log_: GameLog, command: CreateGame, secret: str | None) -> list[Event]:
     """Decide ``command`` and create the game's log with its events, keeping ``secret`` beside it."""
-    if command.seed_sha256 != (seed_commitment(secret) if secret is not None else None):
+    committed = command.seed_sha256 is not None or command.seed_hmac is not None
+    if (secret is None and committed) or (secret is not None and not matches_commitment(secret, command)):
         raise ValueError(f"the secret seed kept for {command.game!r} must be the one it commits to")
     return create_game(log_, decide(EMPTY, command, TableDice()), secret)
 
@@ -254,10 +291,13 @@ def new_game(
     board: Board,
     dice_mode: str,
     seed: str | None,
+    weak_seed: bool = False,
 ) -> list[Event]:
     """Create a referee's game: its first event commits to the rules version and the dice seed
-    (the one given, else a random one), which is kept beside the log until the game ends."""
-    secret = secret_seed(dice_mode, seed)
+    (the one given, else a random one), which is kept beside the log until the game ends.
+    ``weak_seed``: the table accepts a chosen seed shorter than :data:`MIN_SEED_LENGTH`."""
+    secret = secret_seed(dice_mode, seed, weak_seed=weak_seed)
+    commitment = commit_to(secret)
     if ruleset == "mortecouille" and len(players) < 2:
         raise BadInput("--players", "a mortecouille game needs at least two players (T3)")
     command = CreateGame(
@@ -267,7 +307,8 @@ def new_game(
         budget=budget,
         board=board,
         dice_mode=dice_mode,
-        seed_sha256=seed_commitment(secret) if secret else None,
+        seed_salt=commitment.seed_salt,
+        seed_hmac=commitment.seed_hmac,
         rules_version=RULES_VERSION,
     )
     return start_game(log_, command, secret)

@@ -26,8 +26,7 @@ from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 
-from mortecouille.app.commands import create_game, game_log, secret_seed
-from mortecouille.core.dice import seed_commitment
+from mortecouille.app.commands import SeedCommitment, commit_to, create_game, game_log, secret_seed
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import evolve
 from mortecouille.core.state import EMPTY, state_hash
@@ -52,9 +51,10 @@ def fork_game(
     if not isinstance(created, GameCreated):
         raise BadInput("GAME", "the log does not start with game-created")
     mode = dice_mode or created.dice_mode
-    secret = secret_seed(mode, seed)
+    # `fork` has no --weak-seed yet: a chosen seed is taken as given, as before (issue 12, item 14)
+    secret = secret_seed(mode, seed, weak_seed=True)
     target = game_log(directory, new_game)
-    forked = fork_events(events, at_seq, new_game, mode, seed_commitment(secret) if secret else None)
+    forked = fork_events(events, at_seq, new_game, mode, commit_to(secret))
     return Forked(create_game(target, forked, secret), mode)
 
 
@@ -89,7 +89,7 @@ def check_fork_point(events: Sequence[Event], at_seq: int) -> None:
 
 
 def fork_events(
-    events: Sequence[Event], at_seq: int, new_game: str, dice_mode: str, seed_sha256: str | None
+    events: Sequence[Event], at_seq: int, new_game: str, dice_mode: str, commitment: SeedCommitment
 ) -> list[Event]:
     """The fork's events, unstamped: a new ``GameCreated`` then the copies up to ``at_seq``."""
     if not events or not isinstance(events[0], GameCreated):
@@ -100,7 +100,10 @@ def fork_events(
         original,
         game=new_game,
         dice_mode=dice_mode,
-        seed_sha256=seed_sha256 if dice_mode == "seeded" else None,
+        # the fork's own seed, never the original's commitment (it rolls its own dice)
+        seed_sha256=None,
+        seed_salt=commitment.seed_salt if dice_mode == "seeded" else None,
+        seed_hmac=commitment.seed_hmac if dice_mode == "seeded" else None,
         forked_from=original.game,
         forked_at_seq=at_seq,
     )

@@ -10,12 +10,14 @@ from mortecouille.replays.pictures.board_text import render_board
 
 
 @click.command()
-@click.option("--seed", default="demo", show_default=True, help="The dice seed: same seed, same game.")
+@click.option(
+    "--seed", default=None, help="The dice seed: same seed, same game (default: a random one, shown)."
+)
 @click.option("--game", "name", default=None, help="Game name (default demo-SEED, numbered if taken).")
 @click.option("--max-turns", type=click.IntRange(1, 500), default=60, show_default=True)
 @pass_context
 @reports_errors
-def demo(ctx: Context, seed: str, name: str | None, max_turns: int) -> None:
+def demo(ctx: Context, seed: str | None, name: str | None, max_turns: int) -> None:
     """Play a whole seeded game between two bots and print the winner, the board and a summary."""
     run = play_demo(ctx.games, seed, name, max_turns)
     summary, report = run.summary, run.report
@@ -35,6 +37,8 @@ def demo(ctx: Context, seed: str, name: str | None, max_turns: int) -> None:
     click.echo(
         f"verify: {'verified' if report.ok else 'FAILED'} ({report.events} events); log at {run.log.path}"
     )
+    if run.state.revealed_seed is not None:  # revealed by the game's end (D2); secret until then
+        click.echo(f"seed {run.state.revealed_seed}: `mortecouille demo --seed ...` plays this game again")
     click.echo(f"replay it: mortecouille log {run.game} | mortecouille board {run.game} --turn 1")
 
 

@@ -52,7 +52,14 @@ def parse_board(size: str, rocks: tuple[str, ...], winds: tuple[str, ...], pools
 @click.option(
     "--dice", "dice_mode", type=click.Choice(["seeded", "table"]), default="seeded", show_default=True
 )
-@click.option("--seed", default=None, help="The secret seed (default: a random one, kept beside the log).")
+@click.option(
+    "--seed",
+    default=None,
+    help="The secret seed, 16 characters or more (default: a random one, kept beside the log).",
+)
+@click.option(
+    "--weak-seed", is_flag=True, help="Accept a --seed shorter than 16 characters (tests, demos): guessable."
+)
 @pass_context
 @reports_errors
 def new(
@@ -67,6 +74,7 @@ def new(
     pools: tuple[str, ...],
     dice_mode: str,
     seed: str | None,
+    weak_seed: bool,
 ) -> None:
     """Create GAME: its first event commits to the rules version and the dice seed."""
     log_ = game_log(ctx.games, game)
@@ -78,6 +86,7 @@ def new(
         board=parse_board(board_size, rocks, winds, pools),
         dice_mode=dice_mode,
         seed=seed,
+        weak_seed=weak_seed,
     )
     click.echo(f"created {game} ({ruleset}, {dice_mode} dice) at {log_.path}")
 

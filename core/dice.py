@@ -26,7 +26,7 @@ from typing import Final, Protocol
 import msgspec
 
 from mortecouille.core.errors import BadInput
-from mortecouille.events.game import DieRolled
+from mortecouille.events.game import DieRolled, GameCreated
 
 #: D1: every die of the rules is a d6.
 DIE_SIDES: Final = 6
@@ -69,8 +69,42 @@ class DiceSource(Protocol):
 
 
 def seed_commitment(seed: str) -> str:
-    """The SHA-256 a seeded game publishes in its first event (D2)."""
+    """The unsalted SHA-256 seeded games published before the salt (D2); still read, and kept
+    for scenarios, whose seed is written in the scenario file anyway."""
     return hashlib.sha256(seed.encode("utf-8")).hexdigest()
+
+
+def salted_commitment(seed: str, salt: str) -> str:
+    """HMAC-SHA256 of ``seed`` keyed with the game's own random ``salt`` (D2): what a new seeded
+    game publishes. The salt defeats precomputed tables and links between games; the length of
+    the seed (16 characters at least, random by default) is what puts brute force out of reach."""
+    return hmac.new(salt.encode("utf-8"), seed.encode("utf-8"), hashlib.sha256).hexdigest()
+
+
+class Committed(Protocol):
+    """A game's published commitment to its seed: the game-created event, or a state."""
+
+    @property
+    def seed_sha256(self) -> str | None: ...
+    @property
+    def seed_salt(self) -> str | None: ...
+    @property
+    def seed_hmac(self) -> str | None: ...
+
+
+def commits_to_a_seed(game: Committed) -> bool:
+    return game.seed_sha256 is not None or (game.seed_salt is not None and game.seed_hmac is not None)
+
+
+def matches_commitment(seed: str, game: Committed) -> bool:
+    """Whether ``seed`` is the one ``game`` committed to (D2): every commitment it publishes must
+    match, and it must publish one."""
+    checks = []
+    if game.seed_sha256 is not None:
+        checks.append(hmac.compare_digest(seed_commitment(seed), game.seed_sha256))
+    if game.seed_salt is not None and game.seed_hmac is not None:
+        checks.append(hmac.compare_digest(salted_commitment(seed, game.seed_salt), game.seed_hmac))
+    return bool(checks) and all(checks)
 
 
 def seeded_value(seed: str, identity: RollIdentity) -> int:
@@ -152,20 +186,99 @@ class FixedDice:
         return self.fallback.value(identity, label)
 
 
-class LoggedDice:
-    """The dice a log recorded, looked up by identity, for re-deriving outcomes (``verify``)."""
+#: Every source a die can record: the seed (D2), the table's physical dice (D1), a scenario's
+#: fixed values.
+SOURCES: Final = ("seeded", "table", "fixed")
 
-    def __init__(self, rolls: Iterable[DieRolled], game: str) -> None:
+
+class DiceForgery(BadInput):
+    """A logged die no honest game could hold (``verify``); ``seq`` is its line."""
+
+    def __init__(self, roll: DieRolled, message: str) -> None:
+        super().__init__("log", f"seq {roll.seq}: {message}")
+        self.seq = roll.seq
+
+
+class DicePolicy(msgspec.Struct, frozen=True, kw_only=True):
+    """Which dice a game may hold, as its game-created event fixes it (D1-D2).
+
+    The dice mode is chosen once, when the game is created: a seeded game's dice come from
+    its seed and nowhere else, a table game's from the referee. A die's own ``source`` field
+    is never trusted to say which check applies (a forger relabels it: issue 12).
+    """
+
+    game: str
+    dice_mode: str
+    #: a scenario's author fixes some dice of its one turn by hand (``FixedDice``, turn 1)
+    scenario: bool = False
+    #: a fork's rolls up to this seq were copied from the original game, rolled by its dice
+    copied_up_to: int = -1
+    #: the revealed seed, once the game has ended; ``None`` before
+    seed: str | None = None
+
+    @classmethod
+    def of(cls, created: GameCreated, seed: str | None) -> DicePolicy:
+        return cls(
+            game=created.game,
+            dice_mode=created.dice_mode,
+            scenario=created.scenario,
+            copied_up_to=created.forked_at_seq if created.forked_at_seq is not None else -1,
+            seed=seed if created.dice_mode == "seeded" else None,
+        )
+
+    def copied(self, roll: DieRolled) -> bool:
+        return roll.seq <= self.copied_up_to
+
+    def sources(self, roll: DieRolled) -> tuple[str, ...]:
+        if self.copied(roll):
+            return SOURCES
+        own = ("seeded",) if self.dice_mode == "seeded" else ("table",)
+        # `scenario` resolves turn 1 only; any later turn is played through commands (seeded)
+        return (*own, "fixed") if self.scenario and roll.turn == 1 else own
+
+    def check(self, roll: DieRolled) -> None:
+        """Refuse ``roll`` unless this game could have rolled it: a d6 showing 1..6 (D1), from
+        the game's own source, and, once the seed is revealed, the seed's value (D2)."""
+        if roll.sides != DIE_SIDES:
+            raise DiceForgery(roll, f"a d{roll.sides}: every die of the rules is a d{DIE_SIDES} (D1)")
+        if not 1 <= roll.value <= roll.sides:
+            raise DiceForgery(roll, f"a d{roll.sides} shows 1 to {roll.sides}, not {roll.value} (D1)")
+        accepted = self.sources(roll)
+        if roll.source not in accepted:
+            raise DiceForgery(
+                roll,
+                f"a die from {roll.source!r} in a {self.dice_mode}-dice game, "
+                f"which takes its dice from {' or '.join(map(repr, accepted))} only (D2)",
+            )
+        if self.seed is not None and roll.source == "seeded" and not self.copied(roll):
+            identity = RollIdentity(
+                self.game, roll.turn, roll.phase, roll.ship, roll.purpose, roll.index, roll.sides
+            )
+            expected = seeded_value(self.seed, identity)
+            if expected != roll.value:
+                shown = f"{identity.describe()} shows {roll.value}"
+                raise DiceForgery(roll, f"{shown}, the seed gives {expected} (D2)")
+
+
+class LoggedDice:
+    """The dice a log recorded, looked up by identity, for re-deriving outcomes (``verify``).
+
+    Each die the rules ask for must pass ``policy`` (its source and value are never taken on
+    the log's word); re-derivation then compares the dice asked for with the logged ones in order.
+    """
+
+    def __init__(self, rolls: Iterable[DieRolled], policy: DicePolicy) -> None:
         self.rolls: dict[tuple[int, str, str | None, str, int], DieRolled] = {
             (r.turn, r.phase, r.ship, r.purpose, r.index): r for r in rolls
         }
-        self.game = game
+        self.policy = policy
 
     def value(self, identity: RollIdentity, label: str) -> tuple[int, str]:
         key = (identity.turn, identity.phase, identity.ship, identity.purpose, identity.index)
         roll = self.rolls.get(key)
         if roll is None:
             raise BadInput("log", f"the rules need a die the log does not hold: {label}")
+        self.policy.check(roll)
         return roll.value, roll.source
 
 

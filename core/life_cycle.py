@@ -15,7 +15,7 @@ from typing import Any, TypeAlias
 import msgspec
 
 from mortecouille.core.board.terrain import validate_board
-from mortecouille.core.dice import DiceSource, seed_commitment
+from mortecouille.core.dice import DiceSource, commits_to_a_seed, matches_commitment
 from mortecouille.core.errors import BadInput
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
@@ -111,6 +111,8 @@ class CreateGame(Command, frozen=True, kw_only=True):
     board: Board
     dice_mode: str = "seeded"
     seed_sha256: str | None = None
+    seed_salt: str | None = None
+    seed_hmac: str | None = None
     rules_version: str = ""
     forked_from: str | None = None
     forked_at_seq: int | None = None
@@ -155,10 +157,12 @@ def decide_create(state: GameState, command: CreateGame, dice: DiceSource) -> li
     if command.budget < 0:
         raise BadInput("--budget", f"must be 0 or more, not {command.budget}")
     validate_board(command.board)
-    if command.dice_mode == "seeded" and not command.seed_sha256:
+    if command.dice_mode == "seeded" and not commits_to_a_seed(command):
         raise BadInput("--seed", "a seeded game must commit to its seed (D2)")
-    seed_sha256 = command.seed_sha256 if command.dice_mode == "seeded" else None
-    return [GameCreated(**shared_fields(command, GameCreated) | {"seed_sha256": seed_sha256})]
+    created = shared_fields(command, GameCreated)
+    if command.dice_mode != "seeded":
+        created |= {"seed_sha256": None, "seed_salt": None, "seed_hmac": None}
+    return [GameCreated(**created)]
 
 
 def evolve_created(state: GameState, event: GameCreated) -> GameState:
@@ -171,7 +175,7 @@ def decide_end(state: GameState, command: EndGame, dice: DiceSource) -> list[Eve
         raise BadInput("--winner", f"{command.winner!r} is not a player of {state.game!r}")
     seed = None
     if state.dice_mode == "seeded":
-        if command.seed is None or seed_commitment(command.seed) != state.seed_sha256:
+        if command.seed is None or not matches_commitment(command.seed, state):
             raise BadInput("seed", "the seed to reveal does not match the game's commitment (D2)")
         seed = command.seed
     return [GameEnded(reason=command.reason, winner=command.winner, seed=seed, rules=("T3", "D2"))]

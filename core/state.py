@@ -51,6 +51,8 @@ class GameState(msgspec.Struct, frozen=True, kw_only=True):
     rules_version: str = ""
     dice_mode: str = "seeded"
     seed_sha256: str | None = None
+    seed_salt: str | None = None
+    seed_hmac: str | None = None
     forked_from: str | None = None
     scenario: bool = False
     created: bool = False

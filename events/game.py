@@ -11,8 +11,11 @@ from mortecouille.events.board import Board
 class GameCreated(Event, tag="game-created", frozen=True):
     """The first line of every log.
 
-    ``seed_sha256`` commits a seeded game to its secret seed (D2); the seed
-    itself is revealed by :class:`GameEnded`. A fork records where it came from.
+    A seeded game commits to its secret seed (D2), which :class:`GameEnded` reveals: new games
+    publish ``seed_hmac``, HMAC-SHA256 of the seed keyed with ``seed_salt``, a random salt of
+    their own (no table of precomputed seeds applies, and two games with one seed look unrelated);
+    logs written before the salt have ``seed_sha256``, the seed's plain SHA-256, still accepted.
+    A fork records where it came from.
     """
 
     game: str
@@ -27,6 +30,10 @@ class GameCreated(Event, tag="game-created", frozen=True):
     forked_at_seq: int | None = None
     #: a one-turn situation built by ``scenario``: ships are set up, not bought
     scenario: bool = False
+    #: the salted commitment of new seeded games (issue 12): added last, with ``None`` defaults,
+    #: so older lines keep their bytes and hashes
+    seed_salt: str | None = None
+    seed_hmac: str | None = None
 
 
 class DieRolled(Event, tag="die-rolled", frozen=True):

@@ -40,7 +40,7 @@ def tree_digest(root: Path) -> str:
 def set_up_harbour(games: Path, name: str = "b") -> Path:
     """The README's blockade harbour: an 8x8 board with a rock, a wind tile and a whirlpool, the
     sloop Sloopy (Anne) on C2 and the war-frigate Frig (Bart) on C4 facing south; no turn yet."""
-    harbour = ("--board", "8x8", "--rock", "E5", "--wind", "C3:E", "--whirlpool", "F2", "--seed", "1")
+    harbour = ("--board", "8x8", "--rock", "E5", "--wind", "C3:E", "--whirlpool", "F2", "--seed", "1", "--weak-seed")
     assert run(games, "new", name, "--ruleset", "blockade", "--players", "Anne,Bart", *harbour).exit_code == 0
     assert run(games, "place", name, "Sloopy", "C2", "--kind", "sloop", "--owner", "Anne").exit_code == 0
     assert (

@@ -7,9 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from mortecouille.core.fleet.catalogue import RULES_VERSION
+from mortecouille.core.game import fold
+from mortecouille.core.state import state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
-from mortecouille.events.game import GameCreated, GameEnded
+from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.store import GameLog
 
 #: The repository's root (where ``pyproject.toml`` and ``README.md`` are).
@@ -27,7 +29,9 @@ def write_game(
     winner: str | None = None,
     dice_mode: str = "table",
 ) -> GameLog:
-    """A hand-made, verifiable table-dice game: game-created, ``body``, then game-ended."""
+    """A hand-made, verifiable table-dice game: game-created, ``body``, then game-ended. Dice
+    belong in a turn's resolution (``verify`` refuses any other, issue 12): a ``body`` with dice
+    and no turn of its own is played as turn 1."""
     created = GameCreated(
         game=name,
         ruleset="mortecouille",
@@ -37,6 +41,9 @@ def write_game(
         rules_version=RULES_VERSION,
         dice_mode=dice_mode,
     )
+    if any(isinstance(e, DieRolled) for e in body) and not any(isinstance(e, TurnStarted) for e in body):
+        opened = [created, TurnStarted(turn=1), *body]
+        body = [*opened[1:], TurnEnded(turn=1, state_hash=state_hash(fold(opened)))]
     ending = [GameEnded(reason="referee", winner=winner)] if ended else []
     log = GameLog(directory / f"{name}.jsonl")
     log.create([created, *body, *ending])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from tests.cli_helpers import run, tree_digest
 
 @pytest.fixture
 def game(games: Path) -> Path:
-    options = ("--seed", "s3cret", "--board", "12x10", "--rock", "C5", "--wind", "D4:E", "--whirlpool", "F6")
+    options = ("--seed", "s3cret", "--weak-seed", "--board", "12x10", "--rock", "C5", "--wind", "D4:E", "--whirlpool", "F6")
     result = run(games, "new", "g", "--players", "Anne,Bart", "--budget", "100000", *options)
     assert result.exit_code == 0, result.output
     return games
@@ -22,7 +23,10 @@ def game(games: Path) -> Path:
 def test_new_writes_a_first_event_committing_to_rules_version_and_seed(game: Path) -> None:
     first = json.loads((game / "g.jsonl").read_text().splitlines()[0])
     assert first["type"] == "game-created" and first["seq"] == 0
-    assert first["seed_sha256"] == hashlib.sha256(b"s3cret").hexdigest()
+    # salted (issue 12): HMAC-SHA256 keyed with the game's own random salt, no plain SHA-256
+    assert "seed_sha256" not in first or first["seed_sha256"] is None
+    salted = hmac.new(first["seed_salt"].encode(), b"s3cret", hashlib.sha256).hexdigest()
+    assert len(first["seed_salt"]) == 32 and first["seed_hmac"] == salted
     assert first["rules_version"] and first["players"] == ["Anne", "Bart"]
     assert first["board"]["rocks"] == [[2, 4]] and first["board"]["winds"] == [{"at": [3, 3], "dir": "E"}]
     assert "s3cret" not in (game / "g.jsonl").read_text()

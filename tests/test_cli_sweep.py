@@ -213,10 +213,10 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("sweep")
     games = root / "games"
     for args in (
-        ["new", G, "--ruleset", "blockade", "--players", "Anne,Bart", "--board", "8x8", "--seed", "s"],
+        ["new", G, "--ruleset", "blockade", "--players", "Anne,Bart", "--board", "8x8", "--seed", "s", "--weak-seed"],
         ["place", G, "Sloopy", "C2", "--kind", "sloop", "--owner", "Anne"],
         ["place", G, "Frig", "C4", "--kind", "war-frigate", "--owner", "Bart", "--facing", "S"],
-        ["new", M, "--players", "Anne,Bart", "--budget", "100000", "--seed", "s"],
+        ["new", M, "--players", "Anne,Bart", "--budget", "100000", "--seed", "s", "--weak-seed"],
         ["new", W, "--players", "Anne,Bart", "--budget", "100000", "--board", "8x8", "--dice", "table"],
         ["buy", W, "Anne", "red-small", "Hope"],
         ["buy", W, "Bart", "yellow-big", "Kraken"],

@@ -108,7 +108,7 @@ def hostile_page(games: Path, tmp_path: Path) -> Path:
     """A game whose every user-typed text tries to break out of the page or its pictures."""
     created = run(
         games, "new", "h", "--ruleset", "blockade", "--players", f"{HOSTILE_PLAYER},Bart{HOSTILE_FRIGATE}",
-        "--board", "8x8", "--seed", "1",
+        "--board", "8x8", "--seed", "1", "--weak-seed",
     )  # fmt: skip
     assert created.exit_code == 0, created.output
     ok = (

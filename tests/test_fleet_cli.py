@@ -22,7 +22,7 @@ from tests.forgery import log_bodies, write_forged_events
 
 @pytest.fixture
 def game(games: Path) -> Path:
-    options = ("--seed", "s3cret", "--board", "12x10", "--rock", "C5")
+    options = ("--seed", "s3cret", "--weak-seed", "--board", "12x10", "--rock", "C5")
     result = run(games, "new", "g", "--players", "Anne,Bart", "--budget", "100000", *options)
     assert result.exit_code == 0, result.output
     return games
@@ -125,7 +125,7 @@ def test_F1_F3_a_refusal_exits_2_with_its_reason_and_leaves_the_games_dir_unchan
 
 
 def test_F1_buying_in_a_blockade_game_is_refused_citing_F1(games: Path) -> None:
-    ok(games, "new", "b", "--players", "Anne,Bart", "--ruleset", "blockade", "--seed", "x")
+    ok(games, "new", "b", "--players", "Anne,Bart", "--ruleset", "blockade", "--seed", "x", "--weak-seed")
     before = tree_digest(games)
     result = run(games, "buy", "b", "Anne", "red-small", "Hope")
     assert result.exit_code == 2 and "[F1]" in result.output

@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
+
 from mortecouille.core.dice import RollIdentity, seeded_value
-from mortecouille.events.game import DieRolled
+from mortecouille.core.game import fold
+from mortecouille.core.state import state_hash
+from mortecouille.events.game import DieRolled, TurnEnded, TurnStarted
 from mortecouille.events.store import GameLog
 from tests.cli_helpers import play_blockade_turn, run
 from tests.forgery import log_bodies
@@ -62,10 +66,10 @@ def test_fork_refuses_a_seq_beyond_the_log_or_inside_a_turn(games: Path) -> None
     assert run(games, "fork", "b", "b", "--at", "2").exit_code == 3  # the name is taken
 
 
-def roll(game: str, seed: str, index: int) -> DieRolled:
-    identity = RollIdentity(game, 1, "wind", "Sloopy", "wind", index)
+def roll(game: str, seed: str, index: int, turn: int = 1) -> DieRolled:
+    identity = RollIdentity(game, turn, "wind", "Sloopy", "wind", index)
     return DieRolled(
-        turn=1,
+        turn=turn,
         phase="wind",
         ship="Sloopy",
         purpose="wind",
@@ -74,6 +78,12 @@ def roll(game: str, seed: str, index: int) -> DieRolled:
         value=seeded_value(seed, identity),
         source="seeded",
     )
+
+
+def append_turn(log: GameLog, turn: int, rolls: list[DieRolled]) -> None:
+    """``rolls`` inside a turn's resolution, where dice belong (D2), its end hash as a fold gives it."""
+    log.append([TurnStarted(turn=turn), *rolls])
+    log.append([TurnEnded(turn=turn, state_hash=state_hash(fold(log.read())))])
 
 
 def test_copied_seeded_rolls_are_accepted_and_the_forks_own_rolls_checked(games: Path) -> None:
@@ -90,37 +100,25 @@ def test_copied_seeded_rolls_are_accepted_and_the_forks_own_rolls_checked(games:
             "8x8",
             "--seed",
             "original-seed",
+            "--weak-seed",
         ).exit_code
         == 0
     )
     original = GameLog(games / "o.jsonl")
-    original.append([roll("o", "original-seed", i) for i in range(6)])
-    assert run(games, "fork", "o", "f", "--at", "6", "--seed", "fork-seed").exit_code == 0
+    append_turn(original, 1, [roll("o", "original-seed", i) for i in range(6)])  # seq 1..8
+    assert run(games, "fork", "o", "f", "--at", "8", "--seed", "fork-seed").exit_code == 0
     # the copies would not pass as the fork's own: its seed and name give other values
     assert any(roll("f", "fork-seed", i).value != roll("o", "original-seed", i).value for i in range(6))
     fork = GameLog(games / "f.jsonl")
-    fork.append([roll("f", "fork-seed", i) for i in range(6, 9)])
+    append_turn(fork, 2, [roll("f", "fork-seed", i, turn=2) for i in range(3)])
     assert run(games, "end", "f").exit_code == 0
     report = json.loads(run(games, "verify", "f", "--json").output)
     dice = next(f for f in report["findings"] if f["check"] == "dice")
     assert dice["ok"] and "3 seeded rolls reproduced; 6 copied from o" in dice["detail"]
     # a roll of the fork's own that its seed does not give is still caught
-    assert run(games, "fork", "o", "g", "--at", "6", "--seed", "fork-seed").exit_code == 0
-    wrong = roll("g", "fork-seed", 6)
-    GameLog(games / "g.jsonl").append(
-        [
-            DieRolled(
-                turn=1,
-                phase="wind",
-                ship="Sloopy",
-                purpose="wind",
-                index=6,
-                sides=6,
-                value=wrong.value % 6 + 1,
-                source="seeded",
-            )
-        ]
-    )
+    assert run(games, "fork", "o", "g", "--at", "8", "--seed", "fork-seed").exit_code == 0
+    wrong = roll("g", "fork-seed", 0, turn=2)
+    append_turn(GameLog(games / "g.jsonl"), 2, [msgspec.structs.replace(wrong, value=wrong.value % 6 + 1)])
     assert run(games, "end", "g").exit_code == 0
     failed = json.loads(run(games, "verify", "g", "--json").output)
-    assert not failed["ok"] and any(f["check"] == "dice" and f["seq"] == 7 for f in failed["findings"])
+    assert not failed["ok"] and any(f["check"] == "dice" and f["seq"] == 10 for f in failed["findings"])

@@ -11,7 +11,7 @@ from tests.forgery import log_bodies
 
 
 def set_up(games: Path, dice: str = "seeded") -> Path:
-    options = ["--board", "10x10", "--dice", dice, *(["--seed", "s1"] if dice == "seeded" else [])]
+    options = ["--board", "10x10", "--dice", dice, *(["--seed", "s1", "--weak-seed"] if dice == "seeded" else [])]
     steps = [
         ["new", "g", "--players", "Anne,Bart", "--budget", "100000", *options],
         ["buy", "g", "Anne", "Rouge small", "Hope", "--option", "Super boulet de canon"],

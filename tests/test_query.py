@@ -116,14 +116,14 @@ def test_csv_and_json_formats(archive: Path) -> None:
     rows = list(csv.reader(io.StringIO(as_csv.output)))
     assert rows == [
         ["game", "players", "events", "winner"],
-        ["one", '["Anne","Bart"]', "6", "Anne"],
-        ["two", '["Anne","Bart"]', "4", ""],
+        ["one", '["Anne","Bart"]', "8", "Anne"],  # the dice inside turn 1 (tests.helpers.write_game)
+        ["two", '["Anne","Bart"]', "6", ""],
     ]
     as_json = run_cli("query", str(archive), sql, "--format", "json")
     records = [json.loads(line) for line in as_json.output.splitlines()]
     assert records == [
-        {"game": "one", "players": ["Anne", "Bart"], "events": 6, "winner": "Anne"},
-        {"game": "two", "players": ["Anne", "Bart"], "events": 4, "winner": None},
+        {"game": "one", "players": ["Anne", "Bart"], "events": 8, "winner": "Anne"},
+        {"game": "two", "players": ["Anne", "Bart"], "events": 6, "winner": None},
     ]
 
 

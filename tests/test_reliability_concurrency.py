@@ -81,7 +81,7 @@ def test_four_writers_at_once_lose_nothing_and_stale_commands_write_nothing(tmp_
     created = CliRunner().invoke(
         cli,
         ["--games-dir", str(games), "new", "c", "--ruleset", "blockade", "--players", "Anne,Bart",
-         "--board", "12x12", "--seed", "s"],
+         "--board", "12x12", "--seed", "s", "--weak-seed"],
     )  # fmt: skip
     assert created.exit_code == 0, created.output
     context = multiprocessing.get_context("fork")

@@ -47,7 +47,7 @@ from mortecouille.events.board import Board
 from mortecouille.events.codec import TornTail, stamp
 from mortecouille.events.game import DieRolled, TurnEnded
 from mortecouille.events.orders import Advance, Attack, Idle, Maneuver, Order
-from mortecouille.events.rulings import Adjustment
+from mortecouille.events.rulings import Adjustment, RulingRecorded
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.conftest import SEED, created_log
@@ -137,11 +137,10 @@ def writer(path: Path, acks: Path, seed: int) -> None:
                 log, lambda s, ship=ship, tokens=tokens: GiveTokens(ship=ship, tokens=tokens)
             )
         else:
+            # filler lines any game may hold between commands (a die outside a turn fails verify)
             batch = [
-                DieRolled(turn=1, phase="test", ship=None, purpose="wind", index=i, sides=6, value=1 + i % 6,
-                          source="table")
-                for i in range(rng.randint(2, 6))
-            ]  # fmt: skip
+                RulingRecorded(turn=state.turn, rule="T2", text=f"filler {i}") for i in range(rng.randint(2, 6))
+            ]
             appended = log.append(batch)
         os.write(out, f"{appended[0].seq} {appended[-1].seq} {appended[-1].hash}\n".encode())
 
@@ -254,8 +253,7 @@ def test_a_crash_between_the_logs_fsync_and_the_head_write_leaves_a_valid_longer
 ) -> None:
     log = new_game(tmp_path, "g")
     head = log.head_path.read_bytes()
-    appended = log.append([DieRolled(turn=1, phase="x", ship=None, purpose="wind", index=i, sides=6, value=2,
-                                     source="table") for i in range(3)])  # fmt: skip
+    appended = log.append([RulingRecorded(turn=1, rule="T2", text=f"filler {i}") for i in range(3)])
     log.head_path.write_bytes(head)  # as if the writer died before renaming the new anchor
     assert verify_log(log).ok and log.verify_chain() == 4
     assert log.torn_tail() == b""  # nothing is torn: the extra lines are whole and they chain

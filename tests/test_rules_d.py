@@ -8,6 +8,7 @@ import pytest
 
 from mortecouille.core.dice import (
     DiceCup,
+    DicePolicy,
     FixedDice,
     LoggedDice,
     RollIdentity,
@@ -106,7 +107,7 @@ def test_D2_fixed_dice_take_listed_values_then_fall_back_to_seed() -> None:
 def test_D2_logged_dice_replay_recorded_values_by_identity() -> None:
     cup = DiceCup(SeededDice("s"), "g", 1)
     cup.roll("wind", "A", "wind", "")
-    replay = DiceCup(LoggedDice(cup.events, "g"), "g", 1)
+    replay = DiceCup(LoggedDice(cup.events, DicePolicy(game="g", dice_mode="seeded", seed="s")), "g", 1)
     assert replay.roll("wind", "A", "wind", "") == cup.events[0].value
     assert replay.events[0].source == "seeded"
     with pytest.raises(BadInput, match="log does not hold"):

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from mortecouille.core.dice import DiceCup, DiceSource, seed_commitment
+from mortecouille.core.dice import DiceCup, DiceSource, matches_commitment
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.mortecouille.combat import CombatOutcome, combat_phase
@@ -107,7 +107,7 @@ def _check_ready(
 
 
 def _check_seed(state: GameState, seed: str) -> None:
-    if seed_commitment(seed) != state.seed_sha256:
+    if not matches_commitment(seed, state):
         raise BadInput("reveal_seed", "the seed to reveal does not match the game's commitment (D2)")
 
 

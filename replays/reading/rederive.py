@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from mortecouille.core.dice import LoggedDice
+from mortecouille.core.dice import DiceForgery, DicePolicy, LoggedDice
 from mortecouille.core.errors import MortecouilleError
 from mortecouille.core.game import decide, evolve
 from mortecouille.core.life_cycle import ResolveTurn
@@ -47,6 +47,11 @@ def turn_spans(events: list[Event]) -> list[tuple[int, int]]:
     return spans
 
 
+def revealed_seed(events: list[Event]) -> str | None:
+    """The seed a game revealed as it ended (D2), if it has."""
+    return next((e.seed for e in events if isinstance(e, GameEnded) and e.seed), None)
+
+
 def rederive(events: list[Event]) -> list[Finding]:
     if not events or not isinstance(events[0], GameCreated):
         return []
@@ -54,6 +59,7 @@ def rederive(events: list[Event]) -> list[Finding]:
     if not spans:
         return [Finding("rederive", True, "no resolved turn to re-derive")]
     rolls = [e for e in events if isinstance(e, DieRolled)]
+    policy = DicePolicy.of(events[0], revealed_seed(events))
     state: GameState = EMPTY
     position = 0
     for first, last in spans:
@@ -72,7 +78,9 @@ def rederive(events: list[Event]) -> list[Finding]:
         reveal = ending.seed if isinstance(ending, GameEnded) else None
         command = ResolveTurn(partial=True, rounds=started.rounds, reveal_seed=reveal)
         try:
-            produced = decide(state, command, LoggedDice(rolls, state.game))
+            produced = decide(state, command, LoggedDice(rolls, policy))
+        except DiceForgery as error:
+            return [Finding("rederive", False, str(error), error.seq)]
         except (MortecouilleError, KeyError, ValueError, TypeError, AttributeError) as error:
             # a forged state can make the rules fail in ways a real game never does: report, never crash
             return [

@@ -1,8 +1,10 @@
 """``verify``: everything a log can prove about itself.
 
 1. the hash chain (canonical form, seq, prev, hash of every line);
-2. the dice: a revealed seed matches the first event's commitment (D2), and
-   every seeded roll is exactly the value that seed gives for its identity;
+2. the dice: a revealed seed matches the first event's commitment (D2); every
+   die comes from the source the game's dice mode allows, shows 1..6 and lies in
+   its turn's resolution; once revealed, the seed gives every seeded roll;
+   every turn that started ended;
 3. the state hash recorded at every turn end matches a fresh fold;
 4. re-derivation: every registered re-deriver re-runs the rules over the
    logged inputs and compares the outcomes (added by the rulesets).
@@ -10,15 +12,18 @@
 
 from __future__ import annotations
 
-from mortecouille.core.dice import RollIdentity, seed_commitment, seeded_value
+from collections import Counter
+
+from mortecouille.core.dice import DiceForgery, DicePolicy, matches_commitment
 from mortecouille.core.game import evolve
+from mortecouille.core.life_cycle import DICE_MODES
 from mortecouille.core.state import EMPTY, GameState, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.codec import LogError, decode_lines
-from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded
+from mortecouille.events.game import DieRolled, GameCreated, TurnEnded, TurnStarted
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.findings import Finding, Report
-from mortecouille.replays.reading.rederive import rederive
+from mortecouille.replays.reading.rederive import rederive, revealed_seed
 
 
 def verify_log(
@@ -47,6 +52,7 @@ def verify_log(
             report.findings.append(Finding("decode", False, str(error), error.seq))
             return report
     report.findings.extend(check_dice(events))
+    report.findings.extend(check_turns_closed(events))
     report.findings.extend(check_turn_hashes(events))
     if rederive_turns:
         report.findings.extend(rederive(events))
@@ -54,48 +60,74 @@ def verify_log(
 
 
 def check_dice(events: list[Event]) -> list[Finding]:
+    """Every die in the log is one the game could have rolled: from the source its dice mode
+    (fixed by game-created) allows, showing 1..6, during its turn's resolution, and once the
+    seed is revealed the seed's value for its identity (D1-D2). Which dice the rules asked for,
+    in order, is re-derivation's part."""
     if not events or not isinstance(events[0], GameCreated):
         return [Finding("dice", False, "the first event is not game-created", 0)]
     created = events[0]
-    if created.dice_mode != "seeded":
-        table = sum(1 for e in events if isinstance(e, DieRolled))
-        return [Finding("dice", True, f"table dice: {table} values typed by the referee")]
-    revealed = next((e.seed for e in events if isinstance(e, GameEnded) and e.seed), None)
-    if revealed is None:
-        return [Finding("dice", True, "seed not revealed yet: seeded rolls checkable once the game ends")]
-    if seed_commitment(revealed) != created.seed_sha256:
+    if created.dice_mode not in DICE_MODES:
+        return [Finding("dice", False, f"seq 0: unknown dice mode {created.dice_mode!r} (D2)", 0)]
+    revealed = revealed_seed(events) if created.dice_mode == "seeded" else None
+    if revealed is not None and not matches_commitment(revealed, created):
         return [Finding("dice", False, "the revealed seed does not match the commitment (D2)")]
-    checked = copied = 0
-    # A fork's copied rolls were derived from the original game's seed and id (replays/fork.py).
-    copied_up_to = created.forked_at_seq if created.forked_at_seq is not None else -1
+    policy = DicePolicy.of(created, revealed)
+    counts: Counter[str] = Counter()
+    resolving: int | None = None
     for event in events:
-        if isinstance(event, DieRolled) and event.source == "seeded" and event.seq <= copied_up_to:
-            copied += 1
-        elif isinstance(event, DieRolled) and event.source == "seeded":
-            identity = RollIdentity(
-                created.game,
-                event.turn,
-                event.phase,
-                event.ship,
-                event.purpose,
-                event.index,
-                event.sides,
-            )
-            expected = seeded_value(revealed, identity)
-            if expected != event.value:
-                return [
-                    Finding(
-                        "dice",
-                        False,
-                        f"seq {event.seq}: {identity.describe()} shows {event.value}, "
-                        f"the seed gives {expected} (D2)",
-                        event.seq,
-                    )
-                ]
-            checked += 1
-    from_fork = f"; {copied} copied from {created.forked_from} not re-derived" if copied else ""
+        if isinstance(event, TurnStarted):
+            resolving = event.turn
+        elif isinstance(event, TurnEnded):
+            resolving = None
+        elif isinstance(event, DieRolled):
+            if event.turn != resolving:
+                detail = f"seq {event.seq}: a die of turn {event.turn} outside that turn's resolution"
+                return [Finding("dice", False, f"{detail}: no rule rolls it (D2)", event.seq)]
+            try:
+                policy.check(event)
+            except DiceForgery as error:
+                return [Finding("dice", False, str(error), error.seq)]
+            counts["copied" if policy.copied(event) else event.source] += 1
+    return [Finding("dice", True, dice_summary(created, policy, counts))]
+
+
+def dice_summary(created: GameCreated, policy: DicePolicy, counts: Counter[str]) -> str:
+    parts = []
+    if created.dice_mode == "table":
+        parts.append(f"table dice: {counts['table']} values typed by the referee")
+    elif policy.seed is None:
+        parts.append("seed not revealed yet: seeded rolls checkable once the game ends")
+    else:
+        parts.append(f"seed matches its commitment; {counts['seeded']} seeded rolls reproduced")
+    if counts["fixed"]:
+        parts.append(f"{counts['fixed']} fixed by the scenario")
+    if counts["copied"]:
+        # A fork's copied rolls were derived from the original game's dice (app/fork.py).
+        parts.append(f"{counts['copied']} copied from {created.forked_from} not re-derived")
+    return "; ".join(parts)
+
+
+def check_turns_closed(events: list[Event]) -> list[Finding]:
+    """Every turn that started also ended: a turn is appended in one write (TurnStarted to
+    TurnEnded), so a log that stops inside one was cut and re-anchored, or forged."""
+    opened: TurnStarted | None = None
+    for event in events:
+        if isinstance(event, TurnStarted) and opened is not None:
+            break
+        if isinstance(event, TurnStarted):
+            opened = event
+        elif isinstance(event, TurnEnded):
+            opened = None
+    if opened is None:
+        return [Finding("turns", True, "every turn that started ended")]
     return [
-        Finding("dice", True, f"seed matches its commitment; {checked} seeded rolls reproduced{from_fork}")
+        Finding(
+            "turns",
+            False,
+            f"seq {opened.seq}: turn {opened.turn} started but never ended (a cut or forged log)",
+            opened.seq,
+        )
     ]
 
 
