@@ -45,7 +45,7 @@ def test_P1_full_turn_of_four_rounds_from_the_cli(game: Path) -> None:
     assert state["ships"]["Sloopy"]["at"] == [1, 3] and state["ships"]["Sloopy"]["damage"] == 6
     assert state["turn"] == 2 and state["tokens"] == {}
     board = run(game, "board", "b", "--no-color").output
-    assert "B←" in board and "###" in board and "mortecouille.@" in board and "~→~" in board
+    assert "B←" in board and "###" in board and "@@@" in board and "~→~" in board
     before = run(game, "board", "b", "--turn", "0", "--no-color").output
     assert "Frig (Bart): war-frigate at C4 facing S" in before
     assert run(game, "verify", "b").exit_code == 0

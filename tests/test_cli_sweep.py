@@ -3,10 +3,15 @@ out-of-range arguments, exits 2 with a message naming the argument and changes n
 
 The table lists, per command, the arguments and a piece of text the message must contain (the
 argument's name). Every command of ``mortecouille --help`` must appear in the table.
+
+A rule ID (``K``, ``T1``) must appear as the message's tag, ``[K]``: a bare ``K`` is found in
+any echo of ``Kraken``. A text is never a bare number either (issue 12.22: ``"2"``, ``"9"`` and
+``"99"`` matched any message that repeated the argument): it names the option with the value.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +23,14 @@ from tests.cli_helpers import run, tree_digest
 G = "b"  # a blockade game with two ships
 M = "m"  # a mortecouille game, nothing bought
 W = "w"  # a mortecouille game with table dice: fleets sealed, Hope and Kraken placed, turn 1 resolved
+
+#: A rule ID as RULES.md writes it: a section letter, maybe a number and a letter (K, T1, M2d).
+RULE_ID = re.compile(r"[A-Z](\d+[a-z]?)?")
+
+
+def expected_text(names: str) -> str:
+    """What the message must contain: a rule ID as the message's tag, anything else as given."""
+    return f"[{names}]" if RULE_ID.fullmatch(names) else names
 
 
 def command_of(case: Any) -> str:
@@ -72,22 +85,22 @@ CASES: list[Any] = [
     ("scenario", [], "FILE"),
     ("scenario", ["no-such-file.json"], "FILE"),
     ("buy", [M, "Anne", "red-small"], "NAME"),
-    ("buy", [M, "Zed", "red-small", "S"], "Zed"),
+    ("buy", [M, "Zed", "red-small", "S"], "PLAYER: 'Zed'"),
     ("buy", [M, "Anne", "dragon", "S"], "dragon"),
     ("buy", [M, "Anne", "red-small", "S", "--option", "nope"], "nope"),
     ("equip", [M, "Nobody"], "OPTION"),
     ("equip", [M, "Nobody", "nope"], "Nobody"),
     ("seal", [M], "PLAYER"),
-    ("seal", [M, "Zed"], "Zed"),
+    ("seal", [M, "Zed"], "PLAYER: 'Zed'"),
     ("sheet", [], "GAME"),
-    ("sheet", [M, "Zed"], "Zed"),
+    ("sheet", [M, "Zed"], "SHIP|PLAYER: 'Zed'"),
     ("audit", [], "GAME"),
     ("audit", ["nosuch"], "nosuch"),
     ("order", [M, "S"], "ACTION"),
     ("order", [M, "Nobody", "advance"], "Nobody"),
     ("explain", [G], "--turn"),
     ("explain", [G, "--turn", "x"], "--turn"),
-    ("explain", [G, "--turn", "99"], "99"),
+    ("explain", [G, "--turn", "99"], "--turn: turn 99"),
     ("export", [G], "--html"),
     ("fork", [G, "f2"], "--at"),
     ("fork", [G, "f2", "--at", "999"], "--at"),
@@ -97,9 +110,9 @@ CASES: list[Any] = [
     ("odds", ["--bonus", "99"], "--bonus"),
     ("render", [G, "--turn", "0"], "--svg"),
     ("render", [G, "--svg", "x.svg"], "--turn"),
-    ("render", [G, "--turn", "99", "--svg", "x.svg"], "99"),
+    ("render", [G, "--turn", "99", "--svg", "x.svg"], "--turn: turn 99"),
     ("replay", [G, "--turn", "x"], "--turn"),
-    ("replay", [G, "--seq", "999"], "999"),
+    ("replay", [G, "--seq", "999"], "--seq: seq 999"),
     ("ruling", [G, "--text", "t"], "--rule"),
     ("ruling", [G, "--rule", "M3", "--text", "t", "--adjust", "Nobody", "damage=+1"], "Nobody"),
     ("ruling", [G, "--rule", "M3", "--text", "t", "--adjust", "Sloopy", "colour=red"], "colour"),
@@ -114,7 +127,7 @@ CASES: list[Any] = [
     ("buy", [M, "Anne", "red-small", ""], "name"),
     ("buy", [W, "Anne", "red-small", "Late"], "F3"),
     ("equip", [], "GAME"),
-    ("equip", [M, "Zed", "slave-fleet", "--fleet"], "Zed"),
+    ("equip", [M, "Zed", "slave-fleet", "--fleet"], "PLAYER: 'Zed'"),
     ("equip", [M, "Anne", "nope", "--fleet"], "nope"),
     ("equip", [M, "Anne", "slave", "--fleet"], "slave"),
     ("equip", [W, "Hope", "siren"], "F3"),
@@ -154,8 +167,8 @@ CASES: list[Any] = [
     ("resolve", [M, "--partial"], "T2"),
     ("odds", ["--distance", "x"], "--distance"),
     ("odds", ["--catapult", "--cannons", "3", "--distance", "2"], "--cannons"),
-    ("odds", ["--cannons", "2", "--distance", "0"], "distance"),
-    ("odds", ["--cannons", "2", "--distance", "99"], "distance 99"),
+    ("odds", ["--cannons", "2", "--distance", "0"], "S3"),
+    ("odds", ["--cannons", "2", "--distance", "99"], "S3"),
     ("odds", ["--bonus", "-1"], "--bonus"),
     ("demo", ["--max-turns", "x"], "--max-turns"),
     ("demo", ["--max-turns", "501"], "--max-turns"),
@@ -165,9 +178,9 @@ CASES: list[Any] = [
     ("replay", [W, "--seq", "x"], "--seq"),
     ("replay", [W, "--seq", "-1"], "--seq"),
     ("replay", [W, "--turn", "1", "--seq", "3"], "--seq"),
-    ("explain", [W, "--turn", "2"], "2"),
+    ("explain", [W, "--turn", "2"], "--turn: turn 2"),
     ("explain", [W, "--turn", "1", "--ship", "Nobody"], "Nobody"),
-    ("render", [W, "--turn", "9", "--svg", "w.svg"], "9"),
+    ("render", [W, "--turn", "9", "--svg", "w.svg"], "--turn: turn 9"),
     ("render", [W, "--turn", "x", "--svg", "w.svg"], "--turn"),
     ("render", [W, "--turn", "1", "--svg", "no-such-dir/w.svg"], "--svg"),
     ("export", [W, "--html", "no-such-dir/w.html"], "--html"),
@@ -238,6 +251,18 @@ def test_every_command_is_in_the_table() -> None:
     assert listed - {command_of(case) for case in CASES} == set()
 
 
+def test_no_row_accepts_a_bare_number_or_a_short_echo_of_its_arguments() -> None:
+    """A row's text must name something the message adds, not what any echo of the input shows."""
+    weak = []
+    for case in CASES:
+        command, args, names = getattr(case, "values", case)
+        if RULE_ID.fullmatch(names):
+            continue  # checked as the tag [ID], which no argument echoes
+        if names.isdigit() or (len(names) < 4 and any(names in arg for arg in args)):
+            weak.append((command, args, names))
+    assert weak == []
+
+
 @pytest.mark.parametrize(
     ("command", "args", "names"), CASES, ids=[f"{command_of(c)}-{i}" for i, c in enumerate(CASES)]
 )
@@ -252,6 +277,6 @@ def test_bad_input_exits_2_names_the_argument_and_changes_nothing(
         result.exception
     )
     assert result.exit_code == 2, shown
-    assert names in result.output, shown
+    assert expected_text(names) in result.output, shown
     assert "Traceback" not in result.output, shown
     assert tree_digest(workspace) == before, shown

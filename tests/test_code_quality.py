@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 import sys
@@ -29,3 +30,16 @@ def test_ruff_is_clean() -> None:
 def test_mypy_strict_is_clean() -> None:
     result = run_tool("mypy")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_no_test_reads_a_path_outside_the_repository() -> None:
+    """A test that reads a machine's own file skips (or fails) everywhere else (issue 12.20);
+    ``/tmp``, ``/proc`` and ``/dev`` are only ever named as places an attack must not reach."""
+    outside = re.compile(r"""Path\(\s*["']/(?!tmp/|proc\b|dev/)""")
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        for number, line in enumerate(path.read_text().splitlines(), 1)
+        if outside.search(line)
+    ]
+    assert found == [], "\n".join(found)

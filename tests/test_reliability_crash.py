@@ -1,13 +1,16 @@
-"""Crash safety (issue 8): a writer killed with SIGKILL at random moments loses nothing it was told
-was written, never leaves a partial event accepted, and a torn tail is reported and repaired.
+"""Crash safety (issue 8): a writer killed with SIGKILL at any point of an append loses nothing it
+was told was written, never leaves a partial event accepted, and a torn tail is reported and repaired.
 
 A forked writer process runs the real command path (``run_command``: lock, read, fold, decide,
 one write, one fsync, head anchor): in a blockade game placing ships and giving tokens, in a
 mortecouille game (every other game; fleets bought, sealed and placed beforehand) giving orders,
 resolving turns (many events in one append, seeded dice) and recording rulings; plus raw
 multi-event appends through ``GameLog.append``. After each append returns it reports the seq range and the
-last hash, unbuffered, to an acknowledgement file. The test kills it at a random moment, reopens
-the game, and checks every acknowledged event is there with that hash and the log verifies.
+last hash, unbuffered, to an acknowledgement file. The writer is killed at a point chosen for the
+cycle (issue 12.18: a fixed number of kills, whatever the machine's speed): just before or just
+after its k-th write to the log, its k-th fsync or its k-th rename of the head anchor (k from 1 to
+6), by a SIGKILL it sends itself from inside that system call's wrapper. The test then reopens the
+game and checks every acknowledged event is there with that hash and the log verifies.
 
 SIGKILL cannot interrupt a small ``write`` half way, so torn tails are also injected
 deterministically: the bytes of a whole append, stamped exactly as the store would, are written
@@ -57,6 +60,10 @@ CYCLES = 2400 if SOAK else 240
 CYCLES_PER_GAME = 24
 WIDTH = 10
 RULESETS = ("blockade", "mortecouille")
+#: Where a writer dies: just before or just after a system call of the append path (the log's
+#: write, its fsync, the head anchor's rename); every one is chosen the same number of times.
+KILL_POINTS = tuple((call, when) for call in ("write", "fsync", "replace") for when in ("before", "after"))
+MAX_OCCURRENCE = 6
 
 
 MORTECOUILLE_SHIPS = {"P": ("Anne", (4, 4), "N"), "Q": ("Anne", (6, 4), "W"), "R": ("Bart", (5, 5), "S"),
@@ -106,11 +113,33 @@ def mortecouille_command(rng: random.Random, state: GameState) -> Command:
     )
 
 
-def writer(path: Path, acks: Path, seed: int) -> None:
-    """Append forever (until killed), acknowledging every append that returned."""
+def die_at(call: str, when: str, occurrence: int, acks_fd: int) -> None:
+    """Make this process SIGKILL itself before or after its ``occurrence``-th ``os.<call>`` (the
+    acknowledgement file's writes are not counted: they are the test's, not the store's)."""
+    original = getattr(os, call)
+    seen = 0
+
+    def wrapper(*args: object) -> object:
+        nonlocal seen
+        if call == "write" and args[0] == acks_fd:
+            return original(*args)
+        seen += 1
+        if seen == occurrence and when == "before":
+            os.kill(os.getpid(), signal.SIGKILL)
+        result = original(*args)
+        if seen == occurrence and when == "after":
+            os.kill(os.getpid(), signal.SIGKILL)
+        return result
+
+    setattr(os, call, wrapper)  # this forked process's own os module: the parent is untouched
+
+
+def writer(path: Path, acks: Path, seed: int, kill: tuple[str, str, int]) -> None:
+    """Append until the chosen kill point, acknowledging every append that returned."""
     rng = random.Random(seed)
     log = GameLog(path)
     out = os.open(acks, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    die_at(*kill, acks_fd=out)
     _, state = load(log)
     placed = len(state.ships)
     while True:
@@ -183,7 +212,7 @@ def check_acknowledged(log: GameLog, acks: Path) -> int:
     return count
 
 
-def test_sigkill_at_random_moments_loses_nothing_acknowledged(
+def test_sigkill_at_chosen_points_of_the_append_path_loses_nothing_acknowledged(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     rng = random.Random(8)
@@ -198,14 +227,17 @@ def test_sigkill_at_random_moments_loses_nothing_acknowledged(
             log = new_game(tmp_path, f"crash{cycle}", ruleset)
             acks = tmp_path / f"acks{cycle}"
         size_before = log.path.stat().st_size
-        process = context.Process(target=writer, args=(log.path, acks, cycle), daemon=True)
+        call, when = KILL_POINTS[cycle % len(KILL_POINTS)]
+        kill = (call, when, rng.randint(1, MAX_OCCURRENCE))
+        process = context.Process(target=writer, args=(log.path, acks, cycle, kill), daemon=True)
         process.start()
-        time.sleep(rng.uniform(0.0, 0.04))
-        assert process.pid is not None
-        os.kill(process.pid, signal.SIGKILL)
-        process.join(10)
-        assert process.exitcode == -signal.SIGKILL, f"cycle {cycle}: writer ended {process.exitcode}"
+        process.join(600)  # only a hung writer waits this long: the kill point is always reached
+        if process.exitcode is None:
+            process.kill()
+            process.join()
+        assert process.exitcode == -signal.SIGKILL, f"cycle {cycle}: writer ended {process.exitcode} ({kill})"
         stats["kills"] += 1
+        stats[f"kills {when} {call}"] += 1
         if log.path.stat().st_size > size_before:
             stats["kills after some append"] += 1
         try:
@@ -243,8 +275,11 @@ def test_sigkill_at_random_moments_loses_nothing_acknowledged(
     text = ", ".join(f"{key}: {value}" for key, value in stats.items()) + f" in {elapsed:.1f} s"
     with capsys.disabled():
         print(f"\ncrash safety: {text}")
-    assert stats["kills"] >= 200 and stats["kills after some append"] >= 100, text
-    assert stats["appends acknowledged"] >= 200, text
+    # deterministic counts: every cycle is one kill, at a point every append passes through
+    assert stats["kills"] == CYCLES, text
+    assert all(stats[f"kills {when} {call}"] == CYCLES // len(KILL_POINTS) for call, when in KILL_POINTS), text
+    assert stats["kills after some append"] >= CYCLES // 2, text
+    assert stats["appends acknowledged"] >= CYCLES, text
     assert stats["mortecouille turns resolved"] >= 10, text
 
 

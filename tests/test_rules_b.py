@@ -124,7 +124,7 @@ def test_B6_four_rounds_in_whirlpool_return_to_start() -> None:
 def test_B6_whirlpool_ship_is_rotated_even_if_stopped() -> None:
     board = Board(6, 6, rocks=(), whirlpools=((2, 2),))
     pieces = {"A": Piece("A", (2, 2), "N", 0), "S": Piece("S", (2, 3), "E", 2)}
-    result = resolve_moves(board, pieces, {"A": Move.whirlpool(pieces["A"], board)})
+    result = resolve_moves(board, pieces, wind_phase_moves(board, {"A": pieces["A"]}))
     assert (result.pieces["A"].at, result.pieces["A"].facing) == ((2, 2), "E")
 
 

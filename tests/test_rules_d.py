@@ -68,12 +68,26 @@ def test_D2_seeded_dice_are_reproducible_and_depend_only_on_identity() -> None:
     assert a == list(reversed(b))  # processing order does not change any ship's die
 
 
-def test_D2_seeded_dice_differ_by_seed_game_turn_and_index() -> None:
+def test_D2_seeded_dice_differ_by_the_seed_and_by_every_part_of_the_identity() -> None:
+    """Changing the seed or any one part of a die's identity changes its dice (issue 12.22: this
+    test varied only the seed, so a derivation that ignored the turn or the ship passed)."""
+
+    def twenty(seed: str, first: RollIdentity) -> tuple[int, ...]:
+        return tuple(seeded_value(seed, msgspec_replace(first, index=first.index + i)) for i in range(20))
+
     base = RollIdentity("g", 1, "wind", "A", "wind", 0)
-    values = {
-        tuple(seeded_value(seed, msgspec_replace(base, index=i)) for i in range(20)) for seed in ("s1", "s2")
+    dice = twenty("s1", base)
+    variants = {
+        "seed": twenty("s2", base),
+        "game": twenty("s1", msgspec_replace(base, game="h")),
+        "turn": twenty("s1", msgspec_replace(base, turn=2)),
+        "phase": twenty("s1", msgspec_replace(base, phase="movement")),
+        "ship": twenty("s1", msgspec_replace(base, ship="B")),
+        "no ship": twenty("s1", msgspec_replace(base, ship=None)),
+        "purpose": twenty("s1", msgspec_replace(base, purpose="fire")),
+        "index": twenty("s1", msgspec_replace(base, index=20)),
     }
-    assert len(values) == 2
+    assert [part for part, other in variants.items() if other == dice] == []
 
 
 def msgspec_replace(identity: RollIdentity, **changes: object) -> RollIdentity:

@@ -624,7 +624,7 @@ def test_M7_whirlpool_move_never_pushes() -> None:
     board = Board(10, 10, whirlpools=((2, 2),))
     pieces = pieces_of({"A": ((2, 2), "S", LARGE), "S": ((2, 3), "N", SMALL)})
     # only A is driven here, so S is a stationary ship in A's way
-    result = resolve_moves(board, pieces, {"A": Move.whirlpool(pieces["A"], board)})
+    result = resolve_moves(board, pieces, wind_phase_moves(board, {"A": pieces["A"]}))
     assert where(result) == {"A": ((2, 2), "W"), "S": ((2, 3), "N")}
     assert summary(result) == [(1, "M3", ("A", "S"))]
     assert result.pushes == ()

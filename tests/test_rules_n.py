@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from mortecouille.core.errors import BadInput, RuleViolation
-from mortecouille.core.mortecouille.maneuver import can_advance, check_actions, does_nothing, maneuver_cost
+from mortecouille.core.mortecouille.maneuver import check_actions, does_nothing, maneuver_cost
+from tests.test_mortecouille_movement import advance, game, moved, run_move, ship
 
 # rules.md N table: (turn, class) -> (at rest, sailing extra over speed)
 N_TABLE = {
@@ -50,9 +51,10 @@ def test_N_unknown_turn_class_or_speed_refused() -> None:
 
 
 def test_A3_advance_needs_points_at_least_speed() -> None:
-    assert can_advance(3, 3)
-    assert can_advance(4, 3)
-    assert not can_advance(2, 3)
+    """Through the movement phase a turn runs (issue 12.22: this tested a helper nothing called)."""
+    for points, advances in ((1, False), (2, True), (3, True)):  # a red-small's speed is 2
+        produced = run_move(game(ship("A", "red-small", (2, 2), "N", wind=points)), [advance("A")])
+        assert bool(moved(produced)) == advances, points
 
 
 def test_T1_one_action_per_ship() -> None:

@@ -7,10 +7,16 @@ import pytest
 from mortecouille.core.errors import BadInput
 from mortecouille.core.mortecouille.fire import (
     FireOutcome,
+    FirePhase,
     fire_check,
-    phase_after_flaming_hits,
     schedule_after_flaming_hits,
 )
+
+
+def phase_after(scheduled: str | None, hitters: int, failed_phase1: bool) -> FirePhase | None:
+    """The phase the turn's resolution schedules (``schedule_after_flaming_hits``, the function it
+    calls; issue 12.22: these tests used to go through a wrapper production never called)."""
+    return schedule_after_flaming_hits(scheduled, hitters, failed_phase1).phase
 
 
 def outcomes(phase: str) -> list[tuple[bool, int, str | None, bool, bool]]:
@@ -57,7 +63,7 @@ def test_X1_phase_2b_out_on_5_6_else_abandoned_without_damage() -> None:
 def test_X1_one_flaming_hitter_sets_phase_1_next_turn() -> None:
     schedule = schedule_after_flaming_hits(None, 1, False)
     assert (schedule.phase, schedule.rule) == ("1", "X1")
-    assert phase_after_flaming_hits(None, 0, False) is None
+    assert phase_after(None, 0, False) is None
 
 
 def test_X1_unknown_phase_and_bad_die_are_refused() -> None:
@@ -70,22 +76,22 @@ def test_X1_unknown_phase_and_bad_die_are_refused() -> None:
 def test_X2_two_flaming_hitters_start_at_2a_three_or_more_at_2b() -> None:
     assert schedule_after_flaming_hits(None, 2, False).phase == "2a"
     assert schedule_after_flaming_hits(None, 2, False).rule == "X2"
-    assert [phase_after_flaming_hits(None, n, False) for n in (3, 4, 7)] == ["2b"] * 3
+    assert [phase_after(None, n, False) for n in (3, 4, 7)] == ["2b"] * 3
 
 
 def test_X3_failed_phase1_and_hit_again_goes_to_2b() -> None:
     assert fire_check("1", 2).next_phase == "2a"
     schedule = schedule_after_flaming_hits("2a", 1, True)
     assert (schedule.phase, schedule.rule) == ("2b", "X3")
-    assert phase_after_flaming_hits("2a", 0, True) == "2a"  # not hit again: stays 2a
+    assert phase_after("2a", 0, True) == "2a"  # not hit again: stays 2a
 
 
 def test_X3_ruling_other_hits_on_a_burning_ship_do_not_change_its_phase() -> None:
     for scheduled in ("2a", "3", "1", "2b"):
         for hitters in (1, 2, 3):
-            assert phase_after_flaming_hits(scheduled, hitters, False) == scheduled
+            assert phase_after(scheduled, hitters, False) == scheduled
 
 
 def test_X3_failed_phase1_flag_must_match_the_scheduled_phase() -> None:
     with pytest.raises(BadInput):
-        phase_after_flaming_hits("3", 1, True)
+        phase_after("3", 1, True)

@@ -99,17 +99,9 @@ class Move(msgspec.Struct, frozen=True, gc=False):
         return cls("wind", FACING_VECTORS[direction], None, True, f, f, f)
 
     @classmethod
-    def whirlpool(cls, piece: Piece, board: Board) -> Move:
+    def _around(cls, piece: Piece, path: WhirlpoolPath) -> Move:
         """Clockwise to the opposite corner via the adjacent one, turned 90 degrees clockwise;
         acts as a turn and never pushes (B6, M7). The ship has its new facing in step 2."""
-        _check_facing(piece)
-        path = board_index(board).whirlpool_paths.get(piece.at)
-        if path is None:
-            raise BadInput(f"pieces.{piece.id}.at", f"{piece.at} is not a whirlpool square (B6)")
-        return cls._around(piece, path)
-
-    @classmethod
-    def _around(cls, piece: Piece, path: WhirlpoolPath) -> Move:
         new = rotate(piece.facing, 2)
         return cls("whirlpool", path.first, path.second, False, piece.facing, new, new)
 

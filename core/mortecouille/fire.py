@@ -140,14 +140,3 @@ def schedule_after_flaming_hits(
     worst = max(START_PHASE_BY_FLAMING_HITTERS)
     start = START_PHASE_BY_FLAMING_HITTERS[min(flaming_hitters_this_turn, worst)]
     return FireSchedule(phase=start, rule="X1" if flaming_hitters_this_turn == 1 else "X2")
-
-
-def phase_after_flaming_hits(
-    current_phase_next_turn: str | None,
-    flaming_hitters_this_turn: int,
-    failed_phase1_this_turn: bool,
-) -> FirePhase | None:
-    """The phase of :func:`schedule_after_flaming_hits`, without the rule."""
-    return schedule_after_flaming_hits(
-        current_phase_next_turn, flaming_hitters_this_turn, failed_phase1_this_turn
-    ).phase

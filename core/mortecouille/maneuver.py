@@ -77,13 +77,6 @@ def can_afford(points: int, cost: int) -> bool:
     return points >= cost
 
 
-def can_advance(points: int, speed: int) -> bool:
-    """A3: a ship advances one square only when its wind points reach its speed."""
-    if speed < 1:
-        raise BadInput("speed", f"a speed is at least 1, not {speed}")
-    return can_afford(points, speed)
-
-
 def check_actions(
     actions: Sequence[str],
     extra_crew: bool,

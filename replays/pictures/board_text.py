@@ -2,7 +2,7 @@
 
 Each square is three characters wide. A ship shows as its label letter and an
 arrow for its facing; a legend below names every ship. Rocks ``###``, wind
-tiles ``~`` plus the wind's arrow, whirlpools ``mortecouille.@``. Colour is added with
+tiles ``~`` plus the wind's arrow, whirlpools ``@@@``. Colour is added with
 click styles, which click strips when the output is not a terminal.
 """
 
@@ -53,7 +53,7 @@ def render_board(state: GameState) -> str:
             elif square in index.winds:
                 cells.append(click.style(f"~{ARROWS[index.winds[square]]}~", fg="blue"))
             elif square in index.whirlpool_paths:
-                cells.append(click.style("mortecouille.@", fg="blue"))
+                cells.append(click.style("@@@", fg="blue"))
             else:
                 cells.append(" · ")
         lines.append(f"{y + 1:>{width_label}} " + "".join(cells) + f" {y + 1}")

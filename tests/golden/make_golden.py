@@ -1,8 +1,16 @@
-"""Build the golden logs of the current schema through the real CLI.
+"""Build the golden logs of the current schema through the real CLI, and compare them with the
+committed ones.
 
-Run once from the repository root when the schema changes on purpose, then commit the output::
+By default it only checks (issue 12.23: it used to rewrite ``expected.json`` and the logs from
+whatever the code did, silently): it builds every log in a scratch folder, reports each file that
+differs from the committed one (at its first differing line) and exits 1, writing nothing::
 
     .venv/bin/python -m tests.golden.make_golden
+
+Only when the log format changes on purpose, rewrite them with the reason, which is added to the
+"Changelog" section of ``tests/golden/README.md``; commit both::
+
+    .venv/bin/python -m tests.golden.make_golden --rewrite "why the log format changed"
 
 It writes ``blockade.jsonl`` (a seeded blockade game through several resolved turns and its end,
 with every event type the blockade ruleset produces), ``turn_started_v1.jsonl`` (the same kind of
@@ -17,9 +25,10 @@ replays and re-derives them; a change of the schema that breaks old logs fails t
 
 from __future__ import annotations
 
+import argparse
+import datetime
 import json
 import shutil
-import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -292,5 +301,73 @@ def build_v1_source(games: Path) -> Path:
     return path
 
 
+#: Every file ``make`` writes: each log, its head anchor, and ``expected.json``.
+GOLDEN_FILES = (
+    *(name for log in GOLDEN_LOGS for name in (log, log.replace(".jsonl", ".head"))),
+    "expected.json",
+)
+CHANGELOG = "## Changelog"
+
+
+def differences(built: Path, committed: Path) -> list[str]:
+    """One line per golden file whose committed bytes are not what the current code builds."""
+    found = []
+    for name in GOLDEN_FILES:
+        new, old = built / name, committed / name
+        if not old.exists():
+            found.append(f"{name}: not committed")
+        elif old.read_bytes() != new.read_bytes():
+            old_lines, new_lines = old.read_bytes().splitlines(), new.read_bytes().splitlines()
+            line = next(
+                (i for i, (a, b) in enumerate(zip(old_lines, new_lines, strict=False), 1) if a != b),
+                min(len(old_lines), len(new_lines)) + 1,
+            )
+            found.append(
+                f"{name}: differs from line {line} ({len(old_lines)} lines committed, {len(new_lines)} built)"
+            )
+    return found
+
+
+def record(committed: Path, why: str, changed: list[str]) -> None:
+    """Add a dated line to the README's changelog: a rewrite of the golden files never goes unsaid."""
+    readme = committed / "README.md"
+    text = readme.read_text() if readme.exists() else ""
+    if CHANGELOG not in text:
+        text = text.rstrip("\n") + f"\n\n{CHANGELOG}\n"
+    files = ", ".join(sorted({name.split(": ")[0] for name in changed}))
+    readme.write_text(text.rstrip("\n") + f"\n- {datetime.date.today().isoformat()} ({files}): {why}\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="make_golden", description=__doc__.split("\n\n")[0])
+    parser.add_argument("folder", nargs="?", type=Path, default=HERE, help="the committed golden files")
+    parser.add_argument(
+        "--rewrite", metavar="WHY", help="write the files the current code builds; WHY goes to the changelog"
+    )
+    args = parser.parse_args(argv)
+    if args.rewrite is not None and not args.rewrite.strip():
+        parser.error("--rewrite needs the reason the log format changed")
+    committed: Path = args.folder
+    with tempfile.TemporaryDirectory() as scratch:
+        built = Path(scratch)
+        make(built)
+        found = differences(built, committed)
+        if not found:
+            print(f"the golden files in {committed} are what the current code builds")
+            return 0
+        print("\n".join(found))
+        if args.rewrite is None:
+            print(
+                "nothing written: the current code no longer builds these golden files. If the log format "
+                "changed on purpose, run again with --rewrite WHY (it goes to README.md's changelog)"
+            )
+            return 1
+        for name in GOLDEN_FILES:
+            shutil.copyfile(built / name, committed / name)
+        record(committed, args.rewrite.strip(), found)
+    print(f"rewritten in {committed}; the reason is in its README.md changelog")
+    return 0
+
+
 if __name__ == "__main__":
-    print(json.dumps(make(Path(sys.argv[1]) if len(sys.argv) > 1 else HERE), indent=2))
+    raise SystemExit(main())
