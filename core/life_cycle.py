@@ -17,6 +17,7 @@ import msgspec
 from mortecouille.core.board.terrain import validate_board
 from mortecouille.core.dice import DiceSource, seed_commitment
 from mortecouille.core.errors import BadInput
+from mortecouille.core.limits import NAME_MAX, check_name, check_text
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
@@ -136,6 +137,8 @@ class ResolveTurn(Command, frozen=True, kw_only=True):
 
 
 def check_game_name(name: str) -> None:
+    if len(name) > NAME_MAX:
+        raise BadInput("GAME", f"{name[:NAME_MAX]!r}...: {len(name)} characters, at most {NAME_MAX}")
     if not name or not all(c.isalnum() or c in "-_." for c in name):
         raise BadInput("GAME", f"{name!r}: use letters, digits, '-', '_' or '.'")
 
@@ -150,6 +153,8 @@ def decide_create(state: GameState, command: CreateGame, dice: DiceSource) -> li
     players = command.players
     if not players:
         raise BadInput("--players", "name at least one player")
+    for player in players:
+        check_name("--players", player)
     if any(not p.strip() for p in players) or len(set(players)) != len(players):
         raise BadInput("--players", f"players must be distinct and non-empty: {players!r}")
     if command.budget < 0:
@@ -167,6 +172,7 @@ def evolve_created(state: GameState, event: GameCreated) -> GameState:
 
 
 def decide_end(state: GameState, command: EndGame, dice: DiceSource) -> list[Event]:
+    check_text("--reason", command.reason)
     if command.winner is not None and command.winner not in state.players:
         raise BadInput("--winner", f"{command.winner!r} is not a player of {state.game!r}")
     seed = None

@@ -1,0 +1,127 @@
+"""Issue 12, items 7-10 and 16: what a hostile player or a careless referee types.
+
+Names and texts with terminal escapes, newlines or bidirectional overrides are refused at input
+(one rule, :mod:`mortecouille.core.limits`), by every command and by ``scenario`` and ``fork``;
+logs that already hold them (older or forged) are escaped on the way to a terminal and encoded
+for the exact context in SVG and HTML. Boards, ship counts, names and ruling adjustments are
+capped. (The CLI's one-row-per-refusal table is in tests/test_cli_sweep.py.)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mortecouille.core.board.ships import PlaceShip
+from mortecouille.core.dice import SeededDice, seed_commitment
+from mortecouille.core.errors import BadInput
+from mortecouille.core.game import decide, fold
+from mortecouille.core.life_cycle import CreateGame
+from mortecouille.core.limits import SHIPS_MAX, check_name, check_text, shown
+from mortecouille.core.state import EMPTY
+from mortecouille.events.board import Board
+from tests.cli_helpers import run
+
+SCENARIO: dict[str, Any] = {
+    "ruleset": "blockade",
+    "board": {"width": 8, "height": 8},
+    "ships": [{"id": "A", "kind": "sloop", "at": [1, 1], "facing": "N"}],
+}
+
+HOSTILE = [
+    "\x1b[2J",  # ESC: clears the screen
+    "a\nb",  # a newline forges an output line
+    "a\rb",
+    "\x07",  # BEL
+    "\x7f",  # DEL
+    "\x9b31m",  # C1 CSI
+    "\u202eevil",  # right-to-left override
+    "\u2066x\u2069",  # bidi isolate
+    "a\u2028b",  # line separator
+]
+
+
+@pytest.mark.parametrize("text", HOSTILE, ids=[repr(t) for t in HOSTILE])
+def test_one_rule_refuses_control_characters_naming_the_field_and_shows_them_escaped(text: str) -> None:
+    with pytest.raises(BadInput) as refused:
+        check_name("--players", f"Anne{text}")
+    assert refused.value.field == "--players"
+    assert all(c.isprintable() for c in str(refused.value)), "the refusal itself must be safe to print"
+    assert shown(text).isprintable()
+
+
+def test_names_and_texts_are_capped_and_ordinary_unicode_passes() -> None:
+    check_name("NAME", "Hélène-Ω 船 ⚓")
+    check_text("--text", "x" * 2000)
+    with pytest.raises(BadInput, match="at most 64"):
+        check_name("NAME", "x" * 65)
+    with pytest.raises(BadInput, match="at most 2000"):
+        check_text("--text", "x" * 2001)
+
+
+def run_scenario_file(tmp_path: Path, data: dict[str, Any], *extra: str) -> tuple[int, str]:
+    path = tmp_path / "turn.json"
+    path.write_text(json.dumps(data))
+    result = run(tmp_path / "games", "scenario", str(path), *extra)
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize(
+    ("ships", "names"),
+    [
+        ([{"id": "A\x1b[2J", "kind": "sloop", "at": [1, 1], "facing": "N"}], "ships[0].id"),
+        (
+            [{"id": "A", "kind": "sloop", "at": [1, 1], "facing": "N", "owner": "Anne\u202e"}],
+            "ships[0].owner",
+        ),
+        ([{"id": "A" * 65, "kind": "sloop", "at": [1, 1], "facing": "N"}], "ships[0].id"),
+        (
+            [
+                {"id": f"S{i}", "kind": "sloop", "at": [i % 8, i // 8], "facing": "N"}
+                for i in range(SHIPS_MAX + 1)
+            ],
+            "ships",
+        ),
+    ],
+    ids=["escape-in-id", "bidi-in-owner", "long-id", "too-many-ships"],
+)
+def test_scenario_refuses_hostile_names_and_too_many_ships(
+    tmp_path: Path, ships: list[dict[str, Any]], names: str
+) -> None:
+    code, output = run_scenario_file(
+        tmp_path, {**SCENARIO, "ships": ships}, "--log", str(tmp_path / "kept.jsonl")
+    )
+    assert code == 2, output
+    assert names in output, output
+    assert "Traceback" not in output
+    assert not (tmp_path / "kept.jsonl").exists()
+
+
+def test_mortecouille_scenario_refuses_an_escape_in_a_ship_id(tmp_path: Path) -> None:
+    data = {
+        "ruleset": "mortecouille",
+        "board": {"width": 8, "height": 8},
+        "ships": [{"id": "H\x1b]0;x\x07", "kind": "red-small", "at": [1, 1], "facing": "E", "owner": "Anne"}],
+    }
+    code, output = run_scenario_file(tmp_path, data)
+    assert code == 2, output
+    assert "ships[0].id" in output, output
+
+
+def test_a_blockade_game_holds_at_most_ships_max_ships() -> None:
+    create = CreateGame(
+        game="g", ruleset="blockade", players=("A", "B"), budget=0, board=Board(width=100, height=100),
+        seed_sha256=seed_commitment("s"),
+    )  # fmt: skip
+    dice = SeededDice("s")
+    state = fold(decide(EMPTY, create, dice))
+    for i in range(SHIPS_MAX):
+        state = fold(
+            decide(state, PlaceShip(ship=f"S{i}", at=(i % 100, i // 100), facing="N", kind="sloop"), dice),
+            state,
+        )
+    with pytest.raises(BadInput, match=f"at most {SHIPS_MAX}"):
+        decide(state, PlaceShip(ship="one-more", at=(50, 50), facing="N", kind="sloop"), dice)
