@@ -20,10 +20,12 @@ from mortecouille.core.dice import SeededDice, seed_commitment
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import CreateGame
-from mortecouille.core.limits import SHIPS_MAX, check_name, check_text, shown
+from mortecouille.core.limits import SHIPS_MAX, check_name, check_text, shown, unsafe
 from mortecouille.core.state import EMPTY
 from mortecouille.events.board import Board
-from tests.cli_helpers import run
+from mortecouille.replays.analytics.query import QueryResult, format_table
+from tests.cli_helpers import run, set_up_harbour
+from tests.forgery import forge_with_turn_hashes
 
 SCENARIO: dict[str, Any] = {
     "ruleset": "blockade",
@@ -125,3 +127,69 @@ def test_a_blockade_game_holds_at_most_ships_max_ships() -> None:
         )
     with pytest.raises(BadInput, match=f"at most {SHIPS_MAX}"):
         decide(state, PlaceShip(ship="one-more", at=(50, 50), facing="N", kind="sloop"), dice)
+
+
+# --- terminal output: logs written before the rule, or forged, are escaped -------------------
+
+EVIL_SHIP = "Slo\x1b[2Jopy\u202e"
+EVIL_PLAYER = "An\x9b31mne"
+FORGED_LINE = "    99  game-ended         winner=Bart"
+EVIL_TEXT = f"ok\n{FORGED_LINE}\x1b]0;pwned\x07"
+
+
+def in_json(text: str) -> str:
+    return json.dumps(text)[1:-1]
+
+
+def forged_hostile_game(games: Path) -> None:
+    """The README's harbour with a ruling and turn 1 resolved, then forged so that a ship, a player
+    and the ruling's text hold terminal escapes, a bidi override and a newline (turn hashes,
+    chain and head anchor recomputed, as a careful forger would)."""
+    set_up_harbour(games)
+    for args in (
+        ("ruling", "b", "--rule", "M3", "--text", "ok", "--adjust", "Sloopy", "wind=1"),
+        ("tokens", "b", "Sloopy", "F", "F", "L", "-"),
+        ("tokens", "b", "Frig", "F", "-", "R", "F"),
+        ("resolve", "b"),
+    ):
+        assert run(games, *args).exit_code == 0
+
+    def edit(bodies: list[dict[str, Any]]) -> None:
+        for i, body in enumerate(bodies):
+            if body["type"] == "ruling-recorded":
+                body["text"] = EVIL_TEXT
+            text = json.dumps(body).replace("Sloopy", in_json(EVIL_SHIP)).replace("Anne", in_json(EVIL_PLAYER))
+            bodies[i] = json.loads(text)
+
+    forge_with_turn_hashes(games / "b.jsonl", edit)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["log", "b"],
+        ["board", "b"],
+        ["board", "b", "--turn", "0"],
+        ["state", "b"],
+        ["explain", "b", "--turn", "1"],
+        ["replay", "b", "--turn", "1"],
+        ["verify", "b"],
+    ],
+    ids=lambda c: "-".join(c),
+)
+def test_names_and_texts_from_a_forged_log_reach_the_terminal_escaped(
+    tmp_path: Path, command: list[str]
+) -> None:
+    games = tmp_path / "games"
+    forged_hostile_game(games)
+    result = run(games, *command)
+    assert "Traceback" not in result.output
+    unsafe_shown = sorted({repr(c) for c in result.output if c != "\n" and unsafe(c)})
+    assert unsafe_shown == [], f"{command}: {unsafe_shown}\n{result.output}"
+    assert not any(line.startswith(FORGED_LINE) for line in result.output.splitlines()), result.output
+
+
+def test_query_tables_show_log_text_escaped() -> None:
+    table = format_table(QueryResult(["text"], [(EVIL_TEXT,)]))
+    assert not any(c != "\n" and unsafe(c) for c in table)
+    assert len(table.splitlines()) == 4  # header, rule, one row, count: the newline did not add one
