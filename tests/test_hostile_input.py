@@ -10,6 +10,7 @@ capped. (The CLI's one-row-per-refusal table is in tests/test_cli_sweep.py.)
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,8 @@ from mortecouille.core.limits import SHIPS_MAX, check_name, check_text, shown, u
 from mortecouille.core.state import EMPTY
 from mortecouille.events.board import Board
 from mortecouille.replays.analytics.query import QueryResult, format_table
+from mortecouille.replays.pictures.html import BOARD_MARKER
+from mortecouille.replays.pictures.svg import xml_text
 from tests.cli_helpers import run, set_up_harbour
 from tests.forgery import forge_with_turn_hashes
 
@@ -158,7 +161,9 @@ def forged_hostile_game(games: Path) -> None:
         for i, body in enumerate(bodies):
             if body["type"] == "ruling-recorded":
                 body["text"] = EVIL_TEXT
-            text = json.dumps(body).replace("Sloopy", in_json(EVIL_SHIP)).replace("Anne", in_json(EVIL_PLAYER))
+            text = (
+                json.dumps(body).replace("Sloopy", in_json(EVIL_SHIP)).replace("Anne", in_json(EVIL_PLAYER))
+            )
             bodies[i] = json.loads(text)
 
     forge_with_turn_hashes(games / "b.jsonl", edit)
@@ -193,3 +198,41 @@ def test_query_tables_show_log_text_escaped() -> None:
     table = format_table(QueryResult(["text"], [(EVIL_TEXT,)]))
     assert not any(c != "\n" and unsafe(c) for c in table)
     assert len(table.splitlines()) == 4  # header, rule, one row, count: the newline did not add one
+
+
+# --- pictures: SVG stays well-formed XML, the page's data stays JSON -------------------------
+
+
+def test_svg_of_a_forged_log_with_control_characters_is_well_formed_xml(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    forged_hostile_game(games)
+    out = tmp_path / "turn.svg"
+    result = run(games, "render", "b", "--turn", "1", "--svg", str(out))
+    assert result.exit_code == 0, result.output
+    drawn = ET.fromstring(out.read_text())  # a raw ESC or U+FFFF would be "not well-formed"
+    names = {e.text for e in drawn.iter("{http://www.w3.org/2000/svg}text")}
+    assert shown(EVIL_SHIP) in names
+
+
+def test_every_picture_of_the_page_of_a_forged_log_is_well_formed_xml(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    forged_hostile_game(games)
+    out = tmp_path / "page.html"
+    assert run(games, "export", "b", "--html", str(out)).exit_code == 0
+    page = out.read_text()
+    embedded = page.partition('<script type="application/json" id="game-data">')[2].partition("</script>")[0]
+    data = json.loads(embedded)
+    layer = data["board_layer"]
+    frames = [frame for turn in data["turns"] for frame in turn["frames"]]
+    assert frames
+    for frame in frames:
+        ET.fromstring(frame["svg"].replace(BOARD_MARKER, layer))
+    assert not any(unsafe(c) for c in page if c != "\n"), "the page holds a raw control character"
+
+
+def test_xml_text_encodes_markup_controls_and_noncharacters_in_one_place() -> None:
+    hostile = "<!--a&b\"c'd\x1b\x00\ufffe\uffff\u202e</svg>"
+    wrapped = f'<svg xmlns="http://www.w3.org/2000/svg"><text a="{xml_text(hostile)}">{xml_text(hostile)}</text></svg>'
+    text = ET.fromstring(wrapped).find("{http://www.w3.org/2000/svg}text")
+    assert text is not None
+    assert text.text == text.get("a") == "<!--a&b\"c'd\\x1b\\x00\\ufffe\\uffff\\u202e</svg>"
