@@ -51,10 +51,17 @@ def games_dir(option: str | None) -> Path:
     return Path(option or os.environ.get("MORTECOUILLE_GAMES") or DEFAULT_GAMES_DIR)
 
 
+#: the longest file name most file systems allow, in bytes
+MAX_FILE_NAME = 255
+
+
 def game_log(directory: Path, game: str) -> GameLog:
     """GAME's log in ``directory``; a name that could reach outside it is refused."""
     if not game or "/" in game or game.startswith("."):
         raise BadInput("GAME", f"{game!r} is not a valid game name")
+    if len(f"{game}.jsonl".encode()) > MAX_FILE_NAME:
+        # no such game can exist (new games are capped far shorter, core.limits.NAME_MAX)
+        raise BadInput("GAME", f"{game[:40]!r}... is too long for a file name ({len(game)} characters)")
     return GameLog(directory / f"{game}.jsonl")
 
 

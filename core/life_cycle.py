@@ -48,6 +48,20 @@ class UnknownEvent(CorruptLine):
         self.tag = tag
 
 
+class UnappliableEvent(CorruptLine):
+    """A well-formed event that does not apply to the game before it (exit 4), such as a move
+    of a ship the game never had: the deciders never write one, so the log was forged."""
+
+    def __init__(self, event: Event, error: Exception) -> None:
+        tag = event.__struct_config__.tag
+        detail = f"a {tag!r} event does not apply to the game ({type(error).__name__}: {error})"
+        super().__init__(f"seq {event.seq}: {detail}", seq=event.seq)
+
+
+#: what an evolver raises on an event that does not fit its state (a forged log, never a real one)
+UNFIT: tuple[type[Exception], ...] = (KeyError, ValueError, TypeError, AttributeError, ArithmeticError)
+
+
 def fold_with(
     evolvers: Mapping[type[Event], Evolve],
     ignored: Collection[type[Event]],
@@ -62,7 +76,10 @@ def fold_with(
     for event in events:
         handler = evolvers.get(type(event))
         if handler is not None:
-            state = handler(state, event)
+            try:
+                state = handler(state, event)
+            except UNFIT as error:
+                raise UnappliableEvent(event, error) from None
         elif type(event) not in ignored:
             raise UnknownEvent(event, state.ruleset)
     return state

@@ -27,8 +27,8 @@ from mortecouille.events.board import Board
 from mortecouille.replays.analytics.query import QueryResult, format_table
 from mortecouille.replays.pictures.html import BOARD_MARKER
 from mortecouille.replays.pictures.svg import xml_text
-from tests.cli_helpers import run, set_up_harbour
-from tests.forgery import forge_with_turn_hashes
+from tests.cli_helpers import play_blockade_turn, run, set_up_harbour
+from tests.forgery import forge, forge_with_turn_hashes, log_bodies
 
 SCENARIO: dict[str, Any] = {
     "ruleset": "blockade",
@@ -236,3 +236,88 @@ def test_xml_text_encodes_markup_controls_and_noncharacters_in_one_place() -> No
     text = ET.fromstring(wrapped).find("{http://www.w3.org/2000/svg}text")
     assert text is not None
     assert text.text == text.get("a") == "<!--a&b\"c'd\\x1b\\x00\\ufffe\\uffff\\u202e</svg>"
+
+
+# --- exit codes: no traceback, and exit 1 only as documented (issue 12, item 16) --------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["log", "b"], ["state", "b"], ["board", "b"], ["verify", "b"], ["explain", "b", "--turn", "1"],
+     ["replay", "b", "--turn", "1"], ["render", "b", "--turn", "1", "--svg", "out.svg"],
+     ["tokens", "b", "Sloopy", "F"]],
+    ids=lambda c: c[0],
+)  # fmt: skip
+def test_a_forged_move_of_a_ship_the_game_never_had_is_a_corrupt_log_not_a_crash(
+    tmp_path: Path, command: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    log = play_blockade_turn(tmp_path / "games")
+    moved = next(body["seq"] for body in log_bodies(log) if body["type"] == "ship-moved")
+    forge(log, {moved: {"ship": "Ghost"}})
+    before = log.read_bytes()
+    result = run(tmp_path / "games", *command)
+    assert isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.exit_code == 4, result.output
+    assert f"seq {moved}" in result.output and "Ghost" in result.output, result.output
+    assert log.read_bytes() == before
+
+
+SWEEP: list[tuple[str, ...]] = [
+    ("log", "x" * 300),
+    ("state", "x" * 300),
+    ("board", "x" * 300),
+    ("verify", "x" * 300),
+    ("explain", "x" * 300, "--turn", "1"),
+    ("replay", "x" * 300, "--turn", "1"),
+    ("new", "x" * 300, "--players", "A,B"),
+    ("place", "x" * 300, "S", "C2", "--kind", "sloop"),
+    ("ruling", "b", "--rule", "M3", "--text", "t", "--adjust", "Sloopy", "damage=+9" * 40),
+    ("new", "n", "--players", "A,B", "--board", "1" * 400 + "x10"),
+    ("place", "b", "S" * 5000, "C7", "--kind", "sloop"),
+]
+
+
+@pytest.mark.parametrize("args", SWEEP, ids=lambda a: f"{a[0]}-{len(' '.join(a))}")
+def test_bad_input_never_shows_a_traceback_and_exits_with_a_documented_code(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    games = tmp_path / "games"
+    set_up_harbour(games)
+    result = run(games, *args)
+    assert isinstance(result.exception, SystemExit), f"{args[:2]}: uncaught {result.exception!r}"
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+def test_an_unexpected_error_is_one_line_and_exit_1(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    games = tmp_path / "games"
+    set_up_harbour(games)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the fold broke")
+
+    monkeypatch.setattr("mortecouille.cli.game_commands.describe_state", broken)
+    result = run(games, "state", "b")
+    assert isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.exit_code == 1
+    assert result.output.strip() == (
+        "error: unexpected RuntimeError: the fold broke (a bug: please report it with the command)"
+    )
+
+
+def test_a_file_the_system_refuses_is_named_in_one_line_with_exit_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    games = tmp_path / "games"
+    set_up_harbour(games)
+
+    def refused(*args: object, **kwargs: object) -> None:
+        raise PermissionError(13, "Permission denied", str(games / "b.jsonl"))
+
+    monkeypatch.setattr("mortecouille.cli.game_commands.describe_state", refused)
+    result = run(games, "state", "b")
+    assert isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.exit_code == 1
+    assert result.output.strip() == f"error: the system refused: Permission denied: {games / 'b.jsonl'}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from mortecouille.core.dice import RollIdentity, seed_commitment, seeded_value
 from mortecouille.core.game import evolve
+from mortecouille.core.life_cycle import UnappliableEvent
 from mortecouille.core.state import EMPTY, GameState, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.codec import LogError, decode_lines
@@ -118,7 +119,7 @@ def check_turn_hashes(events: list[Event]) -> list[Finding]:
             checked += 1
         try:
             state = evolve(state, event)
-        except (KeyError, ValueError, TypeError, AttributeError) as error:
+        except (UnappliableEvent, KeyError, ValueError, TypeError, AttributeError) as error:
             return [inapplicable(event, error)]
     return [Finding("state", True, f"{checked} turn-end state hashes match")]
 
