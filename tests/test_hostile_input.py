@@ -25,6 +25,7 @@ from mortecouille.core.limits import SHIPS_MAX, check_name, check_text, shown, u
 from mortecouille.core.state import EMPTY
 from mortecouille.events.board import Board
 from mortecouille.replays.analytics.query import QueryResult, format_table
+from mortecouille.replays.analytics.reports import Bar, Chart, render_svg
 from mortecouille.replays.pictures.html import BOARD_MARKER
 from mortecouille.replays.pictures.svg import xml_text
 from tests.cli_helpers import play_blockade_turn, run, set_up_harbour
@@ -321,3 +322,9 @@ def test_a_file_the_system_refuses_is_named_in_one_line_with_exit_1(
     assert isinstance(result.exception, SystemExit), repr(result.exception)
     assert result.exit_code == 1
     assert result.output.strip() == f"error: the system refused: Permission denied: {games / 'b.jsonl'}"
+
+
+def test_report_charts_encode_labels_from_the_logs_as_xml() -> None:
+    chart = Chart("Rulings per rule", "rulings", [Bar("M3\x1b<\ufffe&", 1.0)])
+    drawn = ET.fromstring(render_svg(chart))
+    assert "M3\\x1b<\\ufffe&" in {e.text for e in drawn.iter("{http://www.w3.org/2000/svg}text")}
