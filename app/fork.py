@@ -29,6 +29,7 @@ import msgspec
 from mortecouille.app.commands import SeedCommitment, commit_to, create_game, game_log, secret_seed
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import evolve
+from mortecouille.core.life_cycle import check_game_name
 from mortecouille.core.state import EMPTY, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
@@ -94,6 +95,7 @@ def fork_events(
     """The fork's events, unstamped: a new ``GameCreated`` then the copies up to ``at_seq``."""
     if not events or not isinstance(events[0], GameCreated):
         raise BadInput("GAME", "the log does not start with game-created")
+    check_game_name(new_game)
     check_fork_point(events, at_seq)
     original = events[0]
     created = _unstamped(

@@ -9,7 +9,7 @@ import click
 import msgspec
 
 from mortecouille.app.commands import game_log, load, run_command
-from mortecouille.cli.shared import Context, pass_context, reports_errors
+from mortecouille.cli.shared import Context, echo_text, pass_context, reports_errors
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.commands import (
     BuyShip,
@@ -169,7 +169,7 @@ def sheet(ctx: Context, game: str, which: str | None, as_json: bool) -> None:
         body = {"game": state.game, "fleets": msgspec.to_builtins(sheets)}
         click.echo(msgspec.json.encode(body).decode())
         return
-    click.echo("\n\n".join(_sheet_text(s) for s in sheets))
+    echo_text("\n\n".join(_sheet_text(s) for s in sheets))
 
 
 # --- audit (F3) ------------------------------------------------------------------------------
@@ -204,7 +204,7 @@ def audit(ctx: Context, game: str, as_json: bool) -> None:
         body = {"ok": report.ok, **msgspec.to_builtins(report)}
         click.echo(msgspec.json.encode(body).decode())
     else:
-        click.echo(_audit_text(report))
+        echo_text(_audit_text(report))
     if not report.ok:
         sys.exit(AUDIT_MISMATCH_EXIT)
 

@@ -135,7 +135,7 @@ def verify(ctx: Context, game: str, as_json: bool) -> None:
         click.echo(msgspec.json.encode({"ok": report.ok, **msgspec.to_builtins(report)}).decode())
     else:
         for finding in report.findings:
-            click.echo(f"{'ok  ' if finding.ok else 'FAIL'} {finding.check:<8} {finding.detail}")
+            echo_lines([f"{'ok  ' if finding.ok else 'FAIL'} {finding.check:<8} {finding.detail}"])
         first = report.first_failure
         click.echo(f"{game}: " + ("verified" if first is None else f"FAILED at seq {first.seq}"))
     if not report.ok:

@@ -5,12 +5,16 @@ The group below is given its commands explicitly, from ``COMMANDS``: a command e
 is listed there, not because its module was imported.
 
 Exit codes: 0 ok, 2 bad input or a rule refusal (the message names the field
-or rule ID), 3 conflict or lock, 4 corrupt or tampered log.
+or rule ID), 3 conflict or lock, 4 corrupt or tampered log; 1 interrupted, a file
+the system would not read or write, or an unexpected error (one line, no traceback).
 """
 
 from __future__ import annotations
 
+import errno
+
 import click
+import structlog
 
 from mortecouille.app.commands import games_dir as resolve_games_dir
 from mortecouille.cli import (
@@ -23,7 +27,7 @@ from mortecouille.cli import (
     replay_commands,
     rules_commands,
 )
-from mortecouille.cli.shared import Context, configure_logging
+from mortecouille.cli.shared import Context, configure_logging, fail
 
 __all__ = ["COMMANDS", "cli", "main"]
 
@@ -40,7 +44,28 @@ COMMANDS: tuple[click.Command, ...] = (
 )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class RefereeGroup(click.Group):
+    """The group that keeps every traceback from the user: a command's deliberate errors are
+    reported by ``reports_errors``; what is left becomes one line and exit 1 (README, exit
+    codes), the traceback going to the debug log (``-vv``)."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise  # click's own: usage errors exit 2, Ctrl-C and end of input "Aborted!" exit 1
+        except OSError as error:
+            if error.errno == errno.EPIPE:
+                raise  # ``log | head -1``: click's main closes stdout quietly
+            structlog.get_logger().debug("system error", exc_info=True)
+            where = f": {error.filename}" if error.filename else ""
+            fail(f"the system refused: {error.strerror or error}{where}", 1)
+        except Exception as error:
+            structlog.get_logger().debug("unexpected error", exc_info=True)
+            fail(f"unexpected {type(error).__name__}: {error} (a bug: please report it with the command)", 1)
+
+
+@click.group(cls=RefereeGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--games-dir",
     type=click.Path(file_okay=False),

@@ -19,6 +19,7 @@ from mortecouille.app.fork import fork_game
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.board.geometry import square_name
 from mortecouille.core.errors import BadInput
+from mortecouille.core.limits import shown
 from mortecouille.core.narration import ExplainContext
 from mortecouille.core.rulings import RecordRuling, describe_adjustment, parse_adjustment
 from mortecouille.core.state import GameState, state_hash
@@ -82,14 +83,14 @@ def position_text(replay: Replay) -> str:
     """The board at the cursor: what led there, the board and ship list, rulings in force."""
     state, event = replay.state, replay.current_event()
     where = f"seq {event.seq}" if event is not None else "the start (no event applied)"
-    lines = [f"{state.game or '?'} at {where}; turn {state.turn}; state hash {state_hash(state)[:12]}"]
+    lines = [shown(f"{state.game or '?'} at {where}; turn {state.turn}; state hash {state_hash(state)[:12]}")]
     if event is not None:
         lines.append("last event: " + describe_event(event).strip())
     if state.created:
         lines.append(render_board(state))
     for ruling in rulings_until(replay.events, replay.position):
         effects = "; ".join(describe_adjustment(a) for a in ruling.adjustments) or "no change"
-        lines.append(f"ruling seq {ruling.seq} [{ruling.rule}]: {ruling.text} -> {effects}")
+        lines.append(shown(f"ruling seq {ruling.seq} [{ruling.rule}]: {ruling.text} -> {effects}"))
     return "\n".join(lines)
 
 

@@ -20,6 +20,7 @@ import msgspec
 import structlog
 
 from mortecouille.core.errors import MortecouilleError
+from mortecouille.core.limits import shown
 from mortecouille.events.codec import LogError
 from mortecouille.events.store import Conflict, GameNotFound, Unwritable
 
@@ -27,7 +28,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fail(message: str, code: int) -> NoReturn:
-    click.echo(f"error: {message}", err=True)
+    click.echo(f"error: {shown(message)}", err=True)
     sys.exit(code)
 
 
@@ -69,6 +70,12 @@ pass_context = click.make_pass_decorator(Context)
 
 
 def echo_lines(lines: Iterable[str]) -> None:
-    """Print what the application described, one line at a time."""
+    """Print what the application described, one line at a time: each escaped (names and texts
+    from a log may be old or forged), so none drives the terminal or starts a line of its own."""
     for line in lines:
-        click.echo(line)
+        click.echo(shown(line))
+
+
+def echo_text(text: str) -> None:
+    """Print a text of several lines (no styles), each line escaped as ``echo_lines`` does."""
+    echo_lines(text.split("\n"))

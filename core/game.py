@@ -15,7 +15,15 @@ from collections.abc import Iterable
 
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
-from mortecouille.core.life_cycle import Command, CreateGame, UnknownEvent, check_game_name, fold_with
+from mortecouille.core.life_cycle import (
+    UNFIT,
+    Command,
+    CreateGame,
+    UnappliableEvent,
+    UnknownEvent,
+    check_game_name,
+    fold_with,
+)
 from mortecouille.core.rulesets import RULESETS
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
@@ -61,7 +69,10 @@ def evolve(state: GameState, event: Event) -> GameState:
     ruleset = RULESETS[state.ruleset]
     handler = ruleset.evolvers.get(type(event))
     if handler is not None:
-        return handler(state, event)
+        try:
+            return handler(state, event)
+        except UNFIT as error:
+            raise UnappliableEvent(event, error) from None
     if type(event) in ruleset.ignored:
         return state
     raise UnknownEvent(event, state.ruleset)

@@ -17,6 +17,7 @@ import msgspec
 from mortecouille.core.board.terrain import validate_board
 from mortecouille.core.dice import DiceSource, commits_to_a_seed, matches_commitment
 from mortecouille.core.errors import BadInput
+from mortecouille.core.limits import NAME_MAX, check_name, check_text
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
@@ -47,6 +48,20 @@ class UnknownEvent(CorruptLine):
         self.tag = tag
 
 
+class UnappliableEvent(CorruptLine):
+    """A well-formed event that does not apply to the game before it (exit 4), such as a move
+    of a ship the game never had: the deciders never write one, so the log was forged."""
+
+    def __init__(self, event: Event, error: Exception) -> None:
+        tag = event.__struct_config__.tag
+        detail = f"a {tag!r} event does not apply to the game ({type(error).__name__}: {error})"
+        super().__init__(f"seq {event.seq}: {detail}", seq=event.seq)
+
+
+#: what an evolver raises on an event that does not fit its state (a forged log, never a real one)
+UNFIT: tuple[type[Exception], ...] = (KeyError, ValueError, TypeError, AttributeError, ArithmeticError)
+
+
 def fold_with(
     evolvers: Mapping[type[Event], Evolve],
     ignored: Collection[type[Event]],
@@ -61,7 +76,10 @@ def fold_with(
     for event in events:
         handler = evolvers.get(type(event))
         if handler is not None:
-            state = handler(state, event)
+            try:
+                state = handler(state, event)
+            except UNFIT as error:
+                raise UnappliableEvent(event, error) from None
         elif type(event) not in ignored:
             raise UnknownEvent(event, state.ruleset)
     return state
@@ -138,6 +156,8 @@ class ResolveTurn(Command, frozen=True, kw_only=True):
 
 
 def check_game_name(name: str) -> None:
+    if len(name) > NAME_MAX:
+        raise BadInput("GAME", f"{name[:NAME_MAX]!r}...: {len(name)} characters, at most {NAME_MAX}")
     if not name or not all(c.isalnum() or c in "-_." for c in name):
         raise BadInput("GAME", f"{name!r}: use letters, digits, '-', '_' or '.'")
 
@@ -152,6 +172,8 @@ def decide_create(state: GameState, command: CreateGame, dice: DiceSource) -> li
     players = command.players
     if not players:
         raise BadInput("--players", "name at least one player")
+    for player in players:
+        check_name("--players", player)
     if any(not p.strip() for p in players) or len(set(players)) != len(players):
         raise BadInput("--players", f"players must be distinct and non-empty: {players!r}")
     if command.budget < 0:
@@ -171,6 +193,7 @@ def evolve_created(state: GameState, event: GameCreated) -> GameState:
 
 
 def decide_end(state: GameState, command: EndGame, dice: DiceSource) -> list[Event]:
+    check_text("--reason", command.reason)
     if command.winner is not None and command.winner not in state.players:
         raise BadInput("--winner", f"{command.winner!r} is not a player of {state.game!r}")
     seed = None

@@ -24,6 +24,7 @@ from mortecouille.core.board.terrain import board_index
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.life_cycle import Command, change_ship, ship_named
+from mortecouille.core.limits import check_text
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.rulings import Adjustment, RulingRecorded
@@ -52,6 +53,8 @@ RULE_IDS: Final[frozenset[str]] = RULE_SECTIONS | frozenset(
 )  # fmt: skip
 
 ADJUSTABLE: Final[tuple[str, ...]] = ("damage", "position", "facing", "wind", "sunk")
+#: the largest change of damage or wind points a ruling may make: far above any ship's structure
+ADJUSTMENT_MAX: Final = 1000
 
 
 class RecordRuling(Command, frozen=True, kw_only=True):
@@ -70,13 +73,13 @@ def parse_adjustment(ship: str, change: str) -> Adjustment:
         if name == "damage":
             if value[0] not in "+-":
                 raise ValueError(f"damage {value!r}: give a change such as +3 or -2")
-            return Adjustment(ship=ship, damage=float(value))
+            return Adjustment(ship=ship, damage=float(_whole(value)))
         if name == "position":
             return Adjustment(ship=ship, at=parse_square(value))
         if name == "facing":
             return Adjustment(ship=ship, facing=parse_facing(value))
         if name == "wind":
-            return Adjustment(ship=ship, wind=int(value))
+            return Adjustment(ship=ship, wind=_whole(value))
         if name == "sunk":
             if value.lower() not in ("true", "false"):
                 raise ValueError(f"sunk {value!r}: true or false")
@@ -86,12 +89,25 @@ def parse_adjustment(ship: str, change: str) -> Adjustment:
     raise BadInput("--adjust", f"{change!r}: {name!r} is not one of {', '.join(ADJUSTABLE)}")
 
 
+def _whole(value: str) -> int:
+    """A whole number within ADJUSTMENT_MAX either way: ``1e308``, ``inf`` and ``nan`` are refused,
+    since a damage the fold cannot add to stops every later turn."""
+    try:
+        number = int(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a whole number") from None
+    if abs(number) > ADJUSTMENT_MAX:
+        raise ValueError(f"{value!r} is beyond {ADJUSTMENT_MAX} either way")
+    return number
+
+
 def decide_ruling(state: GameState, command: RecordRuling, dice: DiceSource) -> list[Event]:
     rule = command.rule.strip()
     if rule not in RULE_IDS:
         raise BadInput("--rule", f"{command.rule!r} is not a rule ID of rules.md (e.g. M3, C2, X1)")
     if not command.text.strip():
         raise BadInput("--text", "say what was decided and why")
+    check_text("--text", command.text)
     adjusted = state
     for adjustment in command.adjustments:
         check_adjustment(adjusted, adjustment)
@@ -112,6 +128,11 @@ def check_adjustment(state: GameState, adjustment: Adjustment) -> None:
     ship = ship_named(state, adjustment.ship, "--adjust")
     if adjustment.change == "nothing":
         raise BadInput("--adjust", f"{adjustment.ship}: the adjustment changes nothing")
+    for name in ("damage", "wind"):
+        amount = getattr(adjustment, name)
+        bounded = amount is None or (abs(amount) <= ADJUSTMENT_MAX and float(amount).is_integer())
+        if not bounded:
+            raise BadInput("--adjust", f"{ship.id} {name} {amount!r}: a whole number within {ADJUSTMENT_MAX}")
     if adjustment.damage is not None and ship.damage + adjustment.damage < 0:
         raise BadInput("--adjust", f"{ship.id} has taken {ship.damage:g}: damage cannot go below 0")
     if adjustment.wind is not None and adjustment.wind < 0:

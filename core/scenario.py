@@ -14,6 +14,7 @@ import msgspec
 
 from mortecouille.core.errors import BadInput
 from mortecouille.core.life_cycle import Command
+from mortecouille.core.limits import check_name, check_ship_count
 from mortecouille.events.condition import ShipCondition
 
 
@@ -75,12 +76,16 @@ ScenarioBuilder: TypeAlias = Callable[[Scenario], ScenarioPlan]
 def check_ships(scenario: Scenario, check_ship: Callable[[ShipSpec, str], None] | None = None) -> None:
     """The checks every ruleset's scenario shares: ship ids distinct, orders and fixed dice
     naming ships of the file; ``check_ship(ship, field)`` adds the ruleset's own."""
+    check_ship_count(len(scenario.ships), "ships")
     seen: dict[str, int] = {}
     for index, ship in enumerate(scenario.ships):
         field = f"ships[{index}]"
         if ship.id in seen:
             raise BadInput(f"{field}.id", f"{ship.id!r} is already ships[{seen[ship.id]}]")
         seen[ship.id] = index
+        check_name(f"{field}.id", ship.id)
+        if ship.owner is not None:
+            check_name(f"{field}.owner", ship.owner)
         if check_ship is not None:
             check_ship(ship, field)
     for ship_id in scenario.orders:

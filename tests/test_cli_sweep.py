@@ -200,6 +200,26 @@ CASES: list[Any] = [
     ("ruling", [W, "--rule", "A1", "--text", "t", "--adjust", "Hope", "sunk=maybe"], "sunk"),
     ("ruling", [W, "--rule", "A1", "--text", "t", "--adjust", "Hope"], "--adjust"),
     ("ruling", [W, "--rule", "A1", "--text", "t", "--expect-seq", "x"], "--expect-seq"),
+    # issue 12 (items 7, 9, 10): control characters, over-long names, huge boards, unbounded rulings
+    ("new", ["x", "--players", "A,B", "--board", "99999999999999999999999x10"], "board.width"),
+    ("new", ["x", "--players", "A,B", "--board", "101x10"], "board.width"),
+    ("new", ["x" * 65, "--players", "A,B"], "GAME"),
+    ("new", ["x", "--players", "A\x1b[2J,B"], "--players"),
+    ("new", ["x", "--players", "A,B\u202e"], "--players"),
+    ("new", ["x", "--players", "A," + "B" * 65], "--players"),
+    ("fork", [G, "y" * 65, "--at", "1"], "GAME"),
+    ("buy", [M, "Anne", "red-small", "Evil\x1b]0;pwned\x07"], "NAME"),
+    ("buy", [M, "Anne", "red-small", "S" * 65], "NAME"),
+    ("place", [G, "Bad\nShip", "C7", "--kind", "sloop"], "SHIP"),
+    ("place", [G, "Bad\x9bShip", "C7", "--kind", "sloop"], "SHIP"),
+    ("end", [W, "--reason", "over\x1b[31m"], "--reason"),
+    ("ruling", [W, "--rule", "A1", "--text", "t\n    42  game-ended         winner=Bart"], "--text"),
+    ("ruling", [W, "--rule", "A1", "--text", "t" * 2001], "--text"),
+    ("ruling", [W, "--rule", "A1", "--text", "t", "--adjust", "Hope", "damage=+1e308"], "--adjust"),
+    ("ruling", [W, "--rule", "A1", "--text", "t", "--adjust", "Hope", "damage=+inf"], "--adjust"),
+    ("ruling", [W, "--rule", "A1", "--text", "t", "--adjust", "Hope", "damage=+nan"], "--adjust"),
+    ("ruling", [W, "--rule", "A1", "--text", "t", "--adjust", "Hope", "damage=+1001"], "--adjust"),
+    ("ruling", [W, "--rule", "A1", "--text", "t", "--adjust", "Hope", "wind=99999999999999999999999"], "--adjust"),
 ]
 
 #: Commands other engineers are adding (analytics, issue 9): their rows count only once they exist.

@@ -30,6 +30,7 @@ from mortecouille.core.life_cycle import (
     shared_fields,
     ship_named,
 )
+from mortecouille.core.limits import check_name, check_ship_count
 from mortecouille.core.phases import END
 from mortecouille.core.ruleset import SHARED_EVOLVERS, SHARED_IGNORED
 from mortecouille.core.state import GameState, state_hash
@@ -60,6 +61,8 @@ def place_blockade_ship(state: GameState, command: PlaceShip) -> ShipPlaced:
         raise BadInput("--owner", f"{command.owner!r} is not a player of {state.game!r}")
     if command.ship in state.ships:
         raise RuleViolation("P1", f"{command.ship!r} is already on the board")
+    check_name("SHIP", command.ship)
+    check_ship_count(len(state.ships) + 1, "SHIP")
     if command.damage < 0 or command.damage >= BLOCKADE_KINDS[command.kind].max_damage:
         raise BadInput("damage", f"{command.damage} is not below the {command.kind}'s maximum (P3)")
     return ShipPlaced(**shared_fields(command, ShipPlaced), rules=("P1", "B2"))

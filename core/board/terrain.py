@@ -15,6 +15,7 @@ from typing import Final, NamedTuple
 
 from mortecouille.core.board.geometry import FACING_VECTORS, Square, Vector
 from mortecouille.core.errors import BadInput
+from mortecouille.core.limits import BOARD_MAX
 from mortecouille.events.board import Board
 
 
@@ -90,13 +91,13 @@ def _field_square(field: str, value: object, rule: str) -> Square:
 def validate_board(board: Board) -> None:
     """Refuse a malformed board, naming the field and the rule.
 
-    Size at least 1 by 1 (B1); every rock (B4), wind tile (B5) and whirlpool
+    Size from 1 by 1 to BOARD_MAX by BOARD_MAX (B1); every rock (B4), wind tile (B5) and whirlpool
     square (B6) on the board; wind directions among the eight facings (B2, B5);
     no square with two features, or listed twice (B7).
     """
     for name, size in (("width", board.width), ("height", board.height)):
-        if not isinstance(size, int) or isinstance(size, bool) or size < 1:
-            raise BadInput(f"board.{name}", f"must be an integer of at least 1, got {size!r} (B1)")
+        if not isinstance(size, int) or isinstance(size, bool) or not 1 <= size <= BOARD_MAX:
+            raise BadInput(f"board.{name}", f"must be an integer from 1 to {BOARD_MAX}, got {size!r} (B1)")
 
     area = BoardArea(board.width, board.height)
     feature_at: dict[Square, str] = {}

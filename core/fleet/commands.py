@@ -30,6 +30,7 @@ from mortecouille.core.fleet.purchase import (
     check_seal,
 )
 from mortecouille.core.life_cycle import Command, Decide, Evolve, change_ship, replace, with_ship
+from mortecouille.core.limits import check_name, check_ship_count
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped
@@ -127,6 +128,8 @@ def decide_buy_ship(state: GameState, command: BuyShip, dice: DiceSource) -> lis
     _require_buying_phase(state)
     player = resolve_player(state, command.player)
     fleet = fleet_of(state, player)
+    check_name("NAME", command.name)
+    check_ship_count(len(_ship_names_in_game(state)) + 1, "NAME")
     name = _canonical_name(command.name)
     price = check_buy_ship(fleet, command.kind, name, command.options, _ship_names_in_game(state))
     version = fleet.rules_version

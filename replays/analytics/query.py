@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from mortecouille.core.errors import BadInput
+from mortecouille.core.limits import shown
 from mortecouille.replays.analytics.archive import has_parts, sql_string, table_glob
 from mortecouille.replays.analytics.schema import PARTITION_COLUMNS, TABLES
 
@@ -214,7 +215,7 @@ def _cell(value: Any) -> str:
         return ""
     if isinstance(value, float):
         return f"{value:.6g}"
-    return str(value)
+    return shown(str(value))  # a name or ruling text from a log: one line, no terminal escapes
 
 
 def format_table(result: QueryResult) -> str:

@@ -19,7 +19,6 @@ from collections.abc import Callable, Sequence
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from xml.sax.saxutils import escape
 
 import msgspec
 
@@ -36,6 +35,7 @@ from mortecouille.replays.analytics.query import (
     format_table,
     read_only_connection,
 )
+from mortecouille.replays.pictures.svg import xml_text
 
 if TYPE_CHECKING:
     import duckdb
@@ -437,13 +437,14 @@ def render_svg(chart: Chart) -> str:
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">',
         f'<rect width="{width}" height="{height}" fill="white"/>',
-        f'<text x="{margin}" y="20" font-size="14" font-weight="bold">{escape(chart.title)}</text>',
-        f'<text x="{label_width}" y="34" fill="#555">{escape(chart.value_label)}</text>',
+        f'<text x="{margin}" y="20" font-size="14" font-weight="bold">{xml_text(chart.title)}</text>',
+        f'<text x="{label_width}" y="34" fill="#555">{xml_text(chart.value_label)}</text>',
     ]
     for index, bar in enumerate(chart.bars):
         y = top + index * row_height
         length = bar_width * max(bar.value, 0.0) / scale_max
-        parts.append(f'<text x="{label_width - 6}" y="{y + 15}" text-anchor="end">{escape(bar.label)}</text>')
+        label = xml_text(bar.label)
+        parts.append(f'<text x="{label_width - 6}" y="{y + 15}" text-anchor="end">{label}</text>')
         parts.append(
             f'<rect x="{label_width}" y="{y + 3}" width="{length:.1f}" height="{row_height - 6}" '
             'fill="#4a7ab5"/>'

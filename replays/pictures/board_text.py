@@ -15,6 +15,7 @@ import click
 from mortecouille.core.board.geometry import column_name, square_name
 from mortecouille.core.board.terrain import board_index
 from mortecouille.core.game import fold
+from mortecouille.core.limits import shown
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.replays.reading.replay import position_after_turn
@@ -58,7 +59,8 @@ def render_board(state: GameState) -> str:
                 cells.append(" · ")
         lines.append(f"{y + 1:>{width_label}} " + "".join(cells) + f" {y + 1}")
     lines.append(header)
-    lines.append(f"turn {state.turn}" + (f" - game over: {state.end_reason}" if state.ended else ""))
+    # below the grid, names and texts from the log: escaped (the grid's own styles are not)
+    lines.append(shown(f"turn {state.turn}" + (f" - game over: {state.end_reason}" if state.ended else "")))
     for ship in sorted(state.ships.values(), key=lambda s: s.id):
         label = labels.get(ship.id, " ")
         where = square_name(ship.at) if ship.at is not None else "-"
@@ -73,5 +75,6 @@ def render_board(state: GameState) -> str:
         if ship.countdown is not None:
             extra.append(f"countdown {ship.countdown}")
         details = ", ".join([f"damage {damage}", *extra, *([status] if status else [])])
-        lines.append(f"  {label} {ship.id}{owner}: {ship.kind} at {where} facing {ship.facing}; {details}")
+        where = f"{ship.kind} at {where} facing {ship.facing}"
+        lines.append(shown(f"  {label} {ship.id}{owner}: {where}; {details}"))
     return "\n".join(lines)

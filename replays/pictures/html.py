@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from html import escape
 from typing import Any
 
 import msgspec
@@ -28,11 +27,18 @@ import msgspec
 from mortecouille.core.board.geometry import square_name
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import fold
+from mortecouille.core.limits import unsafe
 from mortecouille.core.phases import END, SET_UP
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated
-from mortecouille.replays.pictures.svg import NO_OWNER_COLOUR, board_layer, owner_colours, render_turn_svg
+from mortecouille.replays.pictures.svg import (
+    NO_OWNER_COLOUR,
+    board_layer,
+    owner_colours,
+    render_turn_svg,
+    xml_text,
+)
 from mortecouille.replays.pictures.turns import opening_picture, outcome_picture
 from mortecouille.replays.reading.explain import ExplainLine, explain_turn, story_span, turn_started_index
 from mortecouille.replays.reading.replay import Replay, position_after_turn, resolved_turns
@@ -154,9 +160,24 @@ def phase_groups(lines: Sequence[ExplainLine], events: Sequence[Event]) -> list[
 
 def embed_json(data: Any) -> str:
     """JSON safe inside a script element: no ``</`` can close it early and no ``<!--`` can change
-    how the browser reads it; both replacements are JSON escapes, so ``JSON.parse`` reads the same
-    strings."""
-    return msgspec.json.encode(data).decode().replace("</", "<\\/").replace("<!--", "\\u003c!--")
+    how the browser reads it, and no control or bidi character stays raw; every replacement is a
+    JSON escape, made in one pass, so ``JSON.parse`` reads the same strings."""
+    return _SCRIPT_UNSAFE.sub(_script_escape, msgspec.json.encode(data).decode())
+
+
+#: what ``embed_json`` rewrites: ``</``, ``<!--``, and any character outside printable ASCII
+#: (a candidate: ``_script_escape`` keeps it unless :func:`unsafe` refuses it)
+_SCRIPT_UNSAFE = re.compile("</|<!--|[^\x20-\x7e]")
+
+
+def _script_escape(found: re.Match[str]) -> str:
+    text = found.group(0)
+    if text == "</":
+        return "<\\/"
+    if text == "<!--":
+        return "\\u003c!--"
+    # C1 controls, DEL, separators and bidi overrides from a forged log: JSON escapes, never raw
+    return f"\\u{ord(text):04x}" if unsafe(text) else text
 
 
 def build_html(events: Sequence[Event]) -> str:
@@ -164,7 +185,10 @@ def build_html(events: Sequence[Event]) -> str:
     if not isinstance(events[0], GameCreated):
         raise BadInput("GAME", "the log does not start with game-created")
     data = game_data(events)
-    fills = {"__TITLE__": escape(f"{data['game']} - Mortecouille replay"), "__GAME_DATA__": embed_json(data)}
+    fills = {
+        "__TITLE__": xml_text(f"{data['game']} - Mortecouille replay"),
+        "__GAME_DATA__": embed_json(data),
+    }
     # one pass: a placeholder's name inside a filled value (a game called __GAME_DATA__) stays text
     return PLACEHOLDERS.sub(lambda found: fills[found.group(0)], TEMPLATE)
 

@@ -21,6 +21,7 @@ from html import escape
 from typing import Final, NamedTuple
 
 from mortecouille.core.board.geometry import FACINGS, column_name
+from mortecouille.core.limits import shown
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
@@ -39,6 +40,17 @@ ROCK: Final = "#5d5a55"
 WIND: Final = "#b9dcf2"
 WHIRLPOOL: Final = "#8fc1e3"
 INK: Final = "#1d2b36"
+
+
+#: the two noncharacters XML 1.0 forbids that :func:`shown` leaves alone (it escapes every control)
+_NOT_XML: Final = {0xFFFE: "\\ufffe", 0xFFFF: "\\uffff"}
+
+
+def xml_text(text: str) -> str:
+    """``text`` (a name or text from the log) for XML 1.0 text or a quoted attribute: controls,
+    separators and bidi overrides shown escaped as on a terminal (most are not even allowed
+    in XML, so one would make the SVG unreadable), then markup characters as entities."""
+    return escape(shown(text).translate(_NOT_XML))
 
 
 class Point(NamedTuple):
@@ -143,7 +155,7 @@ def hull(ship: ShipState, board: Board, colour: str, ghost: bool = False) -> str
     out = not ship.afloat
     faded = ' opacity="0.45"' if out else ""
     parts = [
-        f'<g class="ship" data-ship="{escape(ship.id)}"{faded}>',
+        f'<g class="ship" data-ship="{xml_text(ship.id)}"{faded}>',
         f'<g transform="translate({c.x:.1f} {c.y:.1f}) rotate({angle_of(ship.facing)})">',
         f'<polygon points="{points}" fill="{colour}" stroke="{INK}" stroke-width="1.5"/>',
         '<circle cx="0" cy="-4" r="2.5" fill="#fff"/></g>',
@@ -157,7 +169,7 @@ def hull(ship: ShipState, board: Board, colour: str, ghost: bool = False) -> str
     parts.append(
         f'<text x="{c.x:.1f}" y="{c.y + CELL / 2 - 2:.1f}" font-family="sans-serif" font-size="11" '
         f'font-weight="bold" fill="{INK}" stroke="#fff" stroke-width="3" paint-order="stroke" '
-        f'text-anchor="middle">{escape(ship.id)}</text></g>'
+        f'text-anchor="middle">{xml_text(ship.id)}</text></g>'
     )
     return "".join(parts)
 
@@ -204,9 +216,9 @@ def svg_document(board: Board, body: str, title: str) -> str:
         f'viewBox="0 -{top} {width} {height + top}">'
         '<defs><marker id="head" viewBox="0 0 10 10" refX="7" refY="5" markerWidth="5" markerHeight="5" '
         'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#1d2b36"/></marker></defs>'
-        f"<title>{escape(title)}</title>"
+        f"<title>{xml_text(title)}</title>"
         f'<text x="{MARGIN}" y="-8" font-family="sans-serif" font-size="15" font-weight="bold" '
-        f'fill="{INK}">{escape(title)}</text>{body}</svg>\n'
+        f'fill="{INK}">{xml_text(title)}</text>{body}</svg>\n'
     )
 
 

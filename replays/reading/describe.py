@@ -7,6 +7,7 @@ from typing import Any
 import msgspec
 
 from mortecouille.core.board.geometry import square_label, square_name
+from mortecouille.core.limits import shown
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 
@@ -50,7 +51,8 @@ def describe_event(event: Event) -> str:
         if key not in _ENVELOPE and value is not None and key != "board"
     ]
     cited = f"  [{', '.join(rules)}]" if rules else ""
-    return f"{event.seq:>6}  {tag:<18} {' '.join(parts)}{cited}"
+    # names and texts come from the log, which may be old or forged: escaped, they stay one line
+    return shown(f"{event.seq:>6}  {tag:<18} {' '.join(parts)}{cited}")
 
 
 def describe_state(state: GameState) -> str:
@@ -85,4 +87,4 @@ def describe_state(state: GameState) -> str:
             f"  {ship.id:<16} {ship.kind:<16} {ship.owner or '-':<10} {where:>5} {ship.facing:<2} "
             f"damage {show_value('damage', ship.damage):>6}  {status}"
         )
-    return "\n".join(lines)
+    return "\n".join(shown(line) for line in lines)

@@ -22,6 +22,7 @@ import msgspec
 
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import evolve
+from mortecouille.core.limits import shown
 from mortecouille.core.narration import ExplainContext
 from mortecouille.core.phases import DAMAGE, ORDERS, Phase, phase_name
 from mortecouille.core.rulesets import ruleset_named
@@ -160,5 +161,5 @@ def explain_text(lines: Sequence[ExplainLine]) -> str:
             phase = line.phase
             out.append(f"-- {phase}")
         cited = f" [{', '.join(line.rules)}]" if line.rules else ""
-        out.append(f"  {line.seq:>5}  {line.text}{cited}")
+        out.append(shown(f"  {line.seq:>5}  {line.text}{cited}"))
     return "\n".join(out)

@@ -18,6 +18,7 @@ from mortecouille.core.game import decide, evolve
 from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
+from mortecouille.events.codec import CorruptLine
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.replays.reading.findings import Finding
 
@@ -66,7 +67,7 @@ def rederive(events: list[Event]) -> list[Finding]:
         while position < first:
             try:
                 state = evolve(state, events[position])
-            except (KeyError, ValueError, TypeError, AttributeError) as error:
+            except (CorruptLine, KeyError, ValueError, TypeError, AttributeError) as error:
                 tag = type(events[position]).__struct_config__.tag
                 detail = f"seq {events[position].seq}: {tag} does not apply to the game ({error!r})"
                 return [Finding("rederive", False, detail, events[position].seq)]
@@ -81,7 +82,7 @@ def rederive(events: list[Event]) -> list[Finding]:
             produced = decide(state, command, LoggedDice(rolls, policy))
         except DiceForgery as error:
             return [Finding("rederive", False, str(error), error.seq)]
-        except (MortecouilleError, KeyError, ValueError, TypeError, AttributeError) as error:
+        except (MortecouilleError, CorruptLine, KeyError, ValueError, TypeError, AttributeError) as error:
             # a forged state can make the rules fail in ways a real game never does: report, never crash
             return [
                 Finding(

@@ -16,7 +16,7 @@ from collections import Counter
 
 from mortecouille.core.dice import DiceForgery, DicePolicy, matches_commitment
 from mortecouille.core.game import evolve
-from mortecouille.core.life_cycle import DICE_MODES
+from mortecouille.core.life_cycle import DICE_MODES, UnappliableEvent
 from mortecouille.core.state import EMPTY, GameState, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.codec import LogError, decode_lines
@@ -150,7 +150,7 @@ def check_turn_hashes(events: list[Event]) -> list[Finding]:
             checked += 1
         try:
             state = evolve(state, event)
-        except (KeyError, ValueError, TypeError, AttributeError) as error:
+        except (UnappliableEvent, KeyError, ValueError, TypeError, AttributeError) as error:
             return [inapplicable(event, error)]
     return [Finding("state", True, f"{checked} turn-end state hashes match")]
 
