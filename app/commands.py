@@ -58,9 +58,6 @@ def games_dir(option: str | None) -> Path:
     return Path(option or os.environ.get("MORTECOUILLE_GAMES") or DEFAULT_GAMES_DIR)
 
 
-#: the longest file name most file systems allow, in bytes
-MAX_FILE_NAME = 255
-
 
 def game_log(directory: Path, game: str) -> GameLog:
     """GAME's log in ``directory``; a name that could reach outside it, or whose files (the log,
