@@ -117,10 +117,16 @@ class SeedCommitment(NamedTuple):
     seed_hmac: str | None
 
 
+def new_salt() -> str:
+    """A fresh random salt for a seed's commitment (16 bytes, hex)."""
+    return secrets.token_hex(16)
+
+
 def commit_to(secret: str | None) -> SeedCommitment:
+    """The commitment a new game publishes for ``secret`` (none for table dice)."""
     if secret is None:
         return SeedCommitment(None, None)
-    salt = secrets.token_hex(16)
+    salt = new_salt()
     return SeedCommitment(salt, salted_commitment(secret, salt))
 
 

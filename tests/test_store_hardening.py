@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from mortecouille.app.commands import create_game, game_log, load_seed, new_game, seed_path, store_seed
-from mortecouille.core.dice import seed_commitment
+from mortecouille.core.dice import matches_commitment
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import fold
+from mortecouille.core.limits import NAME_MAX
 from mortecouille.events.board import Board
 from mortecouille.events.game import TurnStarted
 from mortecouille.events.store import Conflict, GameLog, Unwritable
@@ -36,7 +37,7 @@ def race_new(games: str, number: int, start: multiprocessing.synchronize.Barrier
             budget=0,
             board=Board(width=8, height=8),
             dice_mode="seeded",
-            seed=f"seed-of-racer-{number}",
+            seed=f"the-seed-of-racer-{number}",
         )
         outcome = "created"
     except Conflict:
@@ -63,15 +64,15 @@ def test_processes_racing_new_on_one_name_leave_one_game_whose_seed_matches_its_
         assert len(winners) == 1, outcomes
         log = GameLog(games / "g.jsonl")
         state = fold(log.read())
-        assert state.seed_sha256 == seed_commitment(f"seed-of-racer-{winners[0]}")
-        assert load_seed(log, state) == f"seed-of-racer-{winners[0]}"
+        assert matches_commitment(f"the-seed-of-racer-{winners[0]}", state)
+        assert load_seed(log, state) == f"the-seed-of-racer-{winners[0]}"
         assert sorted(p.name for p in games.iterdir()) == ["g.head", "g.jsonl", "g.seed"]
 
 
 def test_a_new_refused_because_the_game_exists_leaves_every_file_as_it_was(games: Path) -> None:
-    ok(games, "new", "g", "--players", "Anne,Bart", "--seed", "first-seed")
+    ok(games, "new", "g", "--players", "Anne,Bart", "--seed", "first-seed-of-the-table")
     before = tree_digest(games)
-    result = run(games, "new", "g", "--players", "Anne,Bart", "--seed", "second-seed")
+    result = run(games, "new", "g", "--players", "Anne,Bart", "--seed", "second-seed-of-the-table")
     assert result.exit_code == 3, result.output
     assert "already exists" in result.output
     assert tree_digest(games) == before
@@ -102,7 +103,7 @@ def test_a_link_planted_where_the_seed_goes_is_refused_and_its_target_untouched(
     target = tmp_path / "victim.txt"
     target.write_text("precious\n")
     (games / "g.seed").symlink_to(target)
-    result = run(games, "new", "g", "--players", "Anne,Bart", "--seed", "s3cret-seed")
+    result = run(games, "new", "g", "--players", "Anne,Bart", "--seed", "s3cret-seed-of-the-table")
     assert result.exit_code == 3, result.output
     assert "g.seed already exists" in result.output
     assert target.read_text() == "precious\n"
@@ -115,7 +116,7 @@ def test_a_dangling_link_planted_where_the_seed_goes_creates_no_file_at_its_targ
     games.mkdir()
     target = tmp_path / "exfiltrated-seed"
     (games / "g.seed").symlink_to(target)
-    assert run(games, "new", "g", "--players", "Anne,Bart", "--seed", "s3cret-seed").exit_code == 3
+    assert run(games, "new", "g", "--players", "Anne,Bart", "--seed", "s3cret-seed-of-the-table").exit_code == 3
     assert not target.exists()
 
 
@@ -172,11 +173,16 @@ def test_a_name_whose_files_would_be_too_long_is_refused_before_anything_is_writ
         assert tree_digest(games) == tree_digest(games / "nothing") and not list(games.glob("*"))
 
 
-def test_the_longest_name_whose_files_fit_makes_a_game_that_verifies(games: Path) -> None:
-    name = "n" * 245  # ".NAME.head.tmp" is 255 bytes
+def test_the_longest_name_allowed_makes_a_game_that_verifies_and_one_more_character_is_refused(
+    games: Path,
+) -> None:
+    name = "n" * NAME_MAX  # the name rule's cap comes long before the file system's 255 bytes
     ok(games, "new", name, "--ruleset", "blockade", "--players", "Anne,Bart")
     ok(games, "place", name, "A", "C3", "--kind", "sloop")
     assert "verified" in ok(games, "verify", name)
+    longer = run(games, "new", name + "n", "--ruleset", "blockade", "--players", "Anne,Bart")
+    assert longer.exit_code == 2 and f"at most {NAME_MAX}" in longer.output
+    assert not list(games.glob(name + "n*"))
 
 
 def test_a_name_holding_a_nul_character_is_refused_naming_the_game(tmp_path: Path) -> None:
