@@ -81,8 +81,16 @@ def test_the_demo_seed_is_random_unless_given_and_no_name_gives_it_away(tmp_path
 
 def test_old_unsalted_logs_still_verify(tmp_path: Path) -> None:
     for name in ("mortecouille_seeded", "turn_started_v1", "mortecouille_scenario"):
-        shutil.copy(GOLDEN / f"{name}.jsonl", tmp_path / f"{name}.jsonl")
-        shutil.copy(GOLDEN / f"{name}.head", tmp_path / f"{name}.head")
+        shutil.copy(GOLDEN / "before-salt" / f"{name}.jsonl", tmp_path / f"{name}.jsonl")
+        shutil.copy(GOLDEN / "before-salt" / f"{name}.head", tmp_path / f"{name}.head")
         first = first_line(tmp_path, name)
         assert first["seed_sha256"] and "seed_salt" not in first
         assert verify_log(GameLog(tmp_path / f"{name}.jsonl")).ok
+
+
+def test_the_current_seeded_golden_game_commits_with_the_salted_hmac_and_verifies(tmp_path: Path) -> None:
+    for suffix in (".jsonl", ".head"):
+        shutil.copy(GOLDEN / f"mortecouille_seeded{suffix}", tmp_path / f"mortecouille_seeded{suffix}")
+    first = first_line(tmp_path, "mortecouille_seeded")
+    assert first["seed_salt"] and first["seed_hmac"] and first["seed_sha256"] is None
+    assert verify_log(GameLog(tmp_path / "mortecouille_seeded.jsonl")).ok
