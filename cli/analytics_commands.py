@@ -20,6 +20,7 @@ from pathlib import Path
 import click
 
 from mortecouille.app.commands import games_dir as resolve_games_dir
+from mortecouille.app.outputs import check_output, write_output
 from mortecouille.app.simulate import DEFAULT_BUDGET, DEFAULT_MAX_TURNS, simulate
 from mortecouille.cli.shared import Context, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
@@ -148,16 +149,20 @@ def query(arguments: tuple[str, ...], logs: str | None, output: str) -> None:
 @click.argument("archive_dir", metavar="ARCHIVE", type=click.Path(file_okay=False))
 @click.argument("name", type=click.Choice(list(REPORTS)))
 @click.option("--svg", "svg", type=click.Path(dir_okay=False), default=None, help="Also write a bar chart.")
+@click.option("--force", is_flag=True, help="Replace the --svg file if it exists.")
+@pass_context
 @reports_errors
-def report(archive_dir: str, name: str, svg: str | None) -> None:
+def report(ctx: Context, archive_dir: str, name: str, svg: str | None, force: bool) -> None:
     """A built-in report: dice (chi-square), gunnery (against S3/S4/K odds), fire, fleets, rulings."""
+    if svg is not None:
+        check_output(Path(svg), "--svg", ctx.games, force)
     built = build_report(Path(archive_dir), name)
     click.echo(render_text(built))
     if svg is not None:
         if built.chart is None:
             click.echo(f"no chart written: {built.empty or 'nothing to draw'}", err=True)
         else:
-            Path(svg).write_text(render_svg(built.chart))
+            write_output(Path(svg), render_svg(built.chart), "--svg", ctx.games, force)
             click.echo(f"chart written to {svg}", err=True)
 
 
