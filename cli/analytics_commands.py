@@ -22,10 +22,12 @@ import click
 from mortecouille.app.commands import games_dir as resolve_games_dir
 from mortecouille.app.outputs import check_output, write_output
 from mortecouille.app.simulate import DEFAULT_BUDGET, DEFAULT_MAX_TURNS, simulate
-from mortecouille.cli.shared import Context, pass_context, reports_errors
+from mortecouille.cli.shared import Context, fail, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
 from mortecouille.replays.analytics.archive import archive_games
 from mortecouille.replays.analytics.query import (
+    DEFAULT_LIMITS,
+    QueryLimits,
     QueryResult,
     format_csv,
     format_json,
@@ -121,6 +123,10 @@ FORMATTERS: dict[str, Callable[[QueryResult], str]] = {
 }
 
 
+#: The exit code of a query stopped by Ctrl-C (128 + SIGINT, as shells report it).
+INTERRUPTED_EXIT = 130
+
+
 @click.command(context_settings={"ignore_unknown_options": False})
 @click.argument("arguments", nargs=-1, required=True, metavar="[ARCHIVE] SQL")
 @click.option(
@@ -130,18 +136,38 @@ FORMATTERS: dict[str, Callable[[QueryResult], str]] = {
     help="Query the *.jsonl logs of this directory directly (no ARCHIVE): views events, dice, shots.",
 )
 @click.option("--format", "output", type=click.Choice(list(FORMATTERS)), default="table", show_default=True)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_LIMITS.timeout,
+    show_default=True,
+    help="Stop the query after this many seconds (0: no limit).",
+)
+@click.option(
+    "--memory-limit",
+    default=DEFAULT_LIMITS.memory,
+    show_default=True,
+    help="Most memory the query may use, e.g. 500MB, 8GB.",
+)
 @reports_errors
-def query(arguments: tuple[str, ...], logs: str | None, output: str) -> None:
+def query(
+    arguments: tuple[str, ...], logs: str | None, output: str, timeout: float, memory_limit: str
+) -> None:
     """Run read-only SQL over an archive's tables (games, events, dice, shots, collisions, damage,
-    fires, ships, rulings). Statements that would change anything are refused (exit 2)."""
-    if logs is not None:
-        if len(arguments) != 1:
-            raise BadInput("SQL", "with --logs give the SQL only, no ARCHIVE")
-        result = query_logs(Path(logs), arguments[0])
-    else:
-        if len(arguments) != 2:
-            raise BadInput("ARCHIVE", "give the archive directory and the SQL (or --logs DIR and the SQL)")
-        result = query_archive(Path(arguments[0]), arguments[1])
+    fires, ships, rulings). Statements that would change anything are refused (exit 2); Ctrl-C
+    stops a query (exit 130)."""
+    limits = QueryLimits(timeout=timeout, memory=memory_limit.strip())
+    try:
+        if logs is not None:
+            if len(arguments) != 1:
+                raise BadInput("SQL", "with --logs give the SQL only, no ARCHIVE")
+            result = query_logs(Path(logs), arguments[0], limits)
+        else:
+            if len(arguments) != 2:
+                raise BadInput("ARCHIVE", "give the archive directory and the SQL (or --logs DIR and SQL)")
+            result = query_archive(Path(arguments[0]), arguments[1], limits)
+    except KeyboardInterrupt:
+        fail("query interrupted (Ctrl-C)", INTERRUPTED_EXIT)
     click.echo(FORMATTERS[output](result))
 
 
