@@ -266,7 +266,9 @@ ENDLESS = "SELECT count(*) FROM range(1000000000000) a WHERE hash(a.range) = 0"
 
 def test_a_query_over_its_time_limit_is_stopped_with_exit_2_naming_the_option(archive: Path) -> None:
     result = run_cli("query", "--timeout", "0.2", str(archive), ENDLESS)
-    assert result.exit_code == 2 and "--timeout: the query ran longer than 0.2 s" in result.output, result.output
+    assert result.exit_code == 2 and "--timeout: the query ran longer than 0.2 s" in result.output, (
+        result.output
+    )
     assert "Traceback" not in result.output
 
 
