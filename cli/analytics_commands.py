@@ -20,11 +20,14 @@ from pathlib import Path
 import click
 
 from mortecouille.app.commands import games_dir as resolve_games_dir
+from mortecouille.app.outputs import check_output, write_output
 from mortecouille.app.simulate import DEFAULT_BUDGET, DEFAULT_MAX_TURNS, simulate
-from mortecouille.cli.shared import Context, pass_context, reports_errors
+from mortecouille.cli.shared import Context, fail, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
 from mortecouille.replays.analytics.archive import archive_games
 from mortecouille.replays.analytics.query import (
+    DEFAULT_LIMITS,
+    QueryLimits,
     QueryResult,
     format_csv,
     format_json,
@@ -120,6 +123,10 @@ FORMATTERS: dict[str, Callable[[QueryResult], str]] = {
 }
 
 
+#: The exit code of a query stopped by Ctrl-C (128 + SIGINT, as shells report it).
+INTERRUPTED_EXIT = 130
+
+
 @click.command(context_settings={"ignore_unknown_options": False})
 @click.argument("arguments", nargs=-1, required=True, metavar="[ARCHIVE] SQL")
 @click.option(
@@ -129,18 +136,38 @@ FORMATTERS: dict[str, Callable[[QueryResult], str]] = {
     help="Query the *.jsonl logs of this directory directly (no ARCHIVE): views events, dice, shots.",
 )
 @click.option("--format", "output", type=click.Choice(list(FORMATTERS)), default="table", show_default=True)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_LIMITS.timeout,
+    show_default=True,
+    help="Stop the query after this many seconds (0: no limit).",
+)
+@click.option(
+    "--memory-limit",
+    default=DEFAULT_LIMITS.memory,
+    show_default=True,
+    help="Most memory the query may use, e.g. 500MB, 8GB.",
+)
 @reports_errors
-def query(arguments: tuple[str, ...], logs: str | None, output: str) -> None:
+def query(
+    arguments: tuple[str, ...], logs: str | None, output: str, timeout: float, memory_limit: str
+) -> None:
     """Run read-only SQL over an archive's tables (games, events, dice, shots, collisions, damage,
-    fires, ships, rulings). Statements that would change anything are refused (exit 2)."""
-    if logs is not None:
-        if len(arguments) != 1:
-            raise BadInput("SQL", "with --logs give the SQL only, no ARCHIVE")
-        result = query_logs(Path(logs), arguments[0])
-    else:
-        if len(arguments) != 2:
-            raise BadInput("ARCHIVE", "give the archive directory and the SQL (or --logs DIR and the SQL)")
-        result = query_archive(Path(arguments[0]), arguments[1])
+    fires, ships, rulings). Statements that would change anything are refused (exit 2); Ctrl-C
+    stops a query (exit 130)."""
+    limits = QueryLimits(timeout=timeout, memory=memory_limit.strip())
+    try:
+        if logs is not None:
+            if len(arguments) != 1:
+                raise BadInput("SQL", "with --logs give the SQL only, no ARCHIVE")
+            result = query_logs(Path(logs), arguments[0], limits)
+        else:
+            if len(arguments) != 2:
+                raise BadInput("ARCHIVE", "give the archive directory and the SQL (or --logs DIR and SQL)")
+            result = query_archive(Path(arguments[0]), arguments[1], limits)
+    except KeyboardInterrupt:
+        fail("query interrupted (Ctrl-C)", INTERRUPTED_EXIT)
     click.echo(FORMATTERS[output](result))
 
 
@@ -148,16 +175,20 @@ def query(arguments: tuple[str, ...], logs: str | None, output: str) -> None:
 @click.argument("archive_dir", metavar="ARCHIVE", type=click.Path(file_okay=False))
 @click.argument("name", type=click.Choice(list(REPORTS)))
 @click.option("--svg", "svg", type=click.Path(dir_okay=False), default=None, help="Also write a bar chart.")
+@click.option("--force", is_flag=True, help="Replace the --svg file if it exists.")
+@pass_context
 @reports_errors
-def report(archive_dir: str, name: str, svg: str | None) -> None:
+def report(ctx: Context, archive_dir: str, name: str, svg: str | None, force: bool) -> None:
     """A built-in report: dice (chi-square), gunnery (against S3/S4/K odds), fire, fleets, rulings."""
+    if svg is not None:
+        check_output(Path(svg), "--svg", ctx.games, force)
     built = build_report(Path(archive_dir), name)
     click.echo(render_text(built))
     if svg is not None:
         if built.chart is None:
             click.echo(f"no chart written: {built.empty or 'nothing to draw'}", err=True)
         else:
-            Path(svg).write_text(render_svg(built.chart))
+            write_output(Path(svg), render_svg(built.chart), "--svg", ctx.games, force)
             click.echo(f"chart written to {svg}", err=True)
 
 

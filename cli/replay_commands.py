@@ -16,6 +16,7 @@ import msgspec
 
 from mortecouille.app.commands import game_log, load, run_command
 from mortecouille.app.fork import fork_game
+from mortecouille.app.outputs import check_output, write_output
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.board.geometry import square_name
 from mortecouille.core.errors import BadInput
@@ -203,31 +204,28 @@ def explain(ctx: Context, game: str, turn: int, ship: str | None, as_json: bool)
 @click.argument("game")
 @click.option("--turn", type=int, required=True, help="The turn to draw (0: the board before turn 1).")
 @click.option("--svg", "svg_path", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option("--force", is_flag=True, help="Replace the --svg file if it exists.")
 @pass_context
 @reports_errors
-def render(ctx: Context, game: str, turn: int, svg_path: Path) -> None:
+def render(ctx: Context, game: str, turn: int, svg_path: Path, force: bool) -> None:
     """Draw turn N of GAME as SVG: the board, ships, paths, collisions and shots."""
+    check_output(svg_path, "--svg", ctx.games, force)
     events = read_events(ctx, game)
     svg = turn_picture(events, turn, Replay(events))
-    write_text(svg_path, svg, "--svg")
+    write_output(svg_path, svg, "--svg", ctx.games, force)
     click.echo(f"wrote {svg_path}")
-
-
-def write_text(path: Path, text: str, option: str) -> None:
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise BadInput(option, f"cannot write {path}: {error.strerror}") from None
 
 
 @click.command()
 @click.argument("game")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path), required=True)
+@click.option("--force", is_flag=True, help="Replace the --html file if it exists.")
 @pass_context
 @reports_errors
-def export(ctx: Context, game: str, html_path: Path) -> None:
+def export(ctx: Context, game: str, html_path: Path, force: bool) -> None:
     """The whole of GAME as one self-contained HTML page: board, turn slider, explanations."""
-    write_text(html_path, build_html(read_events(ctx, game)), "--html")
+    check_output(html_path, "--html", ctx.games, force)
+    write_output(html_path, build_html(read_events(ctx, game)), "--html", ctx.games, force)
     click.echo(f"wrote {html_path}")
 
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -19,7 +23,7 @@ from mortecouille.events.codec import canonical
 from mortecouille.events.combat import ShotFired
 from mortecouille.events.fleet import ShipBought
 from mortecouille.events.rulings import RulingRecorded
-from mortecouille.events.store import GameLog
+from mortecouille.events.store import Conflict, GameLog
 from mortecouille.replays.analytics.archive import archive_games, read_manifest
 from mortecouille.replays.analytics.query import query_archive
 from mortecouille.replays.analytics.rows import game_rows
@@ -325,3 +329,112 @@ def test_archive_rederive_option_catches_an_outcome_forged_with_its_turn_hashes(
     assert archive_games([path], tmp_path / "quick", "2026-03").archived  # chain, dice and hashes agree
     caught = archive_games([path], tmp_path / "full", "2026-03", rederive_turns=True)
     assert not caught.archived and "rederive" in caught.refused[0].reason
+
+
+def test_archive_to_an_existing_directory_that_is_no_archive_is_refused(tmp_path: Path) -> None:
+    write_game(tmp_path / "g", "done")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "README.md").write_text("my project's readme\n")
+    before = file_digests(project)
+    result = run_cli(
+        "archive", "--games-dir", str(tmp_path / "g"), "--to", str(project), "--month", "2026-03"
+    )
+    assert result.exit_code == 2 and "--to" in result.output and "not an archive" in result.output
+    assert "README.md" in result.output and "Traceback" not in result.output
+    assert file_digests(project) == before and sorted(p.name for p in project.iterdir()) == ["README.md"]
+    # the games directory itself is no archive either
+    games_before = file_digests(tmp_path / "g")
+    again = run_cli("archive", "--games-dir", str(tmp_path / "g"), "--to", str(tmp_path / "g"))
+    assert again.exit_code == 2 and file_digests(tmp_path / "g") == games_before
+
+
+def test_archive_to_an_empty_directory_or_one_a_crashed_first_run_left_is_accepted(tmp_path: Path) -> None:
+    log = write_game(tmp_path / "g", "done")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert archive_games([log.path], empty, "2026-03").archived == ["done"]
+    crashed = tmp_path / "crashed"
+    (crashed / "logs").mkdir(parents=True)
+    (crashed / ".lock").write_text("")
+    (crashed / "README.md").write_text(readme_text())
+    assert archive_games([log.path], crashed, "2026-03").archived == ["done"]
+    assert archive_games([log.path], crashed, "2026-03").already == ["done"]
+
+
+def test_a_waiting_archive_names_the_lock_holder_and_gives_up_with_exit_3(tmp_path: Path) -> None:
+    log = write_game(tmp_path / "g", "done")
+    archive = tmp_path / "a"
+    assert archive_games([log.path], archive, "2026-03").archived == ["done"]
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDWR); fcntl.flock(fd, fcntl.LOCK_EX); "
+            "os.pwrite(fd, b'%d\\n' % os.getpid(), 0); print('held', flush=True); sys.stdin.read()",
+            str(archive / ".lock"),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        with pytest.raises(Conflict, match=f"process {holder.pid}") as refused:
+            archive_games([log.path], archive, "2026-03", lock_timeout=0.2)
+        assert refused.value.exit_code == 3
+    finally:
+        holder.kill()
+        holder.wait()
+    assert archive_games([log.path], archive, "2026-03", lock_timeout=0.2).already == ["done"]
+
+
+KILLED_ARCHIVE = """
+import os, signal, sys
+from multiprocessing import active_children
+from pathlib import Path
+from mortecouille.replays.analytics.archive import archive_games
+
+def killed(game: str) -> None:
+    print(" ".join(str(child.pid) for child in active_children()), flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)  # as a referee's Ctrl-\\\\ or the OOM killer would
+
+if __name__ == "__main__":
+    logs = sorted(Path(sys.argv[1]).glob("*.jsonl"))
+    archive_games(logs, Path(sys.argv[2]), "2026-03", on_game=killed, jobs=2)
+"""
+
+
+def test_a_killed_archive_with_workers_leaves_no_worker_holding_the_lock(
+    simulated: Path, tmp_path: Path
+) -> None:
+    script = tmp_path / "killed_archive.py"
+    script.write_text(KILLED_ARCHIVE)
+    archive, printed = tmp_path / "a", tmp_path / "workers.txt"
+    with printed.open("w") as out:  # a file, not a pipe: a surviving worker would hold a pipe open
+        code = subprocess.run(
+            [sys.executable, str(script), str(simulated), str(archive)], stdout=out, cwd=ROOT
+        )
+    assert code.returncode == -9
+    workers = [int(pid) for pid in printed.read_text().split()]
+    assert workers, "the archive run had no worker processes when it was killed"
+    try:
+        deadline = time.monotonic() + 120  # a bound against hanging, not a speed requirement
+        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not any(alive(pid) for pid in workers), "workers outlived the killed archive run"
+        result = archive_games(sorted(simulated.glob("*.jsonl")), archive, "2026-03", lock_timeout=60)
+        assert result.exit_code == 0 and len(result.archived) == 4
+    finally:
+        for pid in workers:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` still runs (a zombie has finished: it only waits for its reaper)."""
+    try:
+        status = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return status.rsplit(")", 1)[1].split()[0] != "Z"

@@ -5,16 +5,24 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
 
+from mortecouille.cli import analytics_commands
 from mortecouille.events.game import DieRolled
 from mortecouille.events.store import GameLog
 from mortecouille.replays.analytics.archive import archive_games
-from mortecouille.replays.analytics.query import archive_views, read_only_connection
+from mortecouille.replays.analytics.query import QueryResult, archive_views, read_only_connection, run_query
 from tests.cli_helpers import run_cli
 from tests.helpers import file_digests, write_game
 
@@ -170,3 +178,141 @@ def test_arguments_are_checked(archive: Path, tmp_path: Path) -> None:
     assert run_cli("query", "SELECT 1").exit_code == 2
     assert run_cli("query", str(tmp_path / "nowhere"), "SELECT 1").exit_code == 2
     assert run_cli("query", "--logs", str(tmp_path), str(archive), "SELECT 1").exit_code == 2
+
+
+def planted_archive(archive: Path, tmp_path: Path) -> Path:
+    """A copy of ``archive`` with a ``schema.sql`` that would overwrite its manifest if run."""
+    copy = tmp_path / "planted"
+    shutil.copytree(archive, copy)
+    (copy / "schema.sql").write_text(f"COPY (SELECT 'owned' AS x) TO '{copy}/manifest.json' (FORMAT CSV);\n")
+    (copy / "load.sql").write_text(f"COPY (SELECT 'owned' AS x) TO '{copy}/manifest.json' (FORMAT CSV);\n")
+    return copy
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "PRAGMA import_database('{archive}')",
+        "pragma   IMPORT_DATABASE ('{archive}')",
+        "IMPORT DATABASE '{archive}'",
+        "SELECT 1; PRAGMA import_database('{archive}')",
+        "PRAGMA export_database('{archive}/out')",
+        "PRAGMA enable_profiling",
+        "PRAGMA threads = 1",
+    ],
+)
+def test_import_database_and_other_pragmas_off_the_read_list_are_refused(
+    archive: Path, tmp_path: Path, statement: str
+) -> None:
+    planted = planted_archive(archive, tmp_path)
+    before = file_digests(planted)
+    result = run_cli("query", str(planted), statement.format(archive=planted))
+    assert result.exit_code == 2 and "error: SQL:" in result.output, result.output
+    assert file_digests(planted) == before
+    assert (planted / "manifest.json").read_bytes() == (archive / "manifest.json").read_bytes()
+
+
+def test_reading_pragmas_still_run(archive: Path) -> None:
+    for statement in ("PRAGMA show_tables", "PRAGMA table_info('dice')", "PRAGMA database_size"):
+        result = run_cli("query", str(archive), statement)
+        assert result.exit_code == 0, (statement, result.output)
+
+
+@pytest.mark.parametrize(
+    "reader",
+    [
+        "SELECT content FROM read_text('{logs}/one.seed')",
+        "SELECT content FROM read_text('{logs}/*.seed')",
+        "SELECT content FROM read_text('{logs}/*')",
+        "SELECT * FROM read_csv('{logs}/one.seed', header = false)",
+        "SELECT json FROM read_ndjson_objects('{logs}/*')",
+    ],
+)
+def test_query_logs_cannot_read_the_secret_seeds_beside_the_logs(
+    games: Path, tmp_path: Path, reader: str
+) -> None:
+    logs = tmp_path / "logs"
+    shutil.copytree(games, logs)
+    (logs / "one.seed").write_text("the-secret-seed-0123456789\n")
+    result = run_cli("query", "--logs", str(logs), reader.format(logs=logs))
+    assert "the-secret-seed" not in result.output
+    assert result.exit_code == 2, result.output
+    assert run_cli("query", "--logs", str(logs), "SELECT count(*) FROM events").exit_code == 0
+
+
+def scratch_dirs() -> set[Path]:
+    return set(Path(tempfile.gettempdir()).glob("mortecouille-query-*"))
+
+
+def test_the_scratch_database_is_gone_before_any_sql_runs_and_stale_ones_are_swept(
+    archive: Path, tmp_path: Path
+) -> None:
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    stale = Path(tempfile.gettempdir()) / f"mortecouille-query-{int(dead.stdout)}-left"
+    stale.mkdir(exist_ok=True)
+    (stale / "views.duckdb").write_bytes(b"what a killed query left")
+    before = scratch_dirs()
+    with read_only_connection(archive_views(archive), archive) as connection:
+        # a kill from here on (the user's SQL) has nothing on disk to leak
+        assert not any(str(os.getpid()) in p.name for p in scratch_dirs() - before)
+        assert connection.execute("SELECT count(*) FROM dice").fetchone() == (6,)
+    assert not stale.exists()
+
+
+ENDLESS = "SELECT count(*) FROM range(1000000000000) a WHERE hash(a.range) = 0"
+
+
+def test_a_query_over_its_time_limit_is_stopped_with_exit_2_naming_the_option(archive: Path) -> None:
+    result = run_cli("query", "--timeout", "0.2", str(archive), ENDLESS)
+    assert result.exit_code == 2 and "--timeout: the query ran longer than 0.2 s" in result.output, (
+        result.output
+    )
+    assert "Traceback" not in result.output
+
+
+def test_the_memory_limit_has_a_default_and_can_be_set(archive: Path) -> None:
+    setting = "SELECT current_setting('memory_limit') AS m"
+    default = run_cli("query", "--format", "csv", str(archive), setting)
+    assert default.exit_code == 0 and default.output.split() == ["m", "1.8", "GiB"], default.output
+    chosen = run_cli("query", "--memory-limit", "100MB", "--format", "csv", str(archive), setting)
+    assert chosen.exit_code == 0 and chosen.output.split() == ["m", "95.3", "MiB"], chosen.output
+    hungry = run_cli(
+        "query", "--memory-limit", "20MB", str(archive), "SELECT list(range) FROM range(50000000)"
+    )
+    assert hungry.exit_code == 2 and "--memory-limit" in hungry.output, hungry.output
+    bad = run_cli("query", "--memory-limit", "lots'; SET x=1; --", str(archive), "SELECT 1")
+    assert bad.exit_code == 2 and "--memory-limit" in bad.output
+
+
+def test_ctrl_c_stops_a_query_with_exit_130_one_line_and_no_traceback(
+    archive: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def pressed_ctrl_c(*args: Any) -> QueryResult:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(analytics_commands, "query_archive", pressed_ctrl_c)
+    result = run_cli("query", str(archive), "SELECT 1")
+    assert result.exit_code == 130, result.output
+    assert result.output == "error: query interrupted (Ctrl-C)\n"
+
+
+def test_an_interrupted_query_comes_out_as_keyboard_interrupt_not_as_bad_sql(archive: Path) -> None:
+    """What DuckDB does on Ctrl-C (the connection is interrupted) is a KeyboardInterrupt for the CLI,
+    not a refused statement (exit 2) and not a timeout."""
+    with read_only_connection(archive_views(archive), archive) as connection:
+        done = threading.Event()
+
+        def press_until_done() -> None:
+            while not done.wait(0.05):
+                connection.interrupt()
+
+        presser = threading.Thread(target=press_until_done)
+        presser.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                run_query(connection, ENDLESS, timeout=0)
+        finally:
+            done.set()
+            presser.join()

@@ -47,7 +47,7 @@ def test_render_turn_zero_and_refusals(games: Path, tmp_path: Path) -> None:
     out = tmp_path / "t0.svg"
     assert run(games, "render", "b", "--turn", "0", "--svg", str(out)).exit_code == 0
     assert by_class(parsed(out), "path") == [] and len(by_class(parsed(out), "ship")) == 2
-    refused = run(games, "render", "b", "--turn", "7", "--svg", str(out))
+    refused = run(games, "render", "b", "--turn", "7", "--svg", str(out), "--force")
     assert refused.exit_code == 2 and "--turn" in refused.output
 
 

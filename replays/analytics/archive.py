@@ -32,9 +32,15 @@ and the lock.
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import fcntl
+import multiprocessing
 import os
+import signal
+import sys
 import tempfile
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -45,9 +51,10 @@ from typing import Any
 
 import msgspec
 
+from mortecouille.core.errors import BadInput
 from mortecouille.events.codec import LogError, decode_lines
 from mortecouille.events.game import GameCreated, GameEnded
-from mortecouille.events.store import GameLog
+from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameLog
 from mortecouille.replays.analytics.rows import game_rows
 from mortecouille.replays.analytics.schema import PARTITION_COLUMNS, TABLES, Columns, TableRow, readme_text
 from mortecouille.replays.reading.verify import verify_log
@@ -175,15 +182,77 @@ def _write_manifest(archive: Path, manifest: Manifest) -> None:
     os.replace(temporary, archive / MANIFEST_NAME)
 
 
+LOCK_NAME = ".lock"
+
+
 @contextmanager
-def _locked(archive: Path) -> Iterator[None]:
-    """One archiving run at a time: two would both think a game is new."""
-    fd = os.open(archive / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+def _locked(archive: Path, timeout: float) -> Iterator[None]:
+    """One archiving run at a time: two would both think a game is new.
+
+    The holder writes its process id into the lock file, so that one waiting can say who holds it;
+    a wait is bounded (Conflict, exit 3), as for a game's lock."""
+    fd = os.open(archive / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        deadline = time.monotonic() + timeout
+        delay = 0.001
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as error:
+                if error.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+            if time.monotonic() >= deadline:
+                holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+                raise Conflict(
+                    f"archive {archive} is locked by another archive run (process {holder}); "
+                    f"gave up after {timeout:g} s"
+                )
+            time.sleep(delay)
+            delay = min(delay * 2, 0.05)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield
     finally:
         os.close(fd)
+
+
+#: What a directory may hold to be taken for an archive before its first manifest is written (what
+#: a first run that crashed leaves); anything else means it is some other directory.
+ARCHIVE_ENTRIES = frozenset({LOCK_NAME, LOGS_DIR, f".{MANIFEST_NAME}.tmp", *TABLES})
+
+
+def check_archive_dir(archive: Path) -> None:
+    """Refuse (BadInput ``--to``) a directory that exists and is not an archive: archiving writes
+    its README.md, logs/ and tables, which would overwrite the files of whatever directory it is."""
+    if archive.is_symlink():
+        raise BadInput("--to", f"{archive} is a symbolic link: give the archive directory itself")
+    if not archive.exists():
+        return
+    if not archive.is_dir():
+        raise BadInput("--to", f"{archive} is not a directory")
+    if (archive / MANIFEST_NAME).is_file():
+        return
+    strangers = sorted(entry.name for entry in archive.iterdir() if not _archive_entry(entry))
+    if strangers:
+        shown = ", ".join(strangers[:3]) + (", ..." if len(strangers) > 3 else "")
+        raise BadInput(
+            "--to",
+            f"{archive} is not an archive (no {MANIFEST_NAME}) and holds {shown}: "
+            "give a new or empty directory, or an existing archive",
+        )
+
+
+def _archive_entry(entry: Path) -> bool:
+    if entry.name.startswith(".staging-"):
+        return True
+    if entry.name == "README.md":
+        return (
+            entry.is_file() and not entry.is_symlink() and entry.read_text(errors="replace") == readme_text()
+        )
+    if entry.name == LOGS_DIR:
+        return entry.is_dir() and all(p.suffix in (".jsonl", ".head") for p in entry.iterdir())
+    return entry.name in ARCHIVE_ENTRIES
 
 
 def _batch_of(part: Path) -> str:
@@ -248,17 +317,20 @@ def archive_games(
     flush_events: int = FLUSH_EVENTS,
     rederive_turns: bool = False,
     jobs: int = 1,
+    lock_timeout: float = LOCK_TIMEOUT_SECONDS,
 ) -> ArchiveResult:
     """Archive every finished, verified game of ``logs`` under ``archive`` in partition ``month``.
 
     Verified: hash chain and head, dice against the revealed seed, turn-end state hashes;
     ``rederive_turns`` also re-derives every outcome (as ``verify`` does, at about the cost of
     playing the game again). ``jobs`` processes verify and build rows side by side; the
-    archive is written by this one, in the order of ``logs``, whatever ``jobs`` is."""
+    archive is written by this one, in the order of ``logs``, whatever ``jobs`` is. Another run
+    holding the archive is waited for ``lock_timeout`` seconds at most (then Conflict, exit 3)."""
+    check_archive_dir(archive)
     archive.mkdir(parents=True, exist_ok=True)
     (archive / LOGS_DIR).mkdir(exist_ok=True)
     result = ArchiveResult()
-    with _locked(archive):
+    with _locked(archive, lock_timeout):
         manifest = read_manifest(archive)
         remove_orphans(archive, manifest)
         fresh: list[Path] = []
@@ -296,8 +368,26 @@ def _prepared(paths: list[Path], rederive_turns: bool, jobs: int) -> Iterator[Pr
     if jobs <= 1 or len(paths) < 2:
         yield from (prepare_game(path, rederive_turns) for path in paths)
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    # Spawned, not forked: a forked worker would inherit the archive's lock and keep it as long as it
+    # lives. And each worker dies with this process (a killed `archive` must not leave them running).
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(
+        max_workers=jobs, mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),)
+    ) as pool:
         yield from pool.map(partial(prepare_game, rederive_turns=rederive_turns), paths, chunksize=4)
+
+
+#: prctl option: the signal a process gets when its parent dies (linux/prctl.h).
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent(parent: int) -> None:
+    """In a worker: be killed when ``parent`` dies (Linux; elsewhere the pool's own checks remain)."""
+    if sys.platform == "linux":
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the signal was asked for
+        os._exit(1)
 
 
 def _check_archived(path: Path, known: ArchivedGame, result: ArchiveResult) -> None:
@@ -363,5 +453,9 @@ def has_parts(archive: Path, table: str) -> bool:
 def write_readme(archive: Path) -> None:
     path = archive / "README.md"
     text = readme_text()
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
+    if path.is_symlink() or not path.exists() or path.read_text() != text:
+        # a temporary file renamed over it: a link planted there is replaced, never written through
+        temporary = archive / ".README.md.tmp"
+        temporary.unlink(missing_ok=True)
+        temporary.write_text(text)
+        os.replace(temporary, path)

@@ -12,13 +12,24 @@ Read-only, enforced twice, both by DuckDB itself:
    read-only database, which would let a query write into the archive. So every statement is first
    split and typed by DuckDB's own parser (``duckdb.extract_statements``) and only reading types
    run: SELECT (which includes WITH, FROM-first, VALUES, DESCRIBE, SHOW, SUMMARIZE), EXPLAIN of a
-   SELECT (``EXPLAIN ANALYZE`` executes its statement) and PRAGMA (settings are locked).
+   SELECT (``EXPLAIN ANALYZE`` executes its statement) and the PRAGMAs of :data:`READ_PRAGMAS`
+   (``PRAGMA import_database`` runs the SQL files of a directory: a ``schema.sql`` planted in an
+   archive wrote through it).
+
+Bounded: a time limit (a watchdog interrupts the connection) and a memory limit, both overridable;
+nothing spills to disk. ``query --logs DIR`` may read the directory's ``*.jsonl`` logs only (never a
+secret ``.seed`` beside them). The throw-away database is deleted as soon as it is opened, before
+any user SQL runs, so a killed query leaves no temporary directory.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import shutil
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -40,6 +51,39 @@ class QueryRefused(BadInput):
 
     def __init__(self, message: str) -> None:
         super().__init__("SQL", message)
+
+
+class QueryLimits(msgspec.Struct, frozen=True):
+    """How long (seconds; 0: no limit) and how much memory (DuckDB's size syntax) a query may use."""
+
+    timeout: float = 300.0
+    memory: str = "2GB"
+
+
+DEFAULT_LIMITS = QueryLimits()
+
+MEMORY_SIZE = re.compile(r"^\d+(\.\d+)?\s*(B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)$", re.IGNORECASE)
+
+#: The PRAGMAs that only read (every other one is refused): a catalogue or a version.
+READ_PRAGMAS = frozenset(
+    {
+        "table_info",
+        "show",
+        "show_tables",
+        "show_tables_expanded",
+        "show_databases",
+        "database_list",
+        "database_size",
+        "storage_info",
+        "functions",
+        "collations",
+        "version",
+        "platform",
+        "user_agent",
+    }
+)
+
+_PRAGMA = re.compile(r"^\s*pragma\s+(?P<name>[a-z_][a-z0-9_]*)\s*(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
 
 
 class QueryResult(msgspec.Struct, frozen=True):
@@ -67,13 +111,26 @@ def check_read_only(sql: str) -> list[str]:
         text = statement.query.strip()
         if kind == duckdb.StatementType.EXPLAIN:
             _check_explain(text)
-        elif kind not in (duckdb.StatementType.SELECT, duckdb.StatementType.PRAGMA):
+        elif kind == duckdb.StatementType.PRAGMA:
+            _check_pragma(text)
+        elif kind != duckdb.StatementType.SELECT:
             raise QueryRefused(
                 f"{kind.name} statements are refused: the archive is read-only "
                 f"(SELECT, WITH, EXPLAIN, DESCRIBE, SHOW, PRAGMA only): {text[:60]!r}"
             )
         allowed.append(statement.query)
     return allowed
+
+
+def _check_pragma(text: str) -> None:
+    """Only the PRAGMAs that read (IMPORT DATABASE is parsed as a PRAGMA too, and refused here)."""
+    match = _PRAGMA.match(text)
+    name = match.group("name").lower() if match is not None else None
+    if match is None or name not in READ_PRAGMAS or match.group("rest").lstrip().startswith("="):
+        raise QueryRefused(
+            f"this PRAGMA is refused: the archive is read-only (allowed: {', '.join(sorted(READ_PRAGMAS))}): "
+            f"{text[:60]!r}"
+        )
 
 
 def _check_explain(text: str) -> None:
@@ -118,13 +175,13 @@ def archive_views(archive: Path) -> dict[str, str]:
     return views
 
 
-def log_views(logs: Path) -> dict[str, str]:
-    """Views straight over un-archived ``*.jsonl`` logs with DuckDB's JSON reader (no verification).
+def log_views(logs: Sequence[Path]) -> dict[str, str]:
+    """Views straight over the un-archived logs ``logs`` with DuckDB's JSON reader (no verification).
 
     ``events`` has the archive's columns (the game is the file name); ``dice`` and ``shots`` are
     extracted from it, so the dice and gunnery questions can be asked before archiving.
     """
-    source = sql_string(str(logs / "*.jsonl"))
+    source = "[" + ", ".join(sql_string(str(path)) for path in logs) + "]"
     events = (
         "SELECT regexp_extract(filename, '([^/]+)\\.jsonl$', 1) AS game, "
         "CAST(json->>'seq' AS BIGINT) AS seq, CAST(json->>'turn' AS INTEGER) AS turn, "
@@ -151,12 +208,25 @@ def log_views(logs: Path) -> dict[str, str]:
     return {"events": events, "dice": dice, "shots": shots}
 
 
+SCRATCH_PREFIX = "mortecouille-query-"
+
+
 @contextmanager
-def read_only_connection(views: dict[str, str], readable: Path) -> Iterator[duckdb.DuckDBPyConnection]:
-    """A DuckDB connection with ``views``, read-only, able to read files under ``readable`` only."""
+def read_only_connection(
+    views: dict[str, str],
+    readable: Path,
+    files: Sequence[Path] = (),
+    limits: QueryLimits = DEFAULT_LIMITS,
+) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A DuckDB connection with ``views``, read-only, able to read files under ``readable`` only, or
+    only ``files`` when given, within ``limits.memory`` (``limits.timeout`` is :func:`run_query`'s)."""
     import duckdb
 
-    with tempfile.TemporaryDirectory(prefix="mortecouille-query-") as scratch:
+    if not MEMORY_SIZE.match(limits.memory):
+        raise BadInput("--memory-limit", f"{limits.memory!r} is not a size such as 500MB or 2GB")
+    _remove_stale_scratch()
+    scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
+    try:
         database = str(Path(scratch) / "views.duckdb")
         builder = duckdb.connect(database)
         try:
@@ -165,46 +235,112 @@ def read_only_connection(views: dict[str, str], readable: Path) -> Iterator[duck
         finally:
             builder.close()
         connection = duckdb.connect(database, read_only=True)
-        try:
+    finally:
+        # The open connection keeps reading the unlinked file: nothing is left for a kill to leak.
+        shutil.rmtree(scratch, ignore_errors=True)
+    try:
+        if files:
+            paths = ", ".join(sql_string(str(path.resolve())) for path in files)
+            connection.execute(f"SET allowed_paths = [{paths}]")
+        else:
             directory = str(readable.resolve()) + "/"
             connection.execute(f"SET allowed_directories = [{sql_string(directory)}]")
-            connection.execute("SET enable_external_access = false")
-            connection.execute("SET lock_configuration = true")
-            yield connection
-        finally:
-            connection.close()
+        connection.execute(f"SET memory_limit = {sql_string(limits.memory)}")
+        connection.execute("SET temp_directory = ''")  # never spill: the memory limit is the limit
+        connection.execute("SET enable_external_access = false")
+        connection.execute("SET lock_configuration = true")
+        yield connection
+    finally:
+        connection.close()
 
 
-def run_query(connection: duckdb.DuckDBPyConnection, sql: str) -> QueryResult:
-    """Run ``sql`` (one or more reading statements) and return the last statement's result."""
+def _remove_stale_scratch() -> None:
+    """Delete the scratch directories of query processes that died before removing theirs. Only
+    folders named after their process (this version's) are judged: a folder of another version
+    may belong to a query running now."""
+    for scratch in Path(tempfile.gettempdir()).glob(f"{SCRATCH_PREFIX}*"):
+        owner = scratch.name.removeprefix(SCRATCH_PREFIX).split("-", 1)[0]
+        with contextlib.suppress(OSError):
+            if not owner.isdigit() or scratch.stat().st_uid != os.getuid() or _running(int(owner)):
+                continue
+            shutil.rmtree(scratch)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def run_query(
+    connection: duckdb.DuckDBPyConnection, sql: str, timeout: float = DEFAULT_LIMITS.timeout
+) -> QueryResult:
+    """Run ``sql`` (one or more reading statements) and return the last statement's result.
+
+    Over ``timeout`` seconds (0: no limit) the connection is interrupted (BadInput ``--timeout``);
+    Ctrl-C interrupts it too and comes out as KeyboardInterrupt."""
     import duckdb
 
     statements = check_read_only(sql)
+    expired = threading.Event()
+
+    def expire() -> None:
+        expired.set()
+        connection.interrupt()
+
+    watchdog = threading.Timer(timeout, expire) if timeout > 0 else None
+    if watchdog is not None:
+        watchdog.daemon = True
+        watchdog.start()
     try:
         for statement in statements[:-1]:
             connection.execute(statement)
         cursor = connection.execute(statements[-1])
         columns = tuple(column[0] for column in cursor.description or ())
         rows = cursor.fetchall()
+    except duckdb.InterruptException:
+        if expired.is_set():
+            raise BadInput(
+                "--timeout", f"the query ran longer than {timeout:g} s and was stopped; raise --timeout"
+            ) from None
+        raise KeyboardInterrupt from None
+    except duckdb.OutOfMemoryException as error:
+        raise BadInput(
+            "--memory-limit", f"the query needs more memory than allowed; raise --memory-limit ({error})"
+        ) from None
     except duckdb.Error as error:
         raise QueryRefused(str(error).strip()) from None
+    except RuntimeError as error:
+        # DuckDB turns a Ctrl-C during a query into RuntimeError("Query interrupted")
+        if "interrupted" in str(error).lower():
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        if watchdog is not None:
+            watchdog.cancel()
     return QueryResult(columns=columns, rows=rows)
 
 
-def query_archive(archive: Path, sql: str) -> QueryResult:
+def query_archive(archive: Path, sql: str, limits: QueryLimits = DEFAULT_LIMITS) -> QueryResult:
     if not archive.is_dir():
         raise BadInput("ARCHIVE", f"{archive} is not an archive directory")
-    with read_only_connection(archive_views(archive), archive) as connection:
-        return run_query(connection, sql)
+    with read_only_connection(archive_views(archive), archive, limits=limits) as connection:
+        return run_query(connection, sql, limits.timeout)
 
 
-def query_logs(logs: Path, sql: str) -> QueryResult:
+def query_logs(logs: Path, sql: str, limits: QueryLimits = DEFAULT_LIMITS) -> QueryResult:
+    """SQL over the ``*.jsonl`` logs of ``logs``: those files are all it may read (not the seeds)."""
     if not logs.is_dir():
         raise BadInput("--logs", f"{logs} is not a directory")
-    if not any(logs.glob("*.jsonl")):
+    files = sorted(path for path in logs.glob("*.jsonl") if path.is_file())
+    if not files:
         raise BadInput("--logs", f"{logs} holds no *.jsonl game log")
-    with read_only_connection(log_views(logs), logs) as connection:
-        return run_query(connection, sql)
+    with read_only_connection(log_views(files), logs, files=files, limits=limits) as connection:
+        return run_query(connection, sql, limits.timeout)
 
 
 # ------------------------------------------------------------------ output
