@@ -438,3 +438,16 @@ def alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return status.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_a_damaged_manifest_is_refused_as_corrupt_naming_the_file(tmp_path: Path) -> None:
+    """Issue 12.16: a corrupt manifest is named with exit 4, never an unexpected error."""
+    sims, archive = tmp_path / "sims", tmp_path / "archive"
+    assert run_cli("simulate", "--games", "1", "--seed", "damaged-manifest", "--to", str(sims)).exit_code == 0
+    assert run_cli("archive", "--games-dir", str(sims), "--to", str(archive)).exit_code == 0
+    (archive / "manifest.json").write_text("garbage{")
+    before = {p: p.read_bytes() for p in archive.rglob("*") if p.is_file()}
+    result = run_cli("archive", "--games-dir", str(sims), "--to", str(archive))
+    assert result.exit_code == 4, result.output
+    assert "manifest.json is damaged" in result.output and "unexpected" not in result.output
+    assert {p: p.read_bytes() for p in archive.rglob("*") if p.is_file()} == before

@@ -166,11 +166,18 @@ def prepare_game(path: Path, rederive_turns: bool = False) -> PreparedGame | Ref
 
 
 def read_manifest(archive: Path) -> Manifest:
+    """The archive's manifest (empty for a new archive); a damaged one is refused (exit 4), since
+    which batches and games the archive holds can then no longer be trusted."""
     path = archive / MANIFEST_NAME
     try:
         return msgspec.json.decode(path.read_bytes(), type=Manifest)
     except FileNotFoundError:
         return Manifest()
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        raise LogError(
+            f"{path} is damaged ({error}); the archive cannot say what it holds: archive again into a new "
+            "folder (the logs kept in its logs/ folder are the source)"
+        ) from None
 
 
 def _write_manifest(archive: Path, manifest: Manifest) -> None:
