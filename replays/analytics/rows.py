@@ -1,6 +1,7 @@
 """The rows of the archive's tables for one game, built in Python from its typed events and its
 final folded state, as the row types of :mod:`mortecouille.replays.analytics.schema` (whose fields
-are the tables' columns).
+are the tables' columns). A column named as its event's field is copied by name
+(:func:`~mortecouille.core.life_cycle.shared_fields`); only the others are spelled out here.
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mortecouille.core.game import fold
+from mortecouille.core.life_cycle import shared_fields
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.combat import FireChecked, ShotFired
@@ -55,26 +57,13 @@ def game_rows(name: str, events: Sequence[Event], lines: Sequence[bytes]) -> dic
                 game=name,
                 seq=event.seq,
                 turn=turn if isinstance(turn, int) else None,
-                type=str(event.__struct_config__.tag),  # a string for every event (events.base.register)
+                type=str(event.__struct_config__.tag),  # a string for every event of the schema table (events.schema)
                 ship=ship if isinstance(ship, str) else None,
                 payload=line.decode("utf-8"),
             )
         )
         if isinstance(event, DieRolled):
-            add(
-                DieRow(
-                    game=name,
-                    seq=event.seq,
-                    turn=event.turn,
-                    phase=event.phase,
-                    ship=event.ship,
-                    purpose=event.purpose,
-                    index=event.index,
-                    sides=event.sides,
-                    value=event.value,
-                    source=event.source,
-                )
-            )
+            add(DieRow(game=name, **shared_fields(event, DieRow)))
         elif isinstance(event, ShotFired):
             add(
                 ShotRow(
@@ -115,37 +104,11 @@ def game_rows(name: str, events: Sequence[Event], lines: Sequence[bytes]) -> dic
                 )
             )
         elif isinstance(event, DamageTaken):
-            add(
-                DamageRow(
-                    game=name,
-                    seq=event.seq,
-                    turn=event.turn,
-                    round=event.round,
-                    phase=event.phase,
-                    ship=event.ship,
-                    amount=event.amount,
-                    cause=event.cause,
-                    other=event.other,
-                    rules=list(event.rules),
-                )
-            )
+            add(DamageRow(game=name, **shared_fields(event, DamageRow)))
             if event.other is not None and event.other != event.ship:
                 dealt[event.other] = dealt.get(event.other, 0.0) + event.amount
         elif isinstance(event, FireChecked):
-            add(
-                FireRow(
-                    game=name,
-                    seq=event.seq,
-                    turn=event.turn,
-                    ship=event.ship,
-                    phase=event.phase,
-                    die=event.die,
-                    out=event.out,
-                    damage=event.damage,
-                    next_phase=event.next_phase,
-                    abandoned=event.abandoned,
-                )
-            )
+            add(FireRow(game=name, **shared_fields(event, FireRow)))
         elif isinstance(event, RulingRecorded):
             add(
                 RulingRow(
