@@ -19,6 +19,7 @@ import click
 import msgspec
 import structlog
 
+from mortecouille.app.commands import games_dir
 from mortecouille.core.errors import MortecouilleError
 from mortecouille.core.limits import shown
 from mortecouille.events.codec import LogError
@@ -64,9 +65,84 @@ def configure_logging(verbose: int, log_json: bool) -> None:
 
 class Context(msgspec.Struct):
     games: Path
+    #: how much the log says and how (``-v``, ``--log-json``): kept so that the same options given
+    #: after a subcommand add to those given before it
+    verbose: int = 0
+    log_json: bool = False
 
 
 pass_context = click.make_pass_decorator(Context)
+
+
+# --- the global options, before or after the subcommand (issue 13.6) -------------------------------
+#
+# ``mortecouille --games-dir D state g`` and ``mortecouille state g --games-dir D`` mean the same:
+# the group reads these options first, then each command takes them again as below, changing
+# the same Context. The group's own options and these share their names and helps from here.
+
+GAMES_DIR_HELP = "Where game logs live (default $MORTECOUILLE_GAMES or ./games)."
+VERBOSE_HELP = "More detail on stderr (-vv for debug)."
+LOG_JSON_HELP = "Structured JSON log lines on stderr."
+
+
+def _set_games_dir(ctx: click.Context, _: click.Parameter, value: str | None) -> None:
+    if value is not None:
+        ctx.ensure_object(Context).games = games_dir(value)
+
+
+def _set_verbose(ctx: click.Context, _: click.Parameter, value: int) -> None:
+    if value:
+        settings = ctx.ensure_object(Context)
+        settings.verbose += value
+        configure_logging(settings.verbose, settings.log_json)
+
+
+def _set_log_json(ctx: click.Context, _: click.Parameter, value: bool) -> None:
+    if value:
+        settings = ctx.ensure_object(Context)
+        settings.log_json = True
+        configure_logging(settings.verbose, settings.log_json)
+
+
+def global_options() -> list[click.Option]:
+    """``--games-dir``, ``-v`` and ``--log-json`` as a command's own options: given after the
+    subcommand, they change the Context the group made (eager, so they apply before any other
+    option's callback reads it)."""
+    return [
+        click.Option(
+            ["--games-dir"],
+            type=click.Path(file_okay=False),
+            default=None,
+            expose_value=False,
+            is_eager=True,
+            callback=_set_games_dir,
+            help=GAMES_DIR_HELP,
+        ),
+        click.Option(
+            ["-v", "--verbose"],
+            count=True,
+            expose_value=False,
+            is_eager=True,
+            callback=_set_verbose,
+            help=VERBOSE_HELP,
+        ),
+        click.Option(
+            ["--log-json"],
+            is_flag=True,
+            expose_value=False,
+            is_eager=True,
+            callback=_set_log_json,
+            help=LOG_JSON_HELP,
+        ),
+    ]
+
+
+def with_global_options(command: click.Command) -> click.Command:
+    """``command`` taking the global options too; one it already has (``archive --games-dir``,
+    which means the same directory) is left as the command declares it."""
+    taken = {opt for param in command.params for opt in param.opts}
+    command.params.extend(option for option in global_options() if not taken & set(option.opts))
+    return command
 
 
 def echo_lines(lines: Iterable[str]) -> None:
