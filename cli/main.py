@@ -24,6 +24,7 @@ from mortecouille.cli import (
     fleet_commands,
     game_commands,
     order_commands,
+    referee_commands,
     replay_commands,
     rules_commands,
 )
@@ -49,6 +50,7 @@ COMMANDS: tuple[click.Command, ...] = (
     *rules_commands.COMMANDS,
     *demo_command.COMMANDS,
     *analytics_commands.COMMANDS,
+    *referee_commands.COMMANDS,
 )
 
 
@@ -82,6 +84,7 @@ class RefereeGroup(click.Group):
 )
 @click.option("-v", "--verbose", count=True, help=VERBOSE_HELP)
 @click.option("--log-json", is_flag=True, help=LOG_JSON_HELP)
+@click.version_option(package_name="mortecouille", prog_name="mortecouille", message="%(prog)s %(version)s")
 @click.pass_context
 def cli(ctx: click.Context, games_dir: str | None, verbose: int, log_json: bool) -> None:
     """Mortecouille: an event-sourced referee for tabletop naval battles."""

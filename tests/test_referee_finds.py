@@ -4,12 +4,17 @@ whose orders are missing, ship names as ``place`` takes them, and shell completi
 
 from __future__ import annotations
 
+import json
 import re
+from importlib import metadata
 from pathlib import Path
 
+from click.testing import CliRunner
+
 from mortecouille.cli.main import cli
+from mortecouille.core.fleet.catalogue import catalogue_for
 from mortecouille.core.hints import PARTIAL_HINT, REPLACE_HINT
-from tests.cli_helpers import run, run_cli
+from tests.cli_helpers import run, run_cli, tree_digest
 
 
 def set_up(games: Path, game: str = "g") -> Path:
@@ -97,3 +102,133 @@ def test_no_message_spells_a_hint_of_its_own() -> None:
         if spelt.search(path.read_text(encoding="utf-8"))
     ]
     assert offenders == []
+
+
+# --- 13.5: what a referee looks for ----------------------------------------------------------------
+
+
+def test_games_lists_each_game_with_ruleset_turn_status_and_missing_orders(games: Path) -> None:
+    set_up(games)
+    blockade(games)
+    assert run(games, "order", "g", "Hope", "advance").exit_code == 0
+    result = run(games, "games")
+    assert result.exit_code == 0, result.output
+    assert "b: blockade, turn 1, playing; orders missing: Anne (Sloopy); Bart (Frig)" in result.output
+    assert "g: mortecouille, turn 1, playing; orders missing: Bart (Kraken)" in result.output
+    listed = json.loads(run(games, "games", "--json").output)["games"]
+    assert [(g["name"], g["ruleset"], g["turn"], g["status"], g["waiting"]) for g in listed] == [
+        ("b", "blockade", 1, "playing", {"Anne": ["Sloopy"], "Bart": ["Frig"]}),
+        ("g", "mortecouille", 1, "playing", {"Bart": ["Kraken"]}),
+    ]
+
+
+def test_games_shows_an_ended_game_with_its_winner_and_waits_for_nobody(games: Path) -> None:
+    set_up(games)
+    assert run(games, "end", "g", "--winner", "Anne").exit_code == 0
+    assert "g: mortecouille, turn 1, ended, winner Anne\n" in run(games, "games").output
+
+
+def test_games_lists_an_unreadable_log_by_name_exits_4_and_writes_nothing(games: Path) -> None:
+    set_up(games)
+    (games / "torn.jsonl").write_bytes(b"not json\n")
+    before = tree_digest(games)
+    result = run(games, "games")
+    assert result.exit_code == 4
+    assert "torn: unreadable" in result.output and "g: mortecouille" in result.output
+    assert tree_digest(games) == before
+
+
+def test_version_comes_from_the_package_metadata() -> None:
+    result = run_cli("--version")
+    assert result.exit_code == 0
+    assert result.output.strip() == f"mortecouille {metadata.version('mortecouille')}"
+
+
+def test_prices_lists_every_ship_and_option_of_the_catalogue_with_both_names() -> None:
+    catalogue = catalogue_for()
+    text = run_cli("prices")
+    assert text.exit_code == 0, text.output
+    for kind in catalogue.ships.values():
+        assert f"{kind.french_name} / {kind.english_name}, {kind.ship_class}, {kind.price}" in text.output
+    for option in catalogue.options.values():
+        assert option.id in text.output and option.english_name in text.output
+    body = json.loads(run_cli("prices", "--json").output)
+    assert {s["id"]: s["price"] for s in body["ships"]} == {k.id: k.price for k in catalogue.ships.values()}
+    assert {o["id"]: o["price"] for o in body["options"]} == {
+        o.id: o.price for o in catalogue.options.values()
+    }
+    assert body["rules_version"] == catalogue.version
+
+
+def test_order_help_shows_the_action_grammar() -> None:
+    text = run_cli("order", "--help").output
+    for form in ("advance", "idle", "fireship", "maneuver 1/8|1/4|1/2 left|right [--sailing]"):
+        assert f"  {form}\n" in text
+    assert "attack port|starboard|bow|stern TARGET [--burst]" in text and "catapult TARGET" in text
+
+
+def test_buy_help_lists_every_kind_and_ship_option_from_the_catalogue() -> None:
+    text = run_cli("buy", "--help").output
+    catalogue = catalogue_for()
+    for kind in catalogue.ships.values():
+        assert f"{kind.id} ({kind.french_name}): {kind.price}" in text
+    for option in catalogue.options.values():
+        if option.scope == "ship":
+            assert f"{option.id} ({option.french_name}):" in text
+
+
+def test_text_state_shows_whose_orders_are_still_missing(games: Path) -> None:
+    set_up(games)
+    assert "orders missing: Anne (Hope), Bart (Kraken)" in run(games, "state", "g").output
+    assert run(games, "order", "g", "Hope", "advance").exit_code == 0
+    after = run(games, "state", "g").output
+    assert "orders missing: Bart (Kraken)" in after and "Anne (Hope)" not in after
+
+
+def test_order_takes_a_ship_name_in_any_case_and_suggests_a_near_miss(games: Path) -> None:
+    set_up(games)
+    assert run(games, "order", "g", "hOPE", "advance").exit_code == 0
+    given = [json.loads(line) for line in (games / "g.jsonl").read_text().splitlines()]
+    assert any(e.get("type") == "order-given" and e.get("ship") == "Hope" for e in given)
+    before = tree_digest(games)
+    missed = run(games, "order", "g", "Krakn", "idle")
+    assert missed.exit_code == 2 and "did you mean 'Kraken'?" in missed.output
+    assert tree_digest(games) == before
+
+
+def complete(args: str, env: dict[str, str] | None = None) -> list[str]:
+    """What ``mortecouille`` offers for the last word of ``args`` in bash."""
+    words = f"mortecouille {args}"
+    result = CliRunner().invoke(
+        cli,
+        [],
+        prog_name="mortecouille",
+        env={
+            "_MORTECOUILLE_COMPLETE": "bash_complete",
+            "COMP_WORDS": words,
+            "COMP_CWORD": str(len(words.split(" ")) - 1),
+            **(env or {}),
+        },
+    )
+    assert result.exit_code == 0, result.output
+    return [line.split(",", 1)[1] for line in result.output.splitlines()]
+
+
+def test_shell_completion_offers_game_names_and_ship_names(games: Path) -> None:
+    set_up(games)
+    set_up(games, "other")
+    before = tree_digest(games)
+    assert complete(f"--games-dir {games} state ") == ["g", "other"]
+    assert complete(f"--games-dir {games} order o") == ["other"]
+    assert complete(f"--games-dir {games} order g ") == ["Hope", "Kraken"]
+    assert complete(f"--games-dir {games} order g k") == ["Kraken"]
+    assert complete("state ", {"MORTECOUILLE_GAMES": str(games)}) == ["g", "other"]
+    assert complete(f"--games-dir {games} buy g Anne yellow-") == ["yellow-small", "yellow-big"]
+    assert tree_digest(games) == before
+
+
+def test_shell_completion_is_documented_in_the_readme() -> None:
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert "_MORTECOUILLE_COMPLETE=bash_source mortecouille" in readme
+    for command in ("mortecouille games", "mortecouille prices", "mortecouille --version"):
+        assert command in readme
