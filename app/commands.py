@@ -35,15 +35,17 @@ from mortecouille.core.dice import (
     matches_commitment,
     salted_commitment,
 )
-from mortecouille.core.errors import BadInput
+from mortecouille.core.errors import BadInput, MortecouilleError
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn
 from mortecouille.core.state import EMPTY, GameState
+from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
+from mortecouille.events.codec import LogError
 from mortecouille.events.game import GameEnded
-from mortecouille.events.store import Conflict, GameLog, Unwritable
+from mortecouille.events.store import Conflict, GameLog, GameNotFound, Unwritable
 from mortecouille.replays.reading.describe import describe_event
 
 log = structlog.get_logger("mortecouille")
@@ -347,3 +349,46 @@ def end_game(log_: GameLog, *, winner: str | None = None, reason: str = "referee
     ended = appended[-1]
     assert isinstance(ended, GameEnded)
     return ended
+
+
+# --- the games of a directory (issue 13.5) ---------------------------------------------------
+
+
+class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
+    """One line of ``games``: where a game stands. ``problem`` says why a log could not be
+    read (the other fields are then empty); ``waiting`` maps each player the turn waits for to
+    their ships still without orders (tokens in blockade)."""
+
+    name: str
+    ruleset: str = ""
+    turn: int = 0
+    status: str = "playing"
+    winner: str | None = None
+    waiting: dict[str, tuple[str, ...]] = {}
+    problem: str | None = None
+
+
+def summarise_game(name: str, state: GameState) -> GameSummary:
+    return GameSummary(
+        name=name,
+        ruleset=state.ruleset,
+        turn=state.turn,
+        status="ended" if state.ended else "playing",
+        winner=state.winner,
+        waiting=dict(players_awaiting_orders(state)),
+    )
+
+
+def list_games(directory: Path) -> list[GameSummary]:
+    """Every game of ``directory``, by name; a log that cannot be read or folded is listed with
+    its problem instead of stopping the list (``verify`` tells the whole story). Reads only."""
+    if not directory.is_dir():
+        return []
+    summaries = []
+    for path in sorted(directory.glob("*.jsonl")):
+        name = path.name.removesuffix(".jsonl")
+        try:
+            summaries.append(summarise_game(name, load(game_log(directory, name))[1]))
+        except (MortecouilleError, LogError, GameNotFound, Conflict) as error:
+            summaries.append(GameSummary(name=name, status="unreadable", problem=str(error)))
+    return summaries

@@ -9,8 +9,10 @@ import click
 import msgspec
 
 from mortecouille.app.commands import game_log, load, run_command
+from mortecouille.cli.referee_commands import price_text
 from mortecouille.cli.shared import Context, echo_text, pass_context, reports_errors
 from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.fleet.catalogue import catalogue_for
 from mortecouille.core.fleet.commands import (
     BuyShip,
     EquipFleet,
@@ -33,7 +35,22 @@ def _options_text(options: tuple[str, ...]) -> str:
     return f" with {', '.join(options)}" if options else ""
 
 
-@click.command()
+def _buy_epilog() -> str:
+    """``buy --help``'s kinds and options, from the price list itself (``prices`` has it all)."""
+    catalogue = catalogue_for()
+    kinds = [f"  {k.id} ({k.french_name}): {k.price}" for k in catalogue.ships.values()]
+    options = [
+        f"  {o.id} ({o.french_name}): {price_text(o)}"
+        for o in catalogue.options.values()
+        if o.scope == "ship"
+    ]
+    return "\n".join(
+        ["\b", "KIND (id or French name): price", *kinds, "--option (id or French name): price", *options]
+        + ["\b", "Fleet options are bought with equip --fleet; mortecouille prices lists everything."]
+    )
+
+
+@click.command(epilog=_buy_epilog())
 @click.argument("game")
 @click.argument("player")
 @click.argument("kind")

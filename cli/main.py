@@ -24,10 +24,19 @@ from mortecouille.cli import (
     fleet_commands,
     game_commands,
     order_commands,
+    referee_commands,
     replay_commands,
     rules_commands,
 )
-from mortecouille.cli.shared import Context, configure_logging, fail
+from mortecouille.cli.shared import (
+    GAMES_DIR_HELP,
+    LOG_JSON_HELP,
+    VERBOSE_HELP,
+    Context,
+    configure_logging,
+    fail,
+    with_global_options,
+)
 
 __all__ = ["COMMANDS", "cli", "main"]
 
@@ -41,6 +50,7 @@ COMMANDS: tuple[click.Command, ...] = (
     *rules_commands.COMMANDS,
     *demo_command.COMMANDS,
     *analytics_commands.COMMANDS,
+    *referee_commands.COMMANDS,
 )
 
 
@@ -70,19 +80,20 @@ class RefereeGroup(click.Group):
     "--games-dir",
     type=click.Path(file_okay=False),
     default=None,
-    help="Where game logs live (default $MORTECOUILLE_GAMES or ./games).",
+    help=GAMES_DIR_HELP,
 )
-@click.option("-v", "--verbose", count=True, help="More detail on stderr (-vv for debug).")
-@click.option("--log-json", is_flag=True, help="Structured JSON log lines on stderr.")
+@click.option("-v", "--verbose", count=True, help=VERBOSE_HELP)
+@click.option("--log-json", is_flag=True, help=LOG_JSON_HELP)
+@click.version_option(package_name="mortecouille", prog_name="mortecouille", message="%(prog)s %(version)s")
 @click.pass_context
 def cli(ctx: click.Context, games_dir: str | None, verbose: int, log_json: bool) -> None:
     """Mortecouille: an event-sourced referee for tabletop naval battles."""
     configure_logging(verbose, log_json)
-    ctx.obj = Context(games=resolve_games_dir(games_dir))
+    ctx.obj = Context(games=resolve_games_dir(games_dir), verbose=verbose, log_json=log_json)
 
 
 for command in COMMANDS:
-    cli.add_command(command)
+    cli.add_command(with_global_options(command))
 
 
 def main() -> None:

@@ -17,12 +17,29 @@ import click
 from mortecouille.app.commands import game_log, run_command
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
+from mortecouille.core.fleet.commands import resolve_ship
 from mortecouille.core.mortecouille.orders import GiveOrder
 from mortecouille.events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver, Order
 
 USAGE = (
     "advance | idle | fireship | maneuver 1/8|1/4|1/2 left|right [--sailing] | "
     "attack port|starboard|bow|stern TARGET [--burst] | catapult TARGET"
+)
+
+
+#: ``order --help``'s grammar of actions and its examples (issue 13.5): the words ``parse_action``
+#: reads, each on a line (``\b`` keeps click from joining them).
+GRAMMAR = "\n".join(
+    [
+        "\b",
+        "ACTION is one of:",
+        *(f"  {form}" for form in USAGE.split(" | ")),
+        "Join several with + (extra crew, or an action and catapult shots). Examples:",
+        "  order GAME Pearl advance",
+        "  order GAME Pearl maneuver 1/4 left --sailing",
+        "  order GAME Pearl attack port Kraken --burst + catapult Kraken",
+        "SHIP is matched as place matches it: case and spacing aside.",
+    ]
 )
 
 
@@ -66,7 +83,7 @@ def parse_actions(words: tuple[str, ...]) -> tuple[Order, ...]:
     return tuple(parse_action(group, index + 1) for index, group in enumerate(groups))
 
 
-@click.command(context_settings={"ignore_unknown_options": True})
+@click.command(context_settings={"ignore_unknown_options": True}, epilog=GRAMMAR)
 @click.argument("game")
 @click.argument("ship")
 @click.argument("action", nargs=-1, required=True, type=click.UNPROCESSED)
@@ -81,7 +98,7 @@ def order(
     actions = parse_actions(action)
     outcome = run_command(
         game_log(ctx.games, game),
-        lambda state: GiveOrder(ship=ship, actions=actions, replace=replace_orders),
+        lambda state: GiveOrder(ship=resolve_ship(state, ship), actions=actions, replace=replace_orders),
         expected_seq=expect_seq,
     )
     echo_lines(outcome.lines())

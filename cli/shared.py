@@ -13,13 +13,15 @@ import logging
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import Any, Final, NoReturn, TypeVar
 
 import click
 import msgspec
 import structlog
 
+from mortecouille.app.commands import game_log, games_dir, load
 from mortecouille.core.errors import MortecouilleError
+from mortecouille.core.fleet.catalogue import catalogue_for
 from mortecouille.core.limits import shown
 from mortecouille.events.codec import LogError
 from mortecouille.events.store import Conflict, GameNotFound, Unwritable
@@ -64,9 +66,142 @@ def configure_logging(verbose: int, log_json: bool) -> None:
 
 class Context(msgspec.Struct):
     games: Path
+    #: how much the log says and how (``-v``, ``--log-json``): kept so that the same options given
+    #: after a subcommand add to those given before it
+    verbose: int = 0
+    log_json: bool = False
 
 
 pass_context = click.make_pass_decorator(Context)
+
+
+# --- the global options, before or after the subcommand (issue 13.6) -------------------------------
+#
+# ``mortecouille --games-dir D state g`` and ``mortecouille state g --games-dir D`` mean the same:
+# the group reads these options first, then each command takes them again as below, changing
+# the same Context. The group's own options and these share their names and helps from here.
+
+GAMES_DIR_HELP = "Where game logs live (default $MORTECOUILLE_GAMES or ./games)."
+VERBOSE_HELP = "More detail on stderr (-vv for debug)."
+LOG_JSON_HELP = "Structured JSON log lines on stderr."
+
+
+def _settings(ctx: click.Context) -> Context:
+    """The Context the group made; made here when the group's callback did not run (shell
+    completion parses the command line without running any command)."""
+    settings = ctx.find_object(Context)
+    if settings is None:
+        settings = ctx.obj = Context(games=games_dir(ctx.find_root().params.get("games_dir")))
+    return settings
+
+
+def _set_games_dir(ctx: click.Context, _: click.Parameter, value: str | None) -> None:
+    if value is not None:
+        _settings(ctx).games = games_dir(value)
+
+
+def _set_verbose(ctx: click.Context, _: click.Parameter, value: int) -> None:
+    if value:
+        settings = _settings(ctx)
+        settings.verbose += value
+        configure_logging(settings.verbose, settings.log_json)
+
+
+def _set_log_json(ctx: click.Context, _: click.Parameter, value: bool) -> None:
+    if value:
+        settings = _settings(ctx)
+        settings.log_json = True
+        configure_logging(settings.verbose, settings.log_json)
+
+
+def global_options() -> list[click.Option]:
+    """``--games-dir``, ``-v`` and ``--log-json`` as a command's own options: given after the
+    subcommand, they change the Context the group made (eager, so they apply before any other
+    option's callback reads it)."""
+    return [
+        click.Option(
+            ["--games-dir"],
+            type=click.Path(file_okay=False),
+            default=None,
+            expose_value=False,
+            is_eager=True,
+            callback=_set_games_dir,
+            help=GAMES_DIR_HELP,
+        ),
+        click.Option(
+            ["-v", "--verbose"],
+            count=True,
+            expose_value=False,
+            is_eager=True,
+            callback=_set_verbose,
+            help=VERBOSE_HELP,
+        ),
+        click.Option(
+            ["--log-json"],
+            is_flag=True,
+            expose_value=False,
+            is_eager=True,
+            callback=_set_log_json,
+            help=LOG_JSON_HELP,
+        ),
+    ]
+
+
+def with_global_options(command: click.Command) -> click.Command:
+    """``command`` taking the global options too; one it already has (``archive --games-dir``,
+    which means the same directory) is left as the command declares it. Its GAME and SHIP
+    arguments complete in the shell (``_MORTECOUILLE_COMPLETE=bash_source mortecouille``)."""
+    taken = {opt for param in command.params for opt in param.opts}
+    command.params.extend(option for option in global_options() if not taken & set(option.opts))
+    # ``new`` names a game that does not exist yet: offering the existing ones would mislead.
+    completions = {name: fn for name, fn in COMPLETIONS.items() if (command.name, name) != ("new", "game")}
+    for param in command.params:
+        if isinstance(param, click.Argument) and param.name in completions:
+            # click takes a completion callback only as the argument is declared; set here, every
+            # command's GAME and SHIP complete alike without each module repeating it.
+            param._custom_shell_complete = completions[param.name]  # noqa: SLF001
+    return command
+
+
+# --- shell completion (issue 13.5) ------------------------------------------------------------
+#
+# Completion reads the games directory and never writes; a log it cannot read offers nothing.
+
+
+def complete_game(ctx: click.Context, _: click.Parameter, incomplete: str) -> list[str]:
+    """The games of the games directory whose names start with what was typed."""
+    try:
+        names = sorted(path.name.removesuffix(".jsonl") for path in _settings(ctx).games.glob("*.jsonl"))
+    except (OSError, ValueError):
+        return []
+    return [name for name in names if name.startswith(incomplete)]
+
+
+def complete_ship(ctx: click.Context, _: click.Parameter, incomplete: str) -> list[str]:
+    """The ships of the game already on the command line (placed or bought), by what was typed."""
+    game = ctx.params.get("game")
+    if not isinstance(game, str):
+        return []
+    try:
+        state = load(game_log(_settings(ctx).games, game))[1]
+    except Exception:  # noqa: BLE001 - completion offers nothing rather than a traceback
+        return []
+    bought = [purchase.name for fleet in state.fleets.values() for purchase in fleet.ships]
+    names = sorted({*state.ships, *bought})
+    return [name for name in names if name.casefold().startswith(incomplete.casefold())]
+
+
+def complete_kind(ctx: click.Context, _: click.Parameter, incomplete: str) -> list[str]:
+    """The ship kinds of the price list (F1)."""
+    return [kind for kind in catalogue_for().ships if kind.startswith(incomplete.casefold())]
+
+
+#: The arguments that complete, by name, with what they offer.
+COMPLETIONS: Final[dict[str, Callable[[click.Context, click.Parameter, str], list[str]]]] = {
+    "game": complete_game,
+    "ship": complete_ship,
+    "kind": complete_kind,
+}
 
 
 def echo_lines(lines: Iterable[str]) -> None:

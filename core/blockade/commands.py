@@ -21,6 +21,7 @@ from mortecouille.core.blockade.rounds import (
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.hints import PARTIAL_HINT
 from mortecouille.core.life_cycle import (
     Command,
     Evolve,
@@ -108,9 +109,7 @@ def resolve_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSour
         raise RuleViolation("P1", "no ship is afloat: nothing to resolve")
     missing = [sid for sid in afloat if sid not in state.tokens]
     if missing and not command.partial:
-        raise RuleViolation(
-            "P1", f"no tokens yet for {', '.join(missing)}; give them or resolve with --partial"
-        )
+        raise RuleViolation("P1", f"no tokens yet for {', '.join(missing)}; {PARTIAL_HINT}")
     turn = state.turn
     ships = {
         s.id: BlockadeShip(s.id, s.kind, s.at, s.facing, float(s.damage), not s.afloat)

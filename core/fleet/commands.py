@@ -104,6 +104,15 @@ def find_purchase(state: GameState, ship: str) -> tuple[Fleet, ShipPurchase]:
     raise BadInput("SHIP", f"no ship named {ship!r} was bought in {state.game!r}{hint}")
 
 
+def resolve_ship(state: GameState, text: str) -> str:
+    """The id of the ship ``text`` names as ``place`` and ``equip`` read it (case and spacing
+    aside, a near miss answered with "did you mean"), for the commands that take a ship's id
+    (``order``); a ship the game has under exactly that id is taken as it is."""
+    if text in state.ships:
+        return text
+    return find_purchase(state, text)[1].name
+
+
 def _ship_names_in_game(state: GameState) -> list[str]:
     bought = [s.name for fleet in state.fleets.values() for s in fleet.ships]
     return [*bought, *state.ships]

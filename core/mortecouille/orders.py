@@ -26,6 +26,7 @@ from mortecouille.core.board.geometry import distance
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.catalogue import POSITIONS, Position
+from mortecouille.core.hints import REPLACE_HINT
 from mortecouille.core.life_cycle import Command, replace, ship_named
 from mortecouille.core.mortecouille.common import ship_stats
 from mortecouille.core.mortecouille.fire import FIRE_TABLE
@@ -176,7 +177,7 @@ def decide_give_order(state: GameState, command: GiveOrder, dice: DiceSource) ->
     already = bool(orders_this_turn(state, command.ship))
     if already and not command.replace:
         raise RuleViolation(
-            "T1", f"{command.ship} already has its orders for turn {state.turn}; replace them explicitly"
+            "T1", f"{command.ship} already has its orders for turn {state.turn}; {REPLACE_HINT}"
         )
     stats = ship_stats(state, command.ship)
     check_actions(

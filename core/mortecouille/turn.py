@@ -26,6 +26,7 @@ from collections.abc import Iterable
 
 from mortecouille.core.dice import DiceCup, DiceSource, matches_commitment
 from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.hints import PARTIAL_HINT
 from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.mortecouille.combat import CombatOutcome, combat_phase
 from mortecouille.core.mortecouille.evolution import fold
@@ -87,7 +88,6 @@ def resolve_mortecouille_turn(state: GameState, command: ResolveTurn, dice: Dice
     return produced
 
 
-
 def _check_ready(
     state: GameState, command: ResolveTurn, afloat: list[str], sidelined: frozenset[str]
 ) -> None:
@@ -102,7 +102,7 @@ def _check_ready(
     if missing and not command.partial:
         raise RuleViolation(
             "T2",
-            f"no orders yet for {', '.join(missing)}; give them or resolve with partial (they do nothing)",
+            f"no orders yet for {', '.join(missing)}; {PARTIAL_HINT}",
         )
 
 

@@ -9,6 +9,7 @@ import msgspec
 from mortecouille.core.board.geometry import square_label, square_name
 from mortecouille.core.limits import shown
 from mortecouille.core.state import GameState
+from mortecouille.core.waiting import awaiting_text
 from mortecouille.events.base import Event
 
 _ENVELOPE = {"seq", "prev", "hash", "v", "type"}
@@ -87,4 +88,7 @@ def describe_state(state: GameState) -> str:
             f"  {ship.id:<16} {ship.kind:<16} {ship.owner or '-':<10} {where:>5} {ship.facing:<2} "
             f"damage {show_value('damage', ship.damage):>6}  {status}"
         )
+    waiting = awaiting_text(state)
+    if waiting is not None:
+        lines.append(waiting)
     return "\n".join(shown(line) for line in lines)
