@@ -57,7 +57,7 @@ def game_rows(name: str, events: Sequence[Event], lines: Sequence[bytes]) -> dic
                 game=name,
                 seq=event.seq,
                 turn=turn if isinstance(turn, int) else None,
-                type=str(event.__struct_config__.tag),  # a string for every event of the schema table (events.schema)
+                type=str(event.__struct_config__.tag),  # a string for every event (events.schema)
                 ship=ship if isinstance(ship, str) else None,
                 payload=line.decode("utf-8"),
             )
