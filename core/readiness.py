@@ -1,7 +1,7 @@
 """What a referee's ``resolve`` checks before a turn is played (issue 13, items 1 and 2).
 
 These checks guard the table's mistakes that cannot be undone: starting a mortecouille game
-before every fleet is sealed and every bought ship placed (F3, B2: afterwards nothing can be
+before every fleet is sealed and every bought ship placed (F3: afterwards nothing can be
 bought or placed), and playing a turn in which no ship has orders or tokens (T1, P1: every ship
 would lose its wind points, typically a repeated ``resolve --partial``).
 
@@ -34,7 +34,7 @@ def check_table_resolve(state: GameState, *, idle_turn: bool) -> None:
 
 
 def check_fleets_ready(state: GameState) -> None:
-    """Before turn 1: every player has sealed, every bought ship is placed or withdrawn (F3, B2)."""
+    """Before turn 1: every player has sealed, every bought ship is placed or withdrawn (F3)."""
     unsealed = [p for p in state.players if not _sealed(state.fleets.get(p))]
     if unsealed:
         raise RuleViolation(
@@ -49,9 +49,9 @@ def check_fleets_ready(state: GameState) -> None:
         names = ", ".join(f"{s.id} ({s.owner})" for s in unplaced)
         example = unplaced[0].id
         raise RuleViolation(
-            "B2",
+            "F3",
             f"the game cannot start: {names} bought but not placed; `place {state.game} {example!r} SQUARE`,"
-            f" or if it cannot be placed, a ruling: `ruling {state.game} --rule B2 --text ... "
+            f" or if it cannot be placed, a ruling: `ruling {state.game} --rule F3 --text ... "
             f"--adjust {example!r} position=SQUARE` places it, `--adjust {example!r} sunk=true` withdraws it",
         )
 

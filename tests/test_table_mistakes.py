@@ -55,7 +55,8 @@ def test_first_resolve_is_refused_while_a_bought_ship_is_unplaced_naming_ship_an
     _duel(games, place_kraken=False)
     ok(games, "order", "g", "Hope", "advance")
     output = _refused(games, "resolve", "g", *flags)
-    assert "[B2]" in output and "Kraken (Bart)" in output
+    assert "[F3]" in output and "Kraken (Bart)" in output
+    assert "--rule F3" in output
     assert "place g 'Kraken' SQUARE" in output
     assert "--adjust 'Kraken' position=SQUARE" in output and "sunk=true" in output
 
@@ -63,7 +64,7 @@ def test_first_resolve_is_refused_while_a_bought_ship_is_unplaced_naming_ship_an
 def test_a_ruling_that_withdraws_the_unplaced_ship_lets_the_game_start(games: Path) -> None:
     _duel(games, place_kraken=False)
     withdraw = ("--adjust", "Kraken", "sunk=true")
-    ok(games, "ruling", "g", "--rule", "B2", "--text", "no room for Kraken", *withdraw)
+    ok(games, "ruling", "g", "--rule", "F3", "--text", "no room for Kraken", *withdraw)
     ok(games, "order", "g", "Hope", "advance")
     ok(games, "resolve", "g")
     assert log_bodies(games / "g.jsonl")[-1]["type"] in ("turn-ended", "game-ended")
@@ -71,7 +72,7 @@ def test_a_ruling_that_withdraws_the_unplaced_ship_lets_the_game_start(games: Pa
 
 def test_a_ruling_that_places_the_ship_lets_the_game_start(games: Path) -> None:
     _duel(games, place_kraken=False)
-    ok(games, "ruling", "g", "--rule", "B2", "--text", "set by hand", "--adjust", "Kraken", "position=E6")
+    ok(games, "ruling", "g", "--rule", "F3", "--text", "set by hand", "--adjust", "Kraken", "position=E6")
     ok(games, "order", "g", "Hope", "advance")
     ok(games, "resolve", "g", "--partial")
     assert run(games, "verify", "g").exit_code == 0
