@@ -39,6 +39,7 @@ from mortecouille.core.errors import BadInput, MortecouilleError
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn
+from mortecouille.core.readiness import check_table_resolve
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
@@ -327,14 +328,24 @@ def resolve_turn(
     log_: GameLog,
     *,
     partial: bool = False,
+    idle_turn: bool = False,
     table_values: list[int] | None = None,
     ask: AskDie | None = None,
     expected_seq: int | None = None,
 ) -> Outcome:
-    """Resolve the current turn; a turn that ends the game reveals its seed (D2)."""
+    """Resolve the current turn; a turn that ends the game reveals its seed (D2).
+
+    The table's checks (mortecouille.core.readiness) run here, on the locked state, before any
+    die is asked: fleets ready before turn 1, and some ship acting unless ``idle_turn``, which
+    also lets every ship without orders do nothing (as ``partial``)."""
+
+    def command(state: GameState) -> ResolveTurn:
+        check_table_resolve(state, idle_turn=idle_turn)
+        return ResolveTurn(partial=partial or idle_turn, reveal_seed=revealed_seed(log_, state))
+
     return run_command(
         log_,
-        lambda state: ResolveTurn(partial=partial, reveal_seed=revealed_seed(log_, state)),
+        command,
         table_values=table_values,
         ask=ask,
         expected_seq=expected_seq,

@@ -77,14 +77,24 @@ def place(
 @click.argument("game")
 @click.argument("ship")
 @click.argument("tokens", nargs=-1, required=True)
+@click.option("--replace", "replace_tokens", is_flag=True, help="Replace the ship's tokens for this turn.")
 @click.option("--expect-seq", type=int, default=None, help="Refuse unless the log is at this seq.")
 @pass_context
 @reports_errors
-def tokens(ctx: Context, game: str, ship: str, tokens: tuple[str, ...], expect_seq: int | None) -> None:
+def tokens(
+    ctx: Context,
+    game: str,
+    ship: str,
+    tokens: tuple[str, ...],
+    replace_tokens: bool,
+    expect_seq: int | None,
+) -> None:
     """Give a blockade SHIP its TOKENS for this turn, one per round: F, L, R or - (P1)."""
     given = tuple(None if t == "-" else t.upper() for t in tokens)
     outcome = run_command(
-        game_log(ctx.games, game), lambda state: GiveTokens(ship=ship, tokens=given), expected_seq=expect_seq
+        game_log(ctx.games, game),
+        lambda state: GiveTokens(ship=ship, tokens=given, replace=replace_tokens),
+        expected_seq=expect_seq,
     )
     echo_lines(outcome.lines())
 
@@ -92,6 +102,9 @@ def tokens(ctx: Context, game: str, ship: str, tokens: tuple[str, ...], expect_s
 @click.command()
 @click.argument("game")
 @click.option("--partial", is_flag=True, help="Ships without orders do nothing instead of blocking.")
+@click.option(
+    "--idle-turn", is_flag=True, help="Play the turn even though no ship has orders or tokens (T1, P1)."
+)
 @click.option("--dice", "dice_text", default=None, help="Table dice values in the order asked, e.g. 3,5,6.")
 @click.option(
     "--prompt/--no-prompt",
@@ -106,6 +119,7 @@ def resolve(
     ctx: Context,
     game: str,
     partial: bool,
+    idle_turn: bool,
     dice_text: str | None,
     prompt: bool | None,
     expect_seq: int | None,
@@ -116,6 +130,7 @@ def resolve(
     outcome = resolve_turn(
         game_log(ctx.games, game),
         partial=partial,
+        idle_turn=idle_turn,
         table_values=parse_dice_values(dice_text),
         ask=ask,
         expected_seq=expect_seq,

@@ -170,7 +170,7 @@ def test_table_dice_values_left_unused_are_refused_and_seeded_games_take_none(ga
     assert table.read_bytes() == before
     seeded = harbour(games, "s")
     with pytest.raises(BadInput, match="--dice"):
-        resolve_turn(seeded, table_values=[3])
+        resolve_turn(seeded, idle_turn=True, table_values=[3])  # no tokens: idle on purpose
 
 
 def test_ending_a_game_reveals_its_seed(games: Path) -> None:

@@ -33,7 +33,7 @@ def test_fork_copies_up_to_seq_and_records_its_origin(games: Path) -> None:
     ]
     assert forked[1]["prev"] == created["hash"]  # stamped into the fork's own chain
     # what-if: the same position, other tokens
-    assert run(games, "tokens", "w", "Frig", "-", "-", "-", "-").exit_code == 0
+    assert run(games, "tokens", "w", "Frig", "-", "-", "-", "-", "--replace").exit_code == 0
     assert run(games, "resolve", "w").exit_code == 0
     assert run(games, "verify", "w").exit_code == 0
     state = json.loads(run(games, "state", "w", "--json").output)

@@ -163,7 +163,7 @@ def writer(path: Path, acks: Path, seed: int, kill: tuple[str, str, int]) -> Non
             ship = rng.choice(sorted(state.ships))
             tokens = tuple(rng.choice(["F", "L", "R", None]) for _ in range(rng.randint(1, 4)))
             appended, state = run_command(
-                log, lambda s, ship=ship, tokens=tokens: GiveTokens(ship=ship, tokens=tokens)
+                log, lambda s, ship=ship, tokens=tokens: GiveTokens(ship=ship, tokens=tokens, replace=True)
             )
         else:
             # filler lines any game may hold between commands (a die outside a turn fails verify)

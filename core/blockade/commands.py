@@ -49,8 +49,11 @@ from mortecouille.events.movement import (
 
 
 class GiveTokens(Command, frozen=True, kw_only=True):
+    """A ship's tokens for this turn; ``replace`` to change tokens already given (as ``order``)."""
+
     ship: str
     tokens: tuple[str | None, ...]
+    replace: bool = False
 
 
 def place_blockade_ship(state: GameState, command: PlaceShip) -> ShipPlaced:
@@ -78,6 +81,14 @@ def decide_tokens(state: GameState, command: GiveTokens, dice: DiceSource) -> li
     for index, token in enumerate(command.tokens):
         if token is not None and token not in TOKENS:
             raise BadInput(f"TOKENS[{index + 1}]", f"{token!r} is not F, L, R or - (P1)")
+    earlier = state.tokens.get(ship.id)
+    if earlier is not None and not command.replace:
+        # Silently overwriting hid a typo naming another ship (issue 13, item 2).
+        shown = ",".join(t or "-" for t in earlier)
+        raise RuleViolation(
+            "P1",
+            f"{ship.id} already has its tokens for turn {state.turn} ({shown}); give them with --replace",
+        )
     return [TokensGiven(ship=command.ship, tokens=command.tokens)]
 
 

@@ -64,7 +64,7 @@ BLOCKADE_SCRIPT: tuple[tuple[str, ...], ...] = (
     ("tokens", "Sloopy", "R", "F"),
     ("tokens", "Frig", "R", "-"),
     ("resolve", "--partial"),
-    ("resolve", "--partial"),
+    ("resolve", "--idle-turn"),  # no tokens: every ship drifts, on purpose
     ("end", "--winner", "Bart"),
 )
 
@@ -205,7 +205,7 @@ MORTECOUILLE_SCRIPT: tuple[tuple[str, ...], ...] = (
 MORTECOUILLE_SEEDED_SCRIPT: tuple[tuple[str, ...], ...] = (
     *MORTECOUILLE_TURN_1,
     ("resolve", "--no-prompt"),
-    ("resolve", "--partial", "--no-prompt"),
+    ("resolve", "--idle-turn", "--no-prompt"),  # no orders: every ship idles, on purpose
     ("end", "--winner", "Anne"),
 )
 

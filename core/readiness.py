@@ -1,0 +1,86 @@
+"""What a referee's ``resolve`` checks before a turn is played (issue 13, items 1 and 2).
+
+These checks guard the table's mistakes that cannot be undone: starting a mortecouille game
+before every fleet is sealed and every bought ship placed (F3: afterwards nothing can be
+bought or placed), and playing a turn in which no ship has orders or tokens (T1, P1: every ship
+would lose its wind points, typically a repeated ``resolve --partial``).
+
+They run in the command path only (mortecouille.app.commands.resolve_turn), not in the turn
+deciders: re-derivation (``verify``) replays every logged turn with ``partial`` and must keep
+accepting logs written before these checks existed, and the bots and scenarios decide their
+turns directly, where an idle turn (a fireship sailing alone) is legitimate.
+"""
+
+from __future__ import annotations
+
+from mortecouille.core.errors import RuleViolation
+from mortecouille.core.fleet.purchase import Fleet
+from mortecouille.core.mortecouille.orders import fighting_fire, orders_this_turn
+from mortecouille.core.state import GameState
+
+
+def check_table_resolve(state: GameState, *, idle_turn: bool) -> None:
+    """Refuse a referee's resolve the table would regret; ``idle_turn``: no ship acts, on purpose."""
+    if not state.created or state.ended:
+        return  # the turn deciders refuse these with their own rule (T3)
+    if state.ruleset == "mortecouille":
+        # A scenario's ships are set up, not bought (architecture.md): it has no fleets to seal.
+        if state.turn == 1 and not state.scenario:
+            check_fleets_ready(state)
+        if not idle_turn:
+            _check_some_orders(state)
+    elif state.ruleset == "blockade" and not idle_turn:
+        _check_some_tokens(state)
+
+
+def check_fleets_ready(state: GameState) -> None:
+    """Before turn 1: every player has sealed, every bought ship is placed or withdrawn (F3)."""
+    unsealed = [p for p in state.players if not _sealed(state.fleets.get(p))]
+    if unsealed:
+        raise RuleViolation(
+            "F3",
+            f"the game cannot start: fleet not sealed yet for {', '.join(unsealed)}; "
+            f"`seal {state.game} {unsealed[0]}` (--forfeit gives up money left) before the first resolve",
+        )
+    unplaced = [
+        ship for ship in state.ships.values() if ship.at is None and not (ship.sunk or ship.lost or ship.gone)
+    ]
+    if unplaced:
+        names = ", ".join(f"{s.id} ({s.owner})" for s in unplaced)
+        example = unplaced[0].id
+        raise RuleViolation(
+            "F3",
+            f"the game cannot start: {names} bought but not placed; `place {state.game} {example!r} SQUARE`,"
+            f" or if it cannot be placed, a ruling: `ruling {state.game} --rule F3 --text ... "
+            f"--adjust {example!r} position=SQUARE` places it, `--adjust {example!r} sunk=true` withdraws it",
+        )
+
+
+def _sealed(fleet: Fleet | None) -> bool:
+    return fleet is not None and fleet.sealed
+
+
+def _check_some_orders(state: GameState) -> None:
+    # Ships fighting a fire and fireships cannot take orders (T2, C6): a turn where only they are
+    # afloat is not idle by mistake.
+    orderable = [
+        ship.id
+        for ship in state.ships.values()
+        if ship.afloat and not ship.fireship and not fighting_fire(ship)
+    ]
+    if orderable and not any(orders_this_turn(state, s) for s in orderable):
+        raise RuleViolation(
+            "T1",
+            f"no ship has orders for turn {state.turn}: every ship would do nothing and lose its wind "
+            f"points; give orders, or resolve with --idle-turn if that is what the table wants",
+        )
+
+
+def _check_some_tokens(state: GameState) -> None:
+    afloat = [ship.id for ship in state.ships.values() if ship.afloat]
+    if afloat and not any(s in state.tokens for s in afloat):
+        raise RuleViolation(
+            "P1",
+            f"no ship has tokens for turn {state.turn}: every ship would do nothing; give tokens, "
+            f"or resolve with --idle-turn if that is what the table wants",
+        )
