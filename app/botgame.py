@@ -24,7 +24,7 @@ from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.fleet.commands import BuyShip, EquipShip, SealFleet
 from mortecouille.core.game import decide, fold
-from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn
+from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn, check_game_name
 from mortecouille.core.mortecouille.common import ship_stats
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
@@ -240,16 +240,26 @@ def free_demo_name(directory: Path, seed: str | None, name: str | None) -> str:
     return game
 
 
+#: The name every demo game is created under (its game-created event), whatever its file is
+#: called. A seeded die's identity holds the game's name (D2), so a name numbered past the games
+#: already in the folder (``demo-S-2``) or given with ``--game`` would change every die: under one
+#: fixed name, ``demo --seed S`` plays the same game wherever it runs. The log stays an ordinary
+#: one (``verify`` rebuilds each die from the name its first event holds); only the demo does this.
+DEMO_GAME = "demo"
+
+
 def play_demo(directory: Path, seed: str | None, name: str | None = None, max_turns: int = 60) -> DemoRun:
     """A whole seeded bot game written command by command, as a referee's would be, then verified.
     ``seed``: the dice seed (same seed, same game), a random one if ``None``; either way the game
-    on disk commits to it with a salted HMAC, as a referee's game does (D2)."""
+    on disk commits to it with a salted HMAC, as a referee's game does (D2). The file's name
+    (``name``, or a free ``demo-SEED``) does not enter the dice: see :data:`DEMO_GAME`."""
     game = free_demo_name(directory, seed, name)
+    check_game_name(game)  # the game-created event holds DEMO_GAME: the file's name is checked here
     log_ = game_log(directory, game)
     secret = seed if seed is not None else new_seed()
     commitment = commit_to(secret)
     create = msgspec.structs.replace(
-        demo_game(game, secret),
+        demo_game(DEMO_GAME, secret),
         seed_sha256=None,
         seed_salt=commitment.seed_salt,
         seed_hmac=commitment.seed_hmac,

@@ -2,6 +2,8 @@
 
 One helper for every output command, so that none of them can be pointed at what it must not touch:
 
+* a name whose suffix is not the format's (``render --svg x.png``) is refused: the file would hold
+  something else than its name says, and a viewer would fail on it;
 * an existing file is refused unless ``force`` (a typo must not destroy a file);
 * the games directory's logs, head anchors, seeds and lock files are refused even with ``force``:
   an output that lands on ``GAME.jsonl`` would destroy the game;
@@ -19,9 +21,13 @@ import tempfile
 from pathlib import Path
 
 from mortecouille.core.errors import BadInput
+from mortecouille.core.limits import GAME_FILE_SUFFIXES
 
-#: The suffixes of a game's own files in the games directory (log, head anchor, secret seed, lock).
-GAME_FILE_SUFFIXES = frozenset({".jsonl", ".head", ".seed", ".lock"})
+#: The suffixes an SVG picture's name may end with (compared case-insensitively).
+SVG_SUFFIXES = (".svg",)
+
+#: The suffixes an HTML page's name may end with (compared case-insensitively).
+HTML_SUFFIXES = (".html", ".htm")
 
 #: Permissions of an output file (mkstemp's 0600 would hide a picture from its readers).
 OUTPUT_MODE = 0o644
@@ -32,8 +38,10 @@ def _real(path: Path) -> Path:
     return path.parent.resolve() / path.name
 
 
-def check_output(path: Path, option: str, games: Path | None, force: bool) -> None:
-    """Refuse ``path`` as an output (BadInput naming ``option``) unless it may be written."""
+def check_output(path: Path, option: str, games: Path | None, force: bool, suffixes: tuple[str, ...]) -> None:
+    """Refuse ``path`` as an output (BadInput naming ``option``) unless it may be written.
+
+    ``suffixes`` are the names the format allows (:data:`SVG_SUFFIXES`, :data:`HTML_SUFFIXES`)."""
     target = _real(path)
     if games is not None and target.suffix in GAME_FILE_SUFFIXES and target.parent == games.resolve():
         raise BadInput(option, f"{path} is a file of the games directory {games}: choose another path")
@@ -43,11 +51,16 @@ def check_output(path: Path, option: str, games: Path | None, force: bool) -> No
         raise BadInput(option, f"{path} is a directory")
     if path.exists() and not force:
         raise BadInput(option, f"{path} already exists: pass --force to replace it")
+    if path.suffix.lower() not in suffixes:
+        wanted, kind = " or ".join(suffixes), suffixes[0][1:].upper()
+        raise BadInput(option, f"{path} does not end with {wanted}: this option writes {kind} only")
 
 
-def write_output(path: Path, data: str | bytes, option: str, games: Path | None, force: bool) -> None:
+def write_output(
+    path: Path, data: str | bytes, option: str, games: Path | None, force: bool, suffixes: tuple[str, ...]
+) -> None:
     """Write ``data`` (text as UTF-8) to ``path`` after :func:`check_output`, atomically."""
-    check_output(path, option, games, force)
+    check_output(path, option, games, force, suffixes)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     try:
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

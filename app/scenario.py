@@ -15,14 +15,22 @@ from typing import Any
 import msgspec
 
 from mortecouille.app.commands import SEED_SUFFIX, SIBLINGS, create_game
-from mortecouille.core.board.geometry import square_name
+from mortecouille.core.board.geometry import parse_square, square_name
 from mortecouille.core.dice import DiceSource, FixedDice, SeededDice, TableDice, seed_commitment
 from mortecouille.core.errors import BadInput, MortecouilleError
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, ResolveTurn
 from mortecouille.core.rulesets import RULESETS
-from mortecouille.core.scenario import Scenario
+from mortecouille.core.scenario import (
+    BoardSpec,
+    DiceSpec,
+    Problem,
+    Scenario,
+    ShipSpec,
+    gather,
+    raise_problems,
+)
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.board import Board
@@ -30,14 +38,84 @@ from mortecouille.events.codec import canonical, stamp_all
 from mortecouille.events.movement import CollisionOccurred
 from mortecouille.events.store import Conflict, GameLog
 
+#: The keys of a scenario file, each with the type its value must have (see docs/scenario.md).
+_PARTS: dict[str, Any] = {
+    "ruleset": str,
+    "board": BoardSpec,
+    "ships": list[Any],
+    "orders": dict[str, list[Any]],
+    "dice": DiceSpec,
+    "rounds": int | None,
+}
+_REQUIRED = ("ruleset", "board", "ships")
+
 
 def parse_scenario(data: bytes) -> Scenario:
+    """The scenario in ``data`` (JSON). Squares may be named (``"C5"``) or given as ``[x, y]``.
+    Every problem found is reported at once (:class:`ScenarioProblems`), each with its path."""
     try:
-        return msgspec.json.decode(data, type=Scenario)
-    except msgspec.ValidationError as error:
-        raise BadInput("scenario", str(error).replace("`$.", "`")) from None
+        document = msgspec.json.decode(data)
     except msgspec.DecodeError as error:
         raise BadInput("scenario", f"not valid JSON: {error}") from None
+    if not isinstance(document, dict):
+        raise BadInput("scenario", "the file must hold one JSON object")
+    problems: list[Problem] = []
+    problems += [
+        (key, "is not a key of a scenario (see docs/scenario.md)") for key in document if key not in _PARTS
+    ]
+    problems += [(key, "is missing") for key in _REQUIRED if key not in document]
+    parts: dict[str, Any] = {}
+    for key, kind in _PARTS.items():
+        if key in document:
+            value = _named_squares(key, document[key], problems)
+            parts[key] = _convert(key, value, kind, problems)
+    ships = []
+    for index, ship in enumerate(parts.get("ships") or []):
+        field = f"ships[{index}]"
+        if isinstance(ship, dict) and "at" in ship:
+            ship = {**ship, "at": _square(f"{field}.at", ship["at"], problems)}
+        ships.append(_convert(field, ship, ShipSpec, problems))
+    raise_problems(problems)
+    return Scenario(**{**parts, "ships": ships})
+
+
+def _convert(field: str, value: Any, kind: Any, problems: list[Problem]) -> Any:
+    """``value`` as ``kind``, or ``None`` with msgspec's complaint added at its path in the file."""
+    try:
+        return msgspec.convert(value, kind)
+    except msgspec.ValidationError as error:
+        message, at, where = str(error).partition(" - at `$")
+        problems.append((field + where.rstrip("`") if at else field, message))
+        return None
+
+
+def _square(field: str, value: Any, problems: list[Problem]) -> Any:
+    """A square named like ``"C5"`` as ``[x, y]`` (B1); anything else as it is, for msgspec to judge."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return list(parse_square(value))
+    except ValueError as error:
+        problems.append((field, str(error)))
+        return [0, 0]  # already reported: keep looking for other problems
+
+
+def _named_squares(key: str, value: Any, problems: list[Problem]) -> Any:
+    """The board's rocks, whirlpools and wind tiles with their named squares read (``"C5"``)."""
+    if key != "board" or not isinstance(value, dict):
+        return value
+    board = dict(value)
+    for part in ("rocks", "whirlpools"):
+        if isinstance(board.get(part), list):
+            board[part] = [_square(f"board.{part}[{i}]", at, problems) for i, at in enumerate(board[part])]
+    if isinstance(board.get("winds"), list):
+        board["winds"] = [
+            {**wind, "at": _square(f"board.winds[{i}].at", wind["at"], problems)}
+            if isinstance(wind, dict) and "at" in wind
+            else wind
+            for i, wind in enumerate(board["winds"])
+        ]
+    return board
 
 
 class ScenarioRun(msgspec.Struct):
@@ -75,10 +153,16 @@ def run_scenario(scenario: Scenario, log_path: Path | None = None, name: str = "
 
     pending: list[Event] = decide(EMPTY, create, TableDice())
     state = fold(pending)
-    for field, command in plan.commands:
-        produced = _decide_naming(field, state, command, TableDice())
-        pending.extend(produced)
-        state = fold(produced, state)
+    # the ships first, then the orders: every refusal of a stage is reported together (an order
+    # for a ship the rules refused would only repeat that refusal)
+    for stage in ("ships", "orders"):
+        problems: list[Problem] = []
+        for field, command in plan.commands:
+            if field.startswith(stage):
+                produced = gather(problems, field, _decide_field, field, state, command)
+                pending.extend(produced or [])
+                state = fold(produced or [], state)
+        raise_problems(problems)
     resolve = ResolveTurn(partial=True, rounds=plan.rounds, reveal_seed=seed)
     outcome = _decide_naming("orders", state, resolve, dice)
     if log_path is None:
@@ -111,12 +195,21 @@ def kept_log(path: Path) -> GameLog:
     return log
 
 
+def _decide_field(field: str, state: GameState, command: Command) -> list[Event]:
+    """Decide a set-up or order command; a refusal of its input names the file's part and key
+    (``ships[1].kind``); a rule's refusal is named by :func:`gather`."""
+    try:
+        return decide(state, command, TableDice())
+    except BadInput as error:
+        raise BadInput(f"{field}.{error.field}", error.message) from None
+
+
 def _decide_naming(field: str, state: GameState, command: Command, dice: DiceSource) -> list[Event]:
     """Decide, and say which part of the file a refusal comes from."""
     try:
         return decide(state, command, dice)
     except BadInput as error:
-        raise BadInput(f"{field}: {error.field}", error.message) from None
+        raise BadInput(f"{field}.{error.field}", error.message) from None
     except MortecouilleError as error:
         raise type(error)(*_prefixed(error, field)) from None
 
@@ -166,4 +259,3 @@ def scenario_output(run: ScenarioRun) -> dict[str, Any]:
         "events": [msgspec.json.decode(canonical(msgspec.to_builtins(event))) for event in run.outcome],
         "log": str(run.log.path) if run.log is not None else None,
     }
-

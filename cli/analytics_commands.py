@@ -20,7 +20,7 @@ from pathlib import Path
 import click
 
 from mortecouille.app.commands import games_dir as resolve_games_dir
-from mortecouille.app.outputs import check_output, write_output
+from mortecouille.app.outputs import SVG_SUFFIXES, check_output, write_output
 from mortecouille.app.simulate import DEFAULT_BUDGET, DEFAULT_MAX_TURNS, simulate
 from mortecouille.cli.shared import Context, fail, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
@@ -181,14 +181,14 @@ def query(
 def report(ctx: Context, archive_dir: str, name: str, svg: str | None, force: bool) -> None:
     """A built-in report: dice (chi-square), gunnery (against S3/S4/K odds), fire, fleets, rulings."""
     if svg is not None:
-        check_output(Path(svg), "--svg", ctx.games, force)
+        check_output(Path(svg), "--svg", ctx.games, force, SVG_SUFFIXES)
     built = build_report(Path(archive_dir), name)
     click.echo(render_text(built))
     if svg is not None:
         if built.chart is None:
             click.echo(f"no chart written: {built.empty or 'nothing to draw'}", err=True)
         else:
-            write_output(Path(svg), render_svg(built.chart), "--svg", ctx.games, force)
+            write_output(Path(svg), render_svg(built.chart), "--svg", ctx.games, force, SVG_SUFFIXES)
             click.echo(f"chart written to {svg}", err=True)
 
 

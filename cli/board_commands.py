@@ -17,6 +17,8 @@ from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import RollIdentity
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import fold
+from mortecouille.core.limits import shown as shown_text
+from mortecouille.core.scenario import ScenarioProblems
 from mortecouille.replays.pictures.board_text import render_board, state_after_turn
 from mortecouille.replays.reading.replay import resolved_turns
 
@@ -167,14 +169,28 @@ def board(ctx: Context, game: str, turn: int | None, color: bool | None) -> None
 )
 @reports_errors
 def scenario(file: Path, as_json: bool, log_path: Path | None) -> None:
-    """Resolve the one-turn situation in FILE.json and print its outcome (architecture.md)."""
+    """Resolve the one-turn situation in FILE.json and print its outcome.
+
+    The format, with a complete example for each ruleset, is docs/scenario.md in the repository
+    (squares as "C5" or [x, y]). Every problem of a file is listed at once, each with its path
+    (ships[1].kind, orders.B[0]); then nothing is written (exit 2).
+    """
     try:
         data = file.read_bytes()
     except OSError as error:
         raise BadInput("FILE", f"cannot read {file}: {error.strerror}") from None
-    run = run_scenario(
-        parse_scenario(data), log_path, name=file.stem if file.stem.isidentifier() else "scenario"
-    )
+    try:
+        run = run_scenario(
+            parse_scenario(data), log_path, name=file.stem if file.stem.isidentifier() else "scenario"
+        )
+    except ScenarioProblems as error:
+        if len(error.problems) == 1:
+            raise
+        # one line each: a designer reads the list and fixes the file in one pass
+        click.echo(f"error: {file}: {len(error.problems)} problems, nothing written:", err=True)
+        for field, message in error.problems:
+            click.echo(shown_text(f"  {field}: {message}"), err=True)
+        sys.exit(BadInput.exit_code)
     if as_json:
         click.echo(msgspec.json.encode(scenario_output(run)).decode())
         return

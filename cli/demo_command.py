@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import shlex
+
 import click
 
 from mortecouille.app.botgame import play_demo
 from mortecouille.cli.shared import Context, pass_context, reports_errors
 from mortecouille.replays.pictures.board_text import render_board
+
+#: The turns a demo plays at most unless told (a longer game ends by the referee's decision).
+DEFAULT_MAX_TURNS = 60
 
 
 @click.command()
@@ -14,7 +19,7 @@ from mortecouille.replays.pictures.board_text import render_board
     "--seed", default=None, help="The dice seed: same seed, same game (default: a random one, shown)."
 )
 @click.option("--game", "name", default=None, help="Game name (default demo-SEED, numbered if taken).")
-@click.option("--max-turns", type=click.IntRange(1, 500), default=60, show_default=True)
+@click.option("--max-turns", type=click.IntRange(1, 500), default=DEFAULT_MAX_TURNS, show_default=True)
 @pass_context
 @reports_errors
 def demo(ctx: Context, seed: str | None, name: str | None, max_turns: int) -> None:
@@ -37,9 +42,26 @@ def demo(ctx: Context, seed: str | None, name: str | None, max_turns: int) -> No
     click.echo(
         f"verify: {'verified' if report.ok else 'FAILED'} ({report.events} events); log at {run.log.path}"
     )
-    if run.state.revealed_seed is not None:  # revealed by the game's end (D2); secret until then
-        click.echo(f"seed {run.state.revealed_seed}: `mortecouille demo --seed ...` plays this game again")
-    click.echo(f"replay it: mortecouille log {run.game} | mortecouille board {run.game} --turn 1")
+    for line in next_commands(str(ctx.games), run.game, run.state.revealed_seed, max_turns):
+        click.echo(line)
+
+
+def next_commands(games: str, game: str, seed: str | None, max_turns: int) -> list[str]:
+    """The closing hint: commands that run as printed, from the folder the demo ran in (a test runs
+    each one). The games folder is named, since the demo may have been told another one."""
+    folder = f"mortecouille --games-dir {shlex.quote(games)}"
+    name = shlex.quote(game)
+    lines = []
+    if seed is not None:  # revealed by the game's end (D2); secret until then
+        turns = "" if max_turns == DEFAULT_MAX_TURNS else f" --max-turns {max_turns}"
+        lines.append(f"play it again: {folder} demo --seed {shlex.quote(seed)}{turns}")
+    lines += [
+        "look back:",
+        f"  {folder} board {name} --turn 1",
+        f"  {folder} explain {name} --turn 1",
+        f"  {folder} export {name} --html {shlex.quote(game + '.html')}",
+    ]
+    return lines
 
 
 COMMANDS: tuple[click.Command, ...] = (demo,)

@@ -16,7 +16,7 @@ import msgspec
 
 from mortecouille.app.commands import game_log, load, run_command
 from mortecouille.app.fork import fork_game
-from mortecouille.app.outputs import check_output, write_output
+from mortecouille.app.outputs import HTML_SUFFIXES, SVG_SUFFIXES, check_output, write_output
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.board.geometry import square_name
 from mortecouille.core.errors import BadInput
@@ -209,10 +209,10 @@ def explain(ctx: Context, game: str, turn: int, ship: str | None, as_json: bool)
 @reports_errors
 def render(ctx: Context, game: str, turn: int, svg_path: Path, force: bool) -> None:
     """Draw turn N of GAME as SVG: the board, ships, paths, collisions and shots."""
-    check_output(svg_path, "--svg", ctx.games, force)
+    check_output(svg_path, "--svg", ctx.games, force, SVG_SUFFIXES)
     events = read_events(ctx, game)
     svg = turn_picture(events, turn, Replay(events))
-    write_output(svg_path, svg, "--svg", ctx.games, force)
+    write_output(svg_path, svg, "--svg", ctx.games, force, SVG_SUFFIXES)
     click.echo(f"wrote {svg_path}")
 
 
@@ -224,8 +224,8 @@ def render(ctx: Context, game: str, turn: int, svg_path: Path, force: bool) -> N
 @reports_errors
 def export(ctx: Context, game: str, html_path: Path, force: bool) -> None:
     """The whole of GAME as one self-contained HTML page: board, turn slider, explanations."""
-    check_output(html_path, "--html", ctx.games, force)
-    write_output(html_path, build_html(read_events(ctx, game)), "--html", ctx.games, force)
+    check_output(html_path, "--html", ctx.games, force, HTML_SUFFIXES)
+    write_output(html_path, build_html(read_events(ctx, game)), "--html", ctx.games, force, HTML_SUFFIXES)
     click.echo(f"wrote {html_path}")
 
 

@@ -17,7 +17,7 @@ import msgspec
 from mortecouille.core.board.terrain import validate_board
 from mortecouille.core.dice import DiceSource, commits_to_a_seed, matches_commitment
 from mortecouille.core.errors import BadInput
-from mortecouille.core.limits import NAME_MAX, check_name, check_text
+from mortecouille.core.limits import GAME_FILE_SUFFIXES, NAME_MAX, check_name, check_text
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
@@ -160,6 +160,11 @@ def check_game_name(name: str) -> None:
         raise BadInput("GAME", f"{name[:NAME_MAX]!r}...: {len(name)} characters, at most {NAME_MAX}")
     if not name or not all(c.isalnum() or c in "-_." for c in name):
         raise BadInput("GAME", f"{name!r}: use letters, digits, '-', '_' or '.'")
+    # Refused rather than stripped: the game would then answer to two names, and a later
+    # ``state x.jsonl`` would look for ``x.jsonl.jsonl``.
+    stem, dot, suffix = name.rpartition(".")
+    if dot and f".{suffix.lower()}" in GAME_FILE_SUFFIXES:
+        raise BadInput("GAME", f"{name!r} ends with the suffix of a game's file: name the game {stem!r}")
 
 
 def decide_create(state: GameState, command: CreateGame, dice: DiceSource) -> list[Event]:

@@ -7,15 +7,52 @@ ordinary commands that put its ships on the board and give their orders.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeAlias
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias, TypeVar
 
 import msgspec
 
-from mortecouille.core.errors import BadInput
+from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.life_cycle import Command
 from mortecouille.core.limits import check_name, check_ship_count
 from mortecouille.events.condition import ShipCondition
+
+#: one thing wrong with a scenario file: (where in the file, what is wrong)
+Problem: TypeAlias = tuple[str, str]
+
+T = TypeVar("T")
+
+
+class ScenarioProblems(BadInput):
+    """Everything wrong with a scenario file, each with its path in the file (``ships[1].kind``),
+    reported at once so that a designer fixes the file in one pass, not one error per run."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        self.problems = tuple(dict.fromkeys(problems))  # in file order, each once
+        if len(self.problems) == 1:
+            super().__init__(*self.problems[0])
+            return
+        listed = "; ".join(f"{field}: {message}" for field, message in self.problems)
+        super().__init__("scenario", f"{len(self.problems)} problems: {listed}")
+
+
+def gather(problems: list[Problem], field: str, action: Callable[..., T], *args: Any) -> T | None:
+    """``action(*args)``, or ``None`` with what it refused added to ``problems`` (a rule's refusal
+    under ``field``, the part of the file it comes from)."""
+    try:
+        return action(*args)
+    except ScenarioProblems as error:
+        problems.extend(error.problems)
+    except BadInput as error:
+        problems.append((error.field, error.message))
+    except RuleViolation as error:
+        problems.append((field, f"[{error.rule}] {error.message}"))
+    return None
+
+
+def raise_problems(problems: Sequence[Problem]) -> None:
+    if problems:
+        raise ScenarioProblems(problems)
 
 
 class WindSpec(msgspec.Struct, forbid_unknown_fields=True):
@@ -73,27 +110,32 @@ class ScenarioPlan(msgspec.Struct, frozen=True):
 ScenarioBuilder: TypeAlias = Callable[[Scenario], ScenarioPlan]
 
 
-def check_ships(scenario: Scenario, check_ship: Callable[[ShipSpec, str], None] | None = None) -> None:
+def check_ships(
+    scenario: Scenario, check_ship: Callable[[ShipSpec, str], None] | None = None
+) -> list[Problem]:
     """The checks every ruleset's scenario shares: ship ids distinct, orders and fixed dice
-    naming ships of the file; ``check_ship(ship, field)`` adds the ruleset's own."""
-    check_ship_count(len(scenario.ships), "ships")
+    naming ships of the file; ``check_ship(ship, field)`` adds the ruleset's own. Returns every
+    problem found (none raised), so that the builder can go on looking for more."""
+    problems: list[Problem] = []
+    gather(problems, "ships", check_ship_count, len(scenario.ships), "ships")
     seen: dict[str, int] = {}
     for index, ship in enumerate(scenario.ships):
         field = f"ships[{index}]"
         if ship.id in seen:
-            raise BadInput(f"{field}.id", f"{ship.id!r} is already ships[{seen[ship.id]}]")
-        seen[ship.id] = index
-        check_name(f"{field}.id", ship.id)
+            problems.append((f"{field}.id", f"{ship.id!r} is already ships[{seen[ship.id]}]"))
+        seen.setdefault(ship.id, index)
+        gather(problems, field, check_name, f"{field}.id", ship.id)
         if ship.owner is not None:
-            check_name(f"{field}.owner", ship.owner)
+            gather(problems, field, check_name, f"{field}.owner", ship.owner)
         if check_ship is not None:
-            check_ship(ship, field)
+            gather(problems, field, check_ship, ship, field)
     for ship_id in scenario.orders:
         if ship_id not in seen:
-            raise BadInput(f"orders.{ship_id}", f"no ship {ship_id!r} in this scenario")
+            problems.append((f"orders.{ship_id}", f"no ship {ship_id!r} in this scenario"))
     for index, fixed in enumerate(scenario.dice.fixed):
         if fixed.ship is not None and fixed.ship not in seen:
-            raise BadInput(f"dice.fixed[{index}].ship", f"no ship {fixed.ship!r} in this scenario")
+            problems.append((f"dice.fixed[{index}].ship", f"no ship {fixed.ship!r} in this scenario"))
+    return problems
 
 
 def plan_scenario(
@@ -101,13 +143,20 @@ def plan_scenario(
     rounds: int,
     set_up: Callable[[Scenario, ShipSpec], Command],
     give_orders: Callable[[Scenario, str, list[Any], str], list[Command]],
+    problems: Sequence[Problem] = (),
 ) -> ScenarioPlan:
-    """Every ship's set-up in file order, then every ship's orders by ship id."""
+    """Every ship's set-up in file order, then every ship's orders by ship id. ``problems``
+    already found and every one met here are raised together (:class:`ScenarioProblems`)."""
+    found = list(problems)
     commands: list[tuple[str, Command]] = []
     for index, ship in enumerate(scenario.ships):
-        commands.append((f"ships[{index}]", set_up(scenario, ship)))
+        field = f"ships[{index}]"
+        command = gather(found, field, set_up, scenario, ship)
+        if command is not None:
+            commands.append((field, command))
     for ship_id in sorted(scenario.orders):
         field = f"orders.{ship_id}"
-        for command in give_orders(scenario, ship_id, scenario.orders[ship_id], field):
-            commands.append((field, command))
+        given = gather(found, field, give_orders, scenario, ship_id, scenario.orders[ship_id], field)
+        commands.extend((field, command) for command in given or [])
+    raise_problems(found)
     return ScenarioPlan(commands=commands, rounds=rounds)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mortecouille.app.outputs import write_output
+from mortecouille.app.outputs import HTML_SUFFIXES, SVG_SUFFIXES, write_output
 from mortecouille.core.errors import BadInput
 from mortecouille.events.game import DieRolled
 from mortecouille.replays.analytics.archive import archive_games
@@ -22,6 +22,9 @@ COMMANDS = {
     "export": (("export", "b"), "--html"),
     "report": (("report", "ARCHIVE", "dice"), "--svg"),
 }
+
+#: The suffix each command's output must carry.
+SUFFIX = {"render": ".svg", "export": ".html", "report": ".svg"}
 
 
 @pytest.fixture
@@ -54,7 +57,7 @@ def test_an_existing_file_is_refused_without_force_and_replaced_with_it(
     command: str, played: tuple[Path, Path], tmp_path: Path
 ) -> None:
     games, archive = played
-    target = tmp_path / "out.file"
+    target = tmp_path / f"out{SUFFIX[command]}"
     target.write_text("keep me")
     code, text = output(command, games, archive, target)
     assert code == 2 and "already exists" in text and "--force" in text
@@ -112,10 +115,33 @@ def test_a_replaced_output_is_a_new_file_so_a_hard_link_keeps_the_old_bytes(tmp_
     target.write_text("old")
     other = tmp_path / "hard-link"
     os.link(target, other)
-    write_output(target, "<svg/>", "--svg", None, force=True)
+    write_output(target, "<svg/>", "--svg", None, True, SVG_SUFFIXES)
     assert target.read_text() == "<svg/>" and other.read_text() == "old"
 
 
 def test_an_unwritable_folder_is_a_bad_input_naming_the_option(tmp_path: Path) -> None:
     with pytest.raises(BadInput, match="--html: cannot write"):
-        write_output(tmp_path / "missing" / "page.html", "<html/>", "--html", None, force=False)
+        write_output(tmp_path / "missing" / "page.html", "<html/>", "--html", None, False, HTML_SUFFIXES)
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("name", ["x.png", "x", "x.svg.txt", "page.pdf"])
+def test_a_name_that_is_not_the_formats_is_refused_naming_the_option(
+    command: str, name: str, played: tuple[Path, Path], tmp_path: Path
+) -> None:
+    games, archive = played
+    before = tree_digest(games)
+    target = tmp_path / name
+    code, text = output(command, games, archive, target)
+    option = COMMANDS[command][1]
+    assert code == 2 and option in text and f"does not end with {SUFFIX[command]}" in text, text
+    assert not target.exists() and tree_digest(games) == before
+
+
+@pytest.mark.parametrize("name", ["page.htm", "PAGE.HTML"])
+def test_export_accepts_both_html_suffixes_in_any_case(
+    name: str, played: tuple[Path, Path], tmp_path: Path
+) -> None:
+    games, archive = played
+    code, text = output("export", games, archive, tmp_path / name)
+    assert code == 0, text

@@ -9,13 +9,22 @@ from mortecouille.core.blockade.rounds import BLOCKADE_KINDS, ROUNDS_PER_TURN, T
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.errors import BadInput
 from mortecouille.core.life_cycle import Command, shared_fields
-from mortecouille.core.scenario import Scenario, ScenarioPlan, ShipSpec, check_ships, plan_scenario
+from mortecouille.core.scenario import (
+    Scenario,
+    ScenarioPlan,
+    ShipSpec,
+    check_ships,
+    gather,
+    plan_scenario,
+    raise_problems,
+)
 
 
 def build_blockade_scenario(scenario: Scenario) -> ScenarioPlan:
     """The commands of a blockade scenario; its turn plays as many rounds as the longest token list."""
-    check_ships(scenario, _check_kind)
-    return plan_scenario(scenario, _rounds(scenario), place_blockade, blockade_tokens)
+    problems = check_ships(scenario, _check_kind)
+    rounds = gather(problems, "rounds", _rounds, scenario)
+    return plan_scenario(scenario, rounds or 1, place_blockade, blockade_tokens, problems)
 
 
 def _check_kind(ship: ShipSpec, field: str) -> None:
@@ -39,7 +48,10 @@ def place_blockade(scenario: Scenario, ship: ShipSpec) -> Command:
 def blockade_tokens(scenario: Scenario, ship: str, tokens: list[Any], field: str) -> list[Command]:
     if len(tokens) > ROUNDS_PER_TURN:
         raise BadInput(field, f"at most {ROUNDS_PER_TURN} tokens, one per round (P1)")
-    for index, token in enumerate(tokens):
-        if token is not None and token not in TOKENS:
-            raise BadInput(f"{field}[{index}]", f'{token!r} is not "F", "L", "R" or null (P1)')
+    problems = [
+        (f"{field}[{index}]", f'{token!r} is not "F", "L", "R" or null (P1)')
+        for index, token in enumerate(tokens)
+        if token is not None and token not in TOKENS
+    ]
+    raise_problems(problems)
     return [GiveTokens(ship=ship, tokens=tuple(tokens))] if tokens else []

@@ -15,7 +15,16 @@ from mortecouille.core.fleet.catalogue import catalogue_for, resolve_option
 from mortecouille.core.life_cycle import Command, shared_fields
 from mortecouille.core.mortecouille.common import SetUpShip
 from mortecouille.core.mortecouille.orders import GiveOrder
-from mortecouille.core.scenario import Scenario, ScenarioPlan, ShipSpec, check_ships, plan_scenario
+from mortecouille.core.scenario import (
+    Problem,
+    Scenario,
+    ScenarioPlan,
+    ShipSpec,
+    check_ships,
+    gather,
+    plan_scenario,
+    raise_problems,
+)
 from mortecouille.events.mortecouille import ShipSetUp
 from mortecouille.events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver, Order
 
@@ -72,14 +81,19 @@ def parse_order(item: Any, field: str) -> Order:
 def give_orders(scenario: Scenario, ship: str, actions: list[Any], field: str) -> list[Command]:
     if not actions:
         return []
-    orders = tuple(parse_order(item, f"{field}[{index}]") for index, item in enumerate(actions))
-    return [GiveOrder(ship=ship, actions=orders)]
+    problems: list[Problem] = []
+    parsed = [
+        gather(problems, f"{field}[{index}]", parse_order, item, f"{field}[{index}]")
+        for index, item in enumerate(actions)
+    ]
+    raise_problems(problems)
+    return [GiveOrder(ship=ship, actions=tuple(order for order in parsed if order is not None))]
 
 
 def build_mortecouille_scenario(scenario: Scenario) -> ScenarioPlan:
     """The commands of a mortecouille scenario; its turn has one movement (T2)."""
     # a ship's kind is checked with its options by SetUpShip, in the terms of the game's catalogue
-    check_ships(scenario)
+    problems = check_ships(scenario)
     if scenario.rounds not in (None, 1):
-        raise BadInput("rounds", "a mortecouille turn has one movement (round 1)")
-    return plan_scenario(scenario, 1, set_up_ship, give_orders)
+        problems.append(("rounds", "a mortecouille turn has one movement (round 1)"))
+    return plan_scenario(scenario, 1, set_up_ship, give_orders, problems)
