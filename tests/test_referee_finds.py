@@ -76,6 +76,9 @@ def test_every_command_takes_the_global_options(games: Path) -> None:
 def test_a_turn_with_missing_orders_gives_the_same_partial_hint_in_both_rulesets(games: Path) -> None:
     set_up(games)
     blockade(games)
+    # one ship of each game has its orders, the other not: a partial turn, not an idle one
+    assert run(games, "order", "g", "Hope", "advance").exit_code == 0
+    assert run(games, "tokens", "b", "Sloopy", "F", "-", "-", "-").exit_code == 0
     mortecouille = run(games, "resolve", "g")
     blockade_ = run(games, "resolve", "b")
     assert mortecouille.exit_code == blockade_.exit_code == 2
