@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from mortecouille.core.errors import RuleViolation
 from mortecouille.core.fleet.purchase import Fleet
-from mortecouille.core.mortecouille.orders import fighting_fire, orders_this_turn
+from mortecouille.core.mortecouille.orders import orders_this_turn, takes_orders
 from mortecouille.core.state import GameState
 
 
@@ -63,11 +63,7 @@ def _sealed(fleet: Fleet | None) -> bool:
 def _check_some_orders(state: GameState) -> None:
     # Ships fighting a fire and fireships cannot take orders (T2, C6): a turn where only they are
     # afloat is not idle by mistake.
-    orderable = [
-        ship.id
-        for ship in state.ships.values()
-        if ship.afloat and not ship.fireship and not fighting_fire(ship)
-    ]
+    orderable = [ship.id for ship in state.ships.values() if takes_orders(ship)]
     if orderable and not any(orders_this_turn(state, s) for s in orderable):
         raise RuleViolation(
             "T1",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from mortecouille.core.mortecouille.orders import fighting_fire, orders_this_turn
+from mortecouille.core.mortecouille.orders import orders_this_turn, takes_orders
 from mortecouille.core.state import GameState
 
 
@@ -22,8 +22,7 @@ def ships_awaiting_orders(state: GameState) -> tuple[str, ...]:
     return tuple(
         ship_id
         for ship_id in afloat
-        if not (fighting_fire(state.ships[ship_id]) or state.ships[ship_id].fireship)
-        and not orders_this_turn(state, ship_id)
+        if takes_orders(state.ships[ship_id]) and not orders_this_turn(state, ship_id)
     )
 
 

@@ -111,6 +111,12 @@ def fighting_fire(ship: ShipState) -> bool:
     return any(ship.fire == phase and rule.no_action for phase, rule in FIRE_TABLE.items())
 
 
+def takes_orders(ship: ShipState) -> bool:
+    """Whether the turn waits for this ship's orders: afloat, neither fighting a fire (X1) nor
+    sailing as a fireship (C6), which act without orders."""
+    return ship.afloat and not ship.fireship and not fighting_fire(ship)
+
+
 # --- measuring shots -----------------------------------------------------------------------
 
 

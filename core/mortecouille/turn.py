@@ -37,7 +37,7 @@ from mortecouille.core.mortecouille.movement import ADVANCE as ADVANCE_INTENT
 from mortecouille.core.mortecouille.movement import FIRESHIP as FIRESHIP_INTENT
 from mortecouille.core.mortecouille.movement import MANEUVER as MANEUVER_INTENT
 from mortecouille.core.mortecouille.movement import MoveIntent, board_wind_phase, movement_phase
-from mortecouille.core.mortecouille.orders import fighting_fire, order_names, orders_this_turn
+from mortecouille.core.mortecouille.orders import fighting_fire, order_names, orders_this_turn, takes_orders
 from mortecouille.core.mortecouille.upkeep import (
     afloat_ids,
     left_game,
@@ -59,7 +59,7 @@ from mortecouille.events.orders import Advance, BecomeFireship, Maneuver
 def resolve_mortecouille_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> list[Event]:
     """Play the current turn (T2) and return every event it produces, dice included."""
     afloat = afloat_ids(state)
-    sidelined = frozenset(s for s in afloat if fighting_fire(state.ships[s]) or state.ships[s].fireship)
+    sidelined = frozenset(s for s in afloat if not takes_orders(state.ships[s]))
     _check_ready(state, command, afloat, sidelined)
     cup = DiceCup(dice, state.game, state.turn)
     produced: list[Event] = [TurnStarted(turn=state.turn, rounds=1)]
