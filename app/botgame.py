@@ -12,17 +12,19 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 
 from mortecouille.app.commands import KnownState, commit_to, game_log, new_seed, run_command, start_game
+from mortecouille.bots.fleet_buyer import choose_purchase
 from mortecouille.bots.player import choose_orders
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import SeededDice, seed_commitment
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.catalogue import RULES_VERSION
-from mortecouille.core.fleet.commands import BuyShip, EquipShip, SealFleet
+from mortecouille.core.fleet.commands import BuyShip, EquipShip, SealFleet, fleet_of
+from mortecouille.core.fleet.purchase import ShipPurchase
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn, check_game_name
 from mortecouille.core.mortecouille.common import ship_stats
@@ -103,6 +105,61 @@ def set_up_demo_fleets(apply: Apply) -> None:
             apply(PlaceShip(ship=ship, at=square, facing=facing))
 
 
+#: Where bot fleets other than the demo's start on :data:`DEMO_BOARD`, side by side (player 0 on
+#: rows 1-2 facing N, player 1 on rows 8-7 facing S, as the demo fleets): two squares apart, so
+#: no two ships collide before they have moved, clear of the rocks, wind and whirlpool.
+HOME_SQUARES: tuple[tuple[tuple[tuple[int, int], ...], str], ...] = (
+    (tuple((x, 1) for x in range(1, 10, 2)) + tuple((x, 2) for x in range(0, 10, 2)), "N"),
+    (tuple((x, 8) for x in range(0, 10, 2)) + tuple((x, 7) for x in range(1, 10, 2)), "S"),
+)
+
+#: Two fixed fleets, by player, in the order they are bought (``simulate --fleets FILE``).
+FixedFleets = dict[str, list[ShipPurchase]]
+
+#: The players of bot games whose fleets are bought at random (the demo's two).
+BOT_PLAYERS = ("Anne", "Bart")
+
+
+def place_fleets(apply: Apply, state: GameState) -> None:
+    """Place every bought ship of each player on its side's home squares, in purchase order."""
+    for player, (squares, facing) in zip(state.players, HOME_SQUARES, strict=True):
+        ships = fleet_of(state, player).ships
+        if len(ships) > len(squares):
+            raise BadInput(
+                "--fleets", f"{player} has {len(ships)} ships; at most {len(squares)} fit the board"
+            )
+        for ship, square in zip(ships, squares, strict=False):
+            apply(PlaceShip(ship=ship.name, at=square, facing=facing))
+
+
+def seal(apply: Apply, player: str) -> None:
+    """Seal ``player``'s fleet, with a forfeit only if it must be (F3)."""
+    try:
+        apply(SealFleet(player=player))
+    except RuleViolation:  # F3: money left that could still buy something
+        apply(SealFleet(player=player, forfeit=True))
+
+
+def set_up_fixed_fleets(apply: Apply, current: Callable[[], GameState], fleets: FixedFleets) -> None:
+    """Buy ``fleets`` ship by ship through the referee's commands (F1-F3), seal and place them."""
+    for player, ships in fleets.items():
+        for ship in ships:
+            apply(BuyShip(player=player, kind=ship.kind, name=ship.name, options=ship.options))
+        seal(apply, player)
+    place_fleets(apply, current())
+
+
+def set_up_random_fleets(apply: Apply, current: Callable[[], GameState], seed: str) -> None:
+    """Each player buys a random legal fleet (mortecouille.bots.fleet_buyer), seeded by the game's
+    seed, through the referee's commands; then the fleets are placed."""
+    for player in current().players:
+        while not fleet_of(current(), player).sealed:
+            apply(choose_purchase(current(), player, seed))
+        if not fleet_of(current(), player).ships:
+            raise BadInput("--budget", f"{current().budget} buys {player} no ship")
+    place_fleets(apply, current())
+
+
 def structure_left(state: GameState, player: str) -> int:
     return sum(
         ship_stats(state, ship.id).max_structure - int(ship.damage)
@@ -179,12 +236,15 @@ def summarise(events: list[Event], state: GameState | None = None) -> GameSummar
 DEMO_BUDGET = 100000
 
 
-def demo_game(game: str, seed: str, budget: int = DEMO_BUDGET) -> CreateGame:
-    """The command creating a bot game: the demo board, two players, a seeded commitment."""
+def demo_game(
+    game: str, seed: str, budget: int = DEMO_BUDGET, players: tuple[str, ...] | None = None
+) -> CreateGame:
+    """The command creating a bot game: the demo board, two players (the demo's unless
+    ``players``), a seeded commitment."""
     return CreateGame(
         game=game,
         ruleset="mortecouille",
-        players=tuple(player for player, _, _ in DEMO_FLEETS),
+        players=players or tuple(player for player, _, _ in DEMO_FLEETS),
         budget=budget,
         board=DEMO_BOARD,
         seed_sha256=seed_commitment(seed),
@@ -192,10 +252,17 @@ def demo_game(game: str, seed: str, budget: int = DEMO_BUDGET) -> CreateGame:
     )
 
 
-def play_in_memory(game: str, seed: str, max_turns: int = 60, budget: int = DEMO_BUDGET) -> list[Event]:
+def play_in_memory(
+    game: str,
+    seed: str,
+    max_turns: int = 60,
+    budget: int = DEMO_BUDGET,
+    fleets: FixedFleets | Literal["demo", "random"] = "demo",
+) -> list[Event]:
     """A whole bot game without touching the disk (tests, simulation).
 
-    A budget too small for the demo fleets is refused naming the rule the purchase broke.
+    ``fleets``: the demo's, a random legal fleet per player (seeded by ``seed``), or fixed ones.
+    A budget too small for the fleets is refused naming the rule the purchase broke.
     """
     dice = SeededDice(seed)
     log: list[Event] = []
@@ -208,10 +275,18 @@ def play_in_memory(game: str, seed: str, max_turns: int = 60, budget: int = DEMO
         state = fold(produced, state)
         return produced
 
-    apply(demo_game(game, seed, budget))
+    players = BOT_PLAYERS if fleets == "random" else None if fleets == "demo" else tuple(fleets)
+    apply(demo_game(game, seed, budget, players))
     try:
-        set_up_demo_fleets(apply)
+        if fleets == "demo":
+            set_up_demo_fleets(apply)
+        elif fleets == "random":
+            set_up_random_fleets(apply, lambda: state, seed)
+        else:
+            set_up_fixed_fleets(apply, lambda: state, fleets)
     except RuleViolation as error:
+        if isinstance(fleets, dict):
+            raise BadInput("--fleets", f"the fleets cannot be bought with {budget}: {error}") from None
         raise BadInput("--budget", f"{budget} cannot buy the bots' fleets: {error}") from None
     play_turns(apply, lambda: state, seed, max_turns)
     return log

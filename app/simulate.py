@@ -14,8 +14,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
-from mortecouille.app.botgame import play_in_memory
+import msgspec
+
+from mortecouille.app.botgame import HOME_SQUARES, FixedFleets, play_in_memory
 from mortecouille.app.commands import create_game, game_log
 from mortecouille.core.errors import BadInput
 from mortecouille.events.base import Event
@@ -35,9 +38,38 @@ def game_seed(seed: str, index: int) -> str:
     return f"{seed}-{index}"
 
 
-def play_bot_game(game: str, seed: str, budget: int, max_turns: int) -> list[Event]:
+#: ``--fleets``: each side buys a random legal fleet (seeded by the game's seed), the demo's two
+#: fixed fleets, or the fleets of a JSON file (:func:`load_fleets`).
+Fleets = FixedFleets | Literal["demo", "random"]
+
+
+def load_fleets(path: Path) -> FixedFleets:
+    """Two fixed fleets from a JSON file: ``{"Anne": [{"kind": "red-small", "name": "Hope",
+    "options": ["siren"]}], "Bart": [...]}``, each player's ships in buying order. Only the shape
+    is checked here; kinds, options, names and prices are the ``buy`` command's to judge."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise BadInput("--fleets", f"cannot read {path}: {error.strerror}") from None
+    try:
+        fleets = msgspec.json.decode(data, type=FixedFleets)
+    except msgspec.DecodeError as error:
+        raise BadInput("--fleets", f"{path}: {error}") from None
+    if len(fleets) != len(HOME_SQUARES):
+        raise BadInput(
+            "--fleets", f"{path}: bots play {len(HOME_SQUARES)} players, the file has {len(fleets)}"
+        )
+    for player, ships in fleets.items():
+        if not ships:
+            raise BadInput("--fleets", f"{path}: {player} has no ship")
+    return fleets
+
+
+def play_bot_game(
+    game: str, seed: str, budget: int, max_turns: int, fleets: Fleets = "random"
+) -> list[Event]:
     """One whole bot game in memory (``mortecouille.app.botgame.play_in_memory``)."""
-    return play_in_memory(game, seed, max_turns=max_turns, budget=budget)
+    return play_in_memory(game, seed, max_turns=max_turns, budget=budget, fleets=fleets)
 
 
 def check_ruleset(ruleset: str) -> None:
@@ -55,13 +87,15 @@ def simulate(
     budget: int = DEFAULT_BUDGET,
     max_turns: int = DEFAULT_MAX_TURNS,
     ruleset: str = "mortecouille",
+    fleets: Fleets = "random",
     on_game: Callable[[str], None] | None = None,
 ) -> list[GameLog]:
     """Play ``games`` seeded bot games into ``directory``; refuse (nothing written) if any exists.
 
     Each game is created like any seeded game (``mortecouille.app.commands.create_game``): its
-    secret seed kept beside its log, the log created exclusively. ``on_game`` is told each game's
-    name once its log is written (for a progress bar).
+    secret seed kept beside its log, the log created exclusively. ``fleets``: see :data:`Fleets`
+    (random ones are seeded by each game's seed, so a run stays reproducible game by game).
+    ``on_game`` is told each game's name once its log is written (for a progress bar).
     """
     check_ruleset(ruleset)
     if games < 0:
@@ -76,7 +110,7 @@ def simulate(
     directory.mkdir(parents=True, exist_ok=True)
     for index, log in enumerate(logs):
         dice_seed = game_seed(seed, index)
-        create_game(log, play_bot_game(log.name, dice_seed, budget, max_turns), dice_seed)
+        create_game(log, play_bot_game(log.name, dice_seed, budget, max_turns, fleets), dice_seed)
         if on_game is not None:
             on_game(log.name)
     return logs

@@ -21,7 +21,7 @@ import click
 
 from mortecouille.app.commands import games_dir as resolve_games_dir
 from mortecouille.app.outputs import SVG_SUFFIXES, check_output, write_output
-from mortecouille.app.simulate import DEFAULT_BUDGET, DEFAULT_MAX_TURNS, simulate
+from mortecouille.app.simulate import DEFAULT_BUDGET, DEFAULT_MAX_TURNS, Fleets, load_fleets, simulate
 from mortecouille.cli.shared import Context, fail, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
 from mortecouille.replays.analytics.archive import archive_games
@@ -199,9 +199,26 @@ def report(ctx: Context, archive_dir: str, name: str, svg: str | None, force: bo
 @click.option("--ruleset", default="mortecouille", show_default=True, help="Only mortecouille has bots.")
 @click.option("--budget", type=click.IntRange(0), default=DEFAULT_BUDGET, show_default=True)
 @click.option("--max-turns", type=click.IntRange(1, 500), default=DEFAULT_MAX_TURNS, show_default=True)
+@click.option(
+    "--fleets",
+    "fleets_option",
+    default="random",
+    show_default=True,
+    metavar="random|demo|FILE",
+    help="random: each side buys a random legal fleet, seeded by the game's seed; demo: the demo's "
+    'two fleets; FILE: fixed fleets, JSON {"Anne": [{"kind": "red-small", "name": "Hope", '
+    '"options": ["siren"]}], "Bart": [...]} (README).',
+)
 @reports_errors
-def simulate_command(count: int, seed: str, target: str, ruleset: str, budget: int, max_turns: int) -> None:
+def simulate_command(
+    count: int, seed: str, target: str, ruleset: str, budget: int, max_turns: int, fleets_option: str
+) -> None:
     """The built-in bots play COUNT complete seeded games, each a normal verifiable log."""
+    fleets: Fleets = "random"
+    if fleets_option == "demo":
+        fleets = "demo"
+    elif fleets_option != "random":
+        fleets = load_fleets(Path(fleets_option))
     started = time.perf_counter()
     with progress(count, "simulating") as advance:
         logs = simulate(
@@ -211,6 +228,7 @@ def simulate_command(count: int, seed: str, target: str, ruleset: str, budget: i
             budget=budget,
             max_turns=max_turns,
             ruleset=ruleset,
+            fleets=fleets,
             on_game=advance,
         )
     elapsed = time.perf_counter() - started
