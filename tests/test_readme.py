@@ -119,9 +119,17 @@ KEY_LINES: dict[str, tuple[str, ...]] = {
     # the game designer
     "simulate --games 20 --seed study --to sims": (r"^simulated 20 game\(s\) into sims",),
     "archive --games-dir sims --to archive": (r"^archived 20 game\(s\), \d+ events into archive",),
-    "query archive SELECT kind, avg(CAST(won AS INT)) FROM ships GROUP BY kind": (
-        r"^kind +avg",
-        r"^\(\d+ rows\)$",
+    # issue 13.13: random fleets, so every kind has ships behind its rate
+    "query archive SELECT kind, count(*) AS ships, count(DISTINCT game) AS games, "
+    "round(avg(CAST(won AS INT)), 2) AS owner_won FROM ships GROUP BY kind ORDER BY kind": (
+        r"^kind +ships +games +owner_won$",
+        r"^yellow-big +[1-9]\d* +[1-9]\d* +[01](\.\d+)?$",
+        r"^\(8 rows\)$",
+    ),
+    "query archive SELECT option, count(*) AS ships, round(avg(CAST(won AS INT)), 2) AS owner_won "
+    "FROM (SELECT unnest(options) AS option, won FROM ships) GROUP BY option ORDER BY option": (
+        r"^option +ships +owner_won$",
+        r"^catapult +[1-9]",
     ),
     "report archive dice": (r"chi-square", r"^seeded +\(all\) +6 "),
     "report archive gunnery --svg gunnery.svg": (r"S3 normal, S4 burst", r"^burst +\d"),
