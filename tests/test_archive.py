@@ -47,7 +47,7 @@ def count(archive: Path, sql: str) -> int:
 def simulated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Three real bot games (seeded, verifiable) and one hand-made game with a ruling."""
     games = tmp_path_factory.mktemp("games")
-    simulate(games, 3, "arch", max_turns=12)
+    simulate(games, 3, "arch", max_turns=12, fleets="demo")  # the fleets these tests were written against
     bought = ShipBought(player="Anne", ship="Hope", kind="green-small", price=20000)
     ruling = RulingRecorded(turn=1, rule="C2", text="the wreck blocks")
     write_game(games, "handmade", [bought, ruling], winner="Anne")
@@ -312,7 +312,7 @@ def test_archiving_with_two_processes_gives_the_same_tables(
 
 def test_archive_rederive_option_catches_an_outcome_forged_with_its_turn_hashes(tmp_path: Path) -> None:
     games = tmp_path / "games"
-    simulate(games, 1, "edit", max_turns=8)
+    simulate(games, 1, "edit", max_turns=8, fleets="demo")  # a game known to land a shot
     path = next(games.glob("*.jsonl"))
 
     def lighter_hit(bodies: list[dict[str, Any]]) -> None:
