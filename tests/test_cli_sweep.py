@@ -264,7 +264,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ["place", W, "Hope", "C3", "--facing", "E"],
         ["place", W, "Kraken", "C5", "--facing", "E"],
         ["order", W, "Hope", "advance"],
-        ["resolve", W, "--partial", "--no-prompt", "--dice", "4,4"],
+        ["resolve", W, "--partial", "--no-prompt", "--dice", "4,4", "--yes"],
         ["order", W, "Hope", "attack", "port", "Kraken"],
     ):
         result = run(games, *args)
