@@ -45,7 +45,7 @@ from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.codec import LogError
-from mortecouille.events.game import GameEnded
+from mortecouille.events.game import DieRolled, GameEnded
 from mortecouille.events.store import Conflict, GameLog, GameNotFound, Unwritable
 from mortecouille.replays.reading.describe import describe_event
 
@@ -189,6 +189,19 @@ def load(log_: GameLog) -> tuple[list[Event], GameState]:
 #: How a shell asks the referee what a physical die showed: ``ask(identity, label) -> value``.
 AskDie = Callable[[RollIdentity, str], int]
 
+#: How a shell asks the referee to confirm the table dice a command read, before anything is
+#: written: ``confirm(rolls) -> True`` to write (an input, like ``ask``).
+ConfirmDice = Callable[[Sequence[DieRolled]], bool]
+
+
+class NotConfirmed(MortecouilleError):
+    """The referee answered no when shown the table dice: nothing is written (exit 1)."""
+
+    exit_code = 1
+
+    def __init__(self) -> None:
+        super().__init__("table dice not confirmed: nothing written (resolve again to re-enter them)")
+
 
 def dice_for(
     log_: GameLog, state: GameState, table_values: list[int] | None, ask: AskDie | None
@@ -234,6 +247,7 @@ def run_command(
     ask: AskDie | None = None,
     expected_seq: int | None = None,
     known: KnownState | None = None,
+    confirm: ConfirmDice | None = None,
 ) -> Outcome:
     """Lock, fold, decide and append one command; return the appended events and the new state.
 
@@ -243,6 +257,8 @@ def run_command(
     the log is at this seq. ``known``: a state the caller folded before; it is used instead of
     folding the log again only if the log still ends where it did (same next seq and last hash),
     so a long sequence of commands (the demo) does not fold the whole log for each one.
+    ``confirm``: shown the table dice the command read (if any), it says whether to write; a
+    no writes nothing (:class:`NotConfirmed`).
     """
     if expected_seq is not None and expected_seq < 0:  # seqs start at 0: no log is ever there
         raise BadInput("--expect-seq", f"{expected_seq} is not a seq (0 or more)")
@@ -256,6 +272,9 @@ def run_command(
         produced = decide(state, command, dice)
         if table_values and isinstance(dice, TableDice) and dice.pending:
             raise BadInput("--dice", f"{len(dice.pending)} value(s) left unused: {dice.pending}")
+        table_rolls = [e for e in produced if isinstance(e, DieRolled) and e.source == "table"]
+        if confirm is not None and table_rolls and not confirm(table_rolls):
+            raise NotConfirmed()
         appended = tx.append(produced, expected_seq)
         log.info("appended", game=log_.name, command=type(command).__name__, events=len(appended))
         return Outcome(appended, fold(appended, state))
@@ -332,6 +351,7 @@ def resolve_turn(
     table_values: list[int] | None = None,
     ask: AskDie | None = None,
     expected_seq: int | None = None,
+    confirm: ConfirmDice | None = None,
 ) -> Outcome:
     """Resolve the current turn; a turn that ends the game reveals its seed (D2).
 
@@ -349,6 +369,7 @@ def resolve_turn(
         table_values=table_values,
         ask=ask,
         expected_seq=expected_seq,
+        confirm=confirm,
     )
 
 

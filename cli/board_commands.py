@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 import msgspec
 
-from mortecouille.app.commands import AskDie, describe_events, game_log, resolve_turn, run_command
+from mortecouille.app.commands import (
+    AskDie,
+    ConfirmDice,
+    describe_events,
+    game_log,
+    resolve_turn,
+    run_command,
+)
 from mortecouille.app.scenario import parse_scenario, run_scenario, scenario_output
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.blockade.commands import GiveTokens
@@ -19,6 +27,7 @@ from mortecouille.core.errors import BadInput
 from mortecouille.core.game import fold
 from mortecouille.core.limits import shown as shown_text
 from mortecouille.core.scenario import ScenarioProblems
+from mortecouille.events.game import DieRolled
 from mortecouille.replays.pictures.board_text import render_board, state_after_turn
 from mortecouille.replays.reading.replay import resolved_turns
 
@@ -36,6 +45,17 @@ def prompt_for_die(identity: RollIdentity, label: str) -> int:
     """Ask the referee what a physical die showed, saying what it is for (D1)."""
     value: int = click.prompt(f"{label}, 1d{identity.sides}", type=click.IntRange(1, identity.sides))
     return value
+
+
+def confirm_table_dice(rolls: Sequence[DieRolled]) -> bool:
+    """Show the table dice a resolve read, each named (ship, purpose), and ask before writing:
+    a mistyped die is caught before it is in the log for good (issue 13.3)."""
+    click.echo("table dice:")
+    for roll in rolls:
+        ship = roll.ship if roll.ship is not None else "table"
+        click.echo(shown_text(f"  {ship}, {roll.purpose}, 1d{roll.sides}: {roll.value}"))
+    answer: bool = click.confirm("write these dice?", default=False)
+    return answer
 
 
 @click.command()
@@ -114,6 +134,7 @@ def tokens(
     default=None,
     help="Ask for each table die as it is needed (default: when stdin is a terminal).",
 )
+@click.option("--yes", "-y", "assume_yes", is_flag=True, help="Write the table dice without confirming them.")
 @click.option("--expect-seq", type=int, default=None, help="Refuse unless the log is at this seq.")
 @pass_context
 @reports_errors
@@ -124,11 +145,16 @@ def resolve(
     idle_turn: bool,
     dice_text: str | None,
     prompt: bool | None,
+    assume_yes: bool,
     expect_seq: int | None,
 ) -> None:
-    """Resolve the current turn (P1 / T2) and print what happened, with rule IDs."""
+    """Resolve the current turn (P1 / T2) and print what happened, with rule IDs.
+
+    In a table-dice game the dice read are shown and confirmed before anything is written
+    (--yes skips the question); a no writes nothing and exits 1."""
     interactive = sys.stdin.isatty() if prompt is None else prompt
     ask: AskDie | None = prompt_for_die if interactive else None
+    confirm: ConfirmDice | None = None if assume_yes else confirm_table_dice
     outcome = resolve_turn(
         game_log(ctx.games, game),
         partial=partial,
@@ -136,6 +162,7 @@ def resolve(
         table_values=parse_dice_values(dice_text),
         ask=ask,
         expected_seq=expect_seq,
+        confirm=confirm,
     )
     echo_lines(outcome.lines())
     click.echo(render_board(outcome.state))

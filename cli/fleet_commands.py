@@ -18,13 +18,14 @@ from mortecouille.core.fleet.commands import (
     EquipFleet,
     EquipShip,
     SealFleet,
+    WithdrawShip,
     find_purchase,
     fleet_of,
     resolve_player,
 )
 from mortecouille.core.fleet.purchase import FleetSheet, OptionLine, ShipSheet, status_sheet
 from mortecouille.core.state import GameState
-from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped
+from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped, ShipWithdrawn
 from mortecouille.replays.reading.audit import AuditReport, audit_events
 
 #: ``audit`` exits with this when a price disagrees with the list, like ``verify`` on a bad log.
@@ -111,6 +112,22 @@ def seal(ctx: Context, game: str, player: str, forfeit: bool) -> None:
     sealed = appended[0]
     assert isinstance(sealed, FleetSealed)
     click.echo(f"sealed {sealed.player}'s fleet; {sealed.forfeited} forfeited")
+
+
+@click.command()
+@click.argument("game")
+@click.argument("ship")
+@pass_context
+@reports_errors
+def unbuy(ctx: Context, game: str, ship: str) -> None:
+    """Withdraw the purchase of SHIP, refunding it and its options, before its fleet is sealed (F3).
+
+    Logged as an event: the purchase and its withdrawal both stay in the log."""
+    appended, after = run_command(game_log(ctx.games, game), lambda s: WithdrawShip(ship=ship))
+    withdrawn = appended[0]
+    assert isinstance(withdrawn, ShipWithdrawn)
+    left = after.fleets[withdrawn.player].money_left
+    click.echo(f"{withdrawn.player} withdrew {withdrawn.ship!r}; {withdrawn.refund} refunded, {left} left")
 
 
 # --- sheet (F4) ------------------------------------------------------------------------------
@@ -226,4 +243,4 @@ def audit(ctx: Context, game: str, as_json: bool) -> None:
         sys.exit(AUDIT_MISMATCH_EXIT)
 
 
-COMMANDS: tuple[click.Command, ...] = (buy, equip, seal, sheet, audit)
+COMMANDS: tuple[click.Command, ...] = (buy, unbuy, equip, seal, sheet, audit)

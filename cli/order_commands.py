@@ -18,7 +18,7 @@ from mortecouille.app.commands import game_log, run_command
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.commands import resolve_ship
-from mortecouille.core.mortecouille.orders import GiveOrder
+from mortecouille.core.mortecouille.orders import GiveOrder, WithdrawOrder
 from mortecouille.events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver, Order
 
 USAGE = (
@@ -104,4 +104,22 @@ def order(
     echo_lines(outcome.lines())
 
 
-COMMANDS: tuple[click.Command, ...] = (order,)
+@click.command()
+@click.argument("game")
+@click.argument("ship")
+@click.option("--expect-seq", type=int, default=None, help="Refuse unless the log is at this seq.")
+@pass_context
+@reports_errors
+def unorder(ctx: Context, game: str, ship: str, expect_seq: int | None) -> None:
+    """Withdraw SHIP's orders for this turn before it is resolved: SHIP has no orders again (T1).
+
+    Logged as an event: the orders and their withdrawal both stay in the log."""
+    outcome = run_command(
+        game_log(ctx.games, game),
+        lambda state: WithdrawOrder(ship=resolve_ship(state, ship)),
+        expected_seq=expect_seq,
+    )
+    echo_lines(outcome.lines())
+
+
+COMMANDS: tuple[click.Command, ...] = (order, unorder)

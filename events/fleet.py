@@ -55,3 +55,14 @@ class FleetSealed(Event, tag="fleet-sealed", frozen=True, kw_only=True):
     forfeited: int
     forfeit: bool = False
     rules: tuple[str, ...] = ("F3",)
+
+
+class ShipWithdrawn(Event, tag="ship-withdrawn", frozen=True, kw_only=True):
+    """``player`` took back the purchase of ship ``ship`` before sealing; ``refund`` is what it
+    had cost, the ship and its individual options (F3: a purchase is undone by an event, never
+    erased, so the log keeps the mistake and its correction)."""
+
+    player: str
+    ship: str
+    refund: int
+    rules: tuple[str, ...] = ("F3",)

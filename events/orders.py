@@ -67,3 +67,12 @@ class OrderGiven(Event, tag="order-given", frozen=True):
     actions: tuple[Order, ...]
     replaced: bool = False
     rules: tuple[str, ...] = ("T1",)
+
+
+class OrderWithdrawn(Event, tag="order-withdrawn", frozen=True):
+    """``ship``'s orders for ``turn`` were taken back before the turn was resolved (T1): the ship
+    has no orders again, as if none had been given (an event, never an erasure)."""
+
+    turn: int
+    ship: str
+    rules: tuple[str, ...] = ("T1",)

@@ -26,7 +26,7 @@ from mortecouille.events.combat import (
     ShotFired,
     ShotNotFired,
 )
-from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped
+from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped, ShipWithdrawn
 from mortecouille.events.game import (
     DieRolled,
     GameCreated,
@@ -46,7 +46,7 @@ from mortecouille.events.movement import (
     ShipPushed,
     ShipSunk,
 )
-from mortecouille.events.orders import OrderGiven
+from mortecouille.events.orders import OrderGiven, OrderWithdrawn
 from mortecouille.events.rulings import RulingRecorded
 
 #: Every event type a log may hold, grouped by what they record.
@@ -75,8 +75,10 @@ EVENT_CLASSES: tuple[type[Event], ...] = (
     ShipEquipped,
     FleetEquipped,
     FleetSealed,
+    ShipWithdrawn,
     # the mortecouille turn
     OrderGiven,
+    OrderWithdrawn,
     WindPointsChanged,
     ShipSetUp,
     MoveUnaffordable,

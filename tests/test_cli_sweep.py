@@ -98,6 +98,10 @@ CASES: list[Any] = [
     ("audit", ["nosuch"], "nosuch"),
     ("order", [M, "S"], "ACTION"),
     ("order", [M, "Nobody", "advance"], "Nobody"),
+    ("unorder", [M, "Nobody"], "Nobody"),
+    ("unorder", [W, "Kraken"], "T1"),
+    ("unbuy", [M, "Nobody"], "SHIP"),
+    ("unbuy", [W, "Hope"], "F3"),
     ("explain", [G], "--turn"),
     ("explain", [G, "--turn", "x"], "--turn"),
     ("explain", [G, "--turn", "99"], "--turn: turn 99"),
@@ -264,7 +268,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
         ["place", W, "Hope", "C3", "--facing", "E"],
         ["place", W, "Kraken", "C5", "--facing", "E"],
         ["order", W, "Hope", "advance"],
-        ["resolve", W, "--partial", "--no-prompt", "--dice", "4,4"],
+        ["resolve", W, "--partial", "--no-prompt", "--dice", "4,4", "--yes"],
         ["order", W, "Hope", "attack", "port", "Kraken"],
     ):
         result = run(games, *args)

@@ -102,7 +102,7 @@ def test_D1_table_dice_are_taken_from_dice_and_missing_ones_refused(games: Path)
     bad = run(games, "resolve", "g", "--dice", "3,4,9", "--no-prompt")
     assert bad.exit_code == 2 and "1 to 6" in bad.output
     assert tree_digest(games) == before
-    done = run(games, "resolve", "g", "--dice", "3,4,5", "--no-prompt")
+    done = run(games, "resolve", "g", "--dice", "3,4,5", "--no-prompt", "--yes")
     assert done.exit_code == 0, done.output
     winds = [e for e in events(games) if e["type"] == "die-rolled"]
     assert [(e["ship"], e["value"], e["source"]) for e in winds] == [
@@ -117,7 +117,7 @@ def test_D1_table_dice_prompt_says_what_each_die_is_for(games: Path) -> None:
     set_up(games, dice="table")
     for ship in ("Hope", "Black Pearl", "Kraken"):
         assert run(games, "order", "g", ship, "idle").exit_code == 0
-    result = run(games, "resolve", "g", "--prompt", input="9\n2\n6\n1\n")
+    result = run(games, "resolve", "g", "--prompt", input="9\n2\n6\n1\ny\n")
     assert result.exit_code == 0, result.output
     assert "Black Pearl" in result.output and "wind" in result.output and "1d6" in result.output
     assert "9 is not in the range 1<=x<=6" in result.output  # a bad value is asked again

@@ -113,6 +113,8 @@ def test_the_mortecouille_golden_game_rolls_every_purpose_and_ends_in_a_victory(
 UNREACHABLE: dict[str, str] = {
     "loss-recorded": "written only by `repair --record-loss` on a log cut before its anchor "
     "(a damaged log, not a played game); tests/test_repair_loss.py writes and reads it",
+    "ship-withdrawn": "not yet in a golden log; tests/test_undo.py writes, verifies and audits it",
+    "order-withdrawn": "not yet in a golden log; tests/test_undo.py writes, verifies and audits it",
 }
 
 

@@ -14,7 +14,7 @@ from mortecouille.core.blockade.commands import (
 )
 from mortecouille.core.blockade.scenario import build_blockade_scenario
 from mortecouille.core.fleet.commands import FLEET_DECIDERS
-from mortecouille.core.mortecouille.orders import GiveOrder
+from mortecouille.core.mortecouille.orders import GiveOrder, WithdrawOrder
 from mortecouille.core.ruleset import Refusal, compose_ruleset
 
 _BOUGHT = Refusal(rule="F1", reason="ships and options are bought in mortecouille only")
@@ -31,9 +31,12 @@ BLOCKADE = compose_ruleset(
     phases=narrators.PHASES,
     scenario=build_blockade_scenario,
     refusals={
-        GiveOrder: Refusal(
-            rule="T1", reason="orders are for mortecouille games; blockade ships take tokens (P1)"
-        ),
+        **{
+            command: Refusal(
+                rule="T1", reason="orders are for mortecouille games; blockade ships take tokens (P1)"
+            )
+            for command in (GiveOrder, WithdrawOrder)
+        },
         **{command: _BOUGHT for command in FLEET_DECIDERS},
     },
 )

@@ -24,6 +24,7 @@ from mortecouille.core.fleet.purchase import (
     apply_equip,
     apply_equip_fleet,
     apply_seal,
+    apply_withdraw,
     check_buy_ship,
     check_equip,
     check_equip_fleet,
@@ -33,7 +34,7 @@ from mortecouille.core.life_cycle import Command, Decide, Evolve, change_ship, r
 from mortecouille.core.limits import check_name, check_ship_count
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
-from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped
+from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped, ShipWithdrawn
 from mortecouille.events.movement import ShipPlaced
 
 
@@ -58,6 +59,12 @@ class EquipFleet(Command, frozen=True, kw_only=True):
 
     player: str
     option: str
+
+
+class WithdrawShip(Command, frozen=True, kw_only=True):
+    """Take back the purchase of ship ``ship``, refunding it, while its fleet is open (F3)."""
+
+    ship: str
 
 
 class SealFleet(Command, frozen=True, kw_only=True):
@@ -172,6 +179,22 @@ def decide_equip_fleet(state: GameState, command: EquipFleet, dice: DiceSource) 
     return [FleetEquipped(player=player, option=option, price=price)]
 
 
+def decide_withdraw_ship(state: GameState, command: WithdrawShip, dice: DiceSource) -> list[Event]:
+    """F3: a purchase is taken back, refunded in full, until its fleet is sealed; afterwards the
+    fleet is final and only a referee's ruling takes a ship out of the game."""
+    _require_buying_phase(state)
+    fleet, purchase = find_purchase(state, command.ship)
+    if fleet.sealed:
+        raise RuleViolation(
+            "F3",
+            f"{fleet.player}'s fleet is sealed: {purchase.name!r} can no longer be withdrawn; "
+            f"a ruling takes it out of the game (ruling GAME --adjust '{purchase.name}' sunk=true)",
+        )
+    # the price the purchase events recorded (ship, then each individual option), as paid
+    refund = state.ships[purchase.name].price
+    return [ShipWithdrawn(player=fleet.player, ship=purchase.name, refund=refund)]
+
+
 def decide_seal(state: GameState, command: SealFleet, dice: DiceSource) -> list[Event]:
     """F3: sealing with money that could still buy something needs an explicit forfeit."""
     _require_buying_phase(state)
@@ -215,6 +238,13 @@ def evolve_ship_equipped(state: GameState, event: ShipEquipped) -> GameState:
 def evolve_fleet_equipped(state: GameState, event: FleetEquipped) -> GameState:
     fleet = fleet_of(state, event.player)
     return _with_fleet(state, apply_equip_fleet(fleet, event.option, event.price))
+
+
+def evolve_ship_withdrawn(state: GameState, event: ShipWithdrawn) -> GameState:
+    """The fleet loses the ship and gets its price back; the unplaced ship leaves the game."""
+    fleet = fleet_of(state, event.player)
+    state = _with_fleet(state, apply_withdraw(fleet, event.ship, event.refund))
+    return replace(state, ships={k: v for k, v in state.ships.items() if k != event.ship})
 
 
 def evolve_fleet_sealed(state: GameState, event: FleetSealed) -> GameState:
@@ -262,10 +292,12 @@ FLEET_DECIDERS: dict[type[Command], Decide] = {
     EquipShip: decide_equip_ship,
     EquipFleet: decide_equip_fleet,
     SealFleet: decide_seal,
+    WithdrawShip: decide_withdraw_ship,
 }
 FLEET_EVOLVERS: dict[type[Event], Evolve] = {
     ShipBought: evolve_ship_bought,
     ShipEquipped: evolve_ship_equipped,
     FleetEquipped: evolve_fleet_equipped,
     FleetSealed: evolve_fleet_sealed,
+    ShipWithdrawn: evolve_ship_withdrawn,
 }

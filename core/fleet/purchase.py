@@ -318,6 +318,13 @@ def apply_equip_fleet(fleet_state: Fleet, option: str, price: int) -> Fleet:
     )
 
 
+def apply_withdraw(fleet_state: Fleet, ship_name: str, refund: int) -> Fleet:
+    """The fleet after a ship purchase was withdrawn: the ship gone, its price refunded (F3)."""
+    target = _find_ship(fleet_state, ship_name)
+    ships = tuple(s for s in fleet_state.ships if s is not target)
+    return msgspec.structs.replace(fleet_state, ships=ships, spent=fleet_state.spent - refund)
+
+
 def apply_seal(fleet_state: Fleet) -> Fleet:
     """The fleet after it is sealed for the game."""
     return msgspec.structs.replace(fleet_state, sealed=True)

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from mortecouille.core.fleet.commands import FLEET_EVOLVERS
 from mortecouille.core.life_cycle import Evolve, change_ship, fold_with
 from mortecouille.core.mortecouille.common import evolve_set_up, evolve_wind_points
-from mortecouille.core.mortecouille.orders import evolve_order_given
+from mortecouille.core.mortecouille.orders import evolve_order_given, evolve_order_withdrawn
 from mortecouille.core.ruleset import SHARED_EVOLVERS, SHARED_IGNORED
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
@@ -29,7 +29,7 @@ from mortecouille.events.combat import (
 )
 from mortecouille.events.mortecouille import ShipSetUp, WindPointsChanged
 from mortecouille.events.mortecouille_movement import FireshipExplosion, MoveUnaffordable, WreckCrossed
-from mortecouille.events.orders import OrderGiven
+from mortecouille.events.orders import OrderGiven, OrderWithdrawn
 
 
 def evolve_fire_checked(state: GameState, event: FireChecked) -> GameState:
@@ -62,6 +62,7 @@ MORTECOUILLE_EVOLVERS: dict[type[Event], Evolve] = {
     **FLEET_EVOLVERS,
     ShipSetUp: evolve_set_up,
     OrderGiven: evolve_order_given,
+    OrderWithdrawn: evolve_order_withdrawn,
     WindPointsChanged: evolve_wind_points,
     FireChecked: evolve_fire_checked,
     CatapultHitsTaken: evolve_catapult_hits,

@@ -33,11 +33,11 @@ from mortecouille.events.combat import (
     ShotFired,
     ShotNotFired,
 )
-from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped
+from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped, ShipWithdrawn
 from mortecouille.events.mortecouille import ShipSetUp, WindPointsChanged
 from mortecouille.events.mortecouille_movement import FireshipExplosion, MoveUnaffordable, WreckCrossed
 from mortecouille.events.movement import CollisionOccurred, DamageTaken
-from mortecouille.events.orders import OrderGiven
+from mortecouille.events.orders import OrderGiven, OrderWithdrawn
 
 
 def structure_left(ctx: ExplainContext, ship_id: str) -> str:
@@ -77,6 +77,10 @@ def tell_fleet_equipped(event: FleetEquipped, ctx: ExplainContext) -> str:
     return f"{event.player} buys the fleet option {event.option} for {event.price}"
 
 
+def tell_ship_withdrawn(event: ShipWithdrawn, ctx: ExplainContext) -> str:
+    return f"{event.player} withdraws the purchase of {event.ship}; {event.refund} refunded"
+
+
 def tell_fleet_sealed(event: FleetSealed, ctx: ExplainContext) -> str:
     return f"{event.player} seals the fleet; {event.forfeited} left unspent"
 
@@ -99,6 +103,10 @@ def tell_order(event: OrderGiven, ctx: ExplainContext) -> str:
     actions = "; ".join(order_text(a) for a in event.actions) or "nothing"
     again = " (replacing an earlier order)" if event.replaced else ""
     return f"{event.ship} is ordered: {actions}{again}"
+
+
+def tell_order_withdrawn(event: OrderWithdrawn, ctx: ExplainContext) -> str:
+    return f"{event.ship}'s orders for turn {event.turn} are withdrawn"
 
 
 def tell_wind_points(event: WindPointsChanged, ctx: ExplainContext) -> str:
@@ -191,8 +199,10 @@ NARRATORS: Final[Mapping[type[Event], Narrator]] = {
     ShipEquipped: tell_ship_equipped,
     FleetEquipped: tell_fleet_equipped,
     FleetSealed: tell_fleet_sealed,
+    ShipWithdrawn: tell_ship_withdrawn,
     ShipSetUp: tell_ship_set_up,
     OrderGiven: tell_order,
+    OrderWithdrawn: tell_order_withdrawn,
     WindPointsChanged: tell_wind_points,
     FireChecked: tell_fire_checked,
     ShotFired: tell_shot,
@@ -215,8 +225,10 @@ PHASES: Final[Mapping[type[Event], Phase]] = {
     ShipEquipped: FLEETS,
     FleetEquipped: FLEETS,
     FleetSealed: FLEETS,
+    ShipWithdrawn: FLEETS,
     ShipSetUp: ORDERS,
     OrderGiven: ORDERS,
+    OrderWithdrawn: ORDERS,
     FireChecked: UPKEEP,
     ShotFired: COMBAT,
     ShotNotFired: COMBAT,

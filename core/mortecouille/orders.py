@@ -12,7 +12,8 @@ Rulings of this module:
   are silent; friendly fire is the players' business); a ship never targets
   itself;
 - an order set must hold at least one order (``idle`` to do nothing);
-- an order set can be replaced until the turn is resolved, only on request.
+- an order set can be replaced until the turn is resolved, only on request, or withdrawn
+  (``WithdrawOrder``: the ship has no orders again, by an event, never an erasure).
 """
 
 from __future__ import annotations
@@ -60,6 +61,7 @@ from mortecouille.events.orders import (
     Order,
     OrderGiven,
     OrderSet,
+    OrderWithdrawn,
 )
 
 #: The name mortecouille.core.mortecouille.maneuver's T1 checks use for each kind of order.
@@ -83,6 +85,12 @@ class GiveOrder(Command, frozen=True, kw_only=True):
     ship: str
     actions: tuple[Order, ...]
     replace: bool = False
+
+
+class WithdrawOrder(Command, frozen=True, kw_only=True):
+    """Take back ``ship``'s orders for the current turn before it is resolved (T1)."""
+
+    ship: str
 
 
 class ShotPlan(msgspec.Struct, frozen=True, kw_only=True):
@@ -213,3 +221,21 @@ def decide_give_order(state: GameState, command: GiveOrder, dice: DiceSource) ->
 def evolve_order_given(state: GameState, event: OrderGiven) -> GameState:
     given = OrderSet(turn=event.turn, actions=event.actions)
     return replace(state, orders={**state.orders, event.ship: given})
+
+
+def decide_withdraw_order(state: GameState, command: WithdrawOrder, dice: DiceSource) -> list[Event]:
+    """T1: orders are taken back only while their turn is unresolved; a resolved turn's orders
+    have been carried out, and the next turn's are not given yet."""
+    ship_named(state, command.ship, "ship")
+    if not orders_this_turn(state, command.ship):
+        given = state.orders.get(command.ship)
+        if given is not None and given.turn < state.turn:
+            reason = f"its orders for turn {given.turn} were carried out when that turn was resolved"
+        else:
+            reason = "it has no orders to withdraw"
+        raise RuleViolation("T1", f"{command.ship} has no orders for turn {state.turn}: {reason}")
+    return [OrderWithdrawn(turn=state.turn, ship=command.ship)]
+
+
+def evolve_order_withdrawn(state: GameState, event: OrderWithdrawn) -> GameState:
+    return replace(state, orders={k: v for k, v in state.orders.items() if k != event.ship})

@@ -7,14 +7,24 @@ from mortecouille.core.fleet.commands import FLEET_DECIDERS, place_mortecouille_
 from mortecouille.core.mortecouille import narrators
 from mortecouille.core.mortecouille.common import SetUpShip, decide_set_up
 from mortecouille.core.mortecouille.evolution import MORTECOUILLE_EVOLVERS, MORTECOUILLE_IGNORED
-from mortecouille.core.mortecouille.orders import GiveOrder, decide_give_order
+from mortecouille.core.mortecouille.orders import (
+    GiveOrder,
+    WithdrawOrder,
+    decide_give_order,
+    decide_withdraw_order,
+)
 from mortecouille.core.mortecouille.scenario import build_mortecouille_scenario
 from mortecouille.core.mortecouille.turn import resolve_mortecouille_turn, victory
 from mortecouille.core.ruleset import Refusal, compose_ruleset
 
 MORTECOUILLE = compose_ruleset(
     "mortecouille",
-    commands={**FLEET_DECIDERS, GiveOrder: decide_give_order, SetUpShip: decide_set_up},
+    commands={
+        **FLEET_DECIDERS,
+        GiveOrder: decide_give_order,
+        WithdrawOrder: decide_withdraw_order,
+        SetUpShip: decide_set_up,
+    },
     evolvers=MORTECOUILLE_EVOLVERS,
     ignored=MORTECOUILLE_IGNORED,
     end_test=victory,

@@ -18,7 +18,7 @@ import msgspec
 from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.catalogue import Catalogue, catalogue_for
 from mortecouille.events.base import Event
-from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped
+from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped, ShipWithdrawn
 from mortecouille.events.game import GameCreated
 
 
@@ -60,6 +60,9 @@ class _Tally(msgspec.Struct, kw_only=True):
     """A player's purchases as the audit reads them: ship name -> kind, and the two sums."""
 
     kinds: dict[str, str] = {}
+    #: each ship still bought -> (recorded, list price) of it and its individual options, which a
+    #: withdrawal takes back (F3)
+    paid: dict[str, tuple[int, int]] = {}
     recorded: int = 0
     recomputed: int = 0
     forfeited: int | None = None
@@ -86,7 +89,28 @@ def _describe(event: Event) -> str:
         return f"{event.option} for {event.ship!r}"
     if isinstance(event, FleetEquipped):
         return f"fleet option {event.option}"
+    if isinstance(event, ShipWithdrawn):
+        return f"withdrawal of {event.ship!r}"
     return type(event).__name__
+
+
+def _withdraw(report: AuditReport, tally: _Tally, event: ShipWithdrawn) -> None:
+    """A withdrawn purchase leaves both sums; its refund must be what was recorded for it (F3)."""
+    if tally.sealed_at is not None:
+        detail = f"{_describe(event)} after the fleet was sealed at seq {tally.sealed_at}"
+        report.findings.append(AuditFinding(seq=event.seq, player=event.player, detail=detail))
+    if event.ship not in tally.paid:
+        detail = f"{_describe(event)}: {event.player} holds no bought ship of that name"
+        report.findings.append(AuditFinding(seq=event.seq, player=event.player, detail=detail))
+        tally.recorded -= event.refund
+        return
+    recorded, listed = tally.paid.pop(event.ship)
+    del tally.kinds[event.ship]
+    if event.refund != recorded:
+        detail = f"{_describe(event)} refunded {event.refund}, but {recorded} was paid for it"
+        report.findings.append(AuditFinding(seq=event.seq, player=event.player, detail=detail))
+    tally.recorded -= event.refund
+    tally.recomputed -= listed
 
 
 def audit_events(events: list[Event]) -> AuditReport:
@@ -97,7 +121,11 @@ def audit_events(events: list[Event]) -> AuditReport:
         return report
     created = events[0]
     report = AuditReport(game=created.game, rules_version=created.rules_version)
-    purchases = [e for e in events if isinstance(e, (ShipBought, ShipEquipped, FleetEquipped, FleetSealed))]
+    purchases = [
+        e
+        for e in events
+        if isinstance(e, (ShipBought, ShipEquipped, FleetEquipped, FleetSealed, ShipWithdrawn))
+    ]
     if not purchases:
         return report
     try:
@@ -123,6 +151,9 @@ def audit_events(events: list[Event]) -> AuditReport:
                 )
                 report.findings.append(AuditFinding(seq=event.seq, player=event.player, detail=detail))
             continue
+        if isinstance(event, ShipWithdrawn):
+            _withdraw(report, tally, event)
+            continue
         if tally.sealed_at is not None:
             detail = f"{_describe(event)} bought after the fleet was sealed at seq {tally.sealed_at}"
             report.findings.append(AuditFinding(seq=event.seq, player=event.player, detail=detail))
@@ -141,6 +172,9 @@ def audit_events(events: list[Event]) -> AuditReport:
             list_price = 0
         tally.recorded += event.price
         tally.recomputed += list_price
+        if isinstance(event, (ShipBought, ShipEquipped)):
+            before = tally.paid.get(event.ship, (0, 0))
+            tally.paid[event.ship] = (before[0] + event.price, before[1] + list_price)
         if list_price != event.price and list_price:
             detail = (
                 f"{_describe(event)} recorded at {event.price}, "

@@ -171,7 +171,7 @@ MORTECOUILLE_SCRIPT: tuple[tuple[str, ...], ...] = (
     # (move-unaffordable), Minnow idles (wind-points lost); Hope's flaming hit on Kraken (3,3,3:
     # fire-scheduled), Pearl's burst and Skiff's burst (burst-streak), Pearl's catapult hits the
     # small Minnow (3,3,3,3: catapult-hits, countdown 3), Torch becomes a fireship.
-    ("resolve", "--no-prompt", "--dice", "4,1,4,1,4,4,4,3,3,3,3,3,3,3"),
+    ("resolve", "--no-prompt", "--yes", "--dice", "4,1,4,1,4,4,4,3,3,3,3,3,3,3"),
     ("order", "Pearl", "advance"),
     ("order", "Pearl", "catapult", "Kraken", "--replace"),
     ("order", "Hope", "attack", "port", "Kraken"),
@@ -181,7 +181,7 @@ MORTECOUILLE_SCRIPT: tuple[tuple[str, ...], ...] = (
     # shot, Pearl's catapult hits the big Kraken, Skiff bursts a second time (continuous-burst),
     # the fireship Torch rams Kraken's side (collision, fireship-explosion, ship-sunk), Kraken does
     # not capsize (5); X3: Kraken burns at phase 2(2) next turn; Minnow's countdown ticks.
-    ("resolve", "--partial", "--no-prompt", "--dice", "1,4,4,4,4,4,4,4,4,4,4,4,4,5"),
+    ("resolve", "--partial", "--no-prompt", "--yes", "--dice", "1,4,4,4,4,4,4,4,4,4,4,4,4,5"),
     ("order", "Pearl", "advance", "+", "attack", "port", "Kraken"),
     ("order", "Kraken", "attack", "starboard", "Hope"),
     ("order", "Hope", "advance"),
@@ -192,20 +192,20 @@ MORTECOUILLE_SCRIPT: tuple[tuple[str, ...], ...] = (
     # not fired (shot-not-fired); Pearl rams Skiff's side, pushes and sinks it and crosses the wreck
     # (crossing 1, crossing-damage 3,3,3); the wind tile pushes Hope into Minnow's side (side-side
     # contact 2,2: ship-pushed).
-    ("resolve", "--partial", "--no-prompt", "--dice", "1,4,4,4,4,1,3,3,3,2,2"),
+    ("resolve", "--partial", "--no-prompt", "--yes", "--dice", "1,4,4,4,4,1,3,3,3,2,2"),
     ("order", "Pearl", "maneuver", "1/8", "right"),
     ("order", "Hope", "attack", "port", "Minnow"),
     ("order", "Minnow", "attack", "starboard", "Hope", "--burst"),
     # T4: Minnow's countdown reaches 0, its crew jumps: Bart has no ship left, Anne wins (T3).
-    ("resolve", "--no-prompt", "--dice", "4,4,4,5,5,5"),
+    ("resolve", "--no-prompt", "--yes", "--dice", "4,4,4,5,5,5"),
 )  # fmt: skip
 
 #: The seeded game: the same fleets and first orders, seeded dice, two turns, then the referee ends
 #: it (revealing the seed, which ``verify`` checks every die against).
 MORTECOUILLE_SEEDED_SCRIPT: tuple[tuple[str, ...], ...] = (
     *MORTECOUILLE_TURN_1,
-    ("resolve", "--no-prompt"),
-    ("resolve", "--idle-turn", "--no-prompt"),  # no orders: every ship idles, on purpose
+    ("resolve", "--no-prompt", "--yes"),
+    ("resolve", "--idle-turn", "--no-prompt", "--yes"),  # no orders: every ship idles, on purpose
     ("end", "--winner", "Anne"),
 )
 
