@@ -102,7 +102,7 @@ KEY_LINES: dict[str, tuple[str, ...]] = {
     "new harbour --ruleset blockade --players Anne,Bart --board 8x8 --rock E5 --wind C3:E --whirlpool F2": (
         r"^created harbour \(blockade, seeded dice\)",
     ),
-    "tokens harbour Sloopy F F L -": (r"tokens-given +ship=Sloopy tokens=F,F,L,None +\[P1\]",),
+    "tokens harbour Sloopy F F L -": (r"tokens-given +ship=Sloopy tokens=F,F,L,- +\[P1\]",),
     "resolve harbour": (
         r"turn-started +turn=1 rounds=4",
         r"collision .*rule=M",

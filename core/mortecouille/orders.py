@@ -106,6 +106,20 @@ def order_names(actions: Sequence[Order]) -> list[str]:
     return [ORDER_NAMES[type(action)] for action in actions]
 
 
+def order_text(action: Order) -> str:
+    """One action as the referee types it after ``order GAME SHIP``: ``attack port Kraken --burst``.
+
+    Explain and the HTML replay show orders in this grammar so that what is read can be typed back.
+    """
+    if isinstance(action, Maneuver):
+        return f"maneuver {action.turn} {action.side}" + (" --sailing" if action.sailing else "")
+    if isinstance(action, Attack):
+        return f"attack {action.position} {action.target}" + (" --burst" if action.mode == "burst" else "")
+    if isinstance(action, CatapultShot):
+        return f"catapult {action.target}"
+    return str(type(action).__struct_config__.tag)
+
+
 def fighting_fire(ship: ShipState) -> bool:
     """Whether this turn's fire check keeps the crew from doing anything, whatever the die (X1)."""
     return any(ship.fire == phase and rule.no_action for phase, rule in FIRE_TABLE.items())

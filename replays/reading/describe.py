@@ -34,7 +34,8 @@ def show_value(name: str, value: Any) -> str:
     if name in ("path", "squares") and isinstance(value, (list, tuple)):
         return "-".join(square_text(v) for v in value if _is_square(v))
     if isinstance(value, (list, tuple)):
-        return ",".join(show_value(name, v) for v in value) if value else "-"
+        # a None inside a list is an empty slot (a round without a token, P1): shown "-" as typed
+        return ",".join("-" if v is None else show_value(name, v) for v in value) if value else "-"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, dict):

@@ -1,0 +1,43 @@
+"""Issue 13, items 7 and 8: messages speak the table's language."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+import pytest
+
+from mortecouille.cli.board_commands import prompt_for_die
+from mortecouille.core.dice import RollIdentity
+from mortecouille.core.mortecouille.orders import order_text
+from mortecouille.events.blockade import TokensGiven
+from mortecouille.events.orders import Advance, Attack, CatapultShot, Maneuver
+from mortecouille.replays.reading.describe import describe_event
+
+
+def test_tokens_given_shows_an_empty_round_as_a_dash_not_none() -> None:
+    event = TokensGiven(seq=3, prev="0" * 64, hash="0" * 64, ship="Hope", tokens=("F", "F", "L", None))
+    line = describe_event(event)
+    assert "tokens=F,F,L,-" in line
+    assert "None" not in line
+
+
+def test_orders_read_as_the_referee_types_them() -> None:
+    assert order_text(Attack(position="port", target="Kraken")) == "attack port Kraken"
+    assert order_text(Attack(position="bow", target="Kraken", mode="burst")) == "attack bow Kraken --burst"
+    assert order_text(Maneuver(turn="1/4", side="left", sailing=True)) == "maneuver 1/4 left --sailing"
+    assert order_text(CatapultShot(target="Kraken")) == "catapult Kraken"
+    assert order_text(Advance()) == "advance"
+
+
+def test_dice_prompt_names_the_die_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[str] = []
+
+    def fake_prompt(text: str, **_: Any) -> int:
+        asked.append(text)
+        return 4
+
+    monkeypatch.setattr(click, "prompt", fake_prompt)
+    identity = RollIdentity(game="g", turn=1, phase="wind", ship="Hope2", purpose="wind", index=0)
+    assert prompt_for_die(identity, "Hope2, wind, 1d6") == 4
+    assert asked == ["Hope2, wind, 1d6"]
