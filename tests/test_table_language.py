@@ -9,10 +9,12 @@ import pytest
 
 from mortecouille.cli.board_commands import prompt_for_die
 from mortecouille.core.dice import RollIdentity
+from mortecouille.core.errors import RuleViolation
 from mortecouille.core.mortecouille.orders import order_text
 from mortecouille.events.blockade import TokensGiven
 from mortecouille.events.orders import Advance, Attack, CatapultShot, Maneuver
 from mortecouille.replays.reading.describe import describe_event
+from tests.test_mortecouille_turn import game, order, ship
 
 
 def test_tokens_given_shows_an_empty_round_as_a_dash_not_none() -> None:
@@ -41,3 +43,11 @@ def test_dice_prompt_names_the_die_once(monkeypatch: pytest.MonkeyPatch) -> None
     identity = RollIdentity(game="g", turn=1, phase="wind", ship="Hope2", purpose="wind", index=0)
     assert prompt_for_die(identity, "Hope2, wind, 1d6") == 4
     assert asked == ["Hope2, wind, 1d6"]
+
+
+def test_a_ship_without_a_catapult_is_told_it_has_none() -> None:
+    state = game(ship("A", "blue-big", (5, 5)), ship("B", "red-small", (7, 5), owner="Bart"))
+    with pytest.raises(RuleViolation) as caught:
+        order(state, "A", CatapultShot(target="B"))
+    assert caught.value.rule == "K"
+    assert "A has no catapult" in str(caught.value)

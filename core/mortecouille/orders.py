@@ -200,6 +200,9 @@ def decide_give_order(state: GameState, command: GiveOrder, dice: DiceSource) ->
             "T1", f"{command.ship} already has its orders for turn {state.turn}; {REPLACE_HINT}"
         )
     stats = ship_stats(state, command.ship)
+    if stats.catapults == 0 and any(isinstance(action, CatapultShot) for action in command.actions):
+        # said plainly, rather than "1 shots for 0" from the per-catapult count below
+        raise RuleViolation("K", f"{command.ship} has no catapult: a catapult shot needs the catapult option")
     check_actions(
         order_names(command.actions),
         extra_crew=stats.extra_crew,
