@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -14,6 +15,7 @@ from mortecouille.core.mortecouille.orders import order_text
 from mortecouille.events.blockade import TokensGiven
 from mortecouille.events.orders import Advance, Attack, CatapultShot, Maneuver
 from mortecouille.replays.reading.describe import describe_event
+from tests.cli_helpers import run, tree_digest
 from tests.test_mortecouille_turn import game, order, ship
 
 
@@ -51,3 +53,23 @@ def test_a_ship_without_a_catapult_is_told_it_has_none() -> None:
         order(state, "A", CatapultShot(target="B"))
     assert caught.value.rule == "K"
     assert "A has no catapult" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--rock", "Z99"], "--rock Z99: Z99 is off the 10x10 board (B4)"),
+        (["--rock", "C5", "--rock", "C5"], "--rock C5: C5 already holds a rock: one feature per square (B7)"),
+        (["--wind", "D4:Q"], "--wind D4:Q: "),
+        (["--whirlpool", "J10"], "--whirlpool J10: J11 is off the 10x10 board (B6)"),
+    ],
+)
+def test_a_bad_board_option_is_named_as_typed_with_square_names(
+    tmp_path: Path, options: list[str], message: str
+) -> None:
+    before = tree_digest(tmp_path)
+    result = run(tmp_path, "new", "g", "--players", "A,B", "--board", "10x10", *options)
+    assert result.exit_code == 2
+    assert message in result.output
+    assert "board." not in result.output and "(" not in result.output.split(":")[1]
+    assert tree_digest(tmp_path) == before
