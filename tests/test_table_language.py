@@ -6,15 +6,18 @@ from pathlib import Path
 from typing import Any
 
 import click
+import msgspec
 import pytest
 
 from mortecouille.cli.board_commands import prompt_for_die
 from mortecouille.core.dice import RollIdentity
 from mortecouille.core.errors import RuleViolation
 from mortecouille.core.mortecouille.orders import order_text
+from mortecouille.core.narration import position_caption
+from mortecouille.core.state import GameState
 from mortecouille.events.blockade import TokensGiven
 from mortecouille.events.orders import Advance, Attack, CatapultShot, Maneuver
-from mortecouille.replays.reading.describe import describe_event
+from mortecouille.replays.reading.describe import describe_event, describe_state
 from tests.cli_helpers import run, tree_digest
 from tests.test_mortecouille_turn import game, order, ship
 
@@ -73,3 +76,30 @@ def test_a_bad_board_option_is_named_as_typed_with_square_names(
     assert message in result.output
     assert "board." not in result.output and "(" not in result.output.split(":")[1]
     assert tree_digest(tmp_path) == before
+
+
+# --- item 8: one turn number, one hash, an ending in words ------------------------------------
+
+
+def test_demo_board_and_summary_agree_on_the_turns_played(tmp_path: Path) -> None:
+    output = run(tmp_path, "demo", "--seed", "s1", "--game", "d", "--max-turns", "3").output
+    assert "after turn 3 - game over: turn limit 3" in output
+    assert "game d: 3 turns," in output
+    assert "turn 4" not in output
+
+
+def test_replay_of_turn_1_shows_turn_1_and_one_state_hash(tmp_path: Path) -> None:
+    run(tmp_path, "demo", "--seed", "s1", "--game", "d", "--max-turns", "2")
+    shown = run(tmp_path, "replay", "d", "--turn", "1").output
+    first = shown.splitlines()[0]
+    assert "after turn 1; turn 2 to order" in first
+    assert "state_hash=" not in shown  # the turn-ended event's own hash is a second number
+    assert shown.count("state hash") == 1
+
+
+def test_a_game_ended_with_every_ship_gone_says_so() -> None:
+    state = msgspec.structs.replace(
+        GameState(game="g", ruleset="mortecouille"), turn=6, ended=True, end_reason="victory", winner=None
+    )
+    assert position_caption(state) == "after turn 5 - game over: all ships lost: no winner"
+    assert "all ships lost: no winner" in describe_state(state)
