@@ -28,6 +28,7 @@ from mortecouille.core.fleet.purchase import ShipPurchase
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn, check_game_name
 from mortecouille.core.mortecouille.common import ship_stats
+from mortecouille.core.narration import turns_resolved
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board, WindTile
@@ -220,7 +221,7 @@ def summarise(events: list[Event], state: GameState | None = None) -> GameSummar
             }
         )
     return GameSummary(
-        turns=state.turn - 1 if state.ended else state.turn,
+        turns=turns_resolved(state),
         winner=state.winner,
         reason=state.end_reason,
         events=len(events),

@@ -39,6 +39,7 @@ from mortecouille.core.errors import BadInput, MortecouilleError
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn
+from mortecouille.core.narration import position_caption
 from mortecouille.core.readiness import check_table_resolve
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.core.waiting import players_awaiting_orders
@@ -394,6 +395,8 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     ruleset: str = ""
     turn: int = 0
+    #: the turn the position shows and how the game ended, as every output words it (issue 13.8)
+    position: str = ""
     status: str = "playing"
     winner: str | None = None
     waiting: dict[str, tuple[str, ...]] = {}
@@ -405,6 +408,7 @@ def summarise_game(name: str, state: GameState) -> GameSummary:
         name=name,
         ruleset=state.ruleset,
         turn=state.turn,
+        position=position_caption(state),
         status="ended" if state.ended else "playing",
         winner=state.winner,
         waiting=dict(players_awaiting_orders(state)),

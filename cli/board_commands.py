@@ -43,7 +43,8 @@ def parse_dice_values(text: str | None) -> list[int] | None:
 
 def prompt_for_die(identity: RollIdentity, label: str) -> int:
     """Ask the referee what a physical die showed, saying what it is for (D1)."""
-    value: int = click.prompt(f"{label}, 1d{identity.sides}", type=click.IntRange(1, identity.sides))
+    # the label already names the die (``Hope2, wind, 1d6``): click adds the ": "
+    value: int = click.prompt(label, type=click.IntRange(1, identity.sides))
     return value
 
 

@@ -8,6 +8,7 @@ import click
 
 from mortecouille.app.botgame import play_demo
 from mortecouille.cli.shared import Context, pass_context, reports_errors
+from mortecouille.core.narration import ending_text
 from mortecouille.replays.pictures.board_text import render_board
 
 #: The turns a demo plays at most unless told (a longer game ends by the referee's decision).
@@ -38,7 +39,10 @@ def demo(ctx: Context, seed: str | None, name: str | None, max_turns: int) -> No
             f"  {ship['owner']:<5} {ship['ship']:<12} {ship['kind']:<13} "
             f"structure {ship['structure']:>8}  {ship['status']}"
         )
-    click.echo(f"winner: {summary.winner or 'none (draw)'} ({summary.reason})")
+    if summary.reason is None:
+        click.echo(f"not over after {summary.turns} turns (--max-turns)")
+    else:
+        click.echo(f"game over: {ending_text(summary.reason, summary.winner)}")
     click.echo(
         f"verify: {'verified' if report.ok else 'FAILED'} ({report.events} events); log at {run.log.path}"
     )

@@ -10,6 +10,7 @@ import msgspec
 from mortecouille.app.commands import describe_events, end_game, game_log, load, new_game
 from mortecouille.cli.shared import Context, echo_lines, fail, pass_context, reports_errors
 from mortecouille.core.board.geometry import parse_facing, parse_square
+from mortecouille.core.board.terrain import validate_board
 from mortecouille.core.errors import BadInput
 from mortecouille.core.state import state_as_dict, state_hash
 from mortecouille.events.board import Board, WindTile
@@ -18,24 +19,52 @@ from mortecouille.replays.reading.describe import describe_state
 from mortecouille.replays.reading.verify import verify_log
 
 
+def _option_square(option: str, text: str) -> tuple[int, int]:
+    try:
+        return parse_square(text)
+    except ValueError as error:
+        raise BadInput(f"{option} {text}", str(error)) from None
+
+
 def parse_board(size: str, rocks: tuple[str, ...], winds: tuple[str, ...], pools: tuple[str, ...]) -> Board:
+    """The board the options describe, checked (B1-B7) with each refusal naming the option as typed
+    (``--rock Z99``), not the board's internal field (``board.rocks[0]``)."""
     try:
         width_text, height_text = size.lower().split("x")
         width, height = int(width_text), int(height_text)
     except ValueError:
         raise BadInput("--board", f"{size!r} is not WIDTHxHEIGHT, e.g. 20x36") from None
-    try:
-        rock_squares = tuple(parse_square(r) for r in rocks)
-        wind_tiles = []
-        for wind in winds:
-            square_text, _, direction = wind.partition(":")
-            wind_tiles.append(WindTile(at=parse_square(square_text), dir=parse_facing(direction)))
-        pool_squares = tuple(parse_square(p) for p in pools)
-    except ValueError as error:
-        raise BadInput("--rock/--wind/--whirlpool", str(error)) from None
-    return Board(
-        width=width, height=height, rocks=rock_squares, winds=tuple(wind_tiles), whirlpools=pool_squares
+    wind_tiles = []
+    for wind in winds:
+        square_text, _, direction = wind.partition(":")
+        try:
+            wind_tiles.append(WindTile(at=_option_square("--wind", square_text), dir=parse_facing(direction)))
+        except ValueError as error:
+            raise BadInput(f"--wind {wind}", str(error)) from None
+    board = Board(
+        width=width,
+        height=height,
+        rocks=tuple(_option_square("--rock", r) for r in rocks),
+        winds=tuple(wind_tiles),
+        whirlpools=tuple(_option_square("--whirlpool", p) for p in pools),
     )
+    try:
+        validate_board(board)
+    except BadInput as error:
+        raise BadInput(_option_for(error.field, size, rocks, winds, pools), error.message) from None
+    return board
+
+
+def _option_for(
+    field: str, size: str, rocks: tuple[str, ...], winds: tuple[str, ...], pools: tuple[str, ...]
+) -> str:
+    """The option as typed behind a board field: ``board.rocks[0]`` -> ``--rock Z99``."""
+    kind, _, rest = field.removeprefix("board.").partition("[")
+    typed = {"rocks": ("--rock", rocks), "winds": ("--wind", winds), "whirlpools": ("--whirlpool", pools)}
+    if kind in typed and rest[:1].isdigit():
+        option, values = typed[kind]
+        return f"{option} {values[int(rest.split(']')[0])]}"
+    return f"--board {size} {kind}"  # width or height
 
 
 @click.command()

@@ -19,9 +19,9 @@ UNREADABLE_EXIT = 4
 def _summary_line(game: GameSummary) -> str:
     if game.problem is not None:
         return f"{game.name}: unreadable: {game.problem}"
-    status = game.status
     if game.status == "ended":
-        status += f", winner {game.winner}" if game.winner else ", no winner"
+        return f"{game.name}: {game.ruleset}, {game.position}"
+    status = game.status
     waiting = "; ".join(f"{player} ({', '.join(ships)})" for player, ships in sorted(game.waiting.items()))
     return f"{game.name}: {game.ruleset}, turn {game.turn}, {status}" + (
         f"; orders missing: {waiting}" if waiting else ""

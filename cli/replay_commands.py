@@ -21,7 +21,7 @@ from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_e
 from mortecouille.core.board.geometry import square_name
 from mortecouille.core.errors import BadInput
 from mortecouille.core.limits import shown
-from mortecouille.core.narration import ExplainContext
+from mortecouille.core.narration import ExplainContext, position_caption
 from mortecouille.core.rulings import RecordRuling, describe_adjustment, parse_adjustment
 from mortecouille.core.state import GameState, state_hash
 from mortecouille.events.base import Event
@@ -84,9 +84,12 @@ def position_text(replay: Replay) -> str:
     """The board at the cursor: what led there, the board and ship list, rulings in force."""
     state, event = replay.state, replay.current_event()
     where = f"seq {event.seq}" if event is not None else "the start (no event applied)"
-    lines = [shown(f"{state.game or '?'} at {where}; turn {state.turn}; state hash {state_hash(state)[:12]}")]
+    caption = position_caption(state)
+    lines = [shown(f"{state.game or '?'} at {where}; {caption}; state hash {state_hash(state)[:12]}")]
     if event is not None:
-        lines.append("last event: " + describe_event(event).strip())
+        # one hash per position: a turn-ended's own hash is of the position before the turn
+        # counter moved on, a second number for the same place, so it is left to ``log``
+        lines.append("last event: " + describe_event(event, hide=("state_hash",)).strip())
     if state.created:
         lines.append(render_board(state))
     for ruling in rulings_until(replay.events, replay.position):

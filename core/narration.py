@@ -113,10 +113,35 @@ def tell_turn_ended(event: TurnEnded, ctx: ExplainContext) -> str:
     return f"turn {event.turn} ends; state hash {event.state_hash[:12]}"
 
 
+def turns_resolved(state: GameState) -> int:
+    """The turns behind a position, the one turn number every output shows (issue 13.8).
+
+    Each TurnEnded moves ``state.turn`` on to the turn to order next and the game's end leaves
+    it there, so a position always has ``state.turn - 1`` turns resolved, ended or not.
+    """
+    return state.turn - 1
+
+
+def ending_text(reason: str | None, winner: str | None) -> str:
+    """How a game ended, as the table says it. A T3 "victory" with no winner is every ship gone:
+    the log keeps its ``reason`` (old logs must verify), only the words shown change."""
+    if reason == "victory" and winner is None:
+        return "all ships lost: no winner"
+    return f"{reason}, {winner} wins" if winner else str(reason)
+
+
+def position_caption(state: GameState) -> str:
+    """The turn a position shows: ``after turn 3; turn 4 to order`` or ``after turn 27 - game over: ...``."""
+    done = turns_resolved(state)
+    behind = f"after turn {done}" if done else "before turn 1"
+    if state.ended:
+        return f"{behind} - game over: {ending_text(state.end_reason, state.winner)}"
+    return f"{behind}; turn {state.turn} to order"
+
+
 def tell_game_ended(event: GameEnded, ctx: ExplainContext) -> str:
-    winner = f"; {event.winner} wins" if event.winner else ""
     seed = "; the dice seed is revealed" if event.seed else ""
-    return f"the game ends ({event.reason}){winner}{seed}"
+    return f"the game ends ({ending_text(event.reason, event.winner)}){seed}"
 
 
 def tell_ship_placed(event: ShipPlaced, ctx: ExplainContext) -> str:

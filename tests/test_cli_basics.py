@@ -59,7 +59,7 @@ def test_end_reveals_the_seed_and_verify_checks_it(game: Path) -> None:
         (["new", "h", "--players", "A,B", "--board", "5"], "--board"),
         (["new", "h", "--players", "A,A"], "--players"),
         (["new", "h", "--players", "A,B", "--budget", "-1"], "--budget"),
-        (["new", "h", "--players", "A,B", "--rock", "Z99"], "board.rocks"),
+        (["new", "h", "--players", "A,B", "--rock", "Z99"], "--rock Z99: Z99 is off"),
         (["new", "h", "--players", "A,B", "--rock", "C3", "--whirlpool", "B2"], "B7"),
         (["new", "h", "--players", "A,B", "--wind", "C3:Q"], "--wind"),
         (["new", "h", "--players", "A,B", "--dice", "table", "--seed", "x"], "--seed"),

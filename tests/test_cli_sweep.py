@@ -211,8 +211,8 @@ CASES: list[Any] = [
     ("ruling", [W, "--rule", "A1", "--text", "t", "--adjust", "Hope"], "--adjust"),
     ("ruling", [W, "--rule", "A1", "--text", "t", "--expect-seq", "x"], "--expect-seq"),
     # issue 12 (items 7, 9, 10): control characters, over-long names, huge boards, unbounded rulings
-    ("new", ["x", "--players", "A,B", "--board", "99999999999999999999999x10"], "board.width"),
-    ("new", ["x", "--players", "A,B", "--board", "101x10"], "board.width"),
+    ("new", ["x", "--players", "A,B", "--board", "99999999999999999999999x10"], "--board 99999999999999999999999x10 width"),
+    ("new", ["x", "--players", "A,B", "--board", "101x10"], "--board 101x10 width"),
     ("new", ["x" * 65, "--players", "A,B"], "GAME"),
     ("new", ["x", "--players", "A\x1b[2J,B"], "--players"),
     ("new", ["x", "--players", "A,B\u202e"], "--players"),

@@ -96,13 +96,13 @@ KEY_LINES: dict[str, tuple[str, ...]] = {
         r"shot-fired .*ship=Black Pearl .*target=Kraken.*\[S\d",  # rule IDs cited
         r"turn-ended +turn=1",
     ),
-    "board duel": (r"^turn 2$", r"^  [A-Z] Black Pearl \(Anne\): blue-big at ", r"###"),
+    "board duel": (r"^after turn 1; turn 2 to order$", r"^  [A-Z] Black Pearl \(Anne\): blue-big at ", r"###"),
     "explain duel --turn 1": (r"^duel, turn 1$", r"Black Pearl"),
     # blockade
     "new harbour --ruleset blockade --players Anne,Bart --board 8x8 --rock E5 --wind C3:E --whirlpool F2": (
         r"^created harbour \(blockade, seeded dice\)",
     ),
-    "tokens harbour Sloopy F F L -": (r"tokens-given +ship=Sloopy tokens=F,F,L,None +\[P1\]",),
+    "tokens harbour Sloopy F F L -": (r"tokens-given +ship=Sloopy tokens=F,F,L,- +\[P1\]",),
     "resolve harbour": (
         r"turn-started +turn=1 rounds=4",
         r"collision .*rule=M",

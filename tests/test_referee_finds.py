@@ -128,7 +128,7 @@ def test_games_lists_each_game_with_ruleset_turn_status_and_missing_orders(games
 def test_games_shows_an_ended_game_with_its_winner_and_waits_for_nobody(games: Path) -> None:
     set_up(games)
     assert run(games, "end", "g", "--winner", "Anne").exit_code == 0
-    assert "g: mortecouille, turn 1, ended, winner Anne\n" in run(games, "games").output
+    assert "g: mortecouille, before turn 1 - game over: referee, Anne wins\n" in run(games, "games").output
 
 
 def test_games_lists_an_unreadable_log_by_name_exits_4_and_writes_nothing(games: Path) -> None:

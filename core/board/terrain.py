@@ -13,7 +13,7 @@ from __future__ import annotations
 import functools
 from typing import Final, NamedTuple
 
-from mortecouille.core.board.geometry import FACING_VECTORS, Square, Vector
+from mortecouille.core.board.geometry import FACING_VECTORS, Square, Vector, square_label
 from mortecouille.core.errors import BadInput
 from mortecouille.core.limits import BOARD_MAX
 from mortecouille.events.board import Board
@@ -102,29 +102,28 @@ def validate_board(board: Board) -> None:
     area = BoardArea(board.width, board.height)
     feature_at: dict[Square, str] = {}
 
-    def claim(square: Square, field: str, rule: str) -> None:
+    # squares by name (Z99), features by kind: the referee typed those, not coordinates or fields
+    def claim(square: Square, field: str, rule: str, what: str) -> None:
+        name = square_label(square)
         if not area.on_board(square):
-            raise BadInput(field, f"square {square} is off the {board.width}x{board.height} board ({rule})")
+            raise BadInput(field, f"{name} is off the {board.width}x{board.height} board ({rule})")
         if square in feature_at:
-            raise BadInput(
-                field,
-                f"square {square} already holds {feature_at[square]}: one feature per square (B7)",
-            )
-        feature_at[square] = field
+            raise BadInput(field, f"{name} already holds {feature_at[square]}: one feature per square (B7)")
+        feature_at[square] = what
 
     for i, rock in enumerate(board.rocks):
         field = f"board.rocks[{i}]"
-        claim(_field_square(field, rock, "B4"), field, "B4")
+        claim(_field_square(field, rock, "B4"), field, "B4", "a rock")
     for i, wind in enumerate(board.winds):
         field = f"board.winds[{i}]"
         if wind.dir not in FACING_VECTORS:
             raise BadInput(f"{field}.dir", f"{wind.dir!r} is not one of N, NE, E, SE, S, SW, W, NW (B5)")
-        claim(_field_square(f"{field}.at", wind.at, "B5"), f"{field}.at", "B5")
+        claim(_field_square(f"{field}.at", wind.at, "B5"), f"{field}.at", "B5", "a wind tile")
     for i, origin in enumerate(board.whirlpools):
         field = f"board.whirlpools[{i}]"
         ox, oy = _field_square(field, origin, "B6")
         for dx, dy in _CLOCKWISE_CORNERS:
-            claim((ox + dx, oy + dy), field, "B6")
+            claim((ox + dx, oy + dy), field, "B6", "a whirlpool")
 
 
 @functools.lru_cache(maxsize=256)

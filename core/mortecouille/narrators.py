@@ -5,11 +5,10 @@ table, :data:`NARRATORS`, with the phase of each event type that names none (:da
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Final
-
-import msgspec
+from typing import Final
 
 from mortecouille.core.mortecouille.common import ship_stats
+from mortecouille.core.mortecouille.orders import order_text
 from mortecouille.core.narration import (
     SHARED_NARRATORS,
     SHARED_PHASES,
@@ -90,13 +89,6 @@ def tell_fleet_sealed(event: FleetSealed, ctx: ExplainContext) -> str:
 
 def tell_ship_set_up(event: ShipSetUp, ctx: ExplainContext) -> str:
     return f"{event.ship} ({event.kind}) is set up on {sq(event.at)} facing {event.facing}"
-
-
-def order_text(order: Any) -> str:
-    """One action of an order as its name and fields: ``advance squares=2``."""
-    body = msgspec.to_builtins(order)
-    name = str(body.pop("order", "?"))
-    return name + "".join(f" {k}={v}" for k, v in body.items())
 
 
 def tell_order(event: OrderGiven, ctx: ExplainContext) -> str:

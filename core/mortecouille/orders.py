@@ -114,6 +114,20 @@ def order_names(actions: Sequence[Order]) -> list[str]:
     return [ORDER_NAMES[type(action)] for action in actions]
 
 
+def order_text(action: Order) -> str:
+    """One action as the referee types it after ``order GAME SHIP``: ``attack port Kraken --burst``.
+
+    Explain and the HTML replay show orders in this grammar so that what is read can be typed back.
+    """
+    if isinstance(action, Maneuver):
+        return f"maneuver {action.turn} {action.side}" + (" --sailing" if action.sailing else "")
+    if isinstance(action, Attack):
+        return f"attack {action.position} {action.target}" + (" --burst" if action.mode == "burst" else "")
+    if isinstance(action, CatapultShot):
+        return f"catapult {action.target}"
+    return str(type(action).__struct_config__.tag)
+
+
 def fighting_fire(ship: ShipState) -> bool:
     """Whether this turn's fire check keeps the crew from doing anything, whatever the die (X1)."""
     return any(ship.fire == phase and rule.no_action for phase, rule in FIRE_TABLE.items())
@@ -194,6 +208,9 @@ def decide_give_order(state: GameState, command: GiveOrder, dice: DiceSource) ->
             "T1", f"{command.ship} already has its orders for turn {state.turn}; {REPLACE_HINT}"
         )
     stats = ship_stats(state, command.ship)
+    if stats.catapults == 0 and any(isinstance(action, CatapultShot) for action in command.actions):
+        # said plainly, rather than "1 shots for 0" from the per-catapult count below
+        raise RuleViolation("K", f"{command.ship} has no catapult: a catapult shot needs the catapult option")
     check_actions(
         order_names(command.actions),
         extra_crew=stats.extra_crew,

@@ -16,6 +16,7 @@ from mortecouille.core.board.geometry import column_name, square_name
 from mortecouille.core.board.terrain import board_index
 from mortecouille.core.game import fold
 from mortecouille.core.limits import shown
+from mortecouille.core.narration import position_caption
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.replays.reading.replay import position_after_turn
@@ -60,7 +61,7 @@ def render_board(state: GameState) -> str:
         lines.append(f"{y + 1:>{width_label}} " + "".join(cells) + f" {y + 1}")
     lines.append(header)
     # below the grid, names and texts from the log: escaped (the grid's own styles are not)
-    lines.append(shown(f"turn {state.turn}" + (f" - game over: {state.end_reason}" if state.ended else "")))
+    lines.append(shown(position_caption(state)))
     for ship in sorted(state.ships.values(), key=lambda s: s.id):
         label = labels.get(ship.id, " ")
         where = square_name(ship.at) if ship.at is not None else "-"

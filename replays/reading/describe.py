@@ -8,6 +8,7 @@ import msgspec
 
 from mortecouille.core.board.geometry import square_label, square_name
 from mortecouille.core.limits import shown
+from mortecouille.core.narration import position_caption
 from mortecouille.core.state import GameState
 from mortecouille.core.waiting import awaiting_text
 from mortecouille.events.base import Event
@@ -34,7 +35,8 @@ def show_value(name: str, value: Any) -> str:
     if name in ("path", "squares") and isinstance(value, (list, tuple)):
         return "-".join(square_text(v) for v in value if _is_square(v))
     if isinstance(value, (list, tuple)):
-        return ",".join(show_value(name, v) for v in value) if value else "-"
+        # a None inside a list is an empty slot (a round without a token, P1): shown "-" as typed
+        return ",".join("-" if v is None else show_value(name, v) for v in value) if value else "-"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, dict):
@@ -42,14 +44,15 @@ def show_value(name: str, value: Any) -> str:
     return str(value)
 
 
-def describe_event(event: Event) -> str:
+def describe_event(event: Event, hide: tuple[str, ...] = ()) -> str:
+    """One event as a line of ``key=value``; ``hide`` leaves out fields a caller shows otherwise."""
     tag = type(event).__struct_config__.tag
     body = msgspec.to_builtins(event)
     rules = body.pop("rules", None)
     parts = [
         f"{key}={show_value(key, value)}"
         for key, value in body.items()
-        if key not in _ENVELOPE and value is not None and key != "board"
+        if key not in _ENVELOPE and value is not None and key != "board" and key not in hide
     ]
     cited = f"  [{', '.join(rules)}]" if rules else ""
     # names and texts come from the log, which may be old or forged: escaped, they stay one line
@@ -61,10 +64,8 @@ def describe_state(state: GameState) -> str:
         f"game {state.game} ({state.ruleset}, rules {state.rules_version or '-'}, {state.dice_mode} dice)",
         f"board {state.board.width}x{state.board.height}; players {', '.join(state.players)}"
         + (f"; budget {state.budget}" if state.ruleset == "mortecouille" else ""),
-        f"turn {state.turn}" + (f"; ended: {state.end_reason}" if state.ended else ""),
+        position_caption(state),
     ]
-    if state.winner:
-        lines.append(f"winner: {state.winner}")
     for player, fleet in sorted(state.fleets.items()):
         sealed = "sealed" if fleet.sealed else "open"
         lines.append(
