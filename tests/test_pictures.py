@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import click
 
+from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
+from mortecouille.events.board import Board
+from mortecouille.events.combat import ShotFired
 from mortecouille.events.store import GameLog
 from mortecouille.replays.pictures.board_text import render_board, state_after_turn
+from mortecouille.replays.pictures.svg import render_turn_svg
 
 GOLDEN = Path(__file__).parent / "golden"
+SVG = "{http://www.w3.org/2000/svg}"
 
 
 def golden_events(name: str) -> list[Event]:
@@ -50,3 +56,61 @@ def test_terminal_board_has_a_legend_with_players_and_symbols() -> None:
     key = next(line for line in plain.splitlines() if line.startswith("key:"))
     for word in ("Anne", "Bart", "rock", "wind", "whirlpool", "sunk or abandoned"):
         assert word in key
+
+
+def shot(shooter: str, target: str, hit: bool = True, weapon: str = "bow") -> ShotFired:
+    return ShotFired(
+        turn=1, ship=shooter, weapon=weapon, target=target, distance=3, cannons=2, mode="normal",
+        dice=(6, 6, 6), bonus=0, needed=12, hit=hit, damage=3 if hit else 0,
+    )  # fmt: skip
+
+
+def three_ships() -> GameState:
+    board = Board(width=8, height=8)
+    ships = {
+        "A": ShipState(id="A", kind="red-small", owner="Anne", at=(0, 0), facing="N"),
+        "B": ShipState(id="B", kind="red-big", owner="Bart", at=(0, 3), facing="E"),
+        "C": ShipState(id="C", kind="red-big", owner="Bart", at=(0, 6), facing="E"),
+    }
+    return GameState(game="g", players=("Anne", "Bart"), board=board, ships=ships, created=True)
+
+
+def shot_segments(svg: str) -> list[tuple[float, float, float, float]]:
+    root = ET.fromstring(svg)
+    lines = [e for e in root.iter(f"{SVG}line") if e.get("class") == "shot"]
+    return [tuple(float(e.get(k, "nan")) for k in ("x1", "y1", "x2", "y2")) for e in lines]  # type: ignore[misc]
+
+
+def test_shots_have_arrowheads_that_exist_in_the_svg() -> None:
+    state = three_ships()
+    svg = render_turn_svg(state, state, [shot("A", "B"), shot("B", "A", hit=False)], "shots")
+    root = ET.fromstring(svg)
+    markers = {m.get("id") for m in root.iter(f"{SVG}marker")}
+    shots = [e for e in root.iter() if e.get("class") == "shot"]
+    assert len(shots) == 2
+    for drawn in shots:
+        head = drawn.get("marker-end", "")
+        assert head.startswith("url(#") and head[5:-1] in markers
+
+
+def test_two_ships_firing_at_each_other_are_drawn_apart() -> None:
+    state = three_ships()
+    svg = render_turn_svg(state, state, [shot("A", "B"), shot("B", "A", hit=False)], "shots")
+    (ax1, _, ax2, _), (bx1, _, bx2, _) = shot_segments(svg)
+    assert ax1 == ax2 and bx1 == bx2  # still vertical, as the ships stand
+    assert abs(ax1 - bx1) >= 5  # side by side, not one over the other
+
+
+def test_shots_along_one_line_stay_visible() -> None:
+    state = three_ships()
+    # the same segment twice (two positions of A firing at B), and C firing down the same column
+    svg = render_turn_svg(state, state, [shot("A", "B"), shot("A", "B", hit=False), shot("C", "A")], "shots")
+    xs = [x1 for x1, _, _, _ in shot_segments(svg)]
+    assert len(set(xs)) == 3
+
+
+def test_a_catapult_shot_is_drawn_unlike_a_cannon_shot() -> None:
+    state = three_ships()
+    svg = render_turn_svg(state, state, [shot("A", "B", weapon="catapult")], "catapult")
+    drawn = [e for e in ET.fromstring(svg).iter() if e.get("class") == "shot"]
+    assert len(drawn) == 1 and drawn[0].get("marker-end") == "url(#shot-catapult)"

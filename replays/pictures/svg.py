@@ -22,6 +22,7 @@ from typing import Final, NamedTuple
 
 from mortecouille.core.board.geometry import FACINGS, column_name
 from mortecouille.core.limits import shown
+from mortecouille.core.mortecouille.maneuver import CATAPULT
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
@@ -201,21 +202,101 @@ def path_line(board: Board, squares: Iterable[Sequence[int]], colour: str) -> st
     )
 
 
-def shot_line(board: Board, shooter: Sequence[int], target: Sequence[int], hit: bool) -> str:
+#: how each kind of shot is drawn: its colour and dashes; its marker (arrowhead) is ``shot-KIND``
+SHOT_STYLES: Final = {
+    "hit": ("#d0021b", ""),
+    "miss": ("#555555", "4 3"),
+    "catapult": ("#d35400", "1 3"),
+}
+#: how far apart (pixels) two shots along one line are drawn, and how far short of the target's
+#: centre a shot stops, so its arrowhead is not hidden under the target's hull
+SHOT_GAP: Final = 7
+SHOT_SHORT: Final = 15
+
+
+def shot_kind(shot: ShotFired) -> str:
+    if shot.weapon == CATAPULT:
+        return "catapult"
+    return "hit" if shot.hit else "miss"
+
+
+def line_key(a: Sequence[int], b: Sequence[int]) -> tuple[int, int, int]:
+    """The board line through squares ``a`` and ``b`` (whichever way a shot goes along it):
+    its reduced direction, sign-normalised, and where it crosses."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    step = math.gcd(dx, dy) or 1
+    dx, dy = dx // step, dy // step
+    if dx < 0 or (dx == 0 and dy < 0):
+        dx, dy = -dx, -dy
+    return dx, dy, a[0] * dy - a[1] * dx
+
+
+def shot_offsets(segments: Sequence[tuple[Sequence[int], Sequence[int]]]) -> list[float]:
+    """For each shot (shooter square, target square), how far to the right of its own direction
+    it is drawn: 0 for a shot alone on its line; shots sharing a line (both ways, or the same
+    way twice) each move aside, one gap more per earlier shot going the same way, so all stay
+    visible (two ships firing at each other are drawn on either side of the line)."""
+    keys = [line_key(a, b) for a, b in segments]
+    offsets: list[float] = []
+    seen: dict[tuple[tuple[int, int, int], bool], int] = {}
+    for (a, b), key in zip(segments, keys, strict=True):
+        if keys.count(key) < 2 or tuple(a) == tuple(b):
+            offsets.append(0)
+            continue
+        forward = (b[0] - a[0], b[1] - a[1]) > (0, 0)
+        earlier = seen.get((key, forward), 0)
+        seen[(key, forward)] = earlier + 1
+        offsets.append(SHOT_GAP * (0.5 + earlier))
+    return offsets
+
+
+def shot_line(
+    board: Board, shooter: Sequence[int], target: Sequence[int], kind: str, offset: float = 0
+) -> str:
+    """One shot: an arrow from the shooter to just short of the target, ``offset`` pixels to the
+    right of its direction; a catapult's shot is lobbed (a curve)."""
     a, b = centre(board, shooter), centre(board, target)
-    missed = 'stroke="#555" stroke-width="2" stroke-dasharray="4 3"'
-    style = 'stroke="#d0021b" stroke-width="2.5"' if hit else missed
-    return f'<line class="shot" x1="{a.x:.1f}" y1="{a.y:.1f}" x2="{b.x:.1f}" y2="{b.y:.1f}" {style}/>'
+    length = math.hypot(b.x - a.x, b.y - a.y) or 1.0
+    ux, uy = (b.x - a.x) / length, (b.y - a.y) / length
+    # right of the direction on screen (y grows downwards)
+    rx, ry = -uy * offset, ux * offset
+    short = min(SHOT_SHORT, length / 2)
+    x1, y1 = a.x + rx, a.y + ry
+    x2, y2 = b.x - ux * short + rx, b.y - uy * short + ry
+    colour, dashes = SHOT_STYLES[kind]
+    style = (
+        f'stroke="{colour}" stroke-width="{2.5 if kind == "hit" else 2}"'
+        + (f' stroke-dasharray="{dashes}"' if dashes else "")
+        + f' marker-end="url(#shot-{kind})"'
+    )
+    if kind == "catapult":
+        lift = max(length / 4, CELL / 2)
+        mx, my = (x1 + x2) / 2 + uy * lift, (y1 + y2) / 2 - ux * lift  # bowed to the left
+        return (
+            f'<path class="shot" data-kind="{kind}" d="M {x1:.1f} {y1:.1f} Q {mx:.1f} {my:.1f} '
+            f'{x2:.1f} {y2:.1f}" fill="none" {style}/>'
+        )
+    return (
+        f'<line class="shot" data-kind="{kind}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+        f"{style}/>"
+    )
+
+
+def marker(name: str, colour: str) -> str:
+    return (
+        f'<marker id="{name}" viewBox="0 0 10 10" refX="7" refY="5" markerWidth="5" markerHeight="5" '
+        f'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="{colour}"/></marker>'
+    )
 
 
 def svg_document(board: Board, body: str, title: str) -> str:
     width, height = size_of(board)
     top = 26
+    shot_markers = "".join(marker(f"shot-{kind}", colour) for kind, (colour, _) in SHOT_STYLES.items())
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + top}" '
         f'viewBox="0 -{top} {width} {height + top}">'
-        '<defs><marker id="head" viewBox="0 0 10 10" refX="7" refY="5" markerWidth="5" markerHeight="5" '
-        'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#1d2b36"/></marker></defs>'
+        f"<defs>{marker('head', INK)}{shot_markers}</defs>"
         f"<title>{xml_text(title)}</title>"
         f'<text x="{MARGIN}" y="-8" font-family="sans-serif" font-size="15" font-weight="bold" '
         f'fill="{INK}">{xml_text(title)}</text>{body}</svg>\n'
@@ -240,11 +321,15 @@ def render_turn_svg(before: GameState, after: GameState, turn_events: Sequence[E
     for event in turn_events:
         if isinstance(event, ShipMoved) and len(event.path) > 1:
             parts.append(path_line(board, event.path, colour(event.ship)))
+    shots = []
     for event in turn_events:
         if isinstance(event, ShotFired):
             shooter, target = before.ships.get(event.ship), before.ships.get(event.target)
             if shooter is not None and target is not None and shooter.at and target.at:
-                parts.append(shot_line(board, shooter.at, target.at, event.hit))
+                shots.append((shooter.at, target.at, shot_kind(event)))
+    offsets = shot_offsets([(a, b) for a, b, _ in shots])
+    for (a, b, kind), offset in zip(shots, offsets, strict=True):
+        parts.append(shot_line(board, a, b, kind, offset))
     for event in turn_events:  # under the ships, so names stay readable
         if isinstance(event, CollisionOccurred):
             square = event.rock if event.rock is not None else event.square
