@@ -114,3 +114,32 @@ def test_a_catapult_shot_is_drawn_unlike_a_cannon_shot() -> None:
     svg = render_turn_svg(state, state, [shot("A", "B", weapon="catapult")], "catapult")
     drawn = [e for e in ET.fromstring(svg).iter() if e.get("class") == "shot"]
     assert len(drawn) == 1 and drawn[0].get("marker-end") == "url(#shot-catapult)"
+
+
+def test_the_svg_has_a_legend_with_players_and_every_symbol() -> None:
+    state = three_ships()
+    root = ET.fromstring(render_turn_svg(state, state, [], "legend"))
+    legend = next(e for e in root.iter() if e.get("class") == "legend")
+    texts = {t.text for t in legend.iter(f"{SVG}text")}
+    assert {"Anne", "Bart", "shot, hit", "shot, missed", "catapult", "collision"} <= texts
+    assert {"rock", "wind", "whirlpool", "sunk or abandoned"} <= texts
+    # the legend is inside the picture: the height covers it
+    view = [float(v) for v in root.get("viewBox", "").split()]
+    assert max(float(t.get("y", 0)) for t in legend.iter(f"{SVG}text")) < view[1] + view[3]
+
+
+def test_ship_names_side_by_side_do_not_cover_each_other() -> None:
+    board = Board(width=6, height=6)
+    names = [("Marguerite", (1, 2)), ("Bernadette", (2, 2)), ("Clementine", (3, 2)), ("Dorothea", (2, 3))]
+    ships = {n: ShipState(id=n, kind="red-small", owner="Anne", at=at, facing="N") for n, at in names}
+    state = GameState(game="g", players=("Anne",), board=board, ships=ships, created=True)
+    root = ET.fromstring(render_turn_svg(state, state, [], "crowd"))
+    boxes = []
+    for ship in (e for e in root.iter() if e.get("class") == "ship"):
+        text = next(ship.iter(f"{SVG}text"))
+        x, y, half = float(text.get("x", 0)), float(text.get("y", 0)), len(text.text or "") * 6.6 / 2
+        boxes.append((x - half, y - 11, x + half, y + 2))
+    assert len(boxes) == 4
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (a, b)

@@ -141,8 +141,53 @@ def board_layer(board: Board) -> str:
     return "".join(parts)
 
 
-def hull(ship: ShipState, board: Board, colour: str, ghost: bool = False) -> str:
-    """One ship: an arrow-shaped hull pointing its facing, its name under it."""
+#: a ship's name is drawn at the first of these places (offsets from its square's centre) where it
+#: overlaps no name drawn before it: under the hull, over it, then further out
+LABEL_PLACES: Final = ((0, CELL / 2 - 2), (0, -CELL / 2 + 11), (0, CELL / 2 + 10), (0, -CELL / 2 - 1))
+#: a name's box: its width per character and its height (font size 11, bold)
+LABEL_CHAR: Final = 6.6
+LABEL_HEIGHT: Final = 11
+
+
+class Box(NamedTuple):
+    left: float
+    top: float
+    right: float
+    bottom: float
+
+    def meets(self, other: Box) -> bool:
+        apart_x = self.right <= other.left or other.right <= self.left
+        return not (apart_x or self.bottom <= other.top or other.bottom <= self.top)
+
+
+def label_places(board: Board, ships: Sequence[ShipState]) -> dict[str, Point]:
+    """Where each placed ship's name goes (the baseline's middle), so no two names cover each
+    other where it can be helped: ships are taken in order, each at its first free place."""
+    placed: list[Box] = []
+    places: dict[str, Point] = {}
+    for ship in ships:
+        if ship.at is None:
+            continue
+        c = centre(board, ship.at)
+        half = len(shown(ship.id)) * LABEL_CHAR / 2
+        chosen = None
+        for dx, dy in LABEL_PLACES:
+            x, y = c.x + dx, c.y + dy
+            box = Box(x - half, y - LABEL_HEIGHT, x + half, y + 2)
+            if not any(box.meets(other) for other in placed):
+                chosen = (Point(x, y), box)
+                break
+        if chosen is None:  # crowded all round: under the hull, as ever
+            x, y = c.x + LABEL_PLACES[0][0], c.y + LABEL_PLACES[0][1]
+            chosen = (Point(x, y), Box(x - half, y - LABEL_HEIGHT, x + half, y + 2))
+        places[ship.id] = chosen[0]
+        placed.append(chosen[1])
+    return places
+
+
+def hull(ship: ShipState, board: Board, colour: str, ghost: bool = False, label: Point | None = None) -> str:
+    """One ship: an arrow-shaped hull pointing its facing, its name at ``label`` (under it unless
+    told)."""
     if ship.at is None:
         return ""
     c = centre(board, ship.at)
@@ -167,8 +212,9 @@ def hull(ship: ShipState, board: Board, colour: str, ghost: bool = False) -> str
             f'M {c.x + 12:.1f} {c.y - 12:.1f} L {c.x - 12:.1f} {c.y + 12:.1f}" '
             'stroke="#b01010" stroke-width="3"/>'
         )
+    at = label or Point(c.x + LABEL_PLACES[0][0], c.y + LABEL_PLACES[0][1])
     parts.append(
-        f'<text x="{c.x:.1f}" y="{c.y + CELL / 2 - 2:.1f}" font-family="sans-serif" font-size="11" '
+        f'<text x="{at.x:.1f}" y="{at.y:.1f}" font-family="sans-serif" font-size="11" '
         f'font-weight="bold" fill="{INK}" stroke="#fff" stroke-width="3" paint-order="stroke" '
         f'text-anchor="middle">{xml_text(ship.id)}</text></g>'
     )
@@ -289,17 +335,96 @@ def marker(name: str, colour: str) -> str:
     )
 
 
-def svg_document(board: Board, body: str, title: str) -> str:
+#: the legend under the board: rows this tall, items this far apart, text this wide per character
+LEGEND_ROW: Final = 20
+LEGEND_GAP: Final = 16
+LEGEND_CHAR: Final = 6.6
+
+
+def legend_symbol(kind: str, x: float, y: float) -> str:
+    """The small drawing in front of a legend entry, its left edge at ``x``, centred on ``y``."""
+    if kind in SHOT_STYLES:
+        colour, dashes = SHOT_STYLES[kind]
+        dash = f' stroke-dasharray="{dashes}"' if dashes else ""
+        return (
+            f'<line x1="{x:.1f}" y1="{y:.1f}" x2="{x + 20:.1f}" y2="{y:.1f}" stroke="{colour}" '
+            f'stroke-width="2"{dash} marker-end="url(#shot-{kind})"/>'
+        )
+    if kind == "collision":
+        return star(Point(x + 10, y), radius=8).replace('class="collision" ', "")
+    if kind == "rock":
+        return f'<rect x="{x + 2:.1f}" y="{y - 8:.1f}" width="16" height="16" rx="4" fill="{ROCK}"/>'
+    if kind == "wind":
+        return f'<rect x="{x + 2:.1f}" y="{y - 8:.1f}" width="16" height="16" fill="{WIND}"/>' + _arrow(
+            x + 10, y, "E", 14, "#3a7fb5"
+        )
+    if kind == "whirlpool":
+        return (
+            f'<circle cx="{x + 10:.1f}" cy="{y:.1f}" r="8" fill="{WHIRLPOOL}" stroke="#3a7fb5" '
+            'stroke-width="1.5"/>'
+        )
+    if kind == "out":
+        return (
+            f'<path d="M {x + 4:.1f} {y - 6:.1f} L {x + 16:.1f} {y + 6:.1f} M {x + 16:.1f} {y - 6:.1f} '
+            f'L {x + 4:.1f} {y + 6:.1f}" stroke="#b01010" stroke-width="2.5"/>'
+        )
+    # a player: a swatch in their colour (kind is the colour)
+    return (
+        f'<rect x="{x + 3:.1f}" y="{y - 7:.1f}" width="14" height="14" rx="3" fill="{kind}" stroke="{INK}"/>'
+    )
+
+
+#: the symbols every legend explains, after the players: (symbol, text)
+LEGEND_SYMBOLS: Final = (
+    ("hit", "shot, hit"),
+    ("miss", "shot, missed"),
+    ("catapult", "catapult"),
+    ("collision", "collision"),
+    ("out", "sunk or abandoned"),
+    ("rock", "rock"),
+    ("wind", "wind"),
+    ("whirlpool", "whirlpool"),
+)
+
+
+@lru_cache(maxsize=8)
+def legend_layer(board: Board, players: tuple[tuple[str, str], ...]) -> tuple[str, int]:
+    """The legend drawn under the board (each player in their colour, then every symbol),
+    wrapped to the picture's width, and its height. ``players`` are (name, colour) pairs."""
+    width, height = size_of(board)
+    entries = [(colour, xml_text(name), len(shown(name))) for name, colour in players]
+    entries += [(kind, text, len(text)) for kind, text in LEGEND_SYMBOLS]
+    parts = ['<g class="legend" font-family="sans-serif" font-size="12">']
+    background = len(parts)
+    x, row = float(MARGIN), 0
+    for symbol, text, length in entries:
+        entry = 24 + length * LEGEND_CHAR
+        if x > MARGIN and x + entry > width - MARGIN / 2:
+            x, row = float(MARGIN), row + 1
+        y = height + 8 + row * LEGEND_ROW
+        parts.append(legend_symbol(symbol, x, y))
+        parts.append(f'<text x="{x + 24:.1f}" y="{y + 4:.1f}" fill="{INK}">{text}</text>')
+        x += entry + LEGEND_GAP
+    parts.append("</g>")
+    bottom = (row + 1) * LEGEND_ROW + 8
+    parts.insert(background, f'<rect x="0" y="{height}" width="{width}" height="{bottom}" fill="#f7f4ec"/>')
+    return "".join(parts), bottom
+
+
+def svg_document(board: Board, body: str, title: str, players: tuple[tuple[str, str], ...] = ()) -> str:
+    """The picture: the title above, ``body`` (the board and what is on it), the legend under it
+    (``players``: each player's name and colour)."""
     width, height = size_of(board)
     top = 26
+    legend, bottom = legend_layer(board, players)
     shot_markers = "".join(marker(f"shot-{kind}", colour) for kind, (colour, _) in SHOT_STYLES.items())
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + top}" '
-        f'viewBox="0 -{top} {width} {height + top}">'
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + top + bottom}" '
+        f'viewBox="0 -{top} {width} {height + top + bottom}">'
         f"<defs>{marker('head', INK)}{shot_markers}</defs>"
         f"<title>{xml_text(title)}</title>"
         f'<text x="{MARGIN}" y="-8" font-family="sans-serif" font-size="15" font-weight="bold" '
-        f'fill="{INK}">{xml_text(title)}</text>{body}</svg>\n'
+        f'fill="{INK}">{xml_text(title)}</text>{body}{legend}</svg>\n'
     )
 
 
@@ -334,6 +459,9 @@ def render_turn_svg(before: GameState, after: GameState, turn_events: Sequence[E
         if isinstance(event, CollisionOccurred):
             square = event.rock if event.rock is not None else event.square
             parts.append(star(on_the_edge(board, centre(board, square))))
-    for ship in sorted(after.ships.values(), key=lambda s: (s.afloat, s.id)):
-        parts.append(hull(ship, board, colour(ship.id)))
-    return svg_document(board, "".join(parts), title)
+    drawn = sorted(after.ships.values(), key=lambda s: (s.afloat, s.id))
+    # names of ships afloat are placed first, so theirs get the best places
+    labels = label_places(board, sorted(drawn, key=lambda s: (not s.afloat, s.id)))
+    for ship in drawn:
+        parts.append(hull(ship, board, colour(ship.id), label=labels.get(ship.id)))
+    return svg_document(board, "".join(parts), title, tuple(colours.items()))
