@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from mortecouille.replays.pictures.html import BOARD_MARKER
+from mortecouille.core.state import GameState
+from mortecouille.events.store import GameLog
+from mortecouille.replays.pictures.html import BOARD_MARKER, build_html, game_over
 from tests.cli_helpers import play_blockade_turn, run
 
 CHROMIUM_FLAGS = (
@@ -27,7 +29,9 @@ def chromium() -> str:
     CI) installs: a missing browser fails the browser tests loudly, never installs or skips."""
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if not found:
-        pytest.fail("Chromium is missing: run tools/system-packages.sh (it installs Debian's package chromium)")
+        pytest.fail(
+            "Chromium is missing: run tools/system-packages.sh (it installs Debian's package chromium)"
+        )
     return found
 
 
@@ -200,3 +204,28 @@ def test_stepping_swaps_in_each_frames_picture(chromium: str, page: Path, tmp_pa
     board_start = data["board_layer"].partition("/>")[0]
     assert board_start.startswith("<rect") and board_start in dom.stdout
     assert "<!--board-->" not in dom.stdout
+
+
+def test_the_replay_of_an_ended_game_ends_on_a_game_over_banner(chromium: str, tmp_path: Path) -> None:
+    events = GameLog(Path(__file__).parent / "golden" / "mortecouille.jsonl").read()
+    html = build_html(events)
+    assert game_data(html)["game_over"] == {
+        "headline": "Game over: Anne wins",
+        "detail": "victory, Anne wins",
+    }
+    page = tmp_path / "ended.html"
+    page.write_text(html)
+    last = browse(chromium, tmp_path / "profile", "--dump-dom", f"{page.as_uri()}#turn=4")
+    assert last.returncode == 0, last.stderr[-2000:]
+    banner = re.search(r'<div id="game-over"[^>]*>', last.stdout)
+    assert banner is not None and "hidden" not in banner.group(0)
+    assert '<strong id="game-over-headline">Game over: Anne wins</strong>' in last.stdout
+    earlier = browse(chromium, tmp_path / "profile2", "--dump-dom", f"{page.as_uri()}#turn=2")
+    banner = re.search(r'<div id="game-over"[^>]*>', earlier.stdout)
+    assert banner is not None and "hidden" in banner.group(0)  # only the end shows it
+
+
+def test_the_banner_says_no_winner_when_no_one_won(page: Path) -> None:
+    assert game_data(page.read_text())["game_over"] is None  # a game still going has no banner
+    ended = GameState(game="g", players=("Anne", "Bart"), created=True, ended=True, end_reason="victory")
+    assert game_over(ended) == {"headline": "Game over: no winner", "detail": "all ships lost: no winner"}

@@ -28,6 +28,7 @@ from mortecouille.core.board.geometry import square_name
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import fold
 from mortecouille.core.limits import unsafe
+from mortecouille.core.narration import ending_text
 from mortecouille.core.phases import END, SET_UP
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
@@ -142,6 +143,18 @@ def game_data(events: Sequence[Event]) -> dict[str, Any]:
         "board": {"width": board.width, "height": board.height},
         "board_layer": layer,
         "turns": turns,
+        "game_over": game_over(final),
+    }
+
+
+def game_over(state: GameState) -> dict[str, str] | None:
+    """What the banner the replay ends on says, once the game has ended: who won (or that no one
+    did) and how it ended, in the words ``board`` and ``explain`` use."""
+    if not state.ended:
+        return None
+    return {
+        "headline": f"Game over: {state.winner} wins" if state.winner else "Game over: no winner",
+        "detail": ending_text(state.end_reason, state.winner),
     }
 
 
@@ -239,6 +252,11 @@ th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid var(--line
 th { color: var(--muted); font-weight: 600; }
 td.out { color: #b01010; font-weight: 600; }
 .side { display: flex; flex-direction: column; gap: 18px; }
+#game-over { margin-top: 10px; padding: 10px 14px; border-radius: 8px; background: #17324d; color: #fff;
+  display: flex; align-items: baseline; gap: 12px; flex-wrap: wrap; }
+#game-over[hidden] { display: none; }
+#game-over strong { font-size: 20px; }
+#game-over span { color: #c9d8e6; }
 footer { color: var(--muted); font-size: 12px; padding: 0 24px 18px; }
 </style></head>
 <body>
@@ -246,6 +264,8 @@ footer { color: var(--muted); font-size: 12px; padding: 0 24px 18px; }
 <main>
   <section class="card">
     <div id="board"></div>
+    <div id="game-over" role="status" hidden><strong id="game-over-headline"></strong>
+      <span id="game-over-detail"></span></div>
     <div class="now"><span class="turn">Turn <span id="turn-number">0</span></span>
       <span class="phase" id="phase-label"></span><span class="step" id="step-label"></span></div>
     <div class="controls">
@@ -317,6 +337,8 @@ function show(index) {
   $("step-label").textContent = `step ${current + 1} of ${steps.length}`;
   $("explain-title").textContent = turn.turn ? `What happened in turn ${turn.turn}` : "Before the first turn";
   $("turn-slider").value = ti; document.body.dataset.turn = turn.turn;
+  // the replay ends on the game-over banner (text only: names are set as textContent)
+  $("game-over").hidden = !(DATA.game_over && current === steps.length - 1);
 }
 function showTurn(ti) { const frames = DATA.turns[ti].frames;
   show(steps.findIndex((s) => s[0] === ti && s[1] === frames.length - 1)); }
@@ -333,6 +355,8 @@ for (const [name, colour] of DATA.players) {
   const c = document.createElement("span"), i = document.createElement("i");
   c.className = "chip"; i.style.background = colour; c.append(i, name); $("players").appendChild(c);
 }
+if (DATA.game_over) { $("game-over-headline").textContent = DATA.game_over.headline;
+  $("game-over-detail").textContent = DATA.game_over.detail; }
 $("turn-slider").max = DATA.turns.length - 1;
 $("turn-slider").addEventListener("input", (e) => showTurn(Number(e.target.value)));
 $("prev").addEventListener("click", () => show(current - 1));
