@@ -143,3 +143,17 @@ def test_ship_names_side_by_side_do_not_cover_each_other() -> None:
     for i, a in enumerate(boxes):
         for b in boxes[i + 1 :]:
             assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (a, b)
+
+
+def test_a_hostile_player_name_stays_text_in_the_legend() -> None:
+    board = Board(width=6, height=6)
+    name = "</text><script>alert(1)</script>"
+    ships = {"A": ShipState(id="A", kind="red-small", owner=name, at=(0, 0), facing="N")}
+    state = GameState(game="g", players=(name,), board=board, ships=ships, created=True)
+    svg = render_turn_svg(state, state, [], "hostile")
+    root = ET.fromstring(svg)  # still one well-formed picture
+    assert not list(root.iter(f"{SVG}script"))
+    legend = next(e for e in root.iter() if e.get("class") == "legend")
+    assert name in {t.text for t in legend.iter(f"{SVG}text")}
+    plain = click.unstyle(render_board(state))
+    assert name in next(line for line in plain.splitlines() if line.startswith("key:"))
