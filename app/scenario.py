@@ -21,7 +21,7 @@ from mortecouille.core.errors import BadInput, MortecouilleError
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, ResolveTurn
-from mortecouille.core.rulesets import RULESETS
+from mortecouille.core.rulesets import ruleset_named
 from mortecouille.core.scenario import (
     BoardSpec,
     DiceSpec,
@@ -128,9 +128,7 @@ class ScenarioRun(msgspec.Struct):
 def run_scenario(scenario: Scenario, log_path: Path | None = None, name: str = "scenario") -> ScenarioRun:
     """Build the scenario's log, resolve its turn, and keep the log at ``log_path`` if one is given
     (created like any game's, through :func:`mortecouille.app.commands.create_game`)."""
-    ruleset = RULESETS.get(scenario.ruleset)
-    if ruleset is None:
-        raise BadInput("ruleset", f"{scenario.ruleset!r} is not one of {', '.join(sorted(RULESETS))}")
+    ruleset = ruleset_named(scenario.ruleset)
     plan = ruleset.scenario(scenario)
     seed = str(scenario.dice.seed)
     board = msgspec.convert(scenario.board, Board, from_attributes=True)

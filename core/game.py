@@ -24,7 +24,7 @@ from mortecouille.core.life_cycle import (
     check_game_name,
     fold_with,
 )
-from mortecouille.core.rulesets import RULESETS
+from mortecouille.core.rulesets import RULESETS, ruleset_named
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
 from mortecouille.events.codec import CorruptLine
@@ -44,10 +44,7 @@ def decide(state: GameState, command: Command, dice: DiceSource) -> list[Event]:
             raise RuleViolation("T3", f"game {state.game!r} has ended ({state.end_reason})")
     elif isinstance(command, CreateGame):
         check_game_name(command.game)
-        found = RULESETS.get(command.ruleset)
-        if found is None:
-            raise BadInput("--ruleset", f"{command.ruleset!r} is not one of {', '.join(RULESETS)}")
-        ruleset = found
+        ruleset = ruleset_named(command.ruleset, "--ruleset")
     else:
         raise BadInput("game", "the game has not been created")
     handler = ruleset.deciders.get(type(command))

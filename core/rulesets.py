@@ -14,9 +14,10 @@ from mortecouille.core.ruleset import Ruleset
 RULESETS: Mapping[str, Ruleset] = MappingProxyType({r.name: r for r in (MORTECOUILLE, BLOCKADE)})
 
 
-def ruleset_named(name: str) -> Ruleset:
-    """The ruleset called ``name``; any other name is refused, naming the ones there are."""
+def ruleset_named(name: str, field: str = "ruleset") -> Ruleset:
+    """The ruleset called ``name``; any other name is refused (BadInput naming ``field``), naming
+    the ones there are."""
     ruleset = RULESETS.get(name)
     if ruleset is None:
-        raise BadInput("ruleset", f"{name!r} is not one of {', '.join(RULESETS)}")
+        raise BadInput(field, f"{name!r} is not one of {', '.join(RULESETS)}")
     return ruleset

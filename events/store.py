@@ -261,7 +261,8 @@ class GameLog:
                 ) from None
             raise Unwritable(f"cannot open {self.path} to write: {error.strerror}") from None
         try:
-            _lock(fd, timeout, self.name)
+            if not lock_within(fd, timeout):
+                raise Conflict(f"game {self.name!r} is locked by another writer (waited {timeout:g} s)")
             yield Transaction(self, fd)
         finally:
             os.close(fd)
@@ -492,18 +493,21 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def _lock(fd: int, timeout: float, name: str) -> None:
+def lock_within(fd: int, timeout: float) -> bool:
+    """Take the exclusive lock on ``fd``, waiting at most ``timeout`` seconds (polling, backing off
+    up to 50 ms); False when another holder kept it that long. Every lock of the project (a game's,
+    the archive's) waits this way, so a crashed holder never hangs a command for good."""
     deadline = time.monotonic() + timeout
     delay = 0.001
     while True:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
+            return True
         except OSError as error:
             if error.errno not in (errno.EAGAIN, errno.EACCES):
                 raise
         if time.monotonic() >= deadline:
-            raise Conflict(f"game {name!r} is locked by another writer (waited {timeout:g} s)")
+            return False
         time.sleep(delay)
         delay = min(delay * 2, 0.05)
 

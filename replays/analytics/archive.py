@@ -32,18 +32,12 @@ and the lock.
 
 from __future__ import annotations
 
-import ctypes
-import errno
-import fcntl
-import multiprocessing
 import os
 import signal
 import sys
 import tempfile
-import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
@@ -54,7 +48,7 @@ import msgspec
 from mortecouille.core.errors import BadInput
 from mortecouille.events.codec import LogError, decode_lines
 from mortecouille.events.game import GameCreated, GameEnded
-from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameLog
+from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameLog, lock_within
 from mortecouille.replays.analytics.rows import game_rows
 from mortecouille.replays.analytics.schema import PARTITION_COLUMNS, TABLES, Columns, TableRow, readme_text
 from mortecouille.replays.reading.verify import verify_log
@@ -200,23 +194,12 @@ def _locked(archive: Path, timeout: float) -> Iterator[None]:
     a wait is bounded (Conflict, exit 3), as for a game's lock."""
     fd = os.open(archive / LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
     try:
-        deadline = time.monotonic() + timeout
-        delay = 0.001
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as error:
-                if error.errno not in (errno.EAGAIN, errno.EACCES):
-                    raise
-            if time.monotonic() >= deadline:
-                holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
-                raise Conflict(
-                    f"archive {archive} is locked by another archive run (process {holder}); "
-                    f"gave up after {timeout:g} s"
-                )
-            time.sleep(delay)
-            delay = min(delay * 2, 0.05)
+        if not lock_within(fd, timeout):
+            holder = os.pread(fd, 32, 0).decode("ascii", "replace").strip() or "unknown"
+            raise Conflict(
+                f"archive {archive} is locked by another archive run (process {holder}); "
+                f"gave up after {timeout:g} s"
+            )
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         yield
@@ -375,8 +358,12 @@ def _prepared(paths: list[Path], rederive_turns: bool, jobs: int) -> Iterator[Pr
     if jobs <= 1 or len(paths) < 2:
         yield from (prepare_game(path, rederive_turns) for path in paths)
         return
-    # Spawned, not forked: a forked worker would inherit the archive's lock and keep it as long as it
-    # lives. And each worker dies with this process (a killed `archive` must not leave them running).
+    # Imported here: only a run with several jobs pays for process pools (every command imports this
+    # module). Spawned, not forked: a forked worker would inherit the archive's lock and keep it as
+    # long as it lives. And each worker dies with this process (a killed `archive` leaves none).
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(
         max_workers=jobs, mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),)
@@ -391,6 +378,8 @@ PR_SET_PDEATHSIG = 1
 def die_with_parent(parent: int) -> None:
     """In a worker: be killed when ``parent`` dies (Linux; elsewhere the pool's own checks remain)."""
     if sys.platform == "linux":
+        import ctypes
+
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:  # the parent died before the signal was asked for
