@@ -23,7 +23,7 @@ def run_tool(name: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_ruff_is_clean() -> None:
-    result = run_tool("ruff", "check", "core", "cli", "events", "replays", "app", "bots", "mortecouille", "tests", "bench")
+    result = run_tool("ruff", "check", "core", "cli", "events", "replays", "app", "web", "bots", "mortecouille", "tests", "bench")
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -1,6 +1,6 @@
 """The package's layers, checked on the source with ``ast``: imports only go down, only absolute, no cycles.
 
-The layers, from the top: ``cli`` -> ``app`` -> ``replays``, ``bots`` -> ``core`` -> ``events``. A
+The layers, from the top: ``cli`` -> ``web`` -> ``app`` -> ``replays``, ``bots`` -> ``core`` -> ``events``. A
 module may import its own part and any part below it; ``replays`` and ``bots`` sit side by side and
 may not import each other; nothing imports ``cli`` but the ``python -m mortecouille`` entry point.
 Every import names the package (``from mortecouille.core.state import ...``): a bare ``import core``
@@ -23,7 +23,7 @@ from tests.helpers import ROOT
 PACKAGE = "mortecouille"
 
 #: The package's parts (top-level folders of the repository) and their layer, bottom = 1.
-LAYERS: dict[str, int] = {"events": 1, "core": 2, "bots": 3, "replays": 3, "app": 4, "cli": 5}
+LAYERS: dict[str, int] = {"events": 1, "core": 2, "bots": 3, "replays": 3, "app": 4, "web": 5, "cli": 6}
 
 #: ``mortecouille/__init__.py`` (a docstring and the version) sits under every part; the
 #: ``python -m mortecouille`` entry point above them all.

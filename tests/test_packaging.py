@@ -23,7 +23,7 @@ import pytest
 
 from tests.helpers import ROOT
 
-PARTS = ("events", "core", "bots", "replays", "app", "cli")
+PARTS = ("events", "core", "bots", "replays", "app", "web", "cli")
 #: The PyPI project whose top-level ``events`` package shares its name with our ``events`` folder.
 EVENTS_REQUIREMENT = "Events==0.5"
 TIMEOUT = 600

@@ -100,7 +100,7 @@ def test_no_message_spells_a_hint_of_its_own() -> None:
     spelt = re.compile(r"resolve with (--)?partial|replace them explicitly")
     offenders = [
         str(path.relative_to(root))
-        for folder in ("core", "app", "cli", "replays", "bots")
+        for folder in ("core", "app", "web", "cli", "replays", "bots")
         for path in (root / folder).rglob("*.py")
         if spelt.search(path.read_text(encoding="utf-8"))
     ]
