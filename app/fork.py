@@ -43,17 +43,24 @@ class Forked(NamedTuple):
 
 
 def fork_game(
-    directory: Path, game: str, new_game: str, at_seq: int, dice_mode: str | None, seed: str | None
+    directory: Path,
+    game: str,
+    new_game: str,
+    at_seq: int,
+    dice_mode: str | None,
+    seed: str | None,
+    *,
+    weak_seed: bool = False,
 ) -> Forked:
     """Copy ``game``'s log up to ``at_seq`` into the new game ``new_game`` (created exclusively,
-    its own secret seed kept beside it); ``dice_mode``: the original's unless given."""
+    its own secret seed kept beside it); ``dice_mode``: the original's unless given.
+    ``weak_seed``: accept a chosen seed shorter than the minimum, as ``new --weak-seed`` does (D2)."""
     events = game_log(directory, game).read()
     created = events[0] if events else None
     if not isinstance(created, GameCreated):
         raise BadInput("GAME", "the log does not start with game-created")
     mode = dice_mode or created.dice_mode
-    # `fork` has no --weak-seed yet: a chosen seed is taken as given, as before (issue 12, item 14)
-    secret = secret_seed(mode, seed, weak_seed=True)
+    secret = secret_seed(mode, seed, weak_seed=weak_seed)
     target = game_log(directory, new_game)
     forked = fork_events(events, at_seq, new_game, mode, commit_to(secret))
     return Forked(create_game(target, forked, secret), mode)

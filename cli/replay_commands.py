@@ -238,13 +238,22 @@ def export(ctx: Context, game: str, html_path: Path, force: bool) -> None:
 @click.option("--at", "at_seq", type=int, required=True, help="The last seq to copy (a command boundary).")
 @click.option("--dice", "dice_mode", type=click.Choice(["seeded", "table"]), default=None)
 @click.option("--seed", default=None, help="The fork's secret seed (default: a fresh random one).")
+@click.option(
+    "--weak-seed", is_flag=True, help="Accept a --seed shorter than 16 characters (tests, demos): guessable."
+)
 @pass_context
 @reports_errors
 def fork(
-    ctx: Context, game: str, new_game: str, at_seq: int, dice_mode: str | None, seed: str | None
+    ctx: Context,
+    game: str,
+    new_game: str,
+    at_seq: int,
+    dice_mode: str | None,
+    seed: str | None,
+    weak_seed: bool,
 ) -> None:
     """What-if: copy GAME's log up to --at SEQ into NEWGAME, which records where it came from."""
-    events, mode = fork_game(ctx.games, game, new_game, at_seq, dice_mode, seed)
+    events, mode = fork_game(ctx.games, game, new_game, at_seq, dice_mode, seed, weak_seed=weak_seed)
     click.echo(f"forked {game} at seq {at_seq} into {new_game} ({len(events)} events, {mode} dice)")
 
 

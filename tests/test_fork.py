@@ -66,6 +66,17 @@ def test_fork_refuses_a_seq_beyond_the_log_or_inside_a_turn(games: Path) -> None
     assert run(games, "fork", "b", "b", "--at", "2").exit_code == 3  # the name is taken
 
 
+def test_fork_refuses_a_short_chosen_seed_unless_weak_seed(games: Path) -> None:
+    """D2: a fork's dice are as public as any game's, so a short chosen seed is refused as ``new``
+    refuses it (naming --seed), and accepted only when the table says so with --weak-seed."""
+    play_blockade_turn(games)
+    refused = run(games, "fork", "b", "w", "--at", "2", "--seed", "short")
+    assert refused.exit_code == 2 and "--seed" in refused.output and "--weak-seed" in refused.output
+    assert not (games / "w.jsonl").exists() and not (games / "w.seed").exists()
+    assert run(games, "fork", "b", "w", "--at", "2", "--seed", "short", "--weak-seed").exit_code == 0
+    assert run(games, "fork", "b", "x", "--at", "2", "--seed", "a-long-enough-seed-1234").exit_code == 0
+
+
 def roll(game: str, seed: str, index: int, turn: int = 1) -> DieRolled:
     identity = RollIdentity(game, turn, "wind", "Sloopy", "wind", index)
     return DieRolled(
@@ -106,7 +117,7 @@ def test_copied_seeded_rolls_are_accepted_and_the_forks_own_rolls_checked(games:
     )
     original = GameLog(games / "o.jsonl")
     append_turn(original, 1, [roll("o", "original-seed", i) for i in range(6)])  # seq 1..8
-    assert run(games, "fork", "o", "f", "--at", "8", "--seed", "fork-seed").exit_code == 0
+    assert run(games, "fork", "o", "f", "--at", "8", "--seed", "fork-seed", "--weak-seed").exit_code == 0
     # the copies would not pass as the fork's own: its seed and name give other values
     assert any(roll("f", "fork-seed", i).value != roll("o", "original-seed", i).value for i in range(6))
     fork = GameLog(games / "f.jsonl")
@@ -116,7 +127,7 @@ def test_copied_seeded_rolls_are_accepted_and_the_forks_own_rolls_checked(games:
     dice = next(f for f in report["findings"] if f["check"] == "dice")
     assert dice["ok"] and "3 seeded rolls reproduced; 6 copied from o" in dice["detail"]
     # a roll of the fork's own that its seed does not give is still caught
-    assert run(games, "fork", "o", "g", "--at", "8", "--seed", "fork-seed").exit_code == 0
+    assert run(games, "fork", "o", "g", "--at", "8", "--seed", "fork-seed", "--weak-seed").exit_code == 0
     wrong = roll("g", "fork-seed", 0, turn=2)
     append_turn(GameLog(games / "g.jsonl"), 2, [msgspec.structs.replace(wrong, value=wrong.value % 6 + 1)])
     assert run(games, "end", "g").exit_code == 0
