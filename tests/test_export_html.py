@@ -14,7 +14,7 @@ import pytest
 
 from mortecouille.core.state import GameState
 from mortecouille.events.store import GameLog
-from mortecouille.replays.pictures.html import BOARD_MARKER, build_html, game_over
+from mortecouille.replays.pictures.html import BOARD_MARKER, build_html, frame_picture, game_over
 from tests.cli_helpers import play_blockade_turn, run
 
 CHROMIUM_FLAGS = (
@@ -65,10 +65,9 @@ def game_data(html: str) -> Any:
 
 
 def picture(data: Any, frame: Any) -> str:
-    """A frame's picture as the page shows it: the shared board put back where the marker is."""
+    """A frame's picture as the page shows it: the shared layers put back where their markers are."""
     assert BOARD_MARKER in frame["svg"]
-    shown: str = frame["svg"].replace(BOARD_MARKER, data["board_layer"])
-    return shown
+    return frame_picture(data, frame)
 
 
 def test_the_page_is_self_contained(page: Path) -> None:
@@ -99,6 +98,20 @@ def test_each_turn_on_the_page_is_the_render_picture_byte_for_byte(
         assert run(games, "render", "b", "--turn", str(turn["turn"]), "--svg", str(drawn)).exit_code == 0
         # a turn opens on its last frame, the outcome: the very picture ``render`` writes
         assert picture(data, turn["frames"][-1]) == drawn.read_text(encoding="utf-8")
+
+
+def test_the_layers_every_frame_shares_are_kept_once(page: Path) -> None:
+    """The board, the legend and the arrowheads are the same in every frame: the page holds each
+    once, so its size grows with what changes, not with the number of frames."""
+    html = page.read_text()
+    data = game_data(html)
+    frames = [frame for turn in data["turns"] for frame in turn["frames"]]
+    assert len(frames) > 2
+    for mark, layer in data["shared_layers"].items():
+        assert all(mark in frame["svg"] for frame in frames), mark
+        embedded = json.dumps(layer)[1:-1].replace("</", "<\\/")  # as the page embeds it
+        assert html.count(embedded) == 1, mark
+    assert html.count('class=\\"legend\\"') == 1 and html.count("<defs>") == 1
 
 
 HOSTILE_SHIP = "<img src=x onerror=alert(1)>"
@@ -201,7 +214,7 @@ def test_stepping_swaps_in_each_frames_picture(chromium: str, page: Path, tmp_pa
     assert f"step {len(frames) - 1} of {len(frames)}" in dom.stdout
     # the board the frames share was put back into the picture shown (its first element, as the
     # browser serialises it), and no marker is left
-    board_start = data["board_layer"].partition("/>")[0]
+    board_start = data["shared_layers"][BOARD_MARKER].partition("/>")[0]
     assert board_start.startswith("<rect") and board_start in dom.stdout
     assert "<!--board-->" not in dom.stdout
 

@@ -26,7 +26,7 @@ from mortecouille.core.state import EMPTY
 from mortecouille.events.board import Board
 from mortecouille.replays.analytics.query import QueryResult, format_table
 from mortecouille.replays.analytics.reports import Bar, Chart, render_svg
-from mortecouille.replays.pictures.html import BOARD_MARKER
+from mortecouille.replays.pictures.html import frame_picture
 from mortecouille.replays.pictures.svg import xml_text
 from tests.cli_helpers import play_blockade_turn, run, set_up_harbour
 from tests.forgery import forge, forge_with_turn_hashes, log_bodies
@@ -223,11 +223,10 @@ def test_every_picture_of_the_page_of_a_forged_log_is_well_formed_xml(tmp_path: 
     page = out.read_text()
     embedded = page.partition('<script type="application/json" id="game-data">')[2].partition("</script>")[0]
     data = json.loads(embedded)
-    layer = data["board_layer"]
     frames = [frame for turn in data["turns"] for frame in turn["frames"]]
     assert frames
     for frame in frames:
-        ET.fromstring(frame["svg"].replace(BOARD_MARKER, layer))
+        ET.fromstring(frame_picture(data, frame))
     assert not any(unsafe(c) for c in page if c != "\n"), "the page holds a raw control character"
 
 

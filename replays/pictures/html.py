@@ -36,7 +36,9 @@ from mortecouille.events.game import GameCreated
 from mortecouille.replays.pictures.svg import (
     NO_OWNER_COLOUR,
     board_layer,
+    legend_layer,
     owner_colours,
+    picture_defs,
     render_turn_svg,
     xml_text,
 )
@@ -67,18 +69,40 @@ def frame(label: str, state: GameState, colours: dict[str, str], seqs: list[int]
     return {"label": label, "seqs": seqs, "ships": ship_rows(state, colours), "svg": svg}
 
 
-#: Where a frame's picture had the board (water, grid, rocks, winds), which every frame of a game
-#: shares: the page keeps the board once and puts it back before showing a frame, so the page
-#: stays small and each picture shown is still, byte for byte, the one ``render`` draws. User
-#: text is escaped in the pictures (``<`` as ``&lt;``), so it can never spell the marker.
+#: Where a frame's picture had a layer every frame of a game shares (the board: water, grid,
+#: rocks, winds; the legend; the arrowheads' definitions): the page keeps each layer once and puts
+#: it back before showing a frame, so the page stays small and each picture shown is still, byte
+#: for byte, the one ``render`` draws. User text is escaped in the pictures (``<`` as ``&lt;``),
+#: so it can never spell a marker. A frame whose layer differs (a legend drawn while the players'
+#: colours were others) simply keeps its own.
 BOARD_MARKER = "<!--board-->"
+LEGEND_MARKER = "<!--legend-->"
+DEFS_MARKER = "<!--defs-->"
 
 
-def share_the_board(turns: list[dict[str, Any]], layer: str) -> None:
-    """Replace the board layer in every frame's picture by :data:`BOARD_MARKER`."""
+def shared_layers(final: GameState, colours: dict[str, str]) -> dict[str, str]:
+    """Marker -> the layer it stands for, in the pictures of the game that ends in ``final``."""
+    return {
+        BOARD_MARKER: board_layer(final.board),
+        LEGEND_MARKER: legend_layer(final.board, tuple(colours.items()))[0],
+        DEFS_MARKER: picture_defs(),
+    }
+
+
+def share_layers(turns: list[dict[str, Any]], layers: dict[str, str]) -> None:
+    """Replace each shared layer in every frame's picture by its marker."""
     for turn in turns:
         for shown in turn["frames"]:
-            shown["svg"] = shown["svg"].replace(layer, BOARD_MARKER, 1)
+            for mark, layer in layers.items():
+                shown["svg"] = shown["svg"].replace(layer, mark, 1)
+
+
+def frame_picture(data: dict[str, Any], shown: dict[str, Any]) -> str:
+    """A frame's picture as the page shows it (what its script does): each shared layer put back."""
+    svg: str = shown["svg"]
+    for mark, layer in data["shared_layers"].items():
+        svg = svg.replace(mark, layer, 1)
+    return svg
 
 
 def game_data(events: Sequence[Event]) -> dict[str, Any]:
@@ -133,15 +157,15 @@ def game_data(events: Sequence[Event]) -> dict[str, Any]:
         )
         turns.append({"turn": turn, "frames": frames, "explain": [msgspec.to_builtins(x) for x in lines]})
     board = final.board
-    layer = board_layer(board)
-    share_the_board(turns, layer)
+    layers = shared_layers(final, colours)
+    share_layers(turns, layers)
     return {
         "game": final.game,
         "ruleset": final.ruleset,
         "players": [[p, colours.get(p, NO_OWNER_COLOUR)] for p in final.players],
         "forked_from": final.forked_from,
         "board": {"width": board.width, "height": board.height},
-        "board_layer": layer,
+        "shared_layers": layers,
         "turns": turns,
         "game_over": game_over(final),
     }
@@ -286,7 +310,6 @@ footer { color: var(--muted); font-size: 12px; padding: 0 24px 18px; }
 <script>
 "use strict";
 const DATA = JSON.parse(document.getElementById("game-data").textContent);
-const BOARD_MARKER = "\\u003c!--board-->";  // BOARD_MARKER, spelled so no "<!--" is in the script
 const B = DATA.board;
 const steps = [];
 DATA.turns.forEach((t, ti) => t.frames.forEach((f, fi) => steps.push([ti, fi])));
@@ -294,8 +317,12 @@ let current = 0, timer = null;
 const $ = (id) => document.getElementById(id);
 
 // The picture is render's SVG, built and escaped in Python: the script only swaps it in.
-// a frame's picture is render's SVG with the board layer, shared by every frame, taken out
-function picture(fr) { return fr.svg.replace(BOARD_MARKER, () => DATA.board_layer); }
+// a frame's picture is render's SVG with the layers every frame shares taken out (frame_picture)
+function picture(fr) {
+  let svg = fr.svg;
+  for (const [mark, layer] of Object.entries(DATA.shared_layers)) svg = svg.replace(mark, () => layer);
+  return svg;
+}
 function drawFrame(fr) { $("board").innerHTML = picture(fr); }
 function fillExplain(turn, fr) {
   const box = $("explain"); box.replaceChildren();

@@ -411,17 +411,22 @@ def legend_layer(board: Board, players: tuple[tuple[str, str], ...]) -> tuple[st
     return "".join(parts), bottom
 
 
+def picture_defs() -> str:
+    """The arrowheads every picture defines (one per kind of shot, one for paths)."""
+    shot_markers = "".join(marker(f"shot-{kind}", colour) for kind, (colour, _) in SHOT_STYLES.items())
+    return f"<defs>{marker('head', INK)}{shot_markers}</defs>"
+
+
 def svg_document(board: Board, body: str, title: str, players: tuple[tuple[str, str], ...] = ()) -> str:
     """The picture: the title above, ``body`` (the board and what is on it), the legend under it
     (``players``: each player's name and colour)."""
     width, height = size_of(board)
     top = 26
     legend, bottom = legend_layer(board, players)
-    shot_markers = "".join(marker(f"shot-{kind}", colour) for kind, (colour, _) in SHOT_STYLES.items())
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height + top + bottom}" '
         f'viewBox="0 -{top} {width} {height + top + bottom}">'
-        f"<defs>{marker('head', INK)}{shot_markers}</defs>"
+        f"{picture_defs()}"
         f"<title>{xml_text(title)}</title>"
         f'<text x="{MARGIN}" y="-8" font-family="sans-serif" font-size="15" font-weight="bold" '
         f'fill="{INK}">{xml_text(title)}</text>{body}{legend}</svg>\n'
