@@ -354,7 +354,9 @@ def _catalogue_2026(version: str) -> Catalogue:
 
 #: Every rules version the engine can price, by version string (F3 audit). Each one is also an
 #: edition of ``mortecouille.core.editions.EDITIONS`` (a test keeps the two key sets equal).
-CATALOGUES: Final[dict[str, Catalogue]] = {version: _catalogue_2026(version) for version in ("2026.1", "2026.2")}
+CATALOGUES: Final[dict[str, Catalogue]] = {
+    version: _catalogue_2026(version) for version in ("2026.1", "2026.2")
+}
 
 
 def catalogue_for(rules_version: str = RULES_VERSION) -> Catalogue:

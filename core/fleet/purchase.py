@@ -14,6 +14,7 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Final
 
 import msgspec
 
@@ -41,6 +42,12 @@ class ShipPurchase(msgspec.Struct, frozen=True, kw_only=True):
     options: tuple[str, ...] = ()
 
 
+#: The default of ``Fleet.rules_version``, frozen at the first rules version. A state's hash leaves
+#: out every field equal to its default, so a default that followed ``RULES_VERSION`` would change
+#: the hash of every game played under an earlier version, and ``verify`` would fail them all.
+FLEET_RULES_VERSION_DEFAULT: Final = "2026.1"
+
+
 class Fleet(msgspec.Struct, frozen=True, kw_only=True):
     """One player's fleet while it is being bought (F3). Ids are canonical."""
 
@@ -50,7 +57,7 @@ class Fleet(msgspec.Struct, frozen=True, kw_only=True):
     ships: tuple[ShipPurchase, ...] = ()
     fleet_options: tuple[str, ...] = ()
     sealed: bool = False
-    rules_version: str = RULES_VERSION
+    rules_version: str = FLEET_RULES_VERSION_DEFAULT
 
     @property
     def money_left(self) -> int:
@@ -175,7 +182,9 @@ def _check_cannons_needed(
         if most >= spec.min_cannons_on_a_position:
             continue
         adders = [
-            o.id for o in catalogue.options.values() if o.cannons_added_per_armed_position and o.id not in carried
+            o.id
+            for o in catalogue.options.values()
+            if o.cannons_added_per_armed_position and o.id not in carried
         ]
         hint = f"; fit {' or '.join(adders)} first if it makes enough" if adders and most > 0 else ""
         whose = "its fleet's " if option_id in fleet_options and option_id not in options else ""
