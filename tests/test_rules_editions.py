@@ -14,6 +14,7 @@ from __future__ import annotations
 import msgspec
 import pytest
 
+from mortecouille.app.commands import load
 from mortecouille.core.dice import TableDice
 from mortecouille.core.editions import EDITIONS, edition_for
 from mortecouille.core.errors import BadInput, RuleViolation
@@ -30,7 +31,10 @@ from mortecouille.events.fleet import ShipBought
 from mortecouille.events.mortecouille_movement import FireshipExplosion
 from mortecouille.events.movement import CollisionOccurred, ShipMoved, ShipSunk
 from mortecouille.events.orders import Advance, CatapultShot, Idle
+from mortecouille.events.store import GameLog
 from tests import test_mortecouille_movement as movement
+from tests.forgery import log_bodies
+from tests.helpers import GOLDEN
 from tests.test_fleet_game import Game
 from tests.test_mortecouille_turn import game, of, order, resolve, ship
 
@@ -98,7 +102,9 @@ def test_K_edition_2026_1_four_hits_let_the_small_ship_sail_and_ram_before_its_c
     produced, after = resolve(four_catapults_on_b(OLD), HITS)
     assert [(h.ship, h.countdown) for h in of(produced, CatapultHitsTaken)] == [("B", 0)]
     assert [c.ships for c in of(produced, CollisionOccurred)] == [("B", "C")]
-    assert [(s.ship, s.how, s.phase, s.rules) for s in of(produced, ShipSunk)] == [("B", "lost", "end", ("K",))]
+    assert [(s.ship, s.how, s.phase, s.rules) for s in of(produced, ShipSunk)] == [
+        ("B", "lost", "end", ("K",))
+    ]
 
 
 def test_K_a_big_ship_in_countdown_sinks_at_once_when_a_hit_takes_it_to_0() -> None:
@@ -110,7 +116,9 @@ def test_K_a_big_ship_in_countdown_sinks_at_once_when_a_hit_takes_it_to_0() -> N
     state = order(order(state, "A", CatapultShot(target="B")), "B", Idle())
     produced, after = resolve(state, {("A", "catapult"): [6, 6, 6]})
     assert [(h.hits_total, h.countdown) for h in of(produced, CatapultHitsTaken)] == [(6, 0)]
-    assert [(s.ship, s.how, s.phase, s.rules) for s in of(produced, ShipSunk)] == [("B", "sunk", "combat", ("K",))]
+    assert [(s.ship, s.how, s.phase, s.rules) for s in of(produced, ShipSunk)] == [
+        ("B", "sunk", "combat", ("K",))
+    ]
 
 
 def test_K_a_countdown_ticked_to_0_at_the_end_of_the_turn_still_leaves_then() -> None:
@@ -166,7 +174,9 @@ def test_C6_two_fireships_meeting_both_explode_and_neither_sinks_by_it() -> None
     )
     produced = movement.run_move(state, [MoveIntent("F", "fireship"), MoveIntent("G", "fireship")])
     assert {(e.fireship, e.ship) for e in of(produced, FireshipExplosion)} == {("F", "G"), ("G", "F")}
-    assert {sid: [a for c, a in lost if c == "explosion"] for sid, lost in movement.losses(produced).items()} == {
+    assert {
+        sid: [a for c, a in lost if c == "explosion"] for sid, lost in movement.losses(produced).items()
+    } == {
         "F": [60],
         "G": [60],
     }
@@ -182,7 +192,9 @@ def test_C6_a_spent_fireship_still_sinks_when_its_structure_is_gone() -> None:
         movement.ship("Y", "yellow-big", (2, 2), "N"),
         rules_version=NEW,
     )
-    produced = movement.run_move(state, [MoveIntent("F", "fireship")], movement.fixed_cup({("Y", "capsize"): [6]}))
+    produced = movement.run_move(
+        state, [MoveIntent("F", "fireship")], movement.fixed_cup({("Y", "capsize"): [6]})
+    )
     assert [(s.ship, s.how, s.rules) for s in of(produced, ShipSunk)] == [("F", "sunk", ("W3",))]
 
 
@@ -245,12 +257,52 @@ def test_S_a_fleet_variant_is_refused_for_the_ships_it_would_cover_then_and_late
 
 def test_S_the_requirement_is_the_burst_minimum_of_S4() -> None:
     for version in CATALOGUES:
-        assert catalogue_for(version).options["continuous-burst"].min_cannons_on_a_position == MIN_BURST_CANNONS
+        assert (
+            catalogue_for(version).options["continuous-burst"].min_cannons_on_a_position == MIN_BURST_CANNONS
+        )
 
 
 def test_S_an_old_log_holding_such_a_purchase_still_folds() -> None:
     # Bought before the refusal existed: evolve never re-checks a purchase.
-    bought = ShipBought(player="Anne", ship="Hope", kind="red-small", options=("continuous-burst",), price=15_000)
+    bought = ShipBought(
+        player="Anne", ship="Hope", kind="red-small", options=("continuous-burst",), price=15_000
+    )
     state = fold([bought], Game().state)
     assert state.ships["Hope"].options == ("continuous-burst",)
     assert state.fleets["Anne"].spent == 15_000
+
+
+# --- the golden game of the 2026.2 edition ------------------------------------------------------
+
+
+def test_the_2026_2_golden_game_pins_both_corrections() -> None:
+    lines = log_bodies(GOLDEN / "mortecouille_2026_2.jsonl")
+    assert lines[0]["rules_version"] == "2026.2"
+    sunk = [
+        (line["ship"], line["phase"], line["how"], line["rules"])
+        for line in lines
+        if line["type"] == "ship-sunk"
+    ]
+    assert sunk == [("Minnow", "combat", "sunk", ["K"])]
+    assert [(line["fireship"], line["turn"]) for line in lines if line["type"] == "fireship-explosion"] == [
+        ("Torch", 3)
+    ]
+    collisions = [line["turn"] for line in lines if line["type"] == "collision"]
+    assert collisions == [3, 4]  # Minnow never rams; Torch rams twice, explodes once
+    _, state = load(GameLog(GOLDEN / "mortecouille_2026_2.jsonl"))
+    torch = state.ships["Torch"]
+    assert torch.afloat and torch.fireship and torch.barrels_spent
+
+
+def test_the_golden_logs_written_before_2026_2_keep_their_edition() -> None:
+    for name in ("mortecouille.jsonl", "mortecouille_seeded.jsonl", "mortecouille_scenario.jsonl"):
+        assert log_bodies(GOLDEN / name)[0]["rules_version"] == "2026.1"
+    # ...and the 2026.1 game still has its fireship sink in its explosion and its countdown run out
+    # at the end of a turn (tests/test_schema_evolution.py re-derives every turn of it)
+    lines = log_bodies(GOLDEN / "mortecouille.jsonl")
+    sunk = {
+        (line["ship"], line["phase"], line["how"], tuple(line["rules"]))
+        for line in lines
+        if line["type"] == "ship-sunk"
+    }
+    assert ("Torch", "move", "sunk", ("C6", "W3")) in sunk and ("Minnow", "end", "lost", ("K",)) in sunk
