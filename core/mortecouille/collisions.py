@@ -348,7 +348,7 @@ def _explode(ledger: PhaseLedger, collision: Collision, losses: Mapping[str, Col
     where a fireship sails on until sunk (W3) or off the board, its barrels spent.
     """
     a, b = collision.ships
-    blown = {sid for sid in (a, b) if losses[sid].sinks_as_fireship}
+    blown = {sid for sid in (a, b) if losses[sid].explodes_as_fireship}
     for fireship in sorted(blown):
         target = b if fireship == a else a
         ledger.emit(FireshipExplosion(turn=ledger.turn, fireship=fireship, ship=target, rules=("C6",)))
