@@ -181,12 +181,16 @@ def _check_cannons_needed(
         spec = catalogue.options[option_id]
         if most >= spec.min_cannons_on_a_position:
             continue
+        # an option that adds cannons (extra-cannons) and would make enough, bought first, is the way out
         adders = [
             o.id
             for o in catalogue.options.values()
-            if o.cannons_added_per_armed_position and o.id not in carried
+            if o.cannons_added_per_armed_position
+            and o.id not in carried
+            and most > 0
+            and most + o.cannons_added_per_armed_position >= spec.min_cannons_on_a_position
         ]
-        hint = f"; fit {' or '.join(adders)} first if it makes enough" if adders and most > 0 else ""
+        hint = f"; fit {' or '.join(adders)} first, and it will have enough" if adders else ""
         whose = "its fleet's " if option_id in fleet_options and option_id not in options else ""
         raise RuleViolation(
             "S4",
