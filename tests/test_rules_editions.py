@@ -11,6 +11,8 @@ K and C6 change outcomes, so they apply from the 2026.2 edition (new games); a g
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import msgspec
 import pytest
 
@@ -33,7 +35,9 @@ from mortecouille.events.movement import CollisionOccurred, ShipMoved, ShipSunk
 from mortecouille.events.orders import Advance, CatapultShot, Idle
 from mortecouille.events.store import GameLog
 from tests import test_mortecouille_movement as movement
+from tests.cli_helpers import run
 from tests.forgery import log_bodies
+from tests.golden.make_golden import anchor, rechain_lines
 from tests.helpers import GOLDEN
 from tests.test_fleet_game import Game
 from tests.test_mortecouille_turn import game, of, order, resolve, ship
@@ -306,3 +310,16 @@ def test_the_golden_logs_written_before_2026_2_keep_their_edition() -> None:
         if line["type"] == "ship-sunk"
     }
     assert ("Torch", "move", "sunk", ("C6", "W3")) in sunk and ("Minnow", "end", "lost", ("K",)) in sunk
+
+
+def test_verify_refuses_a_log_of_an_unknown_rules_version_naming_it(tmp_path: Path) -> None:
+    bodies = log_bodies(GOLDEN / "mortecouille_2026_2.jsonl")
+    bodies[0] |= {"rules_version": "2099.1", "game": "u"}
+    path = tmp_path / "u.jsonl"
+    path.write_bytes(rechain_lines(bodies))
+    anchor(path)
+    before = path.read_bytes()
+    result = run(tmp_path, "verify", "u")
+    assert result.exit_code == 2, result.output
+    assert "rules_version" in result.output and "'2099.1'" in result.output and "2026.2" in result.output
+    assert path.read_bytes() == before

@@ -62,7 +62,7 @@ def evolve_fireship_explosion(state: GameState, event: FireshipExplosion) -> Gam
     """From the 2026.2 edition the fireship survives its explosion with its barrels spent (C6: it
     explodes once). In 2026.1 it sinks right after (ShipSunk), and nothing changes here: the state
     of a game played then folds, and hashes, as it did. A rules version the engine does not know
-    changes nothing either: the fold never refuses, the deciders do (``edition_for``)."""
+    changes nothing here either: the price list and the deciders refuse it (``edition_for``)."""
     edition = EDITIONS.get(state.rules_version)
     if edition is None or not edition.fireship_survives_impact or event.fireship not in state.ships:
         return state
