@@ -36,6 +36,10 @@ class ShipState(ShipCondition, frozen=True, kw_only=True):
     lost: bool = False
     gone: bool = False
     price: int = 0
+    #: C6 from the 2026.2 edition: this fireship's barrels exploded on its first impact, so it
+    #: sails on without exploding again (left at its default in 2026.1, where it sank instead, so
+    #: the state hashes of games played then do not change)
+    barrels_spent: bool = False
 
     @property
     def afloat(self) -> bool:

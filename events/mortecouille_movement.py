@@ -5,10 +5,12 @@ Moves, pushes, collisions, damage and sinkings use the shared events of
 the ship could not pay for, a bow ship crossing the wreck of the side ship it
 sank, and a fireship exploding against a ship.
 
-None of them changes the state by itself: positions come from ``ShipMoved``,
-losses from ``DamageTaken``, sinkings from ``ShipSunk``. ``FireshipExplosion`` is
-the turn's cue to schedule a fire check for ``ship`` next turn (C6); the turn
-resolution folds it into its own fire event.
+Positions come from ``ShipMoved``, losses from ``DamageTaken``, sinkings from
+``ShipSunk``. ``FireshipExplosion`` is the turn's cue to schedule a fire check for
+``ship`` next turn (C6); the turn resolution folds it into its own fire event. From
+the 2026.2 rules edition it also spends the fireship's barrels (it sails on and never
+explodes again); in 2026.1 it changes nothing by itself, the fireship's ``ShipSunk``
+follows.
 """
 
 from __future__ import annotations
@@ -55,8 +57,9 @@ class WreckCrossed(Event, tag="wreck-crossed", frozen=True):
 class FireshipExplosion(Event, tag="fireship-explosion", frozen=True):
     """``fireship`` exploded against ``ship`` (C6): ``ship`` makes a fire check next turn.
 
-    The losses are logged as ``DamageTaken`` (cause ``"explosion"``) and the fireship's
-    end as ``ShipSunk``; scheduling the fire check is left to the turn resolution.
+    The losses are logged as ``DamageTaken`` (cause ``"explosion"``); in the 2026.1 edition the
+    fireship's end follows as ``ShipSunk``, from 2026.2 it sails on with its barrels spent.
+    Scheduling the fire check is left to the turn resolution.
     """
 
     turn: int

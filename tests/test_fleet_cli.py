@@ -13,6 +13,7 @@ import pytest
 
 from mortecouille.app.commands import game_log, load
 from mortecouille.cli.fleet_commands import sheets_for
+from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.game import fold
 from mortecouille.events.fleet import ShipBought
 from mortecouille.events.movement import DamageTaken
@@ -230,7 +231,8 @@ def test_F3_audit_catches_a_price_edited_and_rechained_that_verify_cannot(game: 
     result = run(game, "audit", "g")
     assert result.exit_code == 4, result.output
     assert (
-        "green-small 'Grace' with hull-3 recorded at 10000, the 2026.1 price list says 30000" in result.output
+        f"green-small 'Grace' with hull-3 recorded at 10000, the {RULES_VERSION} price list says 30000"
+        in result.output
     )
     assert "Anne: recorded 55000, price list 75000" in result.output and "MISMATCH" in result.output
     report = json.loads(run(game, "audit", "g", "--json").output)

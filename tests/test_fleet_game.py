@@ -339,11 +339,11 @@ def edited(events: list[Event], seq: int, **changes: object) -> list[Event]:
 @pytest.mark.parametrize(
     ("seq", "changes", "words"),
     [
-        (1, {"price": 5000}, "recorded at 5000, the 2026.1 price list says 10000"),
+        (1, {"price": 5000}, f"recorded at 5000, the {RULES_VERSION} price list says 10000"),
         (2, {"price": 5000}, "recorded at 5000"),
         (3, {"price": 2000}, "fleet option fireship-fleet recorded at 2000"),
         (4, {"forfeited": 90000}, "leaves 60000"),
-        (1, {"kind": "galleon"}, "not on the 2026.1 price list"),
+        (1, {"kind": "galleon"}, f"not on the {RULES_VERSION} price list"),
     ],
 )
 def test_F3_audit_catches_an_edited_purchase(seq: int, changes: dict[str, object], words: str) -> None:

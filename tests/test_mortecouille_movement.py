@@ -60,13 +60,13 @@ def ship(
     )
 
 
-def game(*ships: ShipState, board: Board = OPEN) -> GameState:
+def game(*ships: ShipState, board: Board = OPEN, rules_version: str = RULES_VERSION) -> GameState:
     return GameState(
         game="g",
         ruleset="mortecouille",
         players=("Anne", "Bart"),
         board=board,
-        rules_version=RULES_VERSION,
+        rules_version=rules_version,
         created=True,
         fleets={},
         ships={s.id: s for s in ships},

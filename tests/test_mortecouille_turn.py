@@ -50,8 +50,13 @@ def ship(
 
 
 def game(
-    *ships: ShipSetUp, board: Board | None = None, players: Sequence[str] = ("Anne", "Bart")
+    *ships: ShipSetUp,
+    board: Board | None = None,
+    players: Sequence[str] = ("Anne", "Bart"),
+    rules_version: str = "2026.1",
 ) -> GameState:
+    """A game of ``ships`` set up on the board. The turn tests were written for the 2026.1 edition
+    and keep it; a test of a later correction names its edition (tests/test_rules_editions.py)."""
     created = decide(
         EMPTY,
         CreateGame(
@@ -61,7 +66,7 @@ def game(
             budget=0,
             board=board or Board(width=12, height=12),
             seed_sha256=seed_commitment(SEED),
-            rules_version="2026.1",
+            rules_version=rules_version,
         ),
         TableDice(),
     )
@@ -324,7 +329,7 @@ def test_K_small_target_countdown_starts_at_3_ticks_and_the_crew_jumps_at_0() ->
     assert state.ended and state.winner == "Anne"
 
 
-def test_K_four_hits_in_one_turn_sink_a_small_ship_at_the_end_of_that_turn() -> None:
+def test_K_edition_2026_1_four_hits_in_one_turn_sink_a_small_ship_at_the_end_of_that_turn() -> None:
     ships = [ship(f"A{i}", "red-small", (1 + i, 1), options=("catapult",)) for i in range(4)]
     state = game(
         *ships, ship("B", "red-small", (3, 4), owner="Bart"), ship("C", "red-small", (11, 11), owner="Bart")

@@ -143,5 +143,5 @@ def test_C6_fireship_explosion_costs_both_thirty_other_catches_fire() -> None:
     assert (fire.explosion, target.explosion) == (30, 30)
     assert (fire.total, target.total) == (44 + 30, 8 + 30)
     assert target.catches_fire and not fire.catches_fire
-    assert fire.sinks_as_fireship and not target.sinks_as_fireship
+    assert fire.explodes_as_fireship and not target.explodes_as_fireship
     assert "C6" in fire.rules and "C6" in target.rules

@@ -202,11 +202,13 @@ def test_C5_rocks_and_the_edge_stop_a_ship_without_damage() -> None:
     assert moved(produced) == {"A": (((2, 2),), "N"), "B": (((0, 5),), "W")}
 
 
-def test_C6_a_fireship_explodes_sinks_and_sets_the_other_ship_on_fire() -> None:
-    # The fireship's bow meets Y's stern: 8 + 11 + 2 and 5 + 15, plus 30 each for the blast.
+def test_C6_edition_2026_1_a_fireship_explodes_sinks_and_sets_the_other_ship_on_fire() -> None:
+    # The 2026.1 edition, which games created before the C6 correction keep: the blast sinks the
+    # fireship. The fireship's bow meets Y's stern: 8 + 11 + 2 and 5 + 15, plus 30 each for the blast.
     state = game(
         ship("F", "blue-big", (1, 2), "E", fireship=True),
         ship("Y", "yellow-big", (2, 2), "E"),
+        rules_version="2026.1",
     )
     produced = run_move(state, [MoveIntent("F", "fireship")])
     assert of(produced, WindPointsChanged) == []

@@ -490,7 +490,7 @@ def test_F3_audit_prices_against_the_game_rules_version(monkeypatch: pytest.Monk
 def test_F3_unknown_rules_version_is_bad_input() -> None:
     with pytest.raises(BadInput, match="unknown rules version"):
         cost_of_fleet([], [], "1999.1")
-    assert RULES_VERSION == "2026.1"
+    assert RULES_VERSION == "2026.2"
 
 
 def test_F3_negative_budget_is_bad_input() -> None:

@@ -23,7 +23,9 @@ import msgspec
 
 from mortecouille.core.errors import BadInput
 
-RULES_VERSION: Final = "2026.1"
+#: The rules version new games are created with. The price list is the same in every version
+#: so far; what changed between versions is listed in ``mortecouille.core.editions.EDITIONS``.
+RULES_VERSION: Final = "2026.2"
 
 ShipClass = Literal["small", "big"]
 SHIP_CLASSES: Final[tuple[ShipClass, ...]] = ("small", "big")
@@ -125,6 +127,9 @@ class OptionSpec(msgspec.Struct, frozen=True, kw_only=True):
     normal_damage_bonus: int = 0
     burst_damage_bonus: int = 0
     cannons_added_per_armed_position: int = 0
+    #: a ship may carry this option only with a firing position holding at least this many
+    #: cannons (S4: continuous-burst, "soit 3 et plus"); 0: no such requirement
+    min_cannons_on_a_position: int = 0
 
     @property
     def french_name(self) -> str:
@@ -306,7 +311,8 @@ _OPTIONS_2026_1: Final = (
        limit_big=2, effect_rule="K", effect="one extra shot per turn in any direction"),
     _O(id="continuous-burst", french_names=("Rafale continue",), english_name="Continuous burst",
        price=10000, scope="ship", family="continuous-burst", effect_rule="S7",
-       effect="burst on two turns of three"),
+       min_cannons_on_a_position=3,
+       effect="burst on two turns of three; needs a position with 3 or more cannons"),
     _O(id="fireship", french_names=("Tentative suicide individuel", "Tentative suicide"),
        english_name="Fireship", price=5000, scope="ship", family="fireship",
        counterpart="fireship-fleet", effect_rule="C6", effect="may become a fireship"),
@@ -323,10 +329,13 @@ _OPTIONS_2026_1: Final = (
        effect="every ship: +1d6 on fire dice (cannons and catapult)"),
 )  # fmt: skip
 
-#: Every rules version the engine can price, by version string (F3 audit).
-CATALOGUES: Final[dict[str, Catalogue]] = {
-    RULES_VERSION: Catalogue(
-        version=RULES_VERSION,
+
+
+def _catalogue_2026(version: str) -> Catalogue:
+    """The F1/F2 tables and A2/W figures, unchanged since 2026.1 (2026.2 corrected rules K and C6,
+    not prices: see ``mortecouille.core.editions``)."""
+    return Catalogue(
+        version=version,
         ships={ship.id: ship for ship in _SHIPS_2026_1},
         options={option.id: option for option in _OPTIONS_2026_1},
         damage_thresholds=(
@@ -340,7 +349,13 @@ CATALOGUES: Final[dict[str, Catalogue]] = {
             DamageThreshold(rule="W1", level="half", lost_fraction=(1, 2), speed_penalty=1, wear_per_turn=1),
         ),
         minimum_speed=1,
-    ),
+    )
+
+
+#: Every rules version the engine can price, by version string (F3 audit). Each one is also an
+#: edition of ``mortecouille.core.editions.EDITIONS`` (a test keeps the two key sets equal).
+CATALOGUES: Final[dict[str, Catalogue]] = {
+    version: _catalogue_2026(version) for version in ("2026.1", "2026.2")
 }
 
 

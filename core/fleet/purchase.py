@@ -14,11 +14,13 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Final
 
 import msgspec
 
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.catalogue import (
+    POSITIONS,
     RULES_VERSION,
     Cannons,
     Catalogue,
@@ -40,6 +42,12 @@ class ShipPurchase(msgspec.Struct, frozen=True, kw_only=True):
     options: tuple[str, ...] = ()
 
 
+#: The default of ``Fleet.rules_version``, frozen at the first rules version. A state's hash leaves
+#: out every field equal to its default, so a default that followed ``RULES_VERSION`` would change
+#: the hash of every game played under an earlier version, and ``verify`` would fail them all.
+FLEET_RULES_VERSION_DEFAULT: Final = "2026.1"
+
+
 class Fleet(msgspec.Struct, frozen=True, kw_only=True):
     """One player's fleet while it is being bought (F3). Ids are canonical."""
 
@@ -49,7 +57,7 @@ class Fleet(msgspec.Struct, frozen=True, kw_only=True):
     ships: tuple[ShipPurchase, ...] = ()
     fleet_options: tuple[str, ...] = ()
     sealed: bool = False
-    rules_version: str = RULES_VERSION
+    rules_version: str = FLEET_RULES_VERSION_DEFAULT
 
     @property
     def money_left(self) -> int:
@@ -143,6 +151,53 @@ def _check_ship_options(
             "F2",
             f"hull levels are tiers, at most one per ship; {ship_label} would have {' and '.join(tiers)}",
         )
+    _check_cannons_needed(catalogue, kind, ship_label, options, fleet_options)
+
+
+def _check_cannons_needed(
+    catalogue: Catalogue,
+    kind: ShipKind,
+    ship_label: str,
+    options: Sequence[str],
+    fleet_options: Collection[str],
+) -> None:
+    """Raise RuleViolation (S4) if an option the ship would carry, its own or its fleet's, needs
+    a firing position with more cannons than the ship would have.
+
+    Continuous-burst is such an option: "ne peuvent prétendre au tir en rafale continue que les
+    bateaux de plus de deux canons, soit 3 et plus". Sold to a ship without a position of 3
+    cannons it could never be used (S4 refuses every burst from fewer), so it is refused at
+    purchase; extra-cannons counts, so fitting it first makes a 2-cannon ship eligible. A fleet
+    option covers every ship, later ones included, so the same check refuses a ship bought
+    after it that it could not serve.
+    """
+    carried = dict.fromkeys((*options, *fleet_options))
+    needing = [o for o in carried if catalogue.options[o].min_cannons_on_a_position > 0]
+    if not needing:
+        return
+    stats = derive_stats(kind.id, tuple(options), tuple(fleet_options), rules_version=catalogue.version)
+    most = max(stats.cannons.on(position) for position in POSITIONS)
+    for option_id in needing:
+        spec = catalogue.options[option_id]
+        if most >= spec.min_cannons_on_a_position:
+            continue
+        # an option that adds cannons (extra-cannons) and would make enough, bought first, is the way out
+        adders = [
+            o.id
+            for o in catalogue.options.values()
+            if o.cannons_added_per_armed_position
+            and o.id not in carried
+            and most > 0
+            and most + o.cannons_added_per_armed_position >= spec.min_cannons_on_a_position
+        ]
+        hint = f"; fit {' or '.join(adders)} first, and it will have enough" if adders else ""
+        whose = "its fleet's " if option_id in fleet_options and option_id not in options else ""
+        raise RuleViolation(
+            "S4",
+            f"{whose}{option_id} needs a firing position with {spec.min_cannons_on_a_position} or more "
+            f"cannons (\"soit 3 et plus\"): {ship_label}, a {kind.id}, has at most {most} on a "
+            f"position, so it could never use it{hint}",
+        )
 
 
 def cost_of_fleet(
@@ -223,6 +278,7 @@ def _check_fleet_option(fleet: Fleet, spec: OptionSpec) -> None:
         raise RuleViolation("F2", f"{spec.id} is an individual option bought per ship; {variant}")
     if spec.id in fleet.fleet_options:
         raise RuleViolation("F2", f"{fleet.player}'s fleet already owns {spec.id}")
+    catalogue = catalogue_for(fleet.rules_version)
     for ship in fleet.ships:
         if spec.counterpart is not None and spec.counterpart in ship.options:
             raise RuleViolation(
@@ -230,6 +286,8 @@ def _check_fleet_option(fleet: Fleet, spec: OptionSpec) -> None:
                 f"{ship.name!r} already carries {spec.counterpart}; the fleet variant "
                 f"{spec.id} cannot be bought while an individual one is owned",
             )
+        kind = catalogue.ships[ship.kind]
+        _check_cannons_needed(catalogue, kind, repr(ship.name), ship.options, (*fleet.fleet_options, spec.id))
 
 
 def check_equip_fleet(fleet_state: Fleet, option: str) -> int:

@@ -74,7 +74,8 @@ class CollisionLoss(msgspec.Struct, frozen=True):
     one is still afloat, it crosses (:func:`crossing_extra`).
     ``side_contact_die_needed``: side-side contact; call again with both dice.
     ``catches_fire``: a fireship exploded against it; fire check next turn (C6).
-    ``sinks_as_fireship``: this ship was the fireship; it sinks (C6).
+    ``explodes_as_fireship``: this ship is the fireship and its barrels explode (C6); whether that
+    sinks it depends on the edition (mortecouille.core.editions).
     """
 
     own: int
@@ -87,7 +88,7 @@ class CollisionLoss(msgspec.Struct, frozen=True):
     crosses_if_other_sinks: bool
     side_contact_die_needed: bool
     catches_fire: bool
-    sinks_as_fireship: bool
+    explodes_as_fireship: bool
     rules: tuple[str, ...]
 
 
@@ -188,7 +189,7 @@ def _side_loss(
         crosses_if_other_sinks=side.part == "bow" and other.part == "side",
         side_contact_die_needed=die_needed,
         catches_fire=other.fireship and not side.fireship,
-        sinks_as_fireship=side.fireship,
+        explodes_as_fireship=side.fireship,
         rules=tuple(rules),
     )
 

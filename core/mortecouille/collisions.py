@@ -20,7 +20,10 @@ Rulings applied here (rules.md leaves them open):
   losses even when it cannot enter the square (already there, rock or edge, a
   ship there, or another crossing ship aiming at it);
 - a side-side contact without a 1-3 on either die costs nothing at all, own and
-  inflicted losses included (a fireship still explodes).
+  inflicted losses included (a fireship still explodes);
+- C6 by edition (mortecouille.core.editions): in 2026.1 an exploded fireship sinks at once; from
+  2026.2 its barrels explode on its first impact only and it sails on until sunk (W3) or off the
+  board, its later collisions being ordinary ones.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from mortecouille.core.board.geometry import Square
 from mortecouille.core.board.movement_step import Claim, Collision, Piece, StepResult
 from mortecouille.core.board.terrain import board_index
 from mortecouille.core.dice import DiceCup
+from mortecouille.core.editions import edition_for
 from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.catalogue import SHIP_CLASSES
 from mortecouille.core.fleet.stats import ShipStats
@@ -88,6 +92,10 @@ class PhaseLedger:
         self.cup = cup
         self.turn = cup.turn
         self.lead_rules = lead_rules
+        #: C6 by edition: whether a fireship's explosion alone leaves it afloat
+        self.fireship_survives_impact = edition_for(state.rules_version).fireship_survives_impact
+        #: fireships whose barrels exploded in this phase (C6: they never explode again)
+        self.exploded: set[str] = set()
         self.index = board_index(state.board)
         self.events: list[Event] = []
         afloat = sorted(sid for sid, ship in state.ships.items() if ship.afloat)
@@ -112,7 +120,13 @@ class PhaseLedger:
         return self.stats[sid].max_structure - self.lost[sid]
 
     def is_fireship(self, sid: str) -> bool:
+        """Whether the ship sails as a fireship (C6): straight on, leaving as it sails off the board."""
         return self.state.ships[sid].fireship
+
+    def can_explode(self, sid: str) -> bool:
+        """Whether the ship is a fireship whose barrels are still aboard (C6: they explode once)."""
+        ship = self.state.ships[sid]
+        return ship.fireship and not ship.barrels_spent and sid not in self.exploded
 
     # --- recording ----------------------------------------------------------------------------
 
@@ -297,7 +311,7 @@ def _collision_side(ledger: PhaseLedger, contact: Contact) -> CollisionSide:
     return CollisionSide(
         **shared_fields(ledger.stats[contact.ship], CollisionSide),
         part=contact_part(contact.facing, contact.heading),
-        fireship=ledger.is_fireship(contact.ship),
+        fireship=ledger.can_explode(contact.ship),
     )
 
 
@@ -328,16 +342,21 @@ def _price(ledger: PhaseLedger, collision: Collision) -> tuple[list[BowSide], se
 
 
 def _explode(ledger: PhaseLedger, collision: Collision, losses: Mapping[str, CollisionLoss]) -> set[str]:
-    """C6: each fireship of the pair explodes against the other ship, which loses the blast."""
+    """C6: each fireship of the pair explodes against the other ship, which loses the blast.
+
+    Returns the fireships the explosion sinks: every one in the 2026.1 edition, none from 2026.2,
+    where a fireship sails on until sunk (W3) or off the board, its barrels spent.
+    """
     a, b = collision.ships
-    blown = {sid for sid in (a, b) if losses[sid].sinks_as_fireship}
+    blown = {sid for sid in (a, b) if losses[sid].explodes_as_fireship}
     for fireship in sorted(blown):
         target = b if fireship == a else a
         ledger.emit(FireshipExplosion(turn=ledger.turn, fireship=fireship, ship=target, rules=("C6",)))
     for sid, other in ((a, b), (b, a)):
         if losses[sid].explosion:
             ledger.damage(collision.step, sid, losses[sid].explosion, "explosion", other, ("C6",))
-    return blown
+    ledger.exploded |= blown
+    return set() if ledger.fireship_survives_impact else blown
 
 
 def _cross(

@@ -21,6 +21,7 @@ from typing import Final
 import msgspec
 
 from mortecouille.core.dice import DiceCup
+from mortecouille.core.editions import edition_for
 from mortecouille.core.errors import RuleViolation
 from mortecouille.core.mortecouille.common import ship_stats
 from mortecouille.core.mortecouille.evolution import fold
@@ -35,7 +36,7 @@ from mortecouille.core.mortecouille.gunnery import (
     superiority_bonus,
 )
 from mortecouille.core.mortecouille.orders import ShotPlan, measure_attack, measure_catapult, orders_this_turn
-from mortecouille.core.mortecouille.upkeep import damage_event, sinking_checks
+from mortecouille.core.mortecouille.upkeep import damage_event, left_game, sinking_checks
 from mortecouille.core.phases import COMBAT
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
@@ -157,6 +158,8 @@ def combat_phase(state: GameState, cup: DiceCup, sidelined: frozenset[str]) -> C
     produced += _damage_after_all_shots(state, fired)
     catapult_events, started = _catapult_effects(state, fired)
     produced += catapult_events
+    if edition_for(state.rules_version).immediate_catapult_sinking:
+        produced += _countdown_sinkings(state, catapult_events)
     produced += sinking_checks(fold(produced, state), COMBAT.id)
 
     flaming: defaultdict[str, set[str]] = defaultdict(set)
@@ -219,6 +222,18 @@ def _damage_after_all_shots(state: GameState, fired: list[ShotFired]) -> list[Ev
         )  # fmt: skip
         for result in fired
         if result.hit and result.damage
+    ]
+
+
+def _countdown_sinkings(state: GameState, catapult_events: list[Event]) -> list[Event]:
+    """K from the 2026.2 edition: a ship whose countdown reaches 0 through this turn's hits sinks
+    at once, in combat ("quatre touchés de catapulte dans le même tour et le bateau type small
+    coule immédiatement"), so it neither moves nor rams this turn. (In 2026.1 it left at the end
+    of the turn, as a countdown ticked to 0 by the turn's end still does.)"""
+    return [
+        left_game(state.turn, COMBAT.id, state.ships[event.ship], "sunk", ("K",))
+        for event in catapult_events
+        if isinstance(event, CatapultHitsTaken) and event.countdown == 0
     ]
 
 

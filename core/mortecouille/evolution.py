@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from mortecouille.core.editions import EDITIONS
 from mortecouille.core.fleet.commands import FLEET_EVOLVERS
 from mortecouille.core.life_cycle import Evolve, change_ship, fold_with
 from mortecouille.core.mortecouille.common import evolve_set_up, evolve_wind_points
@@ -57,6 +58,17 @@ def evolve_became_fireship(state: GameState, event: BecameFireship) -> GameState
     return change_ship(state, event.ship, fireship=True)
 
 
+def evolve_fireship_explosion(state: GameState, event: FireshipExplosion) -> GameState:
+    """From the 2026.2 edition the fireship survives its explosion with its barrels spent (C6: it
+    explodes once). In 2026.1 it sinks right after (ShipSunk), and nothing changes here: the state
+    of a game played then folds, and hashes, as it did. A rules version the engine does not know
+    changes nothing here either: the price list and the deciders refuse it (``edition_for``)."""
+    edition = EDITIONS.get(state.rules_version)
+    if edition is None or not edition.fireship_survives_impact or event.fireship not in state.ships:
+        return state
+    return change_ship(state, event.fireship, barrels_spent=True)
+
+
 MORTECOUILLE_EVOLVERS: dict[type[Event], Evolve] = {
     **SHARED_EVOLVERS,
     **FLEET_EVOLVERS,
@@ -70,17 +82,17 @@ MORTECOUILLE_EVOLVERS: dict[type[Event], Evolve] = {
     BurstStreakChanged: evolve_burst_streak,
     FireScheduled: evolve_fire_scheduled,
     BecameFireship: evolve_became_fireship,
+    FireshipExplosion: evolve_fireship_explosion,
 }
 
 #: Logged for the record: a shot's damage comes as DamageTaken and its streak as
-#: BurstStreakChanged; an unaffordable move, a wreck crossed and an explosion as the moves,
-#: wind points and damage that follow them.
+#: BurstStreakChanged; an unaffordable move and a wreck crossed as the moves, wind points and
+#: damage that follow them.
 MORTECOUILLE_IGNORED: frozenset[type[Event]] = SHARED_IGNORED | {
     ShotFired,
     ShotNotFired,
     MoveUnaffordable,
     WreckCrossed,
-    FireshipExplosion,
 }
 
 

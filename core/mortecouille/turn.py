@@ -25,6 +25,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from mortecouille.core.dice import DiceCup, DiceSource, matches_commitment
+from mortecouille.core.editions import edition_for
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.hints import PARTIAL_HINT
 from mortecouille.core.life_cycle import ResolveTurn
@@ -57,7 +58,12 @@ from mortecouille.events.orders import Advance, BecomeFireship, Maneuver
 
 
 def resolve_mortecouille_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> list[Event]:
-    """Play the current turn (T2) and return every event it produces, dice included."""
+    """Play the current turn (T2) and return every event it produces, dice included.
+
+    The rules are those of the edition the game was created with (mortecouille.core.editions): a
+    rules version this engine does not know is refused before anything is played.
+    """
+    edition_for(state.rules_version)
     afloat = afloat_ids(state)
     sidelined = frozenset(s for s in afloat if not takes_orders(state.ships[s]))
     _check_ready(state, command, afloat, sidelined)

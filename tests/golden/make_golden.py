@@ -26,11 +26,12 @@ replays and re-derives them; a change of the schema that breaks old logs fails t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from unittest import mock
 
@@ -209,6 +210,51 @@ MORTECOUILLE_SEEDED_SCRIPT: tuple[tuple[str, ...], ...] = (
     ("end", "--winner", "Anne"),
 )
 
+#: The 2026.2 edition's game (issue 13, items 14 and 15): a table-dice game under the rules version
+#: new games get, pinning its two corrections. Four catapults hit the small Minnow in turn 1, whose
+#: countdown reaches 0 through hits: it sinks at once in combat (K), so it neither advances nor rams
+#: Kraken, although a ruling gave it the wind points to. The big fireship Torch sails from turn 2,
+#: rams Kraken's stern in turn 3 (the rock behind Kraken stops the push): its barrels explode (C6),
+#: it is not sunk by that and stays a fireship; in turn 4 Kraken puts its fire out, and Torch rams it
+#: again, an ordinary collision now, its barrels spent. The referee then ends the game.
+EDITION_2026_2_SETUP: tuple[tuple[str, ...], ...] = (
+    ("buy", "Anne", "red-big", "Ram", "--option", "catapult", "--option", "catapult"),
+    ("buy", "Anne", "red-big", "Bolt", "--option", "catapult", "--option", "catapult"),
+    ("buy", "Anne", "blue-big", "Torch", "--option", "fireship"),
+    ("seal", "Anne", "--forfeit"),
+    ("buy", "Bart", "red-small", "Minnow"),
+    ("buy", "Bart", "yellow-big", "Kraken"),
+    ("seal", "Bart", "--forfeit"),
+    ("place", "Ram", "B2", "--facing", "N"),
+    ("place", "Bolt", "D2", "--facing", "N"),
+    ("place", "Torch", "A6", "--facing", "E"),
+    ("place", "Minnow", "C5", "--facing", "N"),
+    ("place", "Kraken", "C6", "--facing", "E"),
+    ("ruling", "--rule", "A1", "--text", "Minnow starts with a fair wind", "--adjust", "Minnow", "wind=2"),
+)  # fmt: skip
+
+EDITION_2026_2_SCRIPT: tuple[tuple[str, ...], ...] = (
+    ("order", "Ram", "catapult", "Minnow", "+", "catapult", "Minnow"),
+    ("order", "Bolt", "catapult", "Minnow", "+", "catapult", "Minnow"),
+    ("order", "Torch", "fireship"),
+    ("order", "Minnow", "advance"),
+    ("order", "Kraken", "idle"),
+    # T1: wind (Bolt, Kraken, Minnow, Ram, Torch), then four catapult shots of 3d6 at distance 3
+    # (13 needed, +1 for two ships on one target): four hits, Minnow's countdown 3 -> 0, it sinks in
+    # combat (K); Torch becomes a fireship.
+    ("resolve", "--no-prompt", "--yes", "--dice", "5,5,5,5,5," + ",".join(["5"] * 12)),
+    ("order", "Kraken", "idle"),
+    # T2: wind (Bolt, Kraken, Ram; a fireship rolls none); Torch sails on to B6.
+    ("resolve", "--partial", "--no-prompt", "--yes", "--dice", "5,5,5"),
+    ("order", "Kraken", "idle"),
+    # T3: Torch rams Kraken's stern: collision, its barrels explode (30 each), it sails on.
+    ("resolve", "--partial", "--no-prompt", "--yes", "--dice", "5,5,5"),
+    ("order", "Kraken", "idle"),
+    # T4: Kraken's fire check (4: out), wind; Torch rams Kraken again, no explosion.
+    ("resolve", "--partial", "--no-prompt", "--yes", "--dice", "4,5,5,5"),
+    ("end", "--winner", "Anne"),
+)  # fmt: skip
+
 #: A one-turn scenario (architecture.md): ships set up in a given condition (ship-set-up).
 MORTECOUILLE_SCENARIO: dict[str, object] = {
     "ruleset": "mortecouille",
@@ -243,6 +289,17 @@ def build_mortecouille_game(
     return games / f"{name}.jsonl"
 
 
+def build_edition_2026_2_game(games: Path, name: str = "mortecouille_2026_2") -> Path:
+    """The 2026.2 edition's golden game (``EDITION_2026_2_SCRIPT``), built with the CLI; its log."""
+    cli_run(
+        games, "new", name, "--players", "Anne,Bart", "--budget", "250000", "--board", "10x10",
+        "--rock", "D6", "--dice", "table",
+    )  # fmt: skip
+    for command, *rest in (*EDITION_2026_2_SETUP, *EDITION_2026_2_SCRIPT):
+        cli_run(games, command, name, *rest)
+    return games / f"{name}.jsonl"
+
+
 def build_mortecouille_scenario(games: Path, name: str = "mortecouille_scenario") -> Path:
     """The golden scenario's log, kept by ``scenario --log``."""
     source = games / f"{name}.json"
@@ -261,7 +318,14 @@ GOLDEN_LOGS = (
     "mortecouille.jsonl",
     "mortecouille_seeded.jsonl",
     "mortecouille_scenario.jsonl",
+    "mortecouille_2026_2.jsonl",
 )
+
+#: The rules version the first five golden logs were written under, and are still built under: a
+#: game keeps the rules it was created with, so these stay byte for byte what they were when new
+#: games moved to 2026.2 (issue 13, items 14 and 15); ``mortecouille_2026_2.jsonl`` pins the newer
+#: edition.
+FIRST_EDITION = "2026.1"
 
 
 def summary(path: Path) -> dict[str, object]:
@@ -276,19 +340,32 @@ def summary(path: Path) -> dict[str, object]:
 def make(out: Path) -> dict[str, dict[str, object]]:
     with tempfile.TemporaryDirectory() as scratch:
         games = Path(scratch)
-        blockade = build_blockade_game(games)
-        v1_source = build_v1_source(games)
-        shutil.copyfile(blockade, out / "blockade.jsonl")
-        (out / "turn_started_v1.jsonl").write_bytes(as_turn_started_v1(v1_source.read_bytes()))
-        shutil.copyfile(build_mortecouille_game(games), out / "mortecouille.jsonl")
-        seeded = build_mortecouille_game(games, "seeded", MORTECOUILLE_SEEDED_SCRIPT, dice="seeded")
-        shutil.copyfile(seeded, out / "mortecouille_seeded.jsonl")
-        shutil.copyfile(build_mortecouille_scenario(games), out / "mortecouille_scenario.jsonl")
+        with first_edition():
+            blockade = build_blockade_game(games)
+            v1_source = build_v1_source(games)
+            shutil.copyfile(blockade, out / "blockade.jsonl")
+            (out / "turn_started_v1.jsonl").write_bytes(as_turn_started_v1(v1_source.read_bytes()))
+            shutil.copyfile(build_mortecouille_game(games), out / "mortecouille.jsonl")
+            seeded = build_mortecouille_game(games, "seeded", MORTECOUILLE_SEEDED_SCRIPT, dice="seeded")
+            shutil.copyfile(seeded, out / "mortecouille_seeded.jsonl")
+            shutil.copyfile(build_mortecouille_scenario(games), out / "mortecouille_scenario.jsonl")
+        shutil.copyfile(build_edition_2026_2_game(games), out / "mortecouille_2026_2.jsonl")
     for name in GOLDEN_LOGS:
         anchor(out / name)
     expected = {name: summary(out / name) for name in GOLDEN_LOGS}
     (out / "expected.json").write_text(json.dumps(expected, indent=2, sort_keys=True) + "\n")
     return expected
+
+
+@contextlib.contextmanager
+def first_edition() -> Iterator[None]:
+    """New games (``new``, ``scenario``) created under ``FIRST_EDITION`` instead of the current
+    rules version, as the golden logs written before 2026.2 were."""
+    with (
+        mock.patch("mortecouille.app.commands.RULES_VERSION", FIRST_EDITION),
+        mock.patch("mortecouille.app.scenario.RULES_VERSION", FIRST_EDITION),
+    ):
+        yield
 
 
 def build_v1_source(games: Path) -> Path:
