@@ -49,6 +49,7 @@ from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, Sh
 from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.movement import ShipPlaced
 from mortecouille.events.orders import Idle, OrderGiven, OrderWithdrawn
+from mortecouille.events.rulings import RulingRecorded
 from mortecouille.events.schema import event_tag
 from mortecouille.replays.pictures.turns import opening_picture, outcome_picture
 from mortecouille.replays.reading.describe import describe_event
@@ -236,8 +237,9 @@ def secret_of(event: Event, known: Disclosure) -> Secret | None:
     """None for a public event; else whose secret it is and whether it is revealed yet.
 
     Orders and tokens: until the turn they are for is resolved. Purchases, the money a seal
-    forfeits, and a bought ship placed (its kind shows): until every fleet is sealed. The seed
-    is only in ``game-ended``, public. An ended game reveals everything.
+    forfeits, a bought ship placed (its kind shows) and a ruling changing a bought ship: until
+    every fleet is sealed. The seed is only in ``game-ended``, public. An ended game reveals
+    everything.
     """
     if isinstance(event, OrderGiven | OrderWithdrawn):
         return Secret(known.owners.get(event.ship), known.ended or event.turn <= known.resolved)
@@ -247,6 +249,12 @@ def secret_of(event: Event, known: Disclosure) -> Secret | None:
         return Secret(getattr(event, "player", None), known.purchases_revealed)
     if isinstance(event, ShipPlaced) and event.ship in known.bought:
         return Secret(known.owners.get(event.ship), known.purchases_revealed)
+    if isinstance(event, RulingRecorded) and not known.purchases_revealed:
+        # a ruling that moves or changes a ship still secretly bought shows that ship: sealed with
+        # the purchase (its owner sees it; nobody does if it changes ships of several players)
+        owners = {known.owners.get(a.ship) for a in event.adjustments if a.ship in known.bought}
+        if owners:
+            return Secret(owners.pop() if len(owners) == 1 else None, False)
     return None
 
 

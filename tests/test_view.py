@@ -23,6 +23,7 @@ from mortecouille.app.view import (
     GameView,
     disclosure,
     event_view,
+    secret_of,
     shadow,
     view,
     visible,
@@ -37,10 +38,12 @@ from mortecouille.core.fleet.commands import BuyShip, EquipFleet, EquipShip, Sea
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn
 from mortecouille.core.mortecouille.orders import GiveOrder, WithdrawOrder
+from mortecouille.core.rulings import RecordRuling
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.orders import Advance, Attack, Idle, Maneuver, Order, OrderGiven
+from mortecouille.events.rulings import Adjustment
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.describe import describe_event
 
@@ -210,6 +213,20 @@ def test_a_ship_placed_before_every_fleet_is_sealed_keeps_its_kind_secret() -> N
     assert [ship.square for ship in mine.ships] == ["D2"] and "Hope" in mine.board_svg
 
 
+def test_a_ruling_on_a_ship_still_secretly_bought_is_sealed_with_it() -> None:
+    table = mortecouille_table()
+    table.apply(BuyShip(player="Anne", kind="yellow-small", name="Hope"))
+    moved = (Adjustment(ship="Hope", at=(3, 1)),)
+    ruling = RecordRuling(rule="F3", text="Hope starts off Tortuga", adjustments=moved)
+    ruled = table.apply(ruling)[0]
+    public = table.apply(RecordRuling(rule="T1", text="orders by noon"))[0]
+    for viewer in (SPECTATOR, REFEREE, BART):
+        seen = view(table.events, viewer)
+        assert event_of(seen, ruled.seq).sealed and not event_of(seen, public.seq).sealed
+        assert seen.ships == () and b"Tortuga" not in encoded(seen)
+    assert [ship.square for ship in view(table.events, ANNE).ships] == ["D2"]
+
+
 def test_the_seed_is_shown_once_the_game_has_ended() -> None:
     table = demo_fleets_placed()
     before = view(table.events, SPECTATOR)
@@ -352,9 +369,10 @@ def secret_contents(events: Sequence[Event], viewer: Viewer) -> list[bytes]:
     contents = []
     for event in events:
         if not visible(event, viewer, known):
-            owner = Viewer.of_player(str(event_view(event, SPECTATOR, known).player))
+            secret = secret_of(event, known)
+            assert secret is not None and secret.owner is not None
             contents.append(msgspec.json.encode(describe_event(event))[1:-1])
-            data = msgspec.json.encode(event_view(event, owner, known).data)
+            data = msgspec.json.encode(event_view(event, Viewer.of_player(secret.owner), known).data)
             if data not in readable:
                 contents.append(data)
     return contents
@@ -389,13 +407,15 @@ SHIP_CHOICES = st.sampled_from(
     ]
 )
 SQUARES = st.sampled_from([(1, 1), (3, 1), (5, 2), (7, 1), (9, 2)])
+FACINGS = st.sampled_from(["N", "NE", "E", "S", "W"])
 
 
 def anne_buys(
-    fleet: list[tuple[str, tuple[str, ...]]], squares: tuple[tuple[int, int], tuple[int, int]]
+    fleet: list[tuple[str, tuple[str, ...]]], squares: tuple[tuple[int, int], tuple[int, int]], facing: str
 ) -> tuple[list[Event], list[int]]:
-    """Anne buys two ships (``fleet``), seals and places them at ``squares``, Bart buying around
-    her; the log up to Bart's last seal (which reveals everything), and its moments."""
+    """Anne buys two ships (``fleet``), seals and places them at ``squares``, the referee turns
+    one to ``facing``, Bart buying around her; the log up to Bart's last seal (which reveals
+    everything), and its moments."""
     table = mortecouille_table()
     table.apply(BuyShip(player="Bart", kind="red-small", name="Moray"))
     for name, (kind, options) in zip(("Hope", "Sprite"), fleet, strict=True):
@@ -403,6 +423,7 @@ def anne_buys(
     table.apply(SealFleet(player="Anne", forfeit=True))
     for name, square in zip(("Hope", "Sprite"), squares, strict=True):
         table.apply(PlaceShip(ship=name, at=square, facing="N"))
+    table.apply(RecordRuling(rule="B2", text="turned", adjustments=(Adjustment(ship="Sprite", facing=facing),)))
     table.apply(BuyShip(player="Bart", kind="blue-small", name="Barracuda"))
     return table.events, table.moments
 
@@ -413,15 +434,19 @@ def anne_buys(
     st.lists(SHIP_CHOICES, min_size=2, max_size=2),
     st.tuples(SQUARES, SQUARES).filter(lambda s: s[0] != s[1]),
     st.tuples(SQUARES, SQUARES).filter(lambda s: s[0] != s[1]),
+    FACINGS,
+    FACINGS,
 )
 def test_annes_purchases_change_nothing_the_others_are_sent(
     fleet: list[tuple[str, tuple[str, ...]]],
     other_fleet: list[tuple[str, tuple[str, ...]]],
     squares: tuple[tuple[int, int], tuple[int, int]],
     other_squares: tuple[tuple[int, int], tuple[int, int]],
+    facing: str,
+    other_facing: str,
 ) -> None:
-    one, moments = anne_buys(fleet, squares)
-    other, _ = anne_buys(other_fleet, other_squares)
+    one, moments = anne_buys(fleet, squares, facing)
+    other, _ = anne_buys(other_fleet, other_squares, other_facing)
     assert_same_for_everyone_but_anne(one, other, moments)
 
 
