@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mortecouille.app import view as view_module
-from mortecouille.app.botgame import DEMO_BOARD, set_up_demo_fleets
+from mortecouille.app.botgame import DEMO_BOARD, play_in_memory, set_up_demo_fleets
 from mortecouille.app.commands import new_game, run_command
 from mortecouille.app.seats import REFEREE, SPECTATOR, Viewer
 from mortecouille.app.view import (
@@ -38,8 +38,10 @@ from mortecouille.core.fleet.commands import BuyShip, EquipFleet, EquipShip, Sea
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn
 from mortecouille.core.mortecouille.orders import GiveOrder, WithdrawOrder
+from mortecouille.core.narration import position_caption
 from mortecouille.core.rulings import RecordRuling
 from mortecouille.core.state import EMPTY, GameState
+from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.orders import Advance, Attack, Idle, Maneuver, Order, OrderGiven
@@ -428,7 +430,7 @@ def anne_buys(
     return table.events, table.moments
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(SHIP_CHOICES, min_size=2, max_size=2),
     st.lists(SHIP_CHOICES, min_size=2, max_size=2),
@@ -491,7 +493,7 @@ def anne_orders(
 ORDER_CHOICES = st.lists(st.integers(0, len(ACTIONS) - 1), min_size=4, max_size=4)
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.integers(1, 2), ORDER_CHOICES, ORDER_CHOICES, st.integers(0, len(ACTIONS) - 1), st.integers(0, 5)
 )
@@ -533,3 +535,49 @@ def test_annes_blockade_tokens_change_nothing_the_others_are_sent(
     one, moments = anne_tokens(turn, first, second)
     other, _ = anne_tokens(turn, other_first, other_second)
     assert_same_for_everyone_but_anne(one, other, moments)
+
+
+# --- the public fold agrees with the full one on everything public -------------------------------
+
+
+def assert_public_fields_agree(events: list[Event]) -> None:
+    """Every viewer's view says what the full fold says of the turn, the position, who is
+    waiting, who has sealed and how the game ended; once purchases are public, of every ship."""
+    full = fold(events)
+    known = disclosure(events)
+    for viewer in EVERYONE:
+        seen = view(events, viewer)
+        assert (seen.turn, seen.position, seen.winner, seen.ended_reason) == (
+            full.turn, position_caption(full), full.winner, full.end_reason
+        )  # fmt: skip
+        assert seen.waiting == dict(players_awaiting_orders(full)) or not known.purchases_revealed
+        assert seen.sealed == tuple(p for p in full.players if p in full.fleets and full.fleets[p].sealed)
+        if known.purchases_revealed or full.ruleset == "blockade":
+            assert [(s.id, s.at, s.facing, s.damage, s.afloat) for s in seen.ships] == [
+                (s.id, s.at, s.facing, float(s.damage), s.afloat) for _, s in sorted(full.ships.items())
+            ]
+    assert view(events, REFEREE) == msgspec.structs.replace(view(events, SPECTATOR), viewer=REFEREE)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text("0123456789abcdef", min_size=16, max_size=16), st.integers(1, 4), st.floats(0, 1))
+def test_the_public_fold_of_a_bot_game_agrees_with_the_full_one(seed: str, turns: int, cut: float) -> None:
+    played = play_in_memory("bots", seed, max_turns=turns, fleets="random")
+    events = [msgspec.structs.replace(e, seq=i) for i, e in enumerate(played)]
+    assert_public_fields_agree(events[: max(1, round(cut * len(events)))])
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_the_public_fold_of_a_blockade_game_agrees_with_the_full_one(data: st.DataObject) -> None:
+    table = blockade_table()
+    for _ in range(data.draw(st.integers(0, 4))):
+        for ship in ("Sloopy", "Frig"):
+            if data.draw(st.booleans()):
+                table.apply(GiveTokens(ship=ship, tokens=data.draw(TOKENS)))
+        table.apply(ResolveTurn(partial=True))
+    for ship in ("Sloopy", "Frig"):
+        if data.draw(st.booleans()):
+            table.apply(GiveTokens(ship=ship, tokens=data.draw(TOKENS)))
+    cut = data.draw(st.integers(1, len(table.events)))
+    assert_public_fields_agree(table.events[:cut])
