@@ -34,6 +34,7 @@ from typing import Any, Literal
 import msgspec
 
 from mortecouille.app.seats import Viewer
+from mortecouille.core.board.geometry import square_name
 from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.commands import fleet_of
 from mortecouille.core.fleet.purchase import FleetSheet, status_sheet
@@ -372,11 +373,13 @@ def view(
 
     state = EMPTY
     before_turn: GameState | None = None  # the state as the last turn-started found it
-    turn_start = 0  # index in ``readable`` of that turn-started
-    for index, event in enumerate(readable):
+    turn_events: list[Event] = []  # from that turn-started to its turn-ended (or ``seq``)
+    for event in readable:
         state = evolve(state, event)
         if isinstance(event, TurnStarted):
-            before_turn, turn_start = state, index
+            before_turn, turn_events = state, []
+        if before_turn is not None and not (turn_events and isinstance(turn_events[-1], TurnEnded)):
+            turn_events.append(event)
 
     first = _events_from(events, at, since)
     return GameView(
@@ -399,7 +402,7 @@ def view(
         sealed=tuple(p for p in state.players if p in state.fleets and state.fleets[p].sealed),
         fleets=_fleets(state, viewer, known),
         ships=tuple(_ship_view(ship) for _, ship in sorted(state.ships.items())),
-        board_svg=_picture(state, before_turn, readable[turn_start:] if before_turn else []),
+        board_svg=_picture(state, before_turn, turn_events),
         events_from=first,
         events=tuple(event_view(event, viewer, known) for event in events[first : at + 1]),
         turns=_turns(events),
@@ -467,8 +470,6 @@ def _fleets(state: GameState, viewer: Viewer, known: Disclosure) -> dict[str, Fl
 
 
 def _ship_view(ship: ShipState) -> ShipView:
-    from mortecouille.core.board.geometry import square_name
-
     return ShipView(
         id=ship.id,
         kind=ship.kind,

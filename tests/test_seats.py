@@ -168,7 +168,10 @@ def test_seats_are_issued_once_and_for_players_only(tmp_path: Path) -> None:
 def test_player_names_match_exactly(tmp_path: Path) -> None:
     log_ = a_game(tmp_path)
     with pytest.raises(BadInput, match="'anne'"):
+        issue_seats(log_, ["Anne", "anne"])
+    with pytest.raises(BadInput, match="'anne'"):
         reissue(log_, "anne")
+    assert read_seats(log_) is None
 
 
 def test_a_link_planted_where_the_seats_go_is_never_followed(tmp_path: Path) -> None:
