@@ -12,10 +12,10 @@ The **canonical submission** of a receipt is the canonical JSON (compact, keys s
 depth, UTF-8; :func:`mortecouille.events.codec.canonical`) of the JSON array of its log lines
 ``seq`` to ``last``, each line as the JSON object written in the log *without* its envelope fields
 :data:`ENVELOPE_FIELDS` (``seq``, ``prev``, ``hash``, and ``idem``, the idempotency key a line may
-carry). The commitment is the SHA-256 (hex) of the salt (hex text), a newline, then the canonical
-submission. It is computed from the log's own lines, not from decoded events, so a receipt stays
-checkable when a later schema version upcasts the event it covers, and with nothing but a JSON
-library and SHA-256.
+carry), every whole number written as an integer (``0`` for ``0.0``). The commitment is the
+SHA-256 (hex) of the salt (hex text), a newline, then the canonical submission. It is computed
+from the log's own lines, not from decoded events, so a receipt stays checkable when a later
+schema version upcasts the event it covers, and with nothing but a JSON library and SHA-256.
 
 A **head code** is the first :data:`HEAD_CODE_LENGTH` hex digits of the hash of the event at one
 seq: read aloud at the table after each turn, it lets anyone who noted it catch a log later cut
@@ -125,8 +125,20 @@ class HeadCode(msgspec.Struct, frozen=True):
 
 
 def submission_body(line: Mapping[str, Any]) -> dict[str, Any]:
-    """A log line (as a JSON object) without its envelope fields: the part a receipt commits to."""
-    return {key: value for key, value in line.items() if key not in ENVELOPE_FIELDS}
+    """A log line (as a JSON object) without its envelope fields: the part a receipt commits to,
+    its whole numbers written as integers (the line may hold ``0`` where the decoded event holds
+    ``0.0``: both commit alike, so a receipt made from decoded events matches the line)."""
+    return {key: _whole(value) for key, value in line.items() if key not in ENVELOPE_FIELDS}
+
+
+def _whole(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _whole(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_whole(item) for item in value]
+    return value
 
 
 def canonical_submission(lines: Sequence[Mapping[str, Any]]) -> bytes:
@@ -265,6 +277,10 @@ def check_receipt(
     if receipt.game != game:
         return failed("other-game", f"{what}: the receipt is for game {receipt.game!r}, this log is {game!r}")
     if receipt.last >= len(lines):
+        elsewhere = find_submission(lines, receipt)
+        if elsewhere is not None:  # the log is shorter because events before it were dropped
+            detail = f"{what}: the submission is at seq {elsewhere} instead (events dropped before it)"
+            return failed("moved", detail, elsewhere)
         return failed(
             "truncated",
             f"{what}: the log ends at seq {len(lines) - 1}, before the receipt's seq {receipt.last} "
@@ -280,7 +296,8 @@ def check_receipt(
         return failed(
             "rewritten",
             f"{what}: the submission is intact but the log no longer passes through the receipt's "
-            f"head {receipt.head[:12]} at seq {receipt.last}: history before it was rewritten",
+            f"head {receipt.head[:12]} at seq {receipt.last}: history before it was rewritten (or the "
+            "receipt's head altered)",
             receipt.last,
         )
     if through_head:
@@ -290,14 +307,16 @@ def check_receipt(
             f"{what}: the log passes through the receipt's head, so the submission is as it was; the "
             "receipt's commitment, salt or seq does not match it (the receipt was altered)",
         )
+    head_at = next((seq for seq, line in enumerate(lines) if line.get("hash") == receipt.head), None)
+    if head_at is not None:
+        # The log passes through the receipt's head elsewhere: everything up to there is intact.
+        return failed(
+            "altered-receipt",
+            f"{what}: the log passes through the receipt's head at seq {head_at}; fields `seq` and "
+            f"`last` say {receipt.seq} to {receipt.last} (the receipt was altered)",
+        )
     elsewhere = find_submission(lines, receipt)
     if elsewhere is not None:
-        if lines[elsewhere + receipt.count - 1].get("hash") == receipt.head:
-            return failed(
-                "altered-receipt",
-                f"{what}: the submission and the receipt's head are at seq {elsewhere} in the log; "
-                f"field `seq` says {receipt.seq} (the receipt was altered)",
-            )
         return failed(
             "moved",
             f"{what}: the submission is at seq {elsewhere} instead (events dropped, inserted or "
