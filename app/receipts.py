@@ -4,11 +4,11 @@ the game service.
 * ``receipt_for(outcome, salt)``: the receipt of a player's accepted submission, salted by the
   submitter (the player page sends its own salt; the CLI makes one with :func:`new_receipt_salt`);
 * ``head_code(events, seq)`` and ``turn_head_code(events, seq)``: the code read aloud after a turn;
-* ``verify_receipts`` / ``check_head_code``: checking a log against what a player kept;
 * a receipts file (``{"receipts": [...]}``), read and appended to.
 
-The format, the commitment and the checks are :mod:`mortecouille.replays.reading.receipts` (they
-read logs, so ``verify`` uses them too); docs/service.md, "Receipts and head codes", is the contract.
+The format, the commitment and the checks (``verify_receipts``, ``check_head_code``) are
+:mod:`mortecouille.replays.reading.receipts`: they read logs, so ``verify`` uses them too.
+docs/service.md, "Receipts and head codes", is the contract.
 """
 
 from __future__ import annotations
@@ -29,39 +29,15 @@ from mortecouille.replays.reading.receipts import (
     HeadCode,
     Malformed,
     Receipt,
-    ReceiptCheck,
     ReceiptsFileError,
-    check_head_code,
     check_salt,
     commitment,
     event_line,
     kind_of,
-    log_lines,
-    parse_head_code,
     parse_receipts,
     subject_of,
-    verify_receipts,
 )
 from mortecouille.replays.reading.receipts import head_code as head_code_of_hashes
-
-__all__ = [
-    "HeadCode",
-    "Malformed",
-    "Receipt",
-    "ReceiptCheck",
-    "append_receipt",
-    "check_head_code",
-    "head_code",
-    "is_submission",
-    "log_lines",
-    "new_receipt_salt",
-    "parse_head_code",
-    "parse_receipts",
-    "read_receipts_file",
-    "receipt_for",
-    "turn_head_code",
-    "verify_receipts",
-]
 
 
 def new_receipt_salt() -> str:

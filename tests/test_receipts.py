@@ -18,16 +18,9 @@ from typing import Any
 import pytest
 
 from mortecouille.app.commands import Outcome, game_log, load
-from mortecouille.app.receipts import (
-    Receipt,
-    append_receipt,
-    log_lines,
-    new_receipt_salt,
-    parse_receipts,
-    receipt_for,
-    verify_receipts,
-)
+from mortecouille.app.receipts import append_receipt, new_receipt_salt, receipt_for
 from mortecouille.core.errors import BadInput
+from mortecouille.replays.reading.receipts import Receipt, log_lines, parse_receipts, verify_receipts
 from tests.cli_helpers import ok, run, set_up_harbour, tree_digest
 from tests.forgery import log_bodies, write_rechained
 
