@@ -80,9 +80,13 @@ def game_log(directory: Path, game: str) -> GameLog:
 # --- the secret seed (D2) --------------------------------------------------------------------
 
 
-#: The files an app keeps beside a game's log, besides the store's own (the head anchor).
+#: The files an app keeps beside a game's log, besides the store's own (the head anchor): the
+#: secret seed, and the hashes of the seat tokens (mortecouille.app.seats) with the temporary
+#: file that replaces them.
 SEED_SUFFIX = ".seed"
-SIBLINGS: tuple[str, ...] = (SEED_SUFFIX,)
+SEATS_SUFFIX = ".seats"
+SEATS_TEMPORARY_SUFFIX = ".seats-new"
+SIBLINGS: tuple[str, ...] = (SEED_SUFFIX, SEATS_SUFFIX, SEATS_TEMPORARY_SUFFIX)
 
 
 def seed_path(log_: GameLog) -> Path:
