@@ -60,6 +60,7 @@ from mortecouille.core.state import GameState
 from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.store import GameLog, GameNotFound
 from mortecouille.web import access
+from mortecouille.web.board import board_from
 from mortecouille.web.bodies import (
     BuyBody,
     DeadlineBody,
@@ -74,7 +75,6 @@ from mortecouille.web.bodies import (
     ShipBody,
     TokensBody,
 )
-from mortecouille.web.board import board_from
 from mortecouille.web.errors import EXCEPTION_HANDLERS, Forbidden
 from mortecouille.web.live import HEARTBEAT_SECONDS, POLL_SECONDS, LiveHub, event_stream, parse_last_event_id
 
@@ -104,7 +104,9 @@ def system_clock() -> datetime:
 class Service:
     """What the handlers share: the games directory, the clock, the keys' index, the watchers."""
 
-    def __init__(self, games: Path, base_url: str | None, clock: Clock, poll: float, heartbeat: float) -> None:
+    def __init__(
+        self, games: Path, base_url: str | None, clock: Clock, poll: float, heartbeat: float
+    ) -> None:
         self.games = games
         self.base_url = base_url
         self.clock = clock
@@ -382,7 +384,10 @@ def build_app(
     def seal(request: Request[Any, Any, Any], game: str, data: SealBody | None = None) -> dict[str, Any]:
         forfeit = data.forfeit if data is not None else False
         return service.command(
-            request, game, ("player",), lambda viewer, state: SealFleet(player=caller(viewer), forfeit=forfeit)
+            request,
+            game,
+            ("player",),
+            lambda viewer, state: SealFleet(player=caller(viewer), forfeit=forfeit),
         )
 
     @post("/api/games/{game:str}/place", sync_to_thread=True, status_code=200)
@@ -408,7 +413,10 @@ def build_app(
     @delete("/api/games/{game:str}/orders/{ship:str}", sync_to_thread=True, status_code=200)
     def unorder(request: Request[Any, Any, Any], game: str, ship: str) -> dict[str, Any]:
         return service.command(
-            request, game, ("player",), lambda viewer, state: WithdrawOrder(ship=own_ship(viewer, state, ship))
+            request,
+            game,
+            ("player",),
+            lambda viewer, state: WithdrawOrder(ship=own_ship(viewer, state, ship)),
         )
 
     @post("/api/games/{game:str}/tokens", sync_to_thread=True, status_code=200)
@@ -426,7 +434,9 @@ def build_app(
     # ------------------------------------------------------------- the referee
 
     @post("/api/games/{game:str}/resolve", sync_to_thread=True, status_code=200)
-    def resolve(request: Request[Any, Any, Any], game: str, data: ResolveBody | None = None) -> dict[str, Any]:
+    def resolve(
+        request: Request[Any, Any, Any], game: str, data: ResolveBody | None = None
+    ) -> dict[str, Any]:
         body = data or ResolveBody()
         log_ = service.existing_log(game)
         viewer = access.viewer_for(log_, request.headers.get("Authorization"))
@@ -488,7 +498,10 @@ def build_app(
     # ------------------------------------------------------------- pages
 
     def page(name: str) -> File:
-        return File(PAGES / name, content_disposition_type="inline", media_type="text/html")
+        path = PAGES / name
+        if not path.is_file():
+            raise GameNotFound(f"no page {name!r}: the pages are not installed")
+        return File(path, content_disposition_type="inline", media_type="text/html")
 
     @get("/", sync_to_thread=False)
     def index_page() -> File:
@@ -572,4 +585,3 @@ async def deadline_ticker(service: Service, every: float) -> None:
         passed = await asyncio.to_thread(service.check_deadlines)
         if passed:
             _log.info("deadlines passed", games=passed)
-
