@@ -406,6 +406,46 @@ def test_a_retried_submit_answers_the_first_answer_and_appends_nothing(
     assert sum(b'"idem"' in line for line in after_first.splitlines()) == 1
 
 
+def test_concurrent_retries_of_one_submit_append_it_once(client: TestClient[Litestar], games: Path) -> None:
+    game = placed_blockade(client)
+    headers = {**game.players["Anne"], "Idempotency-Key": "one-submit"}
+    answers: list[httpx.Response] = []
+
+    def submit() -> None:
+        answers.append(
+            client.post("/api/games/g/tokens", json={"ship": "A1", "tokens": ["F"]}, headers=headers)
+        )
+
+    threads = [threading.Thread(target=submit) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [a.status_code for a in answers] == [200] * 6
+    assert len({a.text for a in answers}) == 1
+    assert [line["type"] for line in lines(games)].count("tokens-given") == 1
+
+
+def test_a_key_the_cli_cannot_see_is_found_after_a_repair_cut_the_log(games: Path, clock: FakeClock) -> None:
+    """The index is caught up from the log under its lock: a log cut shorter (``repair`` of a torn
+    tail) is read again, so a key whose events were cut is a key never used."""
+    with TestClient(build_app(games, clock=clock, deadline_seconds=None)) as server:
+        game = placed_blockade(server)
+        headers = {**game.players["Anne"], "Idempotency-Key": "cut"}
+        size = (games / "g.jsonl").stat().st_size
+        head = (games / "g.head").read_bytes()
+        first = server.post("/api/games/g/tokens", json={"ship": "A1", "tokens": ["F"]}, headers=headers)
+        assert first.status_code == 200
+        # as if the machine had crashed mid-append: the line torn, the head anchor not yet moved
+        data = (games / "g.jsonl").read_bytes()
+        (games / "g.jsonl").write_bytes(data[: len(data) - 5])
+        (games / "g.head").write_bytes(head)
+        assert game_log(games, "g").repair() and (games / "g.jsonl").stat().st_size == size
+        again = server.post("/api/games/g/tokens", json={"ship": "A1", "tokens": ["L"]}, headers=headers)
+        assert again.status_code == 200 and again.json()["events"][0]["data"]["tokens"] == ["L"]
+    verified(games)
+
+
 def test_a_retry_after_a_restart_is_still_answered_from_the_log(games: Path, clock: FakeClock) -> None:
     with TestClient(build_app(games, clock=clock, deadline_seconds=None)) as first_server:
         game = placed_blockade(first_server)
