@@ -27,6 +27,7 @@ from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.events.codec import check_line
 from mortecouille.replays.reading.verify import verify_log
 from mortecouille.web.server import build_app
+from tests.cli_helpers import run
 from tests.helpers import file_digests
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -573,6 +574,42 @@ def test_table_dice_are_typed_on_resolve(client: TestClient[Litestar], games: Pa
     assert file_digests(games) == before
     assert client.post("/api/games/g/resolve", json={}, headers=game.referee).status_code == 200
     verified(games)
+
+
+def test_a_player_is_offered_the_targets_in_range_with_their_odds(client: TestClient[Litestar]) -> None:
+    game = create(client, ruleset="mortecouille", budget=100000)
+    anne, bart = game.players["Anne"], game.players["Bart"]
+    for path, body, headers in [
+        ("buy", {"ship": "Hope", "kind": "red-small"}, anne),
+        ("buy", {"ship": "Black Pearl", "kind": "yellow-big", "options": ["catapult"]}, bart),
+        ("seal", {"forfeit": True}, anne),
+        ("seal", {"forfeit": True}, bart),
+        ("place", {"ship": "Hope", "square": "C3"}, anne),
+        ("place", {"ship": "Black Pearl", "square": "C6", "facing": "E"}, bart),
+    ]:
+        assert client.post(f"/api/games/g/{path}", json=body, headers=headers).status_code == 200
+    offered = client.get("/api/games/g/view", headers=bart).json()["targets"]
+    assert list(offered) == ["Black Pearl"]
+    by_position = {entry["position"]: entry for entry in offered["Black Pearl"]}
+    assert by_position["starboard"]["target"] == "Hope" and by_position["starboard"]["distance"] == 3
+    assert 0 < by_position["catapult"]["odds"] < by_position["starboard"]["odds"] <= 1
+    assert client.get("/api/games/g/view").json()["targets"] == {}
+    # a name with spaces is quoted in the order grammar as a shell would quote it
+    given = client.post(
+        "/api/games/g/orders",
+        json={"ship": "Black Pearl", "actions": "attack starboard Hope + catapult Hope"},
+        headers=bart,
+    )
+    assert given.status_code == 200, given.text
+    unclosed = client.post(
+        "/api/games/g/orders", json={"ship": "Hope", "actions": "attack bow 'Black Pearl"}, headers=anne
+    )
+    assert error_of(unclosed, 400)["field"] == "actions"
+
+
+def test_the_price_list_is_served_as_prices_json_prints_it(client: TestClient[Litestar], games: Path) -> None:
+    printed = json.loads(run(games, "prices", "--json").output)
+    assert client.get("/api/prices").json() == printed
 
 
 # --------------------------------------------------------------------------------------- deadlines

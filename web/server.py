@@ -41,6 +41,7 @@ from mortecouille.app.commands import (
 from mortecouille.app.deadlines import deadline_in_force, deadline_passed, pass_deadline_if_due, set_deadline
 from mortecouille.app.idempotency import IdempotencyIndex, key_digest
 from mortecouille.app.order_grammar import parse_actions_text
+from mortecouille.app.prices import price_list
 from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.ships import PlaceShip
@@ -62,6 +63,7 @@ from mortecouille.core.state import GameState
 from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.store import GameLog, GameNotFound
 from mortecouille.web import access
+from mortecouille.web.access import builtins
 from mortecouille.web.board import board_from
 from mortecouille.web.bodies import (
     BuyBody,
@@ -79,6 +81,7 @@ from mortecouille.web.bodies import (
 )
 from mortecouille.web.errors import EXCEPTION_HANDLERS, HEADERS, Forbidden
 from mortecouille.web.live import HEARTBEAT_SECONDS, POLL_SECONDS, LiveHub, event_stream, parse_last_event_id
+from mortecouille.web.targets import targets_for
 
 _log = structlog.get_logger("mortecouille.web")
 
@@ -340,7 +343,12 @@ def build_app(
         shown["all_submitted"] = (
             current and state.created and not state.ended and not players_awaiting_orders(state)
         )
+        shown["targets"] = builtins(targets_for(events, viewer)) if current else {}
         return shown
+
+    @get("/api/prices", sync_to_thread=False)
+    def prices() -> dict[str, Any]:
+        return price_list()
 
     @get("/api/games/{game:str}/stream")
     async def game_stream(request: Request[Any, Any, Any], game: FromPath[str]) -> Stream:
@@ -571,6 +579,7 @@ def build_app(
             games_create,
             game_view,
             game_stream,
+            prices,
             buy,
             equip,
             unbuy,
