@@ -844,6 +844,26 @@ def test_a_spectators_stream_never_carries_a_players_orders_before_they_are_reve
         reader.close()
 
 
+def test_purchases_are_revealed_on_the_stream_when_the_last_fleet_is_sealed(server: httpx.Client) -> None:
+    game = create(server, ruleset="mortecouille", budget=100000)  # type: ignore[arg-type]
+    anne, bart = game.players["Anne"], game.players["Bart"]
+    spectator = StreamReader(server, {})
+    server.post("/api/games/g/buy", json={"ship": "Hope", "kind": "red-small"}, headers=anne)
+    assert server.post("/api/games/g/seal", json={"forfeit": True}, headers=anne).status_code == 200
+    spectator.until(lambda ms: any(m.id == 2 for m in ms))
+    assert "red-small" not in json.dumps([m.data for m in spectator.messages])
+    assert not any(m.event == "revealed" for m in spectator.messages)
+    server.post("/api/games/g/seal", json={"forfeit": True}, headers=bart)
+    messages = spectator.until(lambda ms: any(m.event == "revealed" for m in ms))
+    spectator.close()
+    revealed = next(m for m in messages if m.event == "revealed")
+    assert revealed.id == 3 and [e["type"] for e in revealed.data["events"]] == [
+        "ship-bought",
+        "fleet-sealed",
+    ]
+    assert revealed.data["events"][0]["data"]["kind"] == "red-small"
+
+
 def test_an_idle_stream_sends_heartbeats(server: httpx.Client) -> None:
     create(server)  # type: ignore[arg-type]
     reader = StreamReader(server, {})
