@@ -447,6 +447,35 @@ def test_a_key_the_cli_cannot_see_is_found_after_a_repair_cut_the_log(games: Pat
     verified(games)
 
 
+def test_a_restart_cuts_the_torn_tail_of_an_append_a_crash_cut_short(games: Path, clock: FakeClock) -> None:
+    with TestClient(build_app(games, clock=clock, deadline_seconds=None)) as first_server:
+        game = placed_blockade(first_server)
+    whole = (games / "g.jsonl").read_bytes()
+    with open(games / "g.jsonl", "ab") as log_file:  # the first bytes of an append, never fsync'd
+        log_file.write(b'{"hash":"0123","prev":')
+    with TestClient(build_app(games, clock=clock, deadline_seconds=None)) as restarted:
+        assert (games / "g.jsonl").read_bytes() == whole
+        assert restarted.get("/api/games/g/view").status_code == 200
+        tokens = restarted.post(
+            "/api/games/g/tokens", json={"ship": "A1", "tokens": ["F"]}, headers=game.players["Anne"]
+        )
+        assert tokens.status_code == 200
+    verified(games)
+
+
+def test_a_restart_leaves_a_log_missing_anchored_lines_for_repair_to_report(
+    games: Path, clock: FakeClock
+) -> None:
+    with TestClient(build_app(games, clock=clock, deadline_seconds=None)) as first_server:
+        placed_blockade(first_server)
+    data = (games / "g.jsonl").read_bytes()
+    cut = data[: data.rstrip(b"\n").rfind(b"\n") + 1] + b'{"torn'  # the last anchored line gone
+    (games / "g.jsonl").write_bytes(cut)
+    with TestClient(build_app(games, clock=clock, deadline_seconds=None)) as restarted:
+        assert (games / "g.jsonl").read_bytes() == cut
+        assert error_of(restarted.get("/api/games/g/view"), 500)["code"] == 4
+
+
 def test_a_retry_after_a_restart_is_still_answered_from_the_log(games: Path, clock: FakeClock) -> None:
     with TestClient(build_app(games, clock=clock, deadline_seconds=None)) as first_server:
         game = placed_blockade(first_server)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import threading
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
@@ -164,6 +165,30 @@ class Service:
         events = log_.read()
         return access.answer(events, viewer, outcome.events)
 
+    # --------------------------------------------------------------- after a crash
+
+    def cut_torn_tails(self) -> list[str]:
+        """Cut the torn tail a crash mid-append left on any game's log, as ``repair`` does, and
+        return the games cut. Only a tail after the head anchor is cut: an append whose fsync never
+        returned, so no client ever got a 2xx for it (a retry with its Idempotency-Key appends it
+        again). A log missing lines its anchor vouches for is left alone: ``repair`` reports it."""
+        cut = []
+        for path in sorted(self.games.glob("*.jsonl")):
+            if not _ends_torn(path):
+                continue
+            log_ = game_log(self.games, path.name.removesuffix(".jsonl"))
+            try:
+                plan = log_.repair_plan()
+                if plan.lost or not plan.removed:
+                    continue
+                removed = log_.repair()
+            except Exception:  # noqa: BLE001 - a log repair refuses stays as it is, for verify to tell
+                _log.warning("torn tail not cut", game=log_.name, exc_info=True)
+                continue
+            _log.warning("cut a torn tail left by a crash", game=log_.name, bytes=len(removed))
+            cut.append(log_.name)
+        return cut
+
     # --------------------------------------------------------------- deadlines
 
     def find_deadlines(self) -> None:
@@ -203,6 +228,19 @@ class Service:
                 _log.warning("deadline not passed", game=game, exc_info=True)
             self.note_deadline(game)  # passed, or moved meanwhile: the log says which
         return passed
+
+
+def _ends_torn(path: Path) -> bool:
+    """Whether the file at ``path`` ends in a line without its newline (read from its end only)."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            if handle.tell() == 0:
+                return False
+            handle.seek(-1, os.SEEK_END)
+            return handle.read(1) != b"\n"
+    except OSError:
+        return False
 
 
 def allow(viewer: access.Viewer, roles: tuple[str, ...]) -> None:
@@ -284,6 +322,7 @@ def build_app(
     poll_seconds: float = POLL_SECONDS,
     heartbeat_seconds: float = HEARTBEAT_SECONDS,
     deadline_seconds: float | None = 1.0,
+    cut_torn_tails: bool = True,
     debug: bool = False,
 ) -> Litestar:
     """The game service on ``games``.
@@ -292,7 +331,9 @@ def build_app(
     deadlines' time (tests pass a fake one). ``poll_seconds``: how often the live push looks at
     each watched log; ``heartbeat_seconds``: the stream's comment when idle. ``deadline_seconds``:
     how often deadlines are checked (None: never on their own; tests call
-    ``app.state.service.check_deadlines()``).
+    ``app.state.service.check_deadlines()``). ``cut_torn_tails``: at start, cut the torn tail a
+    crash mid-append left on a log (:meth:`Service.cut_torn_tails`), so the service serves the game
+    again; an append cut so was never acknowledged.
     """
     service = Service(games, base_url, clock, poll_seconds, heartbeat_seconds)
 
@@ -562,6 +603,8 @@ def build_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        if cut_torn_tails:
+            await asyncio.to_thread(service.cut_torn_tails)
         await asyncio.to_thread(service.find_deadlines)
         ticker = asyncio.create_task(deadline_ticker(service, deadline_seconds)) if deadline_seconds else None
         try:
