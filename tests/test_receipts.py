@@ -17,9 +17,13 @@ from typing import Any
 
 import pytest
 
-from mortecouille.app.commands import Outcome, game_log, load
+from mortecouille.app.commands import Idempotency, Outcome, game_log, load, run_command
+from mortecouille.app.idempotency import IdempotencyIndex, key_digest
 from mortecouille.app.receipts import append_receipt, new_receipt_salt, receipt_for
 from mortecouille.core.errors import BadInput
+from mortecouille.core.mortecouille.orders import GiveOrder
+from mortecouille.core.state import GameState
+from mortecouille.events.orders import Advance
 from mortecouille.replays.reading.receipts import Receipt, log_lines, parse_receipts, verify_receipts
 from tests.cli_helpers import ok, run, set_up_harbour, tree_digest
 from tests.forgery import log_bodies, write_rechained
@@ -344,3 +348,23 @@ def test_append_receipt_keeps_earlier_entries_and_refuses_a_foreign_file(played:
     with pytest.raises(BadInput, match="--receipts"):
         append_receipt(foreign, first)
     assert foreign.read_text() == '{"orders": []}'
+
+
+def test_a_receipt_holds_through_the_idempotency_envelope_and_a_retry_answers_the_same(games: Path) -> None:
+    """The service writes ``idem`` on a batch's first line; the commitment leaves it out, and a
+    retry (which returns the events read back from the log) gets the first append's receipt."""
+    play(games, turns=0)
+    log_ = game_log(games, "g")
+    keys = IdempotencyIndex()
+    key = Idempotency(key_digest("retry-me"), keys)
+    salt = "cd" * 16
+
+    def give(state: GameState) -> GiveOrder:
+        return GiveOrder(ship="Hope", actions=(Advance(),))
+
+    first = receipt_for(run_command(log_, give, idempotency=key), salt)
+    assert "idem" in log_bodies(games / "g.jsonl")[first.seq]
+    again = receipt_for(run_command(log_, give, idempotency=key), salt)
+    assert again == first
+    [check] = verify_receipts(log_lines(log_.read_bytes()), [first])
+    assert check.ok, check
