@@ -199,9 +199,9 @@ FIELD_CHANGES: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     ("salt not hex", lambda r: r.update(salt="secret"), "malformed", "`salt`"),
     ("head", lambda r: r.update(head=flip(r["head"])), "rewritten", "head"),
     ("head not a hash", lambda r: r.update(head="abc"), "malformed", "`head`"),
-    ("salt missing", lambda r: r.pop("salt"), "malformed", "salt"),
-    ("seq not a number", lambda r: r.update(seq="12"), "malformed", "seq"),
-    ("a field no receipt has", lambda r: r.update(note="x"), "malformed", "note"),
+    ("salt missing", lambda r: r.pop("salt"), "malformed", "field `salt`"),
+    ("seq not a number", lambda r: r.update(seq="12"), "malformed", "field `seq`"),
+    ("a field no receipt has", lambda r: r.update(note="x"), "malformed", "field `note`"),
 ]
 
 

@@ -225,8 +225,8 @@ def receipt_or_malformed(entry: object) -> Receipt | Malformed:
         receipt = msgspec.convert(entry, Receipt)
     except msgspec.ValidationError as error:
         text = str(error)
-        field = text.rsplit("`$.", 1)[-1].rstrip("`") if "`$." in text else "receipt"
-        return Malformed(field, text)
+        named = re.search(r"at `\$\.([^`]+)`|field `([^`]+)`", text)
+        return Malformed(next(n for n in named.groups() if n) if named else "receipt", text)
     return field_problem(receipt) or receipt
 
 
