@@ -55,6 +55,9 @@ KIND_OF_EVENT: Final[Mapping[str, str]] = {
     "ship-withdrawn": "purchase-withdrawn",
     "fleet-sealed": "seal",
     "ship-placed": "placement",
+    # the dice contributions of issue 15.2 (rule D3), being added alongside: a player's too
+    "dice-contribution-committed": "contribution",
+    "dice-contribution-revealed": "contribution-revealed",
 }
 KINDS: Final = frozenset(KIND_OF_EVENT.values())
 
