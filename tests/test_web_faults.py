@@ -1,0 +1,489 @@
+"""The service under crashes (issue 14, item 8): ``mortecouille serve`` killed with SIGKILL at
+random moments while players submit, restarted on the same games, loses no acknowledged command
+and duplicates none.
+
+A real server runs as a subprocess (``tests/web_server.py``) over three games created through the
+API: a mortecouille game whose players buy and take back ships (purchases), one whose players give
+and replace their ships' orders, and a blockade game whose players give and replace their ships'
+tokens. One thread per player submits, every request with an ``Idempotency-Key`` of its own; a
+request that gets no answer (the server died under it, or was not there yet) is sent again with
+the same key until it is answered. Every request of the workload is one the rules accept whatever
+the order they arrive in (orders and tokens are given with ``replace``; each purchase has a new
+name), so any answer but a 2xx is a failure, and a retry that appended again would show as one
+more event.
+
+The main thread kills the server at moments drawn from a seeded RNG (after a random number of
+answers since the restart, then a random pause), at least 50 times, and restarts it on the same
+games directory; a torn tail a kill left is cut the way the store defines it (``repair``), and every
+tenth kill a torn append is injected (SIGKILL does not cut a small write in half; a power cut does).
+
+Afterwards: every request that got a 2xx is in the log exactly once, where its answer said (the
+log keeps the SHA-256 of each key on the first line of the batch it appended, ``idem``), and no
+key is there twice; requests sent again with the same key afterwards answer what they first did
+and leave the log byte for byte unchanged; ``mortecouille verify`` passes and the log folds.
+
+A second test leaves a torn tail where a kill stopped an append: the restarted server starts and
+serves the other games, refuses to append after the torn line (nothing written), and once
+``mortecouille repair`` has cut it (while the server runs: the same lock) serves the game again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from mortecouille.app.commands import load
+from mortecouille.events.codec import TornTail, stamp
+from mortecouille.events.rulings import RulingRecorded
+from mortecouille.events.store import GameLog
+from tests.cli_helpers import run
+from tests.web_server import SeatTokens, ServerProcess, bearer, create_game
+
+KILLS = 50
+#: a kill comes after this many answers (at most) since the restart, then a pause up to PAUSE s
+ANSWERS_BEFORE_KILL = 6
+PAUSE_BEFORE_KILL = 0.03
+#: every this many kills, a torn append is injected into one game's log while the server is down
+TORN_EVERY = 10
+#: guards against a hang (a server that never answers), never a speed requirement
+HANG_GUARD_SECONDS = 120.0
+CLIENT_TIMEOUT = httpx.Timeout(60.0, connect=5.0)
+RESENT_AFTERWARDS = 30
+
+PURCHASES, ORDERS, HARBOUR = "fleet", "orders", "harbour"
+ORDER_ACTIONS = ("advance", "idle", "maneuver 1/4 left", "maneuver 1/8 right", "maneuver 1/4 right")
+TOKEN_CHOICES = ("F", "L", "R", None)
+
+
+@dataclass
+class Request:
+    """One command as a client sends it, and what it is expected to append."""
+
+    game: str
+    path: str
+    body: dict[str, Any]
+    token: str
+    kind: str  # the type of the event it appends
+    ship: str
+    key: str = field(default_factory=lambda: str(uuid.uuid4()))
+    answer: dict[str, Any] | None = None
+    attempts: int = 0
+
+    @property
+    def digest(self) -> str:
+        return hashlib.sha256(self.key.encode()).hexdigest()
+
+    def headers(self) -> dict[str, str]:
+        return {**bearer(self.token), "Idempotency-Key": self.key}
+
+
+@dataclass
+class Tally:
+    """What the clients saw, shared with the main thread."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    answers: int = 0
+    answered: list[Request] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    stats: Counter[str] = field(default_factory=Counter)
+
+    def count(self, key: str, n: int = 1) -> None:
+        with self.lock:
+            self.stats[key] += n
+
+
+def send(client: httpx.Client, server: ServerProcess, request: Request, tally: Tally) -> httpx.Response:
+    """Send ``request`` until the server answers (any status): a connection refused or cut (the
+    server killed, or not back yet) is retried with the same key."""
+    deadline = time.monotonic() + HANG_GUARD_SECONDS
+    while True:
+        request.attempts += 1
+        try:
+            return client.post(f"{server.url}{request.path}", json=request.body, headers=request.headers())
+        except httpx.TransportError:
+            tally.count("retries after no answer")
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
+def submit(
+    client: httpx.Client, server: ServerProcess, request: Request, tally: Tally, rng: random.Random
+) -> bool:
+    """Send ``request`` until answered; record the answer (or the failure). Sometimes send it again
+    with the same key at once: the answer must be the first one."""
+    response = send(client, server, request, tally)
+    if not 200 <= response.status_code < 300:
+        with tally.lock:
+            tally.failures.append(f"{request.path} {request.body}: {response.status_code} {response.text}")
+        return False
+    request.answer = response.json()
+    with tally.lock:
+        tally.answers += 1
+        tally.answered.append(request)
+    if request.attempts > 1:
+        tally.count("answered after a retry")
+    if rng.random() < 0.1:
+        again = send(client, server, request, tally)
+        tally.count("sent again at once with the same key")
+        if again.status_code != response.status_code or again.json() != request.answer:
+            with tally.lock:
+                tally.failures.append(
+                    f"{request.path} {request.body} sent again with its key: {again.status_code} {again.text}, "
+                    f"first {response.status_code} {request.answer}"
+                )
+    return True
+
+
+# --- the players ---------------------------------------------------------------------------------
+
+
+def buyer(game: str, player: str, token: str) -> Iterator[Request]:
+    """Buy a ship under a new name, and take the oldest back once three are bought (F3): a fleet
+    that never fills, so purchases go on as long as the test does."""
+    bought: list[str] = []
+    for number in range(1, 1_000_000):
+        if len(bought) == 3:
+            ship = bought.pop(0)
+            yield Request(game, f"/api/games/{game}/unbuy", {"ship": ship}, token, "ship-withdrawn", ship)
+        ship = f"{player}-{number}"
+        bought.append(ship)
+        body = {"ship": ship, "kind": "red-small"}
+        yield Request(game, f"/api/games/{game}/buy", body, token, "ship-bought", ship)
+
+
+def orderer(game: str, ships: list[str], token: str, rng: random.Random) -> Iterator[Request]:
+    """Give and replace orders for the player's ships, in turn (T1: replaced until resolved)."""
+    while True:
+        for ship in ships:
+            body = {"ship": ship, "actions": rng.choice(ORDER_ACTIONS), "replace": True}
+            yield Request(game, f"/api/games/{game}/orders", body, token, "order-given", ship)
+
+
+def token_giver(game: str, ships: list[str], token: str, rng: random.Random) -> Iterator[Request]:
+    """Give and replace the tokens of the player's blockade ships."""
+    while True:
+        for ship in ships:
+            tokens = [rng.choice(TOKEN_CHOICES) for _ in range(4)]
+            body = {"ship": ship, "tokens": tokens, "replace": True}
+            yield Request(game, f"/api/games/{game}/tokens", body, token, "tokens-given", ship)
+
+
+def player_thread(
+    server: ServerProcess, requests: Iterator[Request], tally: Tally, stop: threading.Event, seed: int
+) -> threading.Thread:
+    rng = random.Random(seed)
+
+    def play() -> None:
+        with httpx.Client(timeout=CLIENT_TIMEOUT) as client:
+            for request in requests:
+                if stop.is_set():
+                    return
+                try:
+                    submit(client, server, request, tally, rng)
+                except Exception as error:  # the test fails with it: reported, not lost in a thread
+                    with tally.lock:
+                        tally.failures.append(
+                            f"{request.path} {request.body}: {type(error).__name__}: {error}"
+                        )
+                    return
+
+    return threading.Thread(target=play, name=f"player-{seed}", daemon=True)
+
+
+# --- setting the games up ------------------------------------------------------------------------
+
+
+def command(client: httpx.Client, game: str, verb: str, token: str, body: dict[str, Any]) -> dict[str, Any]:
+    """One set-up command; it must succeed."""
+    answer = client.post(f"/api/games/{game}/{verb}", json=body, headers=bearer(token))
+    assert 200 <= answer.status_code < 300, f"{game} {verb} {body}: {answer.status_code} {answer.text}"
+    result: dict[str, Any] = answer.json()
+    return result
+
+
+@dataclass(frozen=True)
+class Table:
+    """The games of the test, their tokens, and each player's ships."""
+
+    seats: dict[str, SeatTokens]
+    ships: dict[tuple[str, str], list[str]]  # (game, player) -> ships
+
+
+def set_up(server: ServerProcess) -> Table:
+    """Three games through the API: purchases open; fleets bought, sealed and placed for orders;
+    a blockade harbour with its ships placed by the referee."""
+    ships: dict[tuple[str, str], list[str]] = {}
+    with httpx.Client(base_url=server.url, timeout=CLIENT_TIMEOUT) as client:
+        fleet = create_game(
+            client, PURCHASES, ruleset="mortecouille", players=["Anne", "Bart", "Cleo"], budget=100000
+        )
+        orders = create_game(client, ORDERS, ruleset="mortecouille", players=["Anne", "Bart"], budget=100000)
+        for row, player in ((2, "Anne"), (8, "Bart")):
+            token = orders.seats[player]
+            names = [f"{player[0]}{n}" for n in (1, 2, 3)]
+            for name in names:
+                command(client, ORDERS, "buy", token, {"ship": name, "kind": "red-small"})
+            command(client, ORDERS, "seal", token, {"forfeit": True})
+            for column, name in zip("BEH", names, strict=True):
+                command(
+                    client, ORDERS, "place", token, {"ship": name, "square": f"{column}{row}", "facing": "N"}
+                )
+            ships[(ORDERS, player)] = names
+        harbour = create_game(client, HARBOUR, ruleset="blockade", players=["Anne", "Bart", "Cleo"])
+        for row, player in ((2, "Anne"), (5, "Bart"), (8, "Cleo")):
+            names = [f"{player[0]}-sloop", f"{player[0]}-cutter"]
+            for column, name, kind in zip("CG", names, ("sloop", "cutter"), strict=True):
+                body = {
+                    "ship": name,
+                    "square": f"{column}{row}",
+                    "facing": "N",
+                    "kind": kind,
+                    "owner": player,
+                }
+                command(client, HARBOUR, "place", harbour.referee, body)
+            ships[(HARBOUR, player)] = names
+    return Table({PURCHASES: fleet, ORDERS: orders, HARBOUR: harbour}, ships)
+
+
+def players(table: Table) -> list[Iterator[Request]]:
+    rng = random.Random(1414)
+    drivers: list[Iterator[Request]] = []
+    for player, token in table.seats[PURCHASES].seats.items():
+        drivers.append(buyer(PURCHASES, player, token))
+    for (game, player), ships in sorted(table.ships.items()):
+        token = table.seats[game].seats[player]
+        make = orderer if game == ORDERS else token_giver
+        drivers.append(make(game, ships, token, random.Random(rng.random())))
+    return drivers
+
+
+# --- what the logs must show ----------------------------------------------------------------------
+
+
+def keyed_batches(log: GameLog) -> list[tuple[str, int, int]]:
+    """Every batch appended under an idempotency key: (key digest, first seq, event count), read
+    from the log's lines (the ``idem`` envelope field of a batch's first line)."""
+    batches = []
+    for line in log.path.read_bytes().splitlines():
+        body = json.loads(line)
+        if "idem" in body:
+            batches.append((body["idem"]["key"], body["seq"], body["idem"]["events"]))
+    return batches
+
+
+def check_exactly_once(games: Path, answered: list[Request]) -> Counter[str]:
+    """Every answered request is in its game's log exactly once, where and as its answer said, and
+    nothing else was appended under a key."""
+    found: Counter[str] = Counter()
+    by_game: dict[str, list[Request]] = {}
+    for request in answered:
+        by_game.setdefault(request.game, []).append(request)
+    for game, requests in by_game.items():
+        log = GameLog(games / f"{game}.jsonl")
+        events = log.read()
+        batches = keyed_batches(log)
+        digests = Counter(digest for digest, _, _ in batches)
+        twice = [digest for digest, n in digests.items() if n > 1]
+        assert not twice, f"{game}: {len(twice)} key(s) appended more than once"
+        where = {digest: (seq, count) for digest, seq, count in batches}
+        for request in requests:
+            assert request.answer is not None
+            assert request.digest in where, f"{game}: answered {request.body} is not in the log"
+            seq, count = where[request.digest]
+            assert (seq, count) == (request.answer["seq"], len(request.answer["events"])), (
+                request.body,
+                request.answer,
+            )
+            appended = events[seq : seq + count]
+            assert [e.type for e in appended] == [request.kind], (request.body, appended)
+            assert getattr(appended[0], "ship", None) == request.ship, (request.body, appended)
+            found[request.kind] += 1
+        sent = {request.digest for request in requests}
+        assert set(where) <= sent, f"{game}: {len(set(where) - sent)} batch(es) under keys nobody sent"
+        # no command slipped in without a key: each ship's events of the workload are its requests
+        for kind in {request.kind for request in requests}:
+            logged = Counter(getattr(e, "ship", None) for e in events if e.type == kind)
+            asked = Counter(request.ship for request in requests if request.kind == kind)
+            assert logged == asked, (game, kind, logged - asked, asked - logged)
+    return found
+
+
+def inject_torn_append(log: GameLog, rng: random.Random) -> bytes:
+    """Append a prefix of a stamped batch (one to three lines), as a crash mid-write leaves it."""
+    data = log.path.read_bytes()
+    last = json.loads(data.rstrip(b"\n").rsplit(b"\n", 1)[-1])
+    seq, prev = last["seq"] + 1, last["hash"]
+    lines = []
+    for index in range(rng.randint(1, 3)):
+        event, line = stamp(
+            RulingRecorded(turn=last.get("turn", 0), rule="T2", text=f"torn {index}"), seq, prev
+        )
+        seq, prev = seq + 1, event.hash
+        lines.append(line)
+    payload = b"\n".join(lines) + b"\n"
+    cut = rng.randrange(1, len(payload) - 1)
+    while payload[cut - 1 : cut] == b"\n":  # a cut just after a newline leaves no torn line
+        cut += 1
+    with log.path.open("ab") as handle:
+        handle.write(payload[:cut])
+    return payload[:cut]
+
+
+def repair_torn_tails(games: Path) -> int:
+    """Cut every torn tail, as the store defines it (``repair``: the torn line and the rest of its
+    unfinished append); how many logs were torn."""
+    torn = 0
+    for path in sorted(games.glob("*.jsonl")):
+        log = GameLog(path)
+        try:
+            log.read()
+        except TornTail:
+            assert log.repair()
+            torn += 1
+    return torn
+
+
+def wait_for(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + HANG_GUARD_SECONDS
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"gave up waiting for {what}")
+        time.sleep(0.002)
+
+
+# --- the tests -------------------------------------------------------------------------------------
+
+
+def test_sigkill_during_concurrent_submits_loses_no_acknowledged_command_and_duplicates_none(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    games = tmp_path / "games"
+    rng = random.Random(14)
+    tally = Tally()
+    stop = threading.Event()
+    started = time.monotonic()
+    server = ServerProcess(games).start()
+    try:
+        table = set_up(server)
+        threads = [
+            player_thread(server, driver, tally, stop, seed) for seed, driver in enumerate(players(table))
+        ]
+        for thread in threads:
+            thread.start()
+        for cycle in range(KILLS):
+            target = tally.answers + rng.randint(0, ANSWERS_BEFORE_KILL)
+            wait_for(
+                lambda target=target: tally.answers >= target or bool(tally.failures), "answers before a kill"
+            )
+            time.sleep(rng.uniform(0, PAUSE_BEFORE_KILL))
+            server.kill()
+            tally.count("kills")
+            tally.count("logs torn by a kill", repair_torn_tails(games))
+            if cycle % TORN_EVERY == TORN_EVERY - 1:
+                log = GameLog(games / f"{rng.choice((PURCHASES, ORDERS, HARBOUR))}.jsonl")
+                inject_torn_append(log, rng)
+                assert repair_torn_tails(games) == 1
+                tally.count("torn appends injected and repaired")
+            server.start()
+            assert not tally.failures, tally.failures[:5]
+        stop.set()
+        for thread in threads:
+            thread.join(HANG_GUARD_SECONDS)
+        assert not any(thread.is_alive() for thread in threads), "a client hung"
+        assert not tally.failures, tally.failures[:5]
+
+        # requests sent again with their keys, long after (across restarts): the first answers,
+        # and not one byte appended
+        before = {path.name: path.read_bytes() for path in games.glob("*.jsonl")}
+        with httpx.Client(timeout=CLIENT_TIMEOUT) as client:
+            for request in random.Random(7).sample(tally.answered, RESENT_AFTERWARDS):
+                again = client.post(
+                    f"{server.url}{request.path}", json=request.body, headers=request.headers()
+                )
+                assert again.status_code in (200, 201) and again.json() == request.answer, (
+                    request.body,
+                    again.text,
+                )
+        assert {path.name: path.read_bytes() for path in games.glob("*.jsonl")} == before
+    finally:
+        stop.set()
+        server.stop()
+
+    found = check_exactly_once(games, tally.answered)
+    for game in (PURCHASES, ORDERS, HARBOUR):
+        verified = run(games, "verify", game)
+        assert verified.exit_code == 0, verified.output
+        load(GameLog(games / f"{game}.jsonl"))  # folds
+    stats = tally.stats
+    text = ", ".join(f"{key}: {value}" for key, value in sorted({**stats, **found}.items()))
+    with capsys.disabled():
+        print(f"\nservice faults: {len(tally.answered)} answered, {text}, {server.starts} starts in "
+              f"{time.monotonic() - started:.1f} s")  # fmt: skip
+    assert stats["kills"] == KILLS
+    assert stats["torn appends injected and repaired"] == KILLS // TORN_EVERY
+    # the kills did cut requests off (not only idle moments), and their retries were answered
+    assert stats["answered after a retry"] >= KILLS // 5, text
+    assert all(
+        found[kind] > 0 for kind in ("ship-bought", "ship-withdrawn", "order-given", "tokens-given")
+    ), found
+
+
+def test_a_torn_tail_left_by_a_kill_is_reported_until_repair_then_the_game_is_served(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    with ServerProcess(games) as server, httpx.Client(timeout=CLIENT_TIMEOUT) as client:
+        client.base_url = httpx.URL(server.url)
+        harbour = create_game(client, "torn", ruleset="blockade", players=["Anne", "Bart"])
+        other = create_game(client, "whole", ruleset="blockade", players=["Anne", "Bart"])
+        for seats in (harbour, other):
+            body = {"ship": "Sloopy", "square": "C2", "facing": "N", "kind": "sloop", "owner": "Anne"}
+            command(client, seats.game, "place", seats.referee, body)
+        server.kill()
+        log = GameLog(games / "torn.jsonl")
+        torn = inject_torn_append(log, random.Random(3))
+        with pytest.raises(TornTail):
+            log.read()
+        server.start()  # the server starts with a torn log in its games directory
+        client.base_url = httpx.URL(server.url)
+
+        listed = client.get("/api/games")
+        assert listed.status_code == 200
+        assert {"torn", "whole"} <= {game["name"] for game in listed.json()}, listed.text
+
+        # appending after a torn line is refused, and nothing is written (the store's rule)
+        data = log.path.read_bytes()
+        tokens = {"ship": "Sloopy", "tokens": ["F", "L", None, "R"]}
+        headers = {**bearer(harbour.seats["Anne"]), "Idempotency-Key": "after-the-tear"}
+        refused = client.post("/api/games/torn/tokens", json=tokens, headers=headers)
+        assert refused.status_code >= 400, refused.text
+        assert "repair" in refused.text, refused.text
+        assert log.path.read_bytes() == data
+
+        # the other games are served meanwhile
+        whole = client.post("/api/games/whole/tokens", json=tokens, headers=bearer(other.seats["Anne"]))
+        assert whole.status_code == 200, whole.text
+
+        repaired = run(games, "repair", "torn", "--yes")  # while the server runs: the same lock
+        assert repaired.exit_code == 0, repaired.output
+        assert log.path.read_bytes() == data[: len(data) - len(torn)]
+
+        answered = client.post("/api/games/torn/tokens", json=tokens, headers=headers)
+        assert answered.status_code == 200, answered.text
+        assert client.get("/api/games/torn/view").status_code == 200
+        again = client.post("/api/games/torn/tokens", json=tokens, headers=headers)
+        assert again.json() == answered.json()
+    for game in ("torn", "whole"):
+        verified = run(games, "verify", game)
+        assert verified.exit_code == 0, verified.output
