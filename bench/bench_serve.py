@@ -1,0 +1,349 @@
+"""The game service under a club night's load: submit latency, and push latency to every listener.
+
+Run: ``.venv/bin/python bench/bench_serve.py [--games 32] [--players 8] [--spectators 64]
+[--orders 8] [--think 2.0] [--runs 3] [--port P]``.
+
+Starts ``mortecouille serve`` as a subprocess on 127.0.0.1 over a temporary games directory (the
+server of the tests, ``tests/web_server.py``; ``--port``, else a free one of
+``$MORTECOUILLE_TEST_PORTS``, else one the system picks) and creates ``--games`` mortecouille
+games of ``--players`` players through the API, each player with one ship bought, sealed and
+placed. Then, per run, ``--spectators`` listeners (spread evenly over the games) hold each game's
+server-sent event stream (``GET /api/games/G/stream``) open while every player submits
+``--orders`` orders (``POST /api/games/G/orders``, ``replace``, an ``Idempotency-Key`` each), one
+at a time, after a think time drawn uniformly from 0 to twice ``--think`` seconds: about
+``players x games / think`` submits a second, a table far busier than a real one. One process,
+asyncio and httpx (streaming for the events).
+
+Figures, each the median over the runs:
+
+* submit latency p50/p95/p99: from sending the request to its 2xx answer (which the server sends
+  only once the events are fsync'd); goal p95 < 300 ms;
+* push latency p95: from the submitting client's 2xx to each listener of that game receiving the
+  event (every listener must get every event); goal p95 < 500 ms. The same from the client's send
+  time is printed too (an upper bound: the append happens between the two);
+* baselines measured in the same run: the same submit through the application layer in-process
+  (``run_command``: lock, fold, decide, one write, one fsync), without HTTP, and one client alone
+  submitting over HTTP to the idle server; the ratio of the loaded p50 and p95 to the in-process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import httpx
+
+from mortecouille.app.commands import game_log, run_command
+from mortecouille.core.mortecouille.orders import GiveOrder
+from mortecouille.events.orders import Advance
+from tests.web_server import SeatTokens, ServerProcess, bearer, seat_tokens
+
+SUBMIT_GOAL_P95 = 0.300
+PUSH_GOAL_P95 = 0.500
+NAMES = ("Anne", "Bart", "Cleo", "Dirk", "Emma", "Fred", "Gina", "Hugo", "Ines", "Jules", "Karl", "Lise")
+ACTIONS = ("advance", "idle", "maneuver 1/4 left", "maneuver 1/8 right")
+#: how long listeners may still take to receive the last events once every submit is answered,
+#: before an undelivered event is counted as missing (a guard, not a goal)
+DELIVERY_GRACE_SECONDS = 30.0
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q``-th percentile (0-100), nearest rank: the smallest value with ``q``% at or below."""
+    ordered = sorted(values)
+    if not ordered:
+        return math.nan
+    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:7.1f} ms"
+
+
+def verdict(ok: bool) -> str:
+    return "OK" if ok else "MISSED"
+
+
+# --- the games -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Game:
+    name: str
+    seats: SeatTokens
+    ships: dict[str, str]  # player -> ship
+
+
+async def post(client: httpx.AsyncClient, path: str, body: dict[str, Any], token: str | None = None) -> Any:
+    answer = await client.post(path, json=body, headers=bearer(token) if token else {})
+    if not 200 <= answer.status_code < 300:
+        raise SystemExit(f"set-up refused: POST {path} {body}: {answer.status_code} {answer.text}")
+    return answer.json()
+
+
+async def set_up_game(client: httpx.AsyncClient, name: str, players: Sequence[str]) -> Game:
+    """A mortecouille game; each player buys one ship, seals and places it (two rows apart)."""
+    created = await post(
+        client,
+        "/api/games",
+        {"name": name, "ruleset": "mortecouille", "players": list(players), "budget": 100000},
+    )
+    seats = seat_tokens(name, created)
+    ships = {}
+    for index, player in enumerate(players):
+        token = seats.seats[player]
+        ship = f"{player}-ship"
+        await post(client, f"/api/games/{name}/buy", {"ship": ship, "kind": "red-small"}, token)
+        await post(client, f"/api/games/{name}/seal", {"forfeit": True}, token)
+        square = f"{'BDFH'[index % 4]}{2 + 6 * (index // 4 % 2)}"
+        await post(client, f"/api/games/{name}/place", {"ship": ship, "square": square, "facing": "N"}, token)
+        ships[player] = ship
+    return Game(name, seats, ships)
+
+
+async def set_up(url: str, games: int, players: int) -> list[Game]:
+    limits = httpx.Limits(max_connections=16)
+    async with httpx.AsyncClient(base_url=url, timeout=120.0, limits=limits) as client:
+        gate = asyncio.Semaphore(8)
+
+        async def one(index: int) -> Game:
+            async with gate:
+                return await set_up_game(client, f"club{index:02d}", NAMES[:players])
+
+        return await asyncio.gather(*(one(index) for index in range(games)))
+
+
+# --- one run -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    """What one run measured."""
+
+    sends: dict[tuple[str, int], tuple[float, float]] = field(
+        default_factory=dict
+    )  # (game, seq) -> send, 2xx
+    received: dict[tuple[int, str, int], float] = field(default_factory=dict)  # (listener, game, seq) -> time
+    listeners: dict[int, str] = field(default_factory=dict)  # listener -> game
+    refused: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def submit_latencies(self) -> list[float]:
+        return [acked - sent for sent, acked in self.sends.values()]
+
+    def push_latencies(self) -> tuple[list[float], list[float], int]:
+        """From the 2xx and from the send to each listener's receipt; how many never arrived."""
+        from_ack, from_send, missing = [], [], 0
+        for listener, game in self.listeners.items():
+            for (sent_game, seq), (sent, acked) in self.sends.items():
+                if sent_game != game:
+                    continue
+                received = self.received.get((listener, game, seq))
+                if received is None:
+                    missing += 1
+                    continue
+                from_ack.append(received - acked)
+                from_send.append(received - sent)
+        return from_ack, from_send, missing
+
+    def delivered(self) -> bool:
+        return all(
+            (listener, game, seq) in self.received
+            for listener, game in self.listeners.items()
+            for sent_game, seq in self.sends
+            if sent_game == game
+        )
+
+
+async def listen(client: httpx.AsyncClient, listener: int, game: str, run: Run, ready: asyncio.Event) -> None:
+    """Read ``game``'s event stream as a spectator, noting when each event arrives."""
+    async with client.stream("GET", f"/api/games/{game}/stream") as response:
+        if response.status_code != 200:
+            raise SystemExit(f"stream of {game}: {response.status_code}")
+        ready.set()
+        async for line in response.aiter_lines():
+            if line.startswith("data:"):
+                now = time.perf_counter()
+                try:
+                    seq = json.loads(line[5:])["seq"]
+                except (ValueError, KeyError, TypeError):
+                    continue
+                run.received.setdefault((listener, game, seq), now)
+
+
+async def play(
+    client: httpx.AsyncClient, game: Game, player: str, args: argparse.Namespace, run: Run
+) -> None:
+    rng = random.Random(f"{game.name}-{player}")
+    token = game.seats.seats[player]
+    for _ in range(args.orders):
+        await asyncio.sleep(rng.uniform(0, 2 * args.think))
+        body = {"ship": game.ships[player], "actions": rng.choice(ACTIONS), "replace": True}
+        headers = {**bearer(token), "Idempotency-Key": str(uuid.uuid4())}
+        sent = time.perf_counter()
+        answer = await client.post(f"/api/games/{game.name}/orders", json=body, headers=headers)
+        acked = time.perf_counter()
+        if answer.status_code != 200:
+            run.refused.append(f"{game.name} {body}: {answer.status_code} {answer.text[:200]}")
+            continue
+        run.sends[(game.name, answer.json()["seq"])] = (sent, acked)
+
+
+async def one_run(url: str, games: list[Game], args: argparse.Namespace) -> Run:
+    run = Run()
+    timeout = httpx.Timeout(120.0)
+    streams = httpx.AsyncClient(base_url=url, timeout=timeout, limits=httpx.Limits(max_connections=None))
+    submits = httpx.AsyncClient(base_url=url, timeout=timeout, limits=httpx.Limits(max_connections=None))
+    async with streams, submits:
+        listening = []
+        for listener in range(args.spectators):
+            game = games[listener % len(games)].name
+            run.listeners[listener] = game
+            ready = asyncio.Event()
+            listening.append((asyncio.create_task(listen(streams, listener, game, run, ready)), ready))
+        await asyncio.gather(*(ready.wait() for _, ready in listening))
+        started = time.perf_counter()
+        await asyncio.gather(
+            *(play(submits, game, player, args, run) for game in games for player in game.ships)
+        )
+        run.seconds = time.perf_counter() - started
+        deadline = time.perf_counter() + DELIVERY_GRACE_SECONDS
+        while not run.delivered() and time.perf_counter() < deadline:
+            await asyncio.sleep(0.05)
+        for task, _ in listening:
+            task.cancel()
+        await asyncio.gather(*(task for task, _ in listening), return_exceptions=True)
+    return run
+
+
+# --- the baselines -----------------------------------------------------------------------------
+
+
+def in_process_submits(games_dir: Path, game: Game, count: int) -> list[float]:
+    """The same submit through the application layer, in this process, on a copy of a game."""
+    copy = Path(tempfile.mkdtemp(prefix="bench-serve-app-"))
+    try:
+        for path in games_dir.glob(f"{game.name}.*"):
+            shutil.copy2(path, copy / path.name)
+        log = game_log(copy, game.name)
+        ship = next(iter(game.ships.values()))
+        timings = []
+        for _ in range(count):
+            started = time.perf_counter()
+            run_command(log, lambda state: GiveOrder(ship=ship, actions=(Advance(),), replace=True))
+            timings.append(time.perf_counter() - started)
+        return timings
+    finally:
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+async def lone_submits(url: str, game: Game, count: int) -> list[float]:
+    """One client alone submitting over HTTP to the idle server, one request at a time."""
+    player, ship = next(iter(game.ships.items()))
+    timings = []
+    async with httpx.AsyncClient(base_url=url, timeout=120.0) as client:
+        for _ in range(count):
+            headers = {**bearer(game.seats.seats[player]), "Idempotency-Key": str(uuid.uuid4())}
+            body = {"ship": ship, "actions": "idle", "replace": True}
+            started = time.perf_counter()
+            answer = await client.post(f"/api/games/{game.name}/orders", json=body, headers=headers)
+            timings.append(time.perf_counter() - started)
+            if answer.status_code != 200:
+                raise SystemExit(f"baseline submit refused: {answer.status_code} {answer.text}")
+    return timings
+
+
+# --- the report ----------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=32)
+    parser.add_argument("--players", type=int, default=8, help=f"per game, at most {len(NAMES)}")
+    parser.add_argument("--spectators", type=int, default=64, help="stream listeners, spread over the games")
+    parser.add_argument("--orders", type=int, default=8, help="orders each player submits per run")
+    parser.add_argument("--think", type=float, default=2.0, help="mean seconds between a player's orders")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--baseline", type=int, default=200, help="submits of each baseline")
+    parser.add_argument("--port", type=int, default=None)
+    args = parser.parse_args()
+    if not 1 <= args.players <= len(NAMES):
+        parser.error(f"--players: 1 to {len(NAMES)}")
+
+    work = Path(tempfile.mkdtemp(prefix="bench-serve-"))
+    server = ServerProcess(work / "games", ports=[args.port] if args.port else None)
+    try:
+        started = time.perf_counter()
+        server.start()
+        games = asyncio.run(set_up(server.url, args.games, args.players))
+        print(
+            f"server: pid {server.process.pid if server.process else '?'} on {server.url}; "
+            f"{args.games} games x {args.players} players set up in {time.perf_counter() - started:.1f} s"
+        )
+        app = in_process_submits(server.games, games[0], args.baseline)
+        lone = asyncio.run(lone_submits(server.url, games[-1], args.baseline))
+        print(f"baseline, in-process submit (app layer, no HTTP): p50 {ms(percentile(app, 50))}, "
+              f"p95 {ms(percentile(app, 95))}")  # fmt: skip
+        print(f"baseline, one client alone over HTTP:              p50 {ms(percentile(lone, 50))}, "
+              f"p95 {ms(percentile(lone, 95))}")  # fmt: skip
+
+        rows = []
+        for number in range(1, args.runs + 1):
+            run = asyncio.run(one_run(server.url, games, args))
+            submit = run.submit_latencies()
+            from_ack, from_send, missing = run.push_latencies()
+            row = {
+                "p50": percentile(submit, 50),
+                "p95": percentile(submit, 95),
+                "p99": percentile(submit, 99),
+                "push": percentile(from_ack, 95),
+                "push_send": percentile(from_send, 95),
+            }
+            rows.append(row)
+            print(
+                f"run {number}: {len(submit)} submits in {run.seconds:.1f} s "
+                f"({len(submit) / run.seconds:.0f}/s), "
+                f"submit p50 {ms(row['p50'])} p95 {ms(row['p95'])} p99 {ms(row['p99'])}; "
+                f"push p95 {ms(row['push'])} from the 2xx, {ms(row['push_send'])} from the send "
+                f"({len(from_ack)} deliveries to {args.spectators} listeners, {missing} missing)"
+                + (f"; {len(run.refused)} refused, first: {run.refused[0]}" if run.refused else "")
+            )
+            if missing or run.refused:
+                rows[-1]["push"] = math.inf  # an event a listener never got misses the goal
+        med = {key: statistics.median(row[key] for row in rows) for key in rows[0]}
+        print(
+            f"submit latency, median of {args.runs} runs: p50 {ms(med['p50'])}, p95 {ms(med['p95'])}, "
+            f"p99 {ms(med['p99'])} (target p95 < {SUBMIT_GOAL_P95 * 1000:.0f} ms) "
+            f"{verdict(med['p95'] < SUBMIT_GOAL_P95)}"
+        )
+        print(
+            f"push latency, median of {args.runs} runs: p95 {ms(med['push'])} from the 2xx, "
+            f"{ms(med['push_send'])} from the send (target p95 < {PUSH_GOAL_P95 * 1000:.0f} ms) "
+            f"{verdict(med['push'] < PUSH_GOAL_P95)}"
+        )
+        print(
+            f"ratio loaded/in-process submit: p50 {med['p50'] / percentile(app, 50):.1f}, "
+            f"p95 {med['p95'] / percentile(app, 95):.1f}; loaded/alone over HTTP: "
+            f"p50 {med['p50'] / percentile(lone, 50):.1f}, p95 {med['p95'] / percentile(lone, 95):.1f}"
+        )
+    finally:
+        server.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
