@@ -145,13 +145,19 @@ class Run:
     def submit_latencies(self) -> list[float]:
         return [acked - sent for sent, acked in self.sends.values()]
 
+    def by_game(self) -> dict[str, list[tuple[int, float, float]]]:
+        """Each game's answered submits: (seq, send time, 2xx time)."""
+        games: dict[str, list[tuple[int, float, float]]] = {}
+        for (game, seq), (sent, acked) in self.sends.items():
+            games.setdefault(game, []).append((seq, sent, acked))
+        return games
+
     def push_latencies(self) -> tuple[list[float], list[float], int]:
         """From the 2xx and from the send to each listener's receipt; how many never arrived."""
         from_ack, from_send, missing = [], [], 0
+        submits = self.by_game()
         for listener, game in self.listeners.items():
-            for (sent_game, seq), (sent, acked) in self.sends.items():
-                if sent_game != game:
-                    continue
+            for seq, sent, acked in submits.get(game, []):
                 received = self.received.get((listener, game, seq))
                 if received is None:
                     missing += 1
@@ -161,28 +167,34 @@ class Run:
         return from_ack, from_send, missing
 
     def delivered(self) -> bool:
+        submits = self.by_game()
         return all(
             (listener, game, seq) in self.received
             for listener, game in self.listeners.items()
-            for sent_game, seq in self.sends
-            if sent_game == game
+            for seq, _, _ in submits.get(game, [])
         )
 
 
 async def listen(client: httpx.AsyncClient, listener: int, game: str, run: Run, ready: asyncio.Event) -> None:
-    """Read ``game``'s event stream as a spectator, noting when each event arrives."""
+    """Read ``game``'s event stream as a spectator, noting when each event (``event: event``, one a
+    log event; not ``revealed`` or the heartbeat) arrives."""
     async with client.stream("GET", f"/api/games/{game}/stream") as response:
         if response.status_code != 200:
             raise SystemExit(f"stream of {game}: {response.status_code}")
         ready.set()
+        kind = "message"
         async for line in response.aiter_lines():
-            if line.startswith("data:"):
+            if line.startswith("event:"):
+                kind = line[6:].strip()
+            elif line.startswith("data:") and kind == "event":
                 now = time.perf_counter()
                 try:
                     seq = json.loads(line[5:])["seq"]
                 except (ValueError, KeyError, TypeError):
                     continue
                 run.received.setdefault((listener, game, seq), now)
+            elif not line:  # a message ends
+                kind = "message"
 
 
 async def play(
