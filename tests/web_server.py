@@ -226,11 +226,12 @@ def bearer(token: str) -> dict[str, str]:
 
 
 def seat_tokens(game: str, created: Mapping[str, Any]) -> SeatTokens:
-    """The tokens in ``POST /api/games``'s answer (docs/service.md: the referee's and the seats')."""
+    """The tokens in ``POST /api/games``'s answer: ``referee`` and ``players`` (each player's seat),
+    each ``{"token": T, "link": L}``."""
     return SeatTokens(
         game=game,
         referee=_token(created["referee"]),
-        seats={player: _token(seat) for player, seat in created["seats"].items()},
+        seats={player: _token(seat) for player, seat in created["players"].items()},
     )
 
 
