@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import statistics
 import threading
 import time
 import uuid
@@ -55,6 +56,10 @@ KILLS = 50
 #: a kill comes after this many answers (at most) since the restart, then a pause up to PAUSE s
 ANSWERS_BEFORE_KILL = 6
 PAUSE_BEFORE_KILL = 0.03
+#: the share of kills at a random moment of the server's start (up to STARTING_WINDOW s after its
+#: launch, whether it answers by then or not): a restart interrupted too
+KILLED_STARTING = 0.3
+STARTING_WINDOW = 1.5
 #: every this many kills, a torn append is injected into one game's log while the server is down
 TORN_EVERY = 10
 #: guards against a hang (a server that never answers), never a speed requirement
@@ -396,21 +401,31 @@ def test_sigkill_during_concurrent_submits_loses_no_acknowledged_command_and_dup
         for thread in threads:
             thread.start()
         for cycle in range(KILLS):
-            target = tally.answers + rng.randint(0, ANSWERS_BEFORE_KILL)
-            wait_for(
-                lambda target=target: tally.answers >= target or bool(tally.failures), "answers before a kill"
-            )
-            time.sleep(rng.uniform(0, PAUSE_BEFORE_KILL))
+            if rng.random() < KILLED_STARTING:  # at a moment of its start, answering or not yet
+                answers = tally.answers
+                time.sleep(rng.uniform(0, STARTING_WINDOW))
+            else:  # while it answers, in the middle of some requests
+                server.answering()
+                answers = tally.answers
+                target = answers + rng.randint(0, ANSWERS_BEFORE_KILL)
+                wait_for(
+                    lambda target=target: tally.answers >= target or bool(tally.failures),
+                    "answers before a kill",
+                )
+                time.sleep(rng.uniform(0, PAUSE_BEFORE_KILL))
             server.kill()
             tally.count("kills")
+            if tally.answers == answers:
+                tally.count("kills before the server answered anything")
             tally.count("logs torn by a kill", repair_torn_tails(games))
             if cycle % TORN_EVERY == TORN_EVERY - 1:
                 log = GameLog(games / f"{rng.choice((PURCHASES, ORDERS, HARBOUR))}.jsonl")
                 inject_torn_append(log, rng)
                 assert repair_torn_tails(games) == 1
                 tally.count("torn appends injected and repaired")
-            server.start()
+            server.launch()
             assert not tally.failures, tally.failures[:5]
+        server.answering()
         stop.set()
         for thread in threads:
             thread.join(HANG_GUARD_SECONDS)
@@ -444,7 +459,8 @@ def test_sigkill_during_concurrent_submits_loses_no_acknowledged_command_and_dup
     stats = tally.stats
     text = ", ".join(f"{key}: {value}" for key, value in sorted({**stats, **found}.items()))
     with capsys.disabled():
-        print(f"\nservice faults: {len(tally.answered)} answered, {text}, {server.starts} starts in "
+        print(f"\nservice faults: {len(tally.answered)} answered, {text}, {server.starts} starts "
+              f"(median {statistics.median(server.start_seconds):.2f} s to answer) in "
               f"{time.monotonic() - started:.1f} s")  # fmt: skip
     assert stats["kills"] == KILLS
     assert stats["torn appends injected and repaired"] == KILLS // TORN_EVERY

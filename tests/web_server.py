@@ -95,8 +95,10 @@ class ServerProcess:
         self.environment = {**os.environ, **(environment or {})}
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
-        #: how many times the server was started
+        #: how many times the server process was launched
         self.starts = 0
+        #: how long each start took until the server answered, in seconds (for reports)
+        self.start_seconds: list[float] = []
 
     @property
     def url(self) -> str:
@@ -124,16 +126,25 @@ class ServerProcess:
         """Start the server and wait until it answers; on the port it had if that is still free."""
         if self.running:
             raise RuntimeError("the server is already running")
+        self.launch()
+        return self.answering()
+
+    def answering(self) -> ServerProcess:
+        """Wait until the launched server answers; launch it again on another port if its port
+        was taken meanwhile."""
+        began = time.monotonic()
         for _ in range(START_ATTEMPTS):
-            if not self.port or not port_is_free(self.port):
-                self.port = free_port(self.ports, avoid=self.port or None)
-            if self._start_once():
-                self.starts += 1
+            if self.wait_until_answering():
+                self.start_seconds.append(time.monotonic() - began)
                 return self
+            self.launch()
         raise RuntimeError(f"the server did not start in {START_ATTEMPTS} attempts:\n{self.output_text()}")
 
-    def _start_once(self) -> bool:
-        """One start; False if the server exited before answering because its port was taken."""
+    def launch(self) -> None:
+        """Start the server process and return at once (it answers a little later, see
+        :meth:`wait_until_answering`): to kill a server in the middle of its start."""
+        if not self.port or not port_is_free(self.port):
+            self.port = free_port(self.ports, avoid=self.port or None)
         self.games.mkdir(parents=True, exist_ok=True)
         with self.output.open("ab") as sink:
             sink.write(f"\n--- start on port {self.port}\n".encode())
@@ -145,6 +156,12 @@ class ServerProcess:
                 stderr=subprocess.STDOUT,
                 env=self.environment,
             )
+        self.starts += 1
+
+    def wait_until_answering(self) -> bool:
+        """Wait until the launched server answers ``GET /api/games``; False if it exited first
+        because its port was taken (start it again on another), an error if it failed otherwise."""
+        assert self.process is not None
         deadline = time.monotonic() + START_TIMEOUT_SECONDS
         with httpx.Client(timeout=5.0) as client:
             while time.monotonic() < deadline:
