@@ -101,6 +101,8 @@ class Tally:
     lock: threading.Lock = field(default_factory=threading.Lock)
     answers: int = 0
     answered: list[Request] = field(default_factory=list)
+    #: requests sent and not answered yet, by key digest
+    pending: dict[str, Request] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
     stats: Counter[str] = field(default_factory=Counter)
 
@@ -137,7 +139,11 @@ def submit(
 ) -> bool:
     """Send ``request`` until answered; record the answer (or the failure). Sometimes send it again
     with the same key at once: the answer must be the first one."""
+    with tally.lock:
+        tally.pending[request.digest] = request
     response = send(client, server, request, tally)
+    with tally.lock:
+        del tally.pending[request.digest]
     if not 200 <= response.status_code < 300:
         with tally.lock:
             tally.failures.append(f"{request.path} {request.body}: {response.status_code} {response.text}")
@@ -373,6 +379,15 @@ def repair_torn_tails(games: Path) -> int:
     return torn
 
 
+def applied_unanswered(games: Path, tally: Tally) -> set[str]:
+    """The requests (key digests) the dead server appended but did not answer: their retry must
+    find the first answer in the log. (One answered just before the kill may be among them.)"""
+    with tally.lock:
+        pending = set(tally.pending)
+    logged = {digest for path in games.glob("*.jsonl") for digest, _, _ in keyed_batches(GameLog(path))}
+    return pending & logged
+
+
 def wait_for(condition: Callable[[], bool], what: str) -> None:
     deadline = time.monotonic() + HANG_GUARD_SECONDS
     while not condition():
@@ -392,6 +407,7 @@ def test_sigkill_during_concurrent_submits_loses_no_acknowledged_command_and_dup
     tally = Tally()
     stop = threading.Event()
     started = time.monotonic()
+    lost_answers: set[str] = set()
     server = ServerProcess(games).start()
     try:
         table = set_up(server)
@@ -418,6 +434,7 @@ def test_sigkill_during_concurrent_submits_loses_no_acknowledged_command_and_dup
             if tally.answers == answers:
                 tally.count("kills before the server answered anything")
             tally.count("logs torn by a kill", repair_torn_tails(games))
+            lost_answers |= applied_unanswered(games, tally)
             if cycle % TORN_EVERY == TORN_EVERY - 1:
                 log = GameLog(games / f"{rng.choice((PURCHASES, ORDERS, HARBOUR))}.jsonl")
                 inject_torn_append(log, rng)
@@ -457,6 +474,7 @@ def test_sigkill_during_concurrent_submits_loses_no_acknowledged_command_and_dup
         assert verified.exit_code == 0, verified.output
         load(GameLog(games / f"{game}.jsonl"))  # folds
     stats = tally.stats
+    stats["requests applied, their answer lost in a kill"] = len(lost_answers)
     text = ", ".join(f"{key}: {value}" for key, value in sorted({**stats, **found}.items()))
     with capsys.disabled():
         print(f"\nservice faults: {len(tally.answered)} answered, {text}, {server.starts} starts "
@@ -466,6 +484,8 @@ def test_sigkill_during_concurrent_submits_loses_no_acknowledged_command_and_dup
     assert stats["torn appends injected and repaired"] == KILLS // TORN_EVERY
     # the kills did cut requests off (not only idle moments), and their retries were answered
     assert stats["answered after a retry"] >= KILLS // 5, text
+    # and some had been appended before the kill: their retry got the first answer from the log
+    assert stats["requests applied, their answer lost in a kill"] >= 1, text
     assert all(
         found[kind] > 0 for kind in ("ship-bought", "ship-withdrawn", "order-given", "tokens-given")
     ), found
