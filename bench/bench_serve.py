@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import math
 import random
 import shutil
@@ -47,6 +48,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import httpx
+import structlog
 
 from mortecouille.app.commands import game_log, run_command
 from mortecouille.core.mortecouille.orders import GiveOrder
@@ -140,6 +142,7 @@ class Run:
     received: dict[tuple[int, str, int], float] = field(default_factory=dict)  # (listener, game, seq) -> time
     listeners: dict[int, str] = field(default_factory=dict)  # listener -> game
     refused: list[str] = field(default_factory=list)
+    reconnects: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     def submit_latencies(self) -> list[float]:
@@ -176,25 +179,35 @@ class Run:
 
 
 async def listen(client: httpx.AsyncClient, listener: int, game: str, run: Run, ready: asyncio.Event) -> None:
-    """Read ``game``'s event stream as a spectator, noting when each event (``event: event``, one a
-    log event; not ``revealed`` or the heartbeat) arrives."""
-    async with client.stream("GET", f"/api/games/{game}/stream") as response:
-        if response.status_code != 200:
-            raise SystemExit(f"stream of {game}: {response.status_code}")
-        ready.set()
-        kind = "message"
-        async for line in response.aiter_lines():
-            if line.startswith("event:"):
-                kind = line[6:].strip()
-            elif line.startswith("data:") and kind == "event":
-                now = time.perf_counter()
-                try:
-                    seq = json.loads(line[5:])["seq"]
-                except (ValueError, KeyError, TypeError):
-                    continue
-                run.received.setdefault((listener, game, seq), now)
-            elif not line:  # a message ends
+    """Read ``game``'s event stream as a spectator, noting when each event (``event: event``, one per
+    log event; not ``revealed`` or the heartbeat) arrives. A stream cut off is opened again with
+    ``Last-Event-ID``, as a browser does (counted in ``run.reconnects``)."""
+    last_id: str | None = None
+    while True:
+        headers = {"Last-Event-ID": last_id} if last_id is not None else {}
+        try:
+            async with client.stream("GET", f"/api/games/{game}/stream", headers=headers) as response:
+                if response.status_code != 200:
+                    raise SystemExit(f"stream of {game}: {response.status_code}")
+                ready.set()
                 kind = "message"
+                async for line in response.aiter_lines():
+                    if line.startswith("event:"):
+                        kind = line[6:].strip()
+                    elif line.startswith("id:"):
+                        last_id = line[3:].strip()
+                    elif line.startswith("data:") and kind == "event":
+                        now = time.perf_counter()
+                        try:
+                            seq = json.loads(line[5:])["seq"]
+                        except (ValueError, KeyError, TypeError):
+                            continue
+                        run.received.setdefault((listener, game, seq), now)
+                    elif not line:  # a message ends
+                        kind = "message"
+        except httpx.TransportError as error:
+            run.reconnects.append(f"{game}: {type(error).__name__} {error}")
+            await asyncio.sleep(0.1)
 
 
 async def play(
@@ -293,6 +306,8 @@ def main() -> None:
     parser.add_argument("--baseline", type=int, default=200, help="submits of each baseline")
     parser.add_argument("--port", type=int, default=None)
     args = parser.parse_args()
+    # the in-process baseline's command path logs each append at info: not this report's business
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     if not 1 <= args.players <= len(NAMES):
         parser.error(f"--players: 1 to {len(NAMES)}")
 
@@ -333,6 +348,11 @@ def main() -> None:
                 f"push p95 {ms(row['push'])} from the 2xx, {ms(row['push_send'])} from the send "
                 f"({len(from_ack)} deliveries to {args.spectators} listeners, {missing} missing)"
                 + (f"; {len(run.refused)} refused, first: {run.refused[0]}" if run.refused else "")
+                + (
+                    f"; {len(run.reconnects)} stream(s) reopened, first: {run.reconnects[0]}"
+                    if run.reconnects
+                    else ""
+                )
             )
             if missing or run.refused:
                 rows[-1]["push"] = math.inf  # an event a listener never got misses the goal
@@ -352,6 +372,9 @@ def main() -> None:
             f"p95 {med['p95'] / percentile(app, 95):.1f}; loaded/alone over HTTP: "
             f"p50 {med['p50'] / percentile(lone, 50):.1f}, p95 {med['p95'] / percentile(lone, 95):.1f}"
         )
+    except BaseException:
+        print(f"the server's output ends with:\n{server.output_text()[-3000:]}", file=sys.stderr)
+        raise
     finally:
         server.stop()
         shutil.rmtree(work, ignore_errors=True)
