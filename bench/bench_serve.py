@@ -33,6 +33,7 @@ import asyncio
 import json
 import logging
 import math
+import os
 import random
 import shutil
 import statistics
@@ -70,6 +71,14 @@ def percentile(values: Sequence[float], q: float) -> float:
     if not ordered:
         return math.nan
     return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+def cpu_seconds(pid: int | None = None) -> float:
+    """CPU time (user + system) of process ``pid`` (this one if None) so far, from /proc."""
+    if pid is None:
+        return time.process_time()
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def ms(seconds: float) -> str:
@@ -143,6 +152,7 @@ class Run:
     listeners: dict[int, str] = field(default_factory=dict)  # listener -> game
     refused: list[str] = field(default_factory=list)
     reconnects: list[str] = field(default_factory=list)
+    resent: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     def submit_latencies(self) -> list[float]:
@@ -220,7 +230,17 @@ async def play(
         body = {"ship": game.ships[player], "actions": rng.choice(ACTIONS), "replace": True}
         headers = {**bearer(token), "Idempotency-Key": str(uuid.uuid4())}
         sent = time.perf_counter()
-        answer = await client.post(f"/api/games/{game.name}/orders", json=body, headers=headers)
+        for attempt in range(1, 4):
+            try:
+                answer = await client.post(f"/api/games/{game.name}/orders", json=body, headers=headers)
+                break
+            except httpx.TransportError as error:
+                # a kept-alive connection the server closed as it was reused: sent again with the
+                # same key, which appends nothing if the first one was taken (and it counts in the
+                # latency, measured from the first send)
+                run.resent.append(f"{type(error).__name__} {error}")
+                if attempt == 3:
+                    raise
         acked = time.perf_counter()
         if answer.status_code != 200:
             run.refused.append(f"{game.name} {body}: {answer.status_code} {answer.text[:200]}")
@@ -232,7 +252,9 @@ async def one_run(url: str, games: list[Game], args: argparse.Namespace) -> Run:
     run = Run()
     timeout = httpx.Timeout(120.0)
     streams = httpx.AsyncClient(base_url=url, timeout=timeout, limits=httpx.Limits(max_connections=None))
-    submits = httpx.AsyncClient(base_url=url, timeout=timeout, limits=httpx.Limits(max_connections=None))
+    # idle connections dropped before uvicorn's keep-alive timeout (5 s) closes them under a request
+    limits = httpx.Limits(max_connections=None, keepalive_expiry=2.0)
+    submits = httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits)
     async with streams, submits:
         listening = []
         for listener in range(args.spectators):
@@ -317,8 +339,10 @@ def main() -> None:
         started = time.perf_counter()
         server.start()
         games = asyncio.run(set_up(server.url, args.games, args.players))
+        assert server.process is not None
+        server_pid = server.process.pid
         print(
-            f"server: pid {server.process.pid if server.process else '?'} on {server.url}; "
+            f"server: pid {server_pid} on {server.url}; "
             f"{args.games} games x {args.players} players set up in {time.perf_counter() - started:.1f} s"
         )
         app = in_process_submits(server.games, games[0], args.baseline)
@@ -330,7 +354,10 @@ def main() -> None:
 
         rows = []
         for number in range(1, args.runs + 1):
+            load = os.getloadavg()[0]
+            server_cpu, own_cpu = cpu_seconds(server_pid), cpu_seconds()
             run = asyncio.run(one_run(server.url, games, args))
+            server_cpu, own_cpu = cpu_seconds(server_pid) - server_cpu, cpu_seconds() - own_cpu
             submit = run.submit_latencies()
             from_ack, from_send, missing = run.push_latencies()
             row = {
@@ -341,18 +368,25 @@ def main() -> None:
                 "push_send": percentile(from_send, 95),
             }
             rows.append(row)
+            notes = [
+                f"{len(run.refused)} refused, first: {run.refused[0]}" if run.refused else "",
+                f"{len(run.reconnects)} stream(s) reopened, first: {run.reconnects[0]}"
+                if run.reconnects
+                else "",
+                f"{len(run.resent)} submit(s) sent again, first: {run.resent[0]}" if run.resent else "",
+            ]
+            rate = len(submit) / run.seconds
             print(
-                f"run {number}: {len(submit)} submits in {run.seconds:.1f} s "
-                f"({len(submit) / run.seconds:.0f}/s), "
-                f"submit p50 {ms(row['p50'])} p95 {ms(row['p95'])} p99 {ms(row['p99'])}; "
-                f"push p95 {ms(row['push'])} from the 2xx, {ms(row['push_send'])} from the send "
-                f"({len(from_ack)} deliveries to {args.spectators} listeners, {missing} missing)"
-                + (f"; {len(run.refused)} refused, first: {run.refused[0]}" if run.refused else "")
-                + (
-                    f"; {len(run.reconnects)} stream(s) reopened, first: {run.reconnects[0]}"
-                    if run.reconnects
-                    else ""
-                )
+                f"run {number}: {len(submit)} submits in {run.seconds:.1f} s ({rate:.0f}/s): "
+                f"submit p50 {ms(row['p50'])}, p95 {ms(row['p95'])}, p99 {ms(row['p99'])}; "
+                f"push p95 {ms(row['push'])} from the 2xx, {ms(row['push_send'])} from the send"
+            )
+            per_submit = server_cpu / max(len(submit), 1) * 1000
+            print(
+                f"       {len(from_ack)} deliveries to {args.spectators} listeners, {missing} missing; "
+                f"CPU: server {server_cpu:.1f} s ({per_submit:.1f} ms a submit), load generator "
+                f"{own_cpu:.1f} s; load average {load:.1f} on {os.cpu_count()} cores at the start"
+                + "".join(f"; {note}" for note in notes if note)
             )
             if missing or run.refused:
                 rows[-1]["push"] = math.inf  # an event a listener never got misses the goal
