@@ -520,7 +520,8 @@ def test_a_torn_tail_left_by_a_kill_is_reported_until_repair_then_the_game_is_se
         headers = {**bearer(harbour.seats["Anne"]), "Idempotency-Key": "after-the-tear"}
         refused = client.post("/api/games/torn/tokens", json=tokens, headers=headers)
         assert refused.status_code >= 400, refused.text
-        assert "repair" in refused.text, refused.text
+        error = refused.json()["error"]
+        assert error["code"] == 4 and "repair" in error["message"], error  # the CLI's exit 4, its advice
         assert log.path.read_bytes() == data
 
         # the other games are served meanwhile
