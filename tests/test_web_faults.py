@@ -12,10 +12,13 @@ the order they arrive in (orders and tokens are given with ``replace``; each pur
 name), so any answer but a 2xx is a failure, and a retry that appended again would show as one
 more event.
 
-The main thread kills the server at moments drawn from a seeded RNG (after a random number of
-answers since the restart, then a random pause), at least 50 times, and restarts it on the same
-games directory; a torn tail a kill left is cut the way the store defines it (``repair``), and every
-tenth kill a torn append is injected (SIGKILL does not cut a small write in half; a power cut does).
+The main thread kills the server at moments drawn from a seeded RNG, 50 times: while it answers
+(after a random number of answers since the restart, then a random pause), or, three times in ten,
+at a random moment of its start (answering by then or not). It launches it again on the same games
+directory at once; a torn tail a kill left is cut the way the store defines it (``repair``), and
+every tenth kill a torn append is injected (SIGKILL does not cut a small write in half; a power cut
+does). The test counts, and requires, requests whose events the dead server had appended without
+answering: the case idempotency is for (their retry must get the first answer from the log).
 
 Afterwards: every request that got a 2xx is in the log exactly once, where its answer said (the
 log keeps the SHA-256 of each key on the first line of the batch it appended, ``idem``), and no
