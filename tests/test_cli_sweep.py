@@ -118,6 +118,10 @@ CASES: list[Any] = [
     ("replay", [G, "--turn", "x"], "--turn"),
     ("replay", [G, "--seq", "999"], "--seq: seq 999"),
     ("ruling", [G, "--text", "t"], "--rule"),
+    ("seats", [], "GAME"),
+    ("seats", ["nosuch"], "nosuch"),
+    ("seats", ["../b", "--reissue", "all"], "GAME"),
+    ("seats", [G, "--reissue", "Zed"], "PLAYER: 'Zed'"),
     ("ruling", [G, "--rule", "M3", "--text", "t", "--adjust", "Nobody", "damage=+1"], "Nobody"),
     ("ruling", [G, "--rule", "M3", "--text", "t", "--adjust", "Sloopy", "colour=red"], "colour"),
     ("demo", ["--max-turns", "0"], "--max-turns"),
@@ -247,6 +251,9 @@ LATER: list[Any] = [
     ("simulate", ["--games", "1", "--seed", "s", "--to", "sim", "--ruleset", "blockade"], "--ruleset"),
     ("simulate", ["--games", "1", "--seed", "s", "--to", "sim", "--max-turns", "0"], "--max-turns"),
     ("simulate", ["--games", "1", "--seed", "s", "--to", "sim", "--budget", "-5"], "--budget"),
+    ("serve", ["--port", "x"], "--port"),
+    ("serve", ["--port", "70000"], "--port"),
+    ("serve", ["extra"], "Got unexpected extra argument"),
 ]
 CASES += [case for case in LATER if command_of(case) in cli.commands]  # type: ignore[attr-defined]
 

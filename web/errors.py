@@ -24,6 +24,16 @@ from mortecouille.events.store import Conflict, GameNotFound, Unwritable
 _log = structlog.get_logger("mortecouille.web")
 
 
+#: Sent with every answer, refusals included: no inline script runs and nothing loads from
+#: elsewhere, no URL (and so no token) leaves in a Referer, no type is sniffed, nothing is cached.
+HEADERS: dict[str, str] = {
+    "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'",
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+}
+
+
 class ErrorBody(msgspec.Struct, omit_defaults=True):
     status: int
     code: int
@@ -49,11 +59,18 @@ class Forbidden(Exception):
 def error_response(status: int, code: int, message: str, *, field: str | None = None,
                    rule: str | None = None) -> Response[Any]:  # fmt: skip
     body = ErrorBody(status=status, code=code, message=message, field=field, rule=rule)
-    return Response({"error": body}, status_code=status, media_type="application/json")
+    return Response({"error": body}, status_code=status, media_type="application/json", headers=HEADERS)
 
 
 #: The CLI's argument and option names as they appear in BadInput, to the body fields they are.
-_FIELD_NAMES = {"--expect-seq": "If-Match", "SQUARE": "square", "SHIP": "ship", "GAME": "game"}
+_FIELD_NAMES = {
+    "--expect-seq": "If-Match",
+    "SQUARE": "square",
+    "SHIP": "ship",
+    "GAME": "game",
+    "PLAYER": "player",
+    "SHIP|PLAYER": "ship",
+}
 
 
 def body_field(name: str) -> str:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import threading
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -23,6 +25,7 @@ from typing import Any
 import structlog
 from litestar import Litestar, Request, delete, get, post
 from litestar.datastructures import ResponseHeader
+from litestar.params import FromPath, FromQuery, JSONBody
 from litestar.response import File, Stream
 
 from mortecouille.app.commands import (
@@ -39,6 +42,7 @@ from mortecouille.app.commands import (
 from mortecouille.app.deadlines import deadline_in_force, deadline_passed, pass_deadline_if_due, set_deadline
 from mortecouille.app.idempotency import IdempotencyIndex, key_digest
 from mortecouille.app.order_grammar import parse_actions_text
+from mortecouille.app.prices import price_list
 from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.ships import PlaceShip
@@ -60,6 +64,7 @@ from mortecouille.core.state import GameState
 from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.store import GameLog, GameNotFound
 from mortecouille.web import access
+from mortecouille.web.access import builtins
 from mortecouille.web.board import board_from
 from mortecouille.web.bodies import (
     BuyBody,
@@ -75,8 +80,9 @@ from mortecouille.web.bodies import (
     ShipBody,
     TokensBody,
 )
-from mortecouille.web.errors import EXCEPTION_HANDLERS, Forbidden
+from mortecouille.web.errors import EXCEPTION_HANDLERS, HEADERS, Forbidden
 from mortecouille.web.live import HEARTBEAT_SECONDS, POLL_SECONDS, LiveHub, event_stream, parse_last_event_id
+from mortecouille.web.targets import targets_for
 
 _log = structlog.get_logger("mortecouille.web")
 
@@ -87,12 +93,7 @@ MAX_BODY_BYTES = 64 * 1024
 PAGES = Path(__file__).parent / "pages"
 
 #: Sent with every answer: no inline script runs, no URL (and so no token) leaves in a Referer.
-SECURITY_HEADERS = (
-    ResponseHeader(name="Content-Security-Policy", value="default-src 'self'; frame-ancestors 'none'"),
-    ResponseHeader(name="Referrer-Policy", value="no-referrer"),
-    ResponseHeader(name="X-Content-Type-Options", value="nosniff"),
-    ResponseHeader(name="Cache-Control", value="no-store"),
-)
+SECURITY_HEADERS = tuple(ResponseHeader(name=name, value=value) for name, value in HEADERS.items())
 
 Clock = Callable[[], datetime]
 
@@ -113,8 +114,10 @@ class Service:
         self.heartbeat = heartbeat
         self.keys = IdempotencyIndex()
         self.hub = LiveHub(poll)
-        #: the deadline in force of each game that has one (the only games the clock looks at)
+        #: the deadline in force of each game that has one (the only games the clock looks at);
+        #: handlers (worker threads) and the clock's thread both change it, under ``pending_guard``
         self.pending: dict[str, datetime] = {}
+        self.pending_guard = threading.Lock()
 
     # --------------------------------------------------------------- requests
 
@@ -162,6 +165,30 @@ class Service:
         events = log_.read()
         return access.answer(events, viewer, outcome.events)
 
+    # --------------------------------------------------------------- after a crash
+
+    def cut_torn_tails(self) -> list[str]:
+        """Cut the torn tail a crash mid-append left on any game's log, as ``repair`` does, and
+        return the games cut. Only a tail after the head anchor is cut: an append whose fsync never
+        returned, so no client ever got a 2xx for it (a retry with its Idempotency-Key appends it
+        again). A log missing lines its anchor vouches for is left alone: ``repair`` reports it."""
+        cut = []
+        for path in sorted(self.games.glob("*.jsonl")):
+            if not _ends_torn(path):
+                continue
+            log_ = game_log(self.games, path.name.removesuffix(".jsonl"))
+            try:
+                plan = log_.repair_plan()
+                if plan.lost or not plan.removed:
+                    continue
+                removed = log_.repair()
+            except Exception:  # noqa: BLE001 - a log repair refuses stays as it is, for verify to tell
+                _log.warning("torn tail not cut", game=log_.name, exc_info=True)
+                continue
+            _log.warning("cut a torn tail left by a crash", game=log_.name, bytes=len(removed))
+            cut.append(log_.name)
+        return cut
+
     # --------------------------------------------------------------- deadlines
 
     def find_deadlines(self) -> None:
@@ -174,20 +201,24 @@ class Service:
         try:
             events, state = load(game_log(self.games, game))
         except Exception:  # noqa: BLE001 - a log that cannot be read has no deadline to keep
-            self.pending.pop(game, None)
+            with self.pending_guard:
+                self.pending.pop(game, None)
             return
         deadline = deadline_in_force(events, state.turn) if not state.ended else None
-        if deadline is None:
-            self.pending.pop(game, None)
-        else:
-            self.pending[game] = parse_time("at", deadline.at)
+        with self.pending_guard:
+            if deadline is None:
+                self.pending.pop(game, None)
+            else:
+                self.pending[game] = parse_time("at", deadline.at)
 
     def check_deadlines(self) -> list[str]:
         """Pass every noted deadline the clock has reached (resolving a seeded-dice turn); return
         the games whose deadline passed. Only games with a deadline due are read, under their lock."""
         now = self.clock()
         passed = []
-        for game, at in sorted(self.pending.items()):
+        with self.pending_guard:
+            noted = sorted(self.pending.items())
+        for game, at in noted:
             if at > now:
                 continue
             try:
@@ -197,6 +228,19 @@ class Service:
                 _log.warning("deadline not passed", game=game, exc_info=True)
             self.note_deadline(game)  # passed, or moved meanwhile: the log says which
         return passed
+
+
+def _ends_torn(path: Path) -> bool:
+    """Whether the file at ``path`` ends in a line without its newline (read from its end only)."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            if handle.tell() == 0:
+                return False
+            handle.seek(-1, os.SEEK_END)
+            return handle.read(1) != b"\n"
+    except OSError:
+        return False
 
 
 def allow(viewer: access.Viewer, roles: tuple[str, ...]) -> None:
@@ -278,6 +322,7 @@ def build_app(
     poll_seconds: float = POLL_SECONDS,
     heartbeat_seconds: float = HEARTBEAT_SECONDS,
     deadline_seconds: float | None = 1.0,
+    cut_torn_tails: bool = True,
     debug: bool = False,
 ) -> Litestar:
     """The game service on ``games``.
@@ -286,7 +331,9 @@ def build_app(
     deadlines' time (tests pass a fake one). ``poll_seconds``: how often the live push looks at
     each watched log; ``heartbeat_seconds``: the stream's comment when idle. ``deadline_seconds``:
     how often deadlines are checked (None: never on their own; tests call
-    ``app.state.service.check_deadlines()``).
+    ``app.state.service.check_deadlines()``). ``cut_torn_tails``: at start, cut the torn tail a
+    crash mid-append left on a log (:meth:`Service.cut_torn_tails`), so the service serves the game
+    again; an append cut so was never acknowledged.
     """
     service = Service(games, base_url, clock, poll_seconds, heartbeat_seconds)
 
@@ -303,7 +350,7 @@ def build_app(
         }
 
     @post("/api/games", sync_to_thread=True, status_code=201)
-    def games_create(request: Request[Any, Any, Any], data: NewGameBody) -> dict[str, Any]:
+    def games_create(request: Request[Any, Any, Any], data: JSONBody[NewGameBody]) -> dict[str, Any]:
         log_ = game_log(service.games, data.name)
         if data.dice not in ("seeded", "table"):
             raise BadInput("dice", f"{data.dice!r} is not seeded or table")
@@ -320,7 +367,9 @@ def build_app(
         return {"seq": created[-1].seq, **seats}
 
     @get("/api/games/{game:str}/view", sync_to_thread=True)
-    def game_view(request: Request[Any, Any, Any], game: str, seq: int | None = None) -> dict[str, Any]:
+    def game_view(
+        request: Request[Any, Any, Any], game: FromPath[str], seq: FromQuery[int | None] = None
+    ) -> dict[str, Any]:
         log_ = service.existing_log(game)
         viewer = access.viewer_for(log_, request.headers.get("Authorization"))
         events, state = load(log_)
@@ -335,10 +384,15 @@ def build_app(
         shown["all_submitted"] = (
             current and state.created and not state.ended and not players_awaiting_orders(state)
         )
+        shown["targets"] = builtins(targets_for(events, viewer)) if current else {}
         return shown
 
+    @get("/api/prices", sync_to_thread=False)
+    def prices() -> dict[str, Any]:
+        return price_list()
+
     @get("/api/games/{game:str}/stream")
-    async def game_stream(request: Request[Any, Any, Any], game: str) -> Stream:
+    async def game_stream(request: Request[Any, Any, Any], game: FromPath[str]) -> Stream:
         log_ = await asyncio.to_thread(service.existing_log, game)
         viewer = await asyncio.to_thread(access.viewer_for, log_, request.headers.get("Authorization"))
         after = parse_last_event_id(request.headers.get("Last-Event-ID"))
@@ -352,7 +406,7 @@ def build_app(
     # ------------------------------------------------------------- a player's fleet
 
     @post("/api/games/{game:str}/buy", sync_to_thread=True, status_code=200)
-    def buy(request: Request[Any, Any, Any], game: str, data: BuyBody) -> dict[str, Any]:
+    def buy(request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[BuyBody]) -> dict[str, Any]:
         return service.command(
             request,
             game,
@@ -363,7 +417,9 @@ def build_app(
         )
 
     @post("/api/games/{game:str}/equip", sync_to_thread=True, status_code=200)
-    def equip(request: Request[Any, Any, Any], game: str, data: EquipBody) -> dict[str, Any]:
+    def equip(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[EquipBody]
+    ) -> dict[str, Any]:
         def build(viewer: access.Viewer, state: GameState) -> Command:
             if data.ship is None:
                 return EquipFleet(player=caller(viewer), option=data.option)
@@ -373,7 +429,9 @@ def build_app(
         return service.command(request, game, ("player",), build)
 
     @post("/api/games/{game:str}/unbuy", sync_to_thread=True, status_code=200)
-    def unbuy(request: Request[Any, Any, Any], game: str, data: ShipBody) -> dict[str, Any]:
+    def unbuy(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[ShipBody]
+    ) -> dict[str, Any]:
         def build(viewer: access.Viewer, state: GameState) -> Command:
             own_ship(viewer, state, data.ship)
             return WithdrawShip(ship=data.ship)
@@ -381,7 +439,9 @@ def build_app(
         return service.command(request, game, ("player",), build)
 
     @post("/api/games/{game:str}/seal", sync_to_thread=True, status_code=200)
-    def seal(request: Request[Any, Any, Any], game: str, data: SealBody | None = None) -> dict[str, Any]:
+    def seal(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[SealBody | None] = None
+    ) -> dict[str, Any]:
         forfeit = data.forfeit if data is not None else False
         return service.command(
             request,
@@ -391,7 +451,9 @@ def build_app(
         )
 
     @post("/api/games/{game:str}/place", sync_to_thread=True, status_code=200)
-    def place(request: Request[Any, Any, Any], game: str, data: PlaceBody) -> dict[str, Any]:
+    def place(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[PlaceBody]
+    ) -> dict[str, Any]:
         return service.command(
             request, game, ("player", "referee"), lambda viewer, state: placing(viewer, state, data)
         )
@@ -399,7 +461,9 @@ def build_app(
     # ------------------------------------------------------------- a player's orders
 
     @post("/api/games/{game:str}/orders", sync_to_thread=True, status_code=200)
-    def orders(request: Request[Any, Any, Any], game: str, data: OrdersBody) -> dict[str, Any]:
+    def orders(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[OrdersBody]
+    ) -> dict[str, Any]:
         actions = parse_actions_text(data.actions)
         return service.command(
             request,
@@ -411,7 +475,7 @@ def build_app(
         )
 
     @delete("/api/games/{game:str}/orders/{ship:str}", sync_to_thread=True, status_code=200)
-    def unorder(request: Request[Any, Any, Any], game: str, ship: str) -> dict[str, Any]:
+    def unorder(request: Request[Any, Any, Any], game: FromPath[str], ship: FromPath[str]) -> dict[str, Any]:
         return service.command(
             request,
             game,
@@ -420,7 +484,9 @@ def build_app(
         )
 
     @post("/api/games/{game:str}/tokens", sync_to_thread=True, status_code=200)
-    def tokens(request: Request[Any, Any, Any], game: str, data: TokensBody) -> dict[str, Any]:
+    def tokens(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[TokensBody]
+    ) -> dict[str, Any]:
         given = tuple(None if t in (None, "-") else t.upper() for t in data.tokens)
         return service.command(
             request,
@@ -435,7 +501,7 @@ def build_app(
 
     @post("/api/games/{game:str}/resolve", sync_to_thread=True, status_code=200)
     def resolve(
-        request: Request[Any, Any, Any], game: str, data: ResolveBody | None = None
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[ResolveBody | None] = None
     ) -> dict[str, Any]:
         body = data or ResolveBody()
         log_ = service.existing_log(game)
@@ -452,7 +518,9 @@ def build_app(
         return service.answer(log_, viewer, outcome)
 
     @post("/api/games/{game:str}/rulings", sync_to_thread=True, status_code=200)
-    def rulings(request: Request[Any, Any, Any], game: str, data: RulingBody) -> dict[str, Any]:
+    def rulings(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[RulingBody]
+    ) -> dict[str, Any]:
         adjustments = tuple(
             parse_adjustment(adjust.ship, change.strip())
             for adjust in data.adjust
@@ -467,14 +535,18 @@ def build_app(
         )
 
     @post("/api/games/{game:str}/end", sync_to_thread=True, status_code=200)
-    def end(request: Request[Any, Any, Any], game: str, data: EndBody | None = None) -> dict[str, Any]:
+    def end(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[EndBody | None] = None
+    ) -> dict[str, Any]:
         body = data or EndBody()
         log_ = service.existing_log(game)
         make = ending(log_, winner=body.winner, reason=body.reason)
         return service.command(request, game, ("referee",), lambda viewer, state: make(state))
 
     @post("/api/games/{game:str}/deadline", sync_to_thread=True, status_code=200)
-    def deadline(request: Request[Any, Any, Any], game: str, data: DeadlineBody) -> dict[str, Any]:
+    def deadline(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[DeadlineBody]
+    ) -> dict[str, Any]:
         log_ = service.existing_log(game)
         viewer = access.viewer_for(log_, request.headers.get("Authorization"))
         allow(viewer, ("referee",))
@@ -489,7 +561,7 @@ def build_app(
         return service.answer(log_, viewer, outcome)
 
     @post("/api/games/{game:str}/seats/{player:str}", sync_to_thread=True, status_code=200)
-    def seats(request: Request[Any, Any, Any], game: str, player: str) -> dict[str, Any]:
+    def seats(request: Request[Any, Any, Any], game: FromPath[str], player: FromPath[str]) -> dict[str, Any]:
         log_ = service.existing_log(game)
         viewer = access.viewer_for(log_, request.headers.get("Authorization"))
         allow(viewer, ("referee",))
@@ -508,19 +580,19 @@ def build_app(
         return page("index.html")
 
     @get("/table/{game:str}", sync_to_thread=False)
-    def table_page(game: str) -> File:
+    def table_page(game: FromPath[str]) -> File:
         return page("table.html")
 
     @get("/player/{game:str}", sync_to_thread=False)
-    def player_page(game: str) -> File:
+    def player_page(game: FromPath[str]) -> File:
         return page("player.html")
 
     @get("/referee/{game:str}", sync_to_thread=False)
-    def referee_page(game: str) -> File:
+    def referee_page(game: FromPath[str]) -> File:
         return page("referee.html")
 
     @get("/static/{path:path}", sync_to_thread=False)
-    def static(path: str) -> File:
+    def static(path: FromPath[str]) -> File:
         root = (PAGES / "static").resolve()
         target = (root / path.lstrip("/")).resolve()
         if root not in target.parents or not target.is_file():
@@ -531,6 +603,8 @@ def build_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        if cut_torn_tails:
+            await asyncio.to_thread(service.cut_torn_tails)
         await asyncio.to_thread(service.find_deadlines)
         ticker = asyncio.create_task(deadline_ticker(service, deadline_seconds)) if deadline_seconds else None
         try:
@@ -548,6 +622,7 @@ def build_app(
             games_create,
             game_view,
             game_stream,
+            prices,
             buy,
             equip,
             unbuy,
