@@ -234,6 +234,32 @@ def test_a_player_acts_only_on_their_own_ships(client: TestClient[Litestar], gam
     assert file_digests(games) == before
 
 
+def test_a_name_that_is_not_the_players_is_refused_alike_whether_it_exists_or_not(
+    client: TestClient[Litestar], games: Path
+) -> None:
+    """Another player's ship, still secretly bought, and no ship at all get the same refusal: a
+    difference, or a "did you mean" over every fleet, would reveal the purchase (F3)."""
+    game = create(client, ruleset="mortecouille", budget=100000)
+    anne, bart = game.players["Anne"], game.players["Bart"]
+    assert (
+        client.post(
+            "/api/games/g/buy", json={"ship": "Kraken", "kind": "yellow-big"}, headers=bart
+        ).status_code
+        == 200
+    )
+    client.post("/api/games/g/buy", json={"ship": "Hope", "kind": "red-small"}, headers=anne)
+    before = file_digests(games)
+    refusals = [
+        client.post("/api/games/g/unbuy", json={"ship": ship}, headers=anne).json()["error"]
+        for ship in ("Kraken", "Krakn", "Nowhere")
+    ]
+    assert {(e["status"], e["field"]) for e in refusals} == {(403, "ship")}
+    assert not any("Kraken" in e["message"] for e in refusals[1:]) and "yellow" not in str(refusals)
+    assert [e["message"].split("(")[1] for e in refusals] == ["theirs: Hope)"] * 3
+    assert file_digests(games) == before
+    assert client.post("/api/games/g/unbuy", json={"ship": "  hope "}, headers=anne).status_code == 200
+
+
 def test_a_player_buys_equips_and_withdraws_only_for_their_own_fleet(
     client: TestClient[Litestar], games: Path
 ) -> None:
@@ -279,7 +305,6 @@ def test_a_malformed_body_is_400_naming_the_field_and_writes_nothing(
         ({"ship": "A1", "tokens": "F"}, "tokens", "tokens"),
         ({"ship": "A1", "square": "nowhere"}, "place", "square"),
         ({"ship": "A1", "square": "C5", "facing": "UP"}, "place", "facing"),
-        ({"ship": "Nowhere", "tokens": ["F"]}, "tokens", "ship"),
     ]
     for body, path, named in cases:
         error = error_of(client.post(f"/api/games/g/{path}", json=body, headers=anne), 400)
@@ -350,14 +375,20 @@ def test_a_rules_refusal_is_422_with_the_rule_id_and_the_clis_message(
     client: TestClient[Litestar], games: Path
 ) -> None:
     game = create(client, ruleset="mortecouille", budget=100000)
+    anne = game.players["Anne"]
+    assert (
+        client.post("/api/games/g/buy", json={"ship": "Hope", "kind": "red-small"}, headers=anne).status_code
+        == 200
+    )
     before = file_digests(games)
     error = error_of(client.post("/api/games/g/resolve", json={}, headers=game.referee), 422)
     assert error["rule"] == "F3" and error["message"].startswith("[F3] the game cannot start")
     assert error["code"] == 2
-    tokens = client.post(
-        "/api/games/g/tokens", json={"ship": "Hope", "tokens": ["F"]}, headers=game.players["Anne"]
+    # blockade tokens in a mortecouille game: refused citing the rule, as the CLI's tokens is
+    tokens = error_of(
+        client.post("/api/games/g/tokens", json={"ship": "Hope", "tokens": ["F"]}, headers=anne), 422
     )
-    assert tokens.status_code in (400, 422)
+    assert tokens["rule"] and tokens["message"].startswith(f"[{tokens['rule']}]")
     assert file_digests(games) == before
 
 

@@ -54,8 +54,6 @@ from mortecouille.core.fleet.commands import (
     EquipShip,
     SealFleet,
     WithdrawShip,
-    find_purchase,
-    resolve_ship,
 )
 from mortecouille.core.life_cycle import Command
 from mortecouille.core.mortecouille.orders import GiveOrder, WithdrawOrder
@@ -264,20 +262,22 @@ def if_match(request: Request[Any, Any, Any]) -> int | None:
 # ------------------------------------------------------------------- ownership checks
 
 
-def owner_of(state: GameState, ship: str) -> str | None:
-    """The player whose ship ``ship`` is (placed, or bought and not yet placed); BadInput naming
-    ``ship`` when the game has none by that name."""
-    ship_id = resolve_ship(state, ship)
-    if ship_id in state.ships:
-        return state.ships[ship_id].owner
-    return find_purchase(state, ship)[0].player
-
-
 def own_ship(viewer: access.Viewer, state: GameState, ship: str) -> str:
-    """``ship``'s id if it is the calling player's; 403 otherwise."""
-    if owner_of(state, ship) != viewer.player:
-        raise Forbidden(f"{ship!r} is not a ship of {viewer.player}'s fleet")
-    return resolve_ship(state, ship)
+    """The id of the calling player's ship ``ship`` (placed, or bought and not yet placed; case and
+    spacing aside, as the CLI matches names), or 403 naming ``ship``.
+
+    Only the caller's own ships are searched, and any other name is refused alike, whether another
+    player's ship or none: a refusal that told them apart, or a "did you mean" over every fleet,
+    would reveal a purchase still secret (F3)."""
+    player = caller(viewer)
+    folded = " ".join(ship.split()).casefold()
+    placed = [sid for sid, placed_ship in state.ships.items() if placed_ship.owner == player]
+    bought = [purchase.name for purchase in state.fleets[player].ships] if player in state.fleets else []
+    for name in (*placed, *bought):
+        if name == ship or " ".join(name.split()).casefold() == folded:
+            return name
+    mine = ", ".join(sorted({*placed, *bought})) or "none yet"
+    raise Forbidden(f"{ship!r} is not one of {player}'s ships (theirs: {mine})", field="ship")
 
 
 def caller(viewer: access.Viewer) -> str:
@@ -296,19 +296,16 @@ def placing(viewer: access.Viewer, state: GameState, body: PlaceBody) -> PlaceSh
         facing = parse_facing(body.facing)
     except ValueError as error:
         raise BadInput("facing", str(error)) from None
-    owner = body.owner
+    owner, ship = body.owner, body.ship
     if viewer.role == "player":
         player = caller(viewer)
         if owner is not None and owner != player:
             raise Forbidden(f"{player} may place only their own ships, not {owner}'s")
-        known = body.ship in state.ships or any(
-            fleet.ship_named(body.ship) is not None for fleet in state.fleets.values()
-        )
-        if known:
-            own_ship(viewer, state, body.ship)
-        elif body.kind is not None:
-            owner = player
-    return PlaceShip(ship=body.ship, at=at, facing=facing, kind=body.kind, owner=owner)
+        if body.kind is not None and body.ship not in state.ships:
+            owner = player  # a new blockade ship, theirs (a name taken is the rules' refusal)
+        else:
+            ship = own_ship(viewer, state, body.ship)
+    return PlaceShip(ship=ship, at=at, facing=facing, kind=body.kind, owner=owner)
 
 
 # ------------------------------------------------------------------- the application
@@ -423,8 +420,7 @@ def build_app(
         def build(viewer: access.Viewer, state: GameState) -> Command:
             if data.ship is None:
                 return EquipFleet(player=caller(viewer), option=data.option)
-            own_ship(viewer, state, data.ship)
-            return EquipShip(ship=data.ship, option=data.option)
+            return EquipShip(ship=own_ship(viewer, state, data.ship), option=data.option)
 
         return service.command(request, game, ("player",), build)
 
@@ -433,8 +429,7 @@ def build_app(
         request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[ShipBody]
     ) -> dict[str, Any]:
         def build(viewer: access.Viewer, state: GameState) -> Command:
-            own_ship(viewer, state, data.ship)
-            return WithdrawShip(ship=data.ship)
+            return WithdrawShip(ship=own_ship(viewer, state, data.ship))
 
         return service.command(request, game, ("player",), build)
 
