@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import logging
 import math
 import os
@@ -93,11 +92,13 @@ def verdict(ok: bool) -> str:
 # --- the games -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass
 class Game:
     name: str
     seats: SeatTokens
     ships: dict[str, str]  # player -> ship
+    #: the seq of the game's last event as far as the benchmark knows (its own answers)
+    last_seq: int = -1
 
 
 async def post(client: httpx.AsyncClient, path: str, body: dict[str, Any], token: str | None = None) -> Any:
@@ -115,6 +116,7 @@ async def set_up_game(client: httpx.AsyncClient, name: str, players: Sequence[st
         {"name": name, "ruleset": "mortecouille", "players": list(players), "budget": 100000},
     )
     seats = seat_tokens(name, created)
+    last_seq = created["seq"]
     ships = {}
     for index, player in enumerate(players):
         token = seats.seats[player]
@@ -122,9 +124,12 @@ async def set_up_game(client: httpx.AsyncClient, name: str, players: Sequence[st
         await post(client, f"/api/games/{name}/buy", {"ship": ship, "kind": "red-small"}, token)
         await post(client, f"/api/games/{name}/seal", {"forfeit": True}, token)
         square = f"{'BDFH'[index % 4]}{2 + 6 * (index // 4 % 2)}"
-        await post(client, f"/api/games/{name}/place", {"ship": ship, "square": square, "facing": "N"}, token)
+        placed = await post(
+            client, f"/api/games/{name}/place", {"ship": ship, "square": square, "facing": "N"}, token
+        )
+        last_seq = max(last_seq, placed["seq"])
         ships[player] = ship
-    return Game(name, seats, ships)
+    return Game(name, seats, ships, last_seq)
 
 
 async def set_up(url: str, games: int, players: int) -> list[Game]:
@@ -189,17 +194,20 @@ class Run:
         )
 
 
-async def listen(client: httpx.AsyncClient, listener: int, game: str, run: Run, ready: asyncio.Event) -> None:
-    """Read ``game``'s event stream as a spectator, noting when each event (``event: event``, one per
-    log event; not ``revealed`` or the heartbeat) arrives. A stream cut off is opened again with
-    ``Last-Event-ID``, as a browser does (counted in ``run.reconnects``)."""
-    last_id: str | None = None
+async def listen(
+    client: httpx.AsyncClient, listener: int, game: Game, run: Run, ready: asyncio.Event
+) -> None:
+    """Read ``game``'s event stream as a spectator already watching (``Last-Event-ID``: the game's
+    last event, so no backlog: the table's screen stays open all evening), noting when each event
+    (``event: event``, one per log event; not ``revealed`` or the heartbeat) arrives. A stream cut
+    off is opened again from the last id received, as a browser does (counted in ``run.reconnects``)."""
+    last_id = str(game.last_seq)
     while True:
-        headers = {"Last-Event-ID": last_id} if last_id is not None else {}
+        headers = {"Last-Event-ID": last_id}
         try:
-            async with client.stream("GET", f"/api/games/{game}/stream", headers=headers) as response:
+            async with client.stream("GET", f"/api/games/{game.name}/stream", headers=headers) as response:
                 if response.status_code != 200:
-                    raise SystemExit(f"stream of {game}: {response.status_code}")
+                    raise SystemExit(f"stream of {game.name}: {response.status_code}")
                 ready.set()
                 kind = "message"
                 async for line in response.aiter_lines():
@@ -208,16 +216,12 @@ async def listen(client: httpx.AsyncClient, listener: int, game: str, run: Run, 
                     elif line.startswith("id:"):
                         last_id = line[3:].strip()
                     elif line.startswith("data:") and kind == "event":
-                        now = time.perf_counter()
-                        try:
-                            seq = json.loads(line[5:])["seq"]
-                        except (ValueError, KeyError, TypeError):
-                            continue
-                        run.received.setdefault((listener, game, seq), now)
+                        # the message's id is its event's seq: no need to decode the data
+                        run.received.setdefault((listener, game.name, int(last_id)), time.perf_counter())
                     elif not line:  # a message ends
                         kind = "message"
         except httpx.TransportError as error:
-            run.reconnects.append(f"{game}: {type(error).__name__} {error}")
+            run.reconnects.append(f"{game.name}: {type(error).__name__} {error}")
             await asyncio.sleep(0.1)
 
 
@@ -259,8 +263,8 @@ async def one_run(url: str, games: list[Game], args: argparse.Namespace) -> Run:
     async with streams, submits:
         listening = []
         for listener in range(args.spectators):
-            game = games[listener % len(games)].name
-            run.listeners[listener] = game
+            game = games[listener % len(games)]
+            run.listeners[listener] = game.name
             ready = asyncio.Event()
             listening.append((asyncio.create_task(listen(streams, listener, game, run, ready)), ready))
         # every listener on its stream before the first submit (a guard against a hang, not a goal)
@@ -270,6 +274,8 @@ async def one_run(url: str, games: list[Game], args: argparse.Namespace) -> Run:
             *(play(submits, game, player, args, run) for game in games for player in game.ships)
         )
         run.seconds = time.perf_counter() - started
+        for game in games:
+            game.last_seq = max([game.last_seq, *(seq for name, seq in run.sends if name == game.name)])
         deadline = time.perf_counter() + DELIVERY_GRACE_SECONDS
         while not run.delivered() and time.perf_counter() < deadline:
             await asyncio.sleep(0.05)
@@ -313,6 +319,7 @@ async def lone_submits(url: str, game: Game, count: int) -> list[float]:
             timings.append(time.perf_counter() - started)
             if answer.status_code != 200:
                 raise SystemExit(f"baseline submit refused: {answer.status_code} {answer.text}")
+            game.last_seq = answer.json()["seq"]
     return timings
 
 
