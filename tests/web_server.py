@@ -2,7 +2,8 @@
 
 ``ServerProcess`` starts the server (``python -m mortecouille --games-dir DIR serve --host
 127.0.0.1 --port P``) on a free port, waits until ``GET /api/games`` answers, and stops it
-(SIGTERM) or kills it (SIGKILL, as a crash would). It can be started again on the same games
+(SIGTERM) or kills it (SIGKILL, as a crash would). ``launch`` starts it without waiting (to kill
+it in the middle of its start), ``answering`` then waits for it. It can be started again on the same games
 directory and, when nobody took it meanwhile, the same port: clients read ``server.url`` for each
 attempt, so a restart on another port is followed too. The server's output goes to a file beside
 the games directory (not a pipe: a pipe nobody reads would block a chatty server), shown when the
