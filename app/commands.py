@@ -286,6 +286,8 @@ def run_command(
             earlier = idempotency.keys.find(log_.path, tx.fd, idempotency.digest)
             if earlier is not None:
                 events = tx.read()
+                # the batch is acknowledged now: no later repair may cut it (see anchor_through)
+                tx.anchor_through(events[-1])
                 return Outcome(events[earlier.first : earlier.first + earlier.count], fold(events))
         if known is not None and tx.position() == (known.next_seq, known.last_hash):
             state = known.state

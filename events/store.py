@@ -414,6 +414,15 @@ class Transaction:
         """The next seq and the last line's hash, read from the end of the file only."""
         return _tail_position(self.fd, self.log.name)
 
+    def anchor_through(self, last: Event) -> None:
+        """Move a head anchor that lags behind ``last`` (the log's last line, read whole under this
+        lock) up to it. A writer killed between its fsync and its anchor leaves complete lines the
+        anchor does not vouch for, which a later repair would cut with the next torn tail; before
+        such lines are acknowledged (a retry answered from them), the anchor must cover them."""
+        head = self.log.read_head()
+        if head is None or head.seq < last.seq:
+            self.log.write_head(last.seq, last.hash)
+
     def append(
         self,
         events: Sequence[Event],

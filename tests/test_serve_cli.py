@@ -7,7 +7,6 @@ import json
 import logging
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ import pytest
 import uvicorn
 
 from mortecouille.cli.serve_command import _NoQueryAccessLog, base_url, is_loopback
+from tests import web_server
 from tests.cli_helpers import run
 
 PYTHON = sys.executable
@@ -71,14 +71,8 @@ def test_the_access_log_drops_query_strings() -> None:
 
 
 def free_port() -> int:
-    for port in range(8100, 8150):
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port in 8100-8149")
+    """A port nobody listens on (``$MORTECOUILLE_TEST_PORTS`` if set, else the system's pick)."""
+    return web_server.free_port(web_server.ports_from_environment())
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ clock."""
 from __future__ import annotations
 
 import json
-import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -27,6 +26,7 @@ from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.events.codec import check_line
 from mortecouille.replays.reading.verify import verify_log
 from mortecouille.web.server import build_app
+from tests import web_server
 from tests.cli_helpers import run
 from tests.helpers import file_digests
 
@@ -761,15 +761,8 @@ def test_a_deadline_needs_the_referee_and_a_sensible_duration(
 
 
 def free_port() -> int:
-    """A free port of this helper's range (8100-8199), so parallel test runs do not collide."""
-    for port in range(8150, 8200):
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port in 8150-8199")
+    """A port nobody listens on (``$MORTECOUILLE_TEST_PORTS`` if set, else the system's pick)."""
+    return web_server.free_port(web_server.ports_from_environment())
 
 
 @pytest.fixture

@@ -558,12 +558,6 @@ def test_a_torn_tail_is_cut_as_the_server_starts_and_refused_while_it_runs_until
         assert verified.exit_code == 0, verified.output
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the service answers a retry from a batch its head anchor does not cover yet, and the next "
-    "start's torn-tail cut (as repair) then removes that acknowledged batch: the replay must move the "
-    "anchor over it first (app.commands.run_command, idempotency path)",
-)
 def test_an_append_first_answered_on_a_retry_survives_the_next_crash(tmp_path: Path) -> None:
     """The crash came between the append's fsync and the head anchor's rename, so its client got no
     answer; the retry with the same key is answered from the log (2xx). That batch is acknowledged
