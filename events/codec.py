@@ -62,6 +62,9 @@ def line_hash(body_without_hash: dict[str, Any]) -> str:
 def stamp(event: Event, seq: int, prev: str) -> tuple[Event, bytes]:
     """Give an event its place in the chain; return the stamped event and its line (no newline)."""
     body = msgspec.to_builtins(event)
+    for name in event.omitted_when_none:
+        if body.get(name) is None:
+            body.pop(name, None)
     body["seq"] = seq
     body["prev"] = prev
     body.pop("hash", None)
