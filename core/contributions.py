@@ -203,9 +203,16 @@ def contributed_resolve(
         missing = awaited_reveals(current)
         if missing:
             if command.absent_reason is None:
+                who = ", ".join(missing)
+                if not now.locked:  # they committed themselves: they reveal only after a lock
+                    raise RuleViolation(
+                        "D3",
+                        f"{who} committed a dice contribution of their own to turn {state.turn}: lock "
+                        "the turn first so they can reveal it, or resolve without it giving the reason",
+                    )
                 raise RuleViolation(
                     "D3",
-                    f"turn {state.turn} waits for the dice contribution of {', '.join(missing)}: "
+                    f"turn {state.turn} waits for the dice contribution of {who}: "
                     "let them reveal it, or resolve without it giving the reason",
                 )
             check_text("absent_reason", command.absent_reason)

@@ -240,6 +240,11 @@ def test_D3_a_withheld_reveal_delays_the_turn_until_the_referee_resolves_without
 def test_D3_the_referee_locks_then_resolves_from_the_cli(games: Path) -> None:
     log = ordered_game(games)
     commit_dice_contribution(log, "Anne", contribution_commitment(ANNE_SECRET))
+    before = log.path.read_bytes()
+    # one step would lock and resolve at once, leaving Anne no moment to reveal: refused
+    refused = run(games, "resolve", "c", "--no-prompt")
+    assert refused.exit_code == 2 and "Anne committed a dice contribution of their own" in refused.output
+    assert "lock the turn first" in refused.output and log.path.read_bytes() == before
     locked = ok(games, "resolve", "c", "--lock")
     assert "turn-locked" in locked
     reveal_dice_contribution(log, "Anne", ANNE_SECRET)
