@@ -284,7 +284,8 @@ class DicePolicy(msgspec.Struct, frozen=True, kw_only=True):
             scenario=created.scenario,
             copied_up_to=created.forked_at_seq if created.forked_at_seq is not None else -1,
             seed=seed if created.dice_mode == "seeded" else None,
-            dice_scheme=created.dice_scheme,
+            # a table-dice fork of a contributed game keeps the original's line, not its scheme
+            dice_scheme=created.dice_scheme if created.dice_mode == "seeded" else None,
             contributions=contributions or {},
         )
 

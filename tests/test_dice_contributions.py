@@ -276,3 +276,27 @@ def test_D3_a_withheld_reason_is_checked_like_any_text(games: Path) -> None:
     with pytest.raises(BadInput, match="absent_reason"):
         resolve_turn(log, absent_reason="bad\x1b[2Jreason")
     assert log.path.read_bytes() == before
+
+
+def test_D3_the_turn_key_takes_every_contribution_in_no_particular_order() -> None:
+    both = {"Anne": ANNE_SECRET, "Bart": BART_SECRET}
+    key = turn_key(SEED, "g", 3, both)
+    assert key == turn_key(SEED, "g", 3, {"Bart": BART_SECRET, "Anne": ANNE_SECRET})
+    assert key != turn_key(SEED, "g", 3, {"Anne": ANNE_SECRET, "Bart": "b3" * 16})  # one digit pair
+    assert key != turn_key(SEED, "g", 3, {"Anne": BART_SECRET, "Bart": ANNE_SECRET})  # swapped owners
+    assert key != turn_key(SEED, "g", 4, both) != turn_key(SEED, "h", 3, both)
+    assert key != turn_key("another seed", "g", 3, both)
+
+
+def test_D3_a_table_dice_fork_of_a_contributed_game_rolls_the_tables_dice(games: Path) -> None:
+    log = ordered_game(games)
+    resolve_turn(log)
+    ok(games, "fork", "c", "f", "--at", str(len(log.read()) - 1), "--dice", "table")
+    fork = game_log(games, "f")
+    assert fork.read()[0].dice_mode == "table"  # type: ignore[attr-defined]
+    with pytest.raises(RuleViolation, match=r"\[D3\] 'f' rolls table dice"):
+        lock_turn(fork)
+    ok(games, "order", "f", "Minnow", "idle")
+    resolved = run(games, "resolve", "f", "--partial", "--prompt", "--yes", input="4\n" * 40)
+    assert resolved.exit_code == 0, resolved.output
+    assert verify_log(fork).ok
