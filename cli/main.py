@@ -28,6 +28,7 @@ from mortecouille.cli import (
     replay_commands,
     rules_commands,
     seat_commands,
+    serve_command,
 )
 from mortecouille.cli.shared import (
     GAMES_DIR_HELP,
@@ -53,6 +54,7 @@ COMMANDS: tuple[click.Command, ...] = (
     *analytics_commands.COMMANDS,
     *referee_commands.COMMANDS,
     *seat_commands.COMMANDS,
+    *serve_command.COMMANDS,
 )
 
 

@@ -28,6 +28,7 @@ from collections.abc import Collection, Mapping
 
 import msgspec
 
+from mortecouille.core.deadlines import PassDeadline, SetDeadline
 from mortecouille.core.dice import (
     CONTRIBUTED,
     CONTRIBUTION_HEX_DIGITS,
@@ -228,9 +229,13 @@ def contributed_resolve(
 # --- the turn's inputs are final once it is locked --------------------------------------------
 
 #: What a locked turn still takes: its reveals and its resolution, the referee's rulings and end,
-#: and a lock again (refused with its own reason: the turn is already locked).
+#: its deadline (set, moved or passed: the reveals may be waited for until one), and a lock again
+#: (refused with its own reason: the turn is already locked).
 TAKEN_WHEN_LOCKED: frozenset[type[Command]] = frozenset(
-    {RevealDiceContribution, ResolveTurn, EndGame, CreateGame, RecordRuling, LockTurn}
+    {
+        *(RevealDiceContribution, ResolveTurn, EndGame, CreateGame, RecordRuling),
+        *(LockTurn, SetDeadline, PassDeadline),
+    }
 )
 
 

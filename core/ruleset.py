@@ -16,6 +16,7 @@ from mortecouille.core.contributions import (
     contributed_resolve,
     refused_when_locked,
 )
+from mortecouille.core.deadlines import PassDeadline, SetDeadline, decide_set_deadline, passing_with
 from mortecouille.core.life_cycle import (
     Command,
     CreateGame,
@@ -34,6 +35,7 @@ from mortecouille.core.rulings import RecordRuling, decide_ruling, evolve_ruling
 from mortecouille.core.scenario import ScenarioBuilder
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
+from mortecouille.events.deadlines import DeadlinePassed, DeadlineSet
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, LossRecorded, TurnStarted
 from mortecouille.events.movement import CollisionOccurred, ShipPushed
 from mortecouille.events.rulings import RulingRecorded
@@ -87,11 +89,12 @@ class Ruleset:
     phases: Mapping[type[Event], Phase]
 
 
-#: The life cycle and the referee's rulings: every ruleset takes these commands.
+#: The life cycle, the referee's rulings and turn deadlines: every ruleset takes these commands.
 SHARED_DECIDERS: Mapping[type[Command], Decide] = {
     CreateGame: decide_create,
     EndGame: decide_end,
     RecordRuling: decide_ruling,
+    SetDeadline: decide_set_deadline,
     **CONTRIBUTION_DECIDERS,
 }
 
@@ -106,9 +109,10 @@ SHARED_EVOLVERS: Mapping[type[Event], Evolve] = {
 
 #: Events every ruleset logs for the record only: a die's value is carried by the outcome it
 #: decides, a turn's start by its events, a collision and a push by the moves and damage; a loss
-#: recorded by ``repair`` changes nothing (the game goes on from the events that remain).
+#: recorded by ``repair`` changes nothing (the game goes on from the events that remain); a deadline
+#: set or passed is the shell's schedule, the turn's outcome carries its effect (core.deadlines).
 SHARED_IGNORED: frozenset[type[Event]] = frozenset(
-    {DieRolled, TurnStarted, CollisionOccurred, ShipPushed, LossRecorded}
+    {DieRolled, TurnStarted, CollisionOccurred, ShipPushed, LossRecorded, DeadlineSet, DeadlinePassed}
 )
 
 
@@ -128,17 +132,20 @@ def compose_ruleset(
     initial_state: GameState = EMPTY,
 ) -> Ruleset:
     """A ruleset from its own parts and the shared ones: its deciders are the shared ones, PlaceShip
-    through ``placement``, ResolveTurn through ``resolve_turn`` (after the dice contributions of a
-    contributed game, D3), then its own ``commands``; each refused while a contributed game's turn
-    is locked, but for the few a locked turn takes (D3).
+    through ``placement``, ResolveTurn (and PassDeadline, which may resolve the turn) through
+    ``resolve_turn`` (after the dice contributions of a contributed game, D3), then its own
+    ``commands``; each refused while a contributed game's turn is locked, but for the few a locked
+    turn takes (D3).
 
     ``evolvers`` and ``ignored`` come whole (shared ones included), as the ruleset's turn folds
     with the very same tables before the value exists.
     """
+    resolve_with_contributions = contributed_resolve(resolve_turn, evolvers, ignored)
     deciders: dict[type[Command], Decide] = {
         **SHARED_DECIDERS,
         PlaceShip: placing_with(placement),
-        ResolveTurn: contributed_resolve(resolve_turn, evolvers, ignored),
+        ResolveTurn: resolve_with_contributions,
+        PassDeadline: passing_with(resolve_with_contributions),
         **commands,
     }
     # D3: once a contributed game's turn is locked, its inputs are final
