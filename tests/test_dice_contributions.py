@@ -300,3 +300,27 @@ def test_D3_a_table_dice_fork_of_a_contributed_game_rolls_the_tables_dice(games:
     resolved = run(games, "resolve", "f", "--partial", "--prompt", "--yes", input="4\n" * 40)
     assert resolved.exit_code == 0, resolved.output
     assert verify_log(fork).ok
+
+
+def test_D3_a_deadline_that_resolves_a_contributed_turn_locks_it_first(games: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from mortecouille.app.deadlines import pass_deadline_if_due, set_deadline
+
+    log = ordered_game(games)
+    now = datetime(2026, 12, 1, 14, 0, tzinfo=UTC)
+    set_deadline(log, 60, now)
+    passed = pass_deadline_if_due(log, now + timedelta(seconds=61))
+    assert passed is not None
+    kinds = [type(e).__name__ for e in passed.events]
+    assert kinds[:3] == ["DeadlinePassed", "TurnLocked", "TurnStarted"]
+    ok(games, "end", "c")
+    assert verify_log(log).ok
+    # once a page committed, the clock cannot resolve past its reveal: refused, nothing written
+    second = ordered_game(games, "d")
+    commit_dice_contribution(second, "Anne", contribution_commitment(ANNE_SECRET))
+    set_deadline(second, 60, now)
+    before = second.path.read_bytes()
+    with pytest.raises(RuleViolation, match=r"\[D3\] Anne committed a dice contribution of their own"):
+        pass_deadline_if_due(second, now + timedelta(seconds=61))
+    assert second.path.read_bytes() == before
