@@ -18,7 +18,9 @@ from mortecouille.app.commands import (
     resolve_turn,
     run_command,
 )
+from mortecouille.app.receipts import turn_head_code
 from mortecouille.app.scenario import parse_scenario, run_scenario, scenario_output
+from mortecouille.cli.receipt_output import echo_receipt, receipts_option
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.geometry import parse_facing, parse_square
@@ -68,6 +70,7 @@ def confirm_table_dice(rolls: Sequence[DieRolled]) -> bool:
 @click.option("--kind", default=None, help="Blockade ship kind, e.g. sloop (P2).")
 @click.option("--owner", default=None, help="The player the ship belongs to.")
 @click.option("--expect-seq", type=int, default=None, help="Refuse unless the log is at this seq.")
+@receipts_option
 @pass_context
 @reports_errors
 def place(
@@ -79,6 +82,7 @@ def place(
     kind: str | None,
     owner: str | None,
     expect_seq: int | None,
+    receipts_file: Path | None,
 ) -> None:
     """Put SHIP on SQUARE, a name such as C5, with its --facing (B1, B2)."""
     try:
@@ -95,6 +99,7 @@ def place(
         expected_seq=expect_seq,
     )
     echo_lines(outcome.lines())
+    echo_receipt(outcome, receipts_file)
 
 
 @click.command()
@@ -103,6 +108,7 @@ def place(
 @click.argument("tokens", nargs=-1, required=True)
 @click.option("--replace", "replace_tokens", is_flag=True, help="Replace the ship's tokens for this turn.")
 @click.option("--expect-seq", type=int, default=None, help="Refuse unless the log is at this seq.")
+@receipts_option
 @pass_context
 @reports_errors
 def tokens(
@@ -112,6 +118,7 @@ def tokens(
     tokens: tuple[str, ...],
     replace_tokens: bool,
     expect_seq: int | None,
+    receipts_file: Path | None,
 ) -> None:
     """Give a blockade SHIP its TOKENS for this turn, one per round: F, L, R or - (P1)."""
     given = tuple(None if t == "-" else t.upper() for t in tokens)
@@ -121,6 +128,7 @@ def tokens(
         expected_seq=expect_seq,
     )
     echo_lines(outcome.lines())
+    echo_receipt(outcome, receipts_file)
 
 
 @click.command()
@@ -194,6 +202,10 @@ def resolve(
     )
     echo_lines(outcome.lines())
     click.echo(render_board(outcome.state))
+    after_turn = turn_head_code(outcome.events)
+    if after_turn is not None:  # read aloud: whoever notes it can catch a later cut or rewrite
+        turn, code = after_turn
+        click.echo(f"head code after turn {turn}: {code.code} (seq {code.seq})")
 
 
 @click.command()

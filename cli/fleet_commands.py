@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
 import click
 import msgspec
 
 from mortecouille.app.commands import game_log, load, run_command
+from mortecouille.cli.receipt_output import echo_receipt, receipts_option
 from mortecouille.cli.referee_commands import price_text
 from mortecouille.cli.shared import Context, echo_text, pass_context, reports_errors
 from mortecouille.core.errors import BadInput, RuleViolation
@@ -59,13 +61,23 @@ def _buy_epilog() -> str:
 @click.option(
     "--option", "options", multiple=True, help="An individual option, id or French name (repeatable)."
 )
+@receipts_option
 @pass_context
 @reports_errors
-def buy(ctx: Context, game: str, player: str, kind: str, name: str, options: tuple[str, ...]) -> None:
+def buy(
+    ctx: Context,
+    game: str,
+    player: str,
+    kind: str,
+    name: str,
+    options: tuple[str, ...],
+    receipts_file: Path | None,
+) -> None:
     """PLAYER buys a ship of KIND called NAME, with its options (F1-F3). KIND may be French."""
-    appended, after = run_command(
+    outcome = run_command(
         game_log(ctx.games, game), lambda s: BuyShip(player=player, kind=kind, name=name, options=options)
     )
+    appended, after = outcome
     bought = appended[0]
     assert isinstance(bought, ShipBought)
     left = after.fleets[bought.player].money_left
@@ -73,6 +85,7 @@ def buy(ctx: Context, game: str, player: str, kind: str, name: str, options: tup
         f"{bought.player} bought {bought.kind} {bought.ship!r}{_options_text(bought.options)} "
         f"for {bought.price}; {left} left"
     )
+    echo_receipt(outcome, receipts_file)
 
 
 @click.command()
@@ -80,15 +93,19 @@ def buy(ctx: Context, game: str, player: str, kind: str, name: str, options: tup
 @click.argument("target", metavar="SHIP|PLAYER")
 @click.argument("option")
 @click.option("--fleet", "for_fleet", is_flag=True, help="TARGET is a player: buy the fleet option (F2).")
+@receipts_option
 @pass_context
 @reports_errors
-def equip(ctx: Context, game: str, target: str, option: str, for_fleet: bool) -> None:
+def equip(
+    ctx: Context, game: str, target: str, option: str, for_fleet: bool, receipts_file: Path | None
+) -> None:
     """Fit OPTION to the bought ship SHIP, or with --fleet buy it for all of PLAYER's ships (F2)."""
     log_ = game_log(ctx.games, game)
     if for_fleet:
-        appended, after = run_command(log_, lambda s: EquipFleet(player=target, option=option))
+        outcome = run_command(log_, lambda s: EquipFleet(player=target, option=option))
     else:
-        appended, after = run_command(log_, lambda s: EquipShip(ship=target, option=option))
+        outcome = run_command(log_, lambda s: EquipShip(ship=target, option=option))
+    appended, after = outcome
     bought = appended[0]
     if isinstance(bought, FleetEquipped):
         what = f"fleet option {bought.option}"
@@ -98,36 +115,42 @@ def equip(ctx: Context, game: str, target: str, option: str, for_fleet: bool) ->
         raise TypeError(f"equip appended {type(bought).__name__}")
     left = after.fleets[bought.player].money_left
     click.echo(f"{bought.player} bought {what} for {bought.price}; {left} left")
+    echo_receipt(outcome, receipts_file)
 
 
 @click.command()
 @click.argument("game")
 @click.argument("player")
 @click.option("--forfeit", is_flag=True, help="Seal even though the money left could still buy something.")
+@receipts_option
 @pass_context
 @reports_errors
-def seal(ctx: Context, game: str, player: str, forfeit: bool) -> None:
+def seal(ctx: Context, game: str, player: str, forfeit: bool, receipts_file: Path | None) -> None:
     """Close PLAYER's purchases so the ships can be placed (F3)."""
-    appended, _ = run_command(game_log(ctx.games, game), lambda s: SealFleet(player=player, forfeit=forfeit))
-    sealed = appended[0]
+    outcome = run_command(game_log(ctx.games, game), lambda s: SealFleet(player=player, forfeit=forfeit))
+    sealed = outcome.events[0]
     assert isinstance(sealed, FleetSealed)
     click.echo(f"sealed {sealed.player}'s fleet; {sealed.forfeited} forfeited")
+    echo_receipt(outcome, receipts_file)
 
 
 @click.command()
 @click.argument("game")
 @click.argument("ship")
+@receipts_option
 @pass_context
 @reports_errors
-def unbuy(ctx: Context, game: str, ship: str) -> None:
+def unbuy(ctx: Context, game: str, ship: str, receipts_file: Path | None) -> None:
     """Withdraw the purchase of SHIP, refunding it and its options, before its fleet is sealed (F3).
 
     Logged as an event: the purchase and its withdrawal both stay in the log."""
-    appended, after = run_command(game_log(ctx.games, game), lambda s: WithdrawShip(ship=ship))
+    outcome = run_command(game_log(ctx.games, game), lambda s: WithdrawShip(ship=ship))
+    appended, after = outcome
     withdrawn = appended[0]
     assert isinstance(withdrawn, ShipWithdrawn)
     left = after.fleets[withdrawn.player].money_left
     click.echo(f"{withdrawn.player} withdrew {withdrawn.ship!r}; {withdrawn.refund} refunded, {left} left")
+    echo_receipt(outcome, receipts_file)
 
 
 # --- sheet (F4) ------------------------------------------------------------------------------

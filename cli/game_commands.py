@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
 import click
 import msgspec
 
 from mortecouille.app.commands import describe_events, end_game, game_log, load, new_game
+from mortecouille.app.receipts import read_receipts_file
 from mortecouille.app.seats import DEFAULT_BASE_URL, issue_seats, refuse_leftover_seats, seat_links
 from mortecouille.cli.seat_commands import URL_HELP, seat_link_lines
 from mortecouille.cli.shared import Context, echo_lines, fail, pass_context, reports_errors
@@ -18,6 +20,7 @@ from mortecouille.core.state import state_as_dict, state_hash
 from mortecouille.events.board import Board, WindTile
 from mortecouille.events.store import AnchoredLoss
 from mortecouille.replays.reading.describe import describe_state
+from mortecouille.replays.reading.receipts import parse_head_code
 from mortecouille.replays.reading.verify import verify_log
 
 
@@ -162,11 +165,35 @@ def state(ctx: Context, game: str, as_json: bool) -> None:
 @click.command()
 @click.argument("game")
 @click.option("--json", "as_json", is_flag=True)
+@click.option(
+    "--receipts",
+    "receipts_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="A player's receipts file: each receipt's submission must be in the log, unchanged.",
+)
+@click.option(
+    "--head-code",
+    "head_codes",
+    multiple=True,
+    metavar="SEQ:CODE",
+    help="A head code noted at the table, e.g. 41:3fa9c2: the log must pass through it (repeatable).",
+)
 @pass_context
 @reports_errors
-def verify(ctx: Context, game: str, as_json: bool) -> None:
-    """Check GAME's hash chain, dice and recorded outcomes. Exit 4 on any failure."""
-    report = verify_log(game_log(ctx.games, game))
+def verify(
+    ctx: Context, game: str, as_json: bool, receipts_file: Path | None, head_codes: tuple[str, ...]
+) -> None:
+    """Check GAME's hash chain, dice and recorded outcomes, and the receipts and head codes given.
+    Exit 4 on any failure."""
+    codes = []
+    for text in head_codes:
+        parsed = parse_head_code(text)
+        if isinstance(parsed, str):
+            raise BadInput("--head-code", parsed)
+        codes.append(parsed)
+    receipts = read_receipts_file(receipts_file) if receipts_file is not None else []
+    report = verify_log(game_log(ctx.games, game), receipts=receipts, head_codes=codes)
     if as_json:
         click.echo(msgspec.json.encode({"ok": report.ok, **msgspec.to_builtins(report)}).decode())
     else:

@@ -12,10 +12,13 @@ action plus catapult shots)::
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from mortecouille.app.commands import game_log, run_command
 from mortecouille.app.order_grammar import USAGE, parse_actions
+from mortecouille.cli.receipt_output import echo_receipt, receipts_option
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.fleet.commands import resolve_ship
 from mortecouille.core.mortecouille.orders import GiveOrder, WithdrawOrder
@@ -42,10 +45,17 @@ GRAMMAR = "\n".join(
 @click.argument("action", nargs=-1, required=True, type=click.UNPROCESSED)
 @click.option("--replace", "replace_orders", is_flag=True, help="Replace the ship's orders for this turn.")
 @click.option("--expect-seq", type=int, default=None, help="Refuse unless the log is at this seq.")
+@receipts_option
 @pass_context
 @reports_errors
 def order(
-    ctx: Context, game: str, ship: str, action: tuple[str, ...], replace_orders: bool, expect_seq: int | None
+    ctx: Context,
+    game: str,
+    ship: str,
+    action: tuple[str, ...],
+    replace_orders: bool,
+    expect_seq: int | None,
+    receipts_file: Path | None,
 ) -> None:
     """Give SHIP its orders for this turn: ACTION [+ ACTION ...] (T1)."""
     actions = parse_actions(action)
@@ -55,15 +65,17 @@ def order(
         expected_seq=expect_seq,
     )
     echo_lines(outcome.lines())
+    echo_receipt(outcome, receipts_file)
 
 
 @click.command()
 @click.argument("game")
 @click.argument("ship")
 @click.option("--expect-seq", type=int, default=None, help="Refuse unless the log is at this seq.")
+@receipts_option
 @pass_context
 @reports_errors
-def unorder(ctx: Context, game: str, ship: str, expect_seq: int | None) -> None:
+def unorder(ctx: Context, game: str, ship: str, expect_seq: int | None, receipts_file: Path | None) -> None:
     """Withdraw SHIP's orders for this turn before it is resolved: SHIP has no orders again (T1).
 
     Logged as an event: the orders and their withdrawal both stay in the log."""
@@ -73,6 +85,7 @@ def unorder(ctx: Context, game: str, ship: str, expect_seq: int | None) -> None:
         expected_seq=expect_seq,
     )
     echo_lines(outcome.lines())
+    echo_receipt(outcome, receipts_file)
 
 
 COMMANDS: tuple[click.Command, ...] = (order, unorder)

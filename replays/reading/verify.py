@@ -8,12 +8,16 @@
    gives every seeded roll; every turn that started ended;
 3. the state hash recorded at every turn end matches a fresh fold;
 4. re-derivation: every registered re-deriver re-runs the rules over the
-   logged inputs and compares the outcomes (added by the rulesets).
+   logged inputs and compares the outcomes (added by the rulesets);
+5. what players kept (issue 15), when given: each receipt's submission is in the log at its seq,
+   unchanged, and the log passes through its head; the log passes through each head code noted.
+   These are checked even when the chain is broken, so each player learns which of theirs hold.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from mortecouille.core.dice import (
     CONTRIBUTED,
@@ -31,15 +35,62 @@ from mortecouille.events.dice import TurnLocked
 from mortecouille.events.game import DieRolled, GameCreated, TurnEnded, TurnStarted
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.findings import Finding, Report
+from mortecouille.replays.reading.receipts import (
+    Malformed,
+    Receipt,
+    check_head_code,
+    log_lines,
+    verify_receipts,
+)
 from mortecouille.replays.reading.rederive import rederive, revealed_seed
 
 
 def verify_log(
-    log: GameLog, rederive_turns: bool = True, data: bytes | None = None, events: list[Event] | None = None
+    log: GameLog,
+    rederive_turns: bool = True,
+    data: bytes | None = None,
+    events: list[Event] | None = None,
+    *,
+    receipts: Sequence[Receipt | Malformed] = (),
+    head_codes: Sequence[tuple[int, str]] = (),
 ) -> Report:
     """Every check of the module docstring; ``rederive_turns=False`` skips the re-derivation (the
     costliest: it resolves every turn again). ``data``/``events``: the log as the caller already
-    read and decoded it, so it is not read twice."""
+    read and decoded it, so it is not read twice. ``receipts`` (a receipts file's entries) and
+    ``head_codes`` (``(seq, code)`` pairs) add one finding each, after the log's own checks."""
+    if data is None and (receipts or head_codes):
+        try:
+            data = log.read_bytes()
+        except LogError as error:
+            return Report(game=log.name, findings=[Finding("chain", False, str(error), error.seq)])
+    report = verify_own(log, rederive_turns, data, events)
+    if receipts or head_codes:
+        assert data is not None
+        report.findings.extend(check_kept(data, receipts, head_codes))
+    return report
+
+
+def check_kept(
+    data: bytes, receipts: Sequence[Receipt | Malformed], head_codes: Sequence[tuple[int, str]]
+) -> list[Finding]:
+    """One finding per receipt and per head code, checked against the log's lines as written."""
+    lines = log_lines(data)
+    findings = []
+    for check in verify_receipts(lines, receipts):
+        problem = f"{check.problem}: " if check.problem else ""
+        detail = f"receipt {check.index}: {problem}{check.detail}"
+        findings.append(Finding("receipt", check.ok, detail, check.seq))
+    hashes = [str(line.get("hash", "")) for line in lines]
+    for seq, code in head_codes:
+        checked = check_head_code(hashes, seq, code)
+        findings.append(Finding("headcode", checked.ok, checked.detail, seq))
+    return findings
+
+
+def verify_own(
+    log: GameLog, rederive_turns: bool, data: bytes | None, events: list[Event] | None
+) -> Report:
+    """The log's own checks (1 to 4 of the module docstring)."""
     report = Report(game=log.name)
     if data is None:
         try:
