@@ -13,6 +13,9 @@ It owns, in the order of a command's life:
   raises before anything is written, so the log stays byte-for-byte unchanged;
 * a game's life cycle: ``new_game`` and ``start_game`` (the ``CreateGame`` decided, the secret seed
   kept, the log created exclusively), ``resolve_turn`` and ``end_game`` (the seed revealed);
+* the players' contributions to a turn's dice (D3): ``commit_dice_contribution``, ``lock_turn``,
+  ``reveal_dice_contribution`` for the two-step path of the service, and the one-step path of
+  ``resolve_turn``, which draws a contribution for every player who committed none;
 * the result as text lines (``Outcome.lines``), so a shell only prints them.
 """
 
@@ -28,7 +31,15 @@ import msgspec
 import structlog
 
 from mortecouille.app.idempotency import IdempotencyIndex, envelope
+from mortecouille.core.contributions import (
+    CommitDiceContribution,
+    LockTurn,
+    RevealDiceContribution,
+    contributed,
+    current_round,
+)
 from mortecouille.core.dice import (
+    CONTRIBUTED,
     DiceSource,
     RollIdentity,
     SeededDice,
@@ -99,6 +110,17 @@ MIN_SEED_LENGTH = 16
 
 
 def new_seed() -> str:
+    return secrets.token_hex(16)
+
+
+#: The dice scheme of every new seeded game (D3): each turn's dice from the seed and every
+#: player's contribution. Games created before it keep theirs (``None``: the seed alone, D2).
+NEW_GAME_DICE_SCHEME: str | None = CONTRIBUTED
+
+
+def new_contribution() -> str:
+    """A fresh random contribution to a turn's dice (D3): 128 bits, 32 hex digits. Drawn by a
+    shell (the player's page, or the referee's CLI on the one-step path), never by the core."""
     return secrets.token_hex(16)
 
 
@@ -365,6 +387,7 @@ def new_game(
         dice_mode=dice_mode,
         seed_salt=commitment.seed_salt,
         seed_hmac=commitment.seed_hmac,
+        dice_scheme=NEW_GAME_DICE_SCHEME if dice_mode == "seeded" else None,
         rules_version=RULES_VERSION,
     )
     return start_game(log_, command, secret)
@@ -379,17 +402,28 @@ def resolve_turn(
     ask: AskDie | None = None,
     expected_seq: int | None = None,
     confirm: ConfirmDice | None = None,
+    absent_reason: str | None = None,
     idempotency: Idempotency | None = None,
 ) -> Outcome:
     """Resolve the current turn; a turn that ends the game reveals its seed (D2).
 
     The table's checks (mortecouille.core.readiness) run here, on the locked state, before any
     die is asked: fleets ready before turn 1, and some ship acting unless ``idle_turn``, which
-    also lets every ship without orders do nothing (as ``partial``)."""
+    also lets every ship without orders do nothing (as ``partial``).
+
+    In a contributed game (D3), the one-step path: a turn not locked yet gets a fresh contribution
+    for every player who committed none (the referee acting for them), committed, locked and
+    revealed with the resolution, in the same append. Contributions players committed themselves
+    must have been revealed (after :func:`lock_turn`), or ``absent_reason`` resolves without them."""
 
     def command(state: GameState) -> ResolveTurn:
         check_table_resolve(state, idle_turn=idle_turn)
-        return ResolveTurn(partial=partial or idle_turn, reveal_seed=revealed_seed(log_, state))
+        return ResolveTurn(
+            partial=partial or idle_turn,
+            reveal_seed=revealed_seed(log_, state),
+            contribute=drawn_contributions(state),
+            absent_reason=absent_reason,
+        )
 
     return run_command(
         log_,
@@ -399,6 +433,49 @@ def resolve_turn(
         expected_seq=expected_seq,
         confirm=confirm,
         idempotency=idempotency,
+    )
+
+
+# --- the players' contributions to a turn's dice (D3) ----------------------------------------
+
+
+def drawn_contributions(state: GameState) -> dict[str, str]:
+    """The one-step path (D3): a fresh contribution for each player who committed none to a turn
+    not locked yet; none once it is locked (too late to commit) or in a game of another scheme."""
+    if not contributed(state):
+        return {}
+    now = current_round(state)
+    if now.locked:
+        return {}
+    return {player: new_contribution() for player in state.players if player not in now.commitments}
+
+
+def commit_dice_contribution(
+    log_: GameLog, player: str, commitment: str, *, expected_seq: int | None = None
+) -> Outcome:
+    """``player`` commits to their secret contribution to the current turn's dice (D3): the
+    SHA-256 (hex) of 32 random hex digits their page drew and keeps until the turn is locked."""
+    return run_command(
+        log_,
+        lambda state: CommitDiceContribution(player=player, commitment=commitment),
+        expected_seq=expected_seq,
+    )
+
+
+def lock_turn(log_: GameLog, *, expected_seq: int | None = None) -> Outcome:
+    """Lock the current turn (D3): its inputs are final, and the players may reveal."""
+    return run_command(log_, lambda state: LockTurn(), expected_seq=expected_seq)
+
+
+def reveal_dice_contribution(
+    log_: GameLog, player: str, contribution: str, *, expected_seq: int | None = None
+) -> Outcome:
+    """``player`` reveals their contribution after the lock; one not matching their commitment is
+    refused (D3) and nothing is written."""
+    return run_command(
+        log_,
+        lambda state: RevealDiceContribution(player=player, contribution=contribution),
+        expected_seq=expected_seq,
     )
 
 

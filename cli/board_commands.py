@@ -14,6 +14,7 @@ from mortecouille.app.commands import (
     ConfirmDice,
     describe_events,
     game_log,
+    lock_turn,
     resolve_turn,
     run_command,
 )
@@ -145,6 +146,19 @@ def tokens(
 )
 @click.option("--yes", "-y", "assume_yes", is_flag=True, help="Write the table dice without confirming them.")
 @click.option("--expect-seq", type=int, default=None, help="Refuse unless the log is at this seq.")
+@click.option(
+    "--lock",
+    "lock_only",
+    is_flag=True,
+    help="Only lock the turn, so the players reveal their dice contributions from their pages (D3).",
+)
+@click.option(
+    "--without-missing",
+    "absent_reason",
+    metavar="REASON",
+    default=None,
+    help="Resolve without the dice contributions still unrevealed, logging REASON (D3).",
+)
 @pass_context
 @reports_errors
 def resolve(
@@ -156,11 +170,23 @@ def resolve(
     prompt: bool | None,
     assume_yes: bool,
     expect_seq: int | None,
+    lock_only: bool,
+    absent_reason: str | None,
 ) -> None:
     """Resolve the current turn (P1 / T2) and print what happened, with rule IDs.
 
     In a table-dice game the dice read are shown and confirmed before anything is written
-    (--yes skips the question); a no writes nothing and exits 1."""
+    (--yes skips the question); a no writes nothing and exits 1.
+
+    In a game whose dice take the players' contributions (D3), the referee's resolve draws one
+    for every player who committed none and reveals it at once (one step); players who committed
+    from their pages reveal after `resolve --lock`, then `resolve` plays the turn, or
+    `--without-missing REASON` plays it without a contribution still withheld."""
+    if lock_only:
+        if absent_reason is not None or partial or idle_turn or dice_text:
+            raise BadInput("--lock", "only locks the turn: give the other options to the resolve after it")
+        echo_lines(lock_turn(game_log(ctx.games, game), expected_seq=expect_seq).lines())
+        return
     interactive = sys.stdin.isatty() if prompt is None else prompt
     ask: AskDie | None = prompt_for_die if interactive else None
     confirm: ConfirmDice | None = None if assume_yes else confirm_table_dice
@@ -172,6 +198,7 @@ def resolve(
         ask=ask,
         expected_seq=expect_seq,
         confirm=confirm,
+        absent_reason=absent_reason,
     )
     echo_lines(outcome.lines())
     click.echo(render_board(outcome.state))

@@ -1,4 +1,4 @@
-"""Dice (rules D1-D2): where every die's value comes from, and the event that records it.
+"""Dice (rules D1-D3): where every die's value comes from, and the event that records it.
 
 A decider never calls a random generator. It asks a :class:`DiceCup` for a die
 by its identity (turn, phase, ship, purpose); the cup numbers the ship's rolls
@@ -7,7 +7,9 @@ records a :class:`DieRolled` event. Sources:
 
 * :class:`SeededDice` derives each value from the game's secret seed and the
   roll's identity with HMAC-SHA256 (D2), so the outcome never depends on the
-  order ships are processed in, on the clock, or on Python's ``random``;
+  order ships are processed in, on the clock, or on Python's ``random``; in a game
+  of the ``contributed`` scheme (D3) the key of each turn is first derived from the
+  seed and the players' revealed contributions (:func:`turn_key`);
 * :class:`TableDice` takes the values the referee typed, in order, or asks for
   each one through a callback the CLI supplies;
 * :class:`FixedDice` takes listed values per ship and purpose, then falls back
@@ -20,12 +22,14 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final, Protocol
 
 import msgspec
 
 from mortecouille.core.errors import BadInput
+from mortecouille.events.base import Event
+from mortecouille.events.dice import DiceContributionRevealed
 from mortecouille.events.game import DieRolled, GameCreated
 
 #: D1: every die of the rules is a d6.
@@ -135,12 +139,62 @@ def seeded_value(seed: str, identity: RollIdentity) -> int:
         counter += 1
 
 
+#: The dice scheme of D3: each turn's dice from the seed and every player's revealed contribution.
+CONTRIBUTED: Final = "contributed"
+#: Every dice scheme a game-created line may name; ``None`` (left out of the line) is D2 alone.
+DICE_SCHEMES: Final[tuple[str | None, ...]] = (None, CONTRIBUTED)
+#: A contribution is 128 bits of fresh randomness, written as 32 lowercase hex digits (D3): far
+#: too many to try against its commitment, so the commitment needs no salt.
+CONTRIBUTION_HEX_DIGITS: Final = 32
+#: the domain-separation label of :func:`turn_key`: a turn key is never another HMAC of the seed
+TURN_KEY_LABEL: Final = "mortecouille turn dice v1"
+
+
+def is_lower_hex(text: str, digits: int) -> bool:
+    return len(text) == digits and all(c in "0123456789abcdef" for c in text)
+
+
+def contribution_commitment(contribution: str) -> str:
+    """The commitment a player publishes for ``contribution`` (D3): its SHA-256, hex."""
+    return hashlib.sha256(contribution.encode("utf-8")).hexdigest()
+
+
+def turn_key(seed: str, game: str, turn: int, contributions: Mapping[str, str]) -> str:
+    """The key of one turn's dice in a ``contributed`` game (D3): HMAC-SHA256 keyed with the game's
+    seed over the game, the turn and every revealed contribution sorted by player.
+
+    Without the seed, no player can compute it; without every contribution, neither can the
+    seed's holder. A player resolved without (absent) is simply not in ``contributions``."""
+    message = msgspec.json.encode([TURN_KEY_LABEL, game, turn, sorted(contributions.items())])
+    return hmac.new(seed.encode("utf-8"), message, hashlib.sha256).hexdigest()
+
+
+def dice_key(seed: str, scheme: str | None, game: str, turn: int, contributions: Mapping[str, str]) -> str:
+    """The key that derives the dice of ``turn``: the seed itself (D2), or its turn key (D3)."""
+    return turn_key(seed, game, turn, contributions) if scheme == CONTRIBUTED else seed
+
+
+def revealed_contributions(events: Sequence[Event]) -> dict[int, dict[str, str]]:
+    """Every contribution a log reveals, by turn then player (``verify`` re-derives the turn keys)."""
+    by_turn: dict[int, dict[str, str]] = {}
+    for event in events:
+        if isinstance(event, DiceContributionRevealed):
+            by_turn.setdefault(event.turn, {})[event.player] = event.contribution
+    return by_turn
+
+
 class SeededDice:
+    """Dice derived from ``seed`` (D2): the game's seed, or the key of one turn (D3)."""
+
     def __init__(self, seed: str) -> None:
         self.seed = seed
 
     def value(self, identity: RollIdentity, label: str) -> tuple[int, str]:
         return seeded_value(self.seed, identity), "seeded"
+
+    def for_turn(self, game: str, turn: int, contributions: Mapping[str, str]) -> SeededDice:
+        """The dice of ``turn`` of a ``contributed`` game, this game seed's and the contributions'."""
+        return SeededDice(turn_key(self.seed, game, turn, contributions))
 
 
 def check_die_value(value: int, sides: int, field: str) -> int:
@@ -215,15 +269,24 @@ class DicePolicy(msgspec.Struct, frozen=True, kw_only=True):
     copied_up_to: int = -1
     #: the revealed seed, once the game has ended; ``None`` before
     seed: str | None = None
+    #: the game's dice scheme (``None``: D2; ``"contributed"``: D3) and, for D3, the contributions
+    #: revealed for each turn, from which each turn's key is derived with the seed
+    dice_scheme: str | None = None
+    contributions: dict[int, dict[str, str]] = {}
 
     @classmethod
-    def of(cls, created: GameCreated, seed: str | None) -> DicePolicy:
+    def of(
+        cls, created: GameCreated, seed: str | None, contributions: dict[int, dict[str, str]] | None = None
+    ) -> DicePolicy:
         return cls(
             game=created.game,
             dice_mode=created.dice_mode,
             scenario=created.scenario,
             copied_up_to=created.forked_at_seq if created.forked_at_seq is not None else -1,
             seed=seed if created.dice_mode == "seeded" else None,
+            # a table-dice fork of a contributed game keeps the original's line, not its scheme
+            dice_scheme=created.dice_scheme if created.dice_mode == "seeded" else None,
+            contributions=contributions or {},
         )
 
     def copied(self, roll: DieRolled) -> bool:
@@ -254,9 +317,14 @@ class DicePolicy(msgspec.Struct, frozen=True, kw_only=True):
             identity = RollIdentity(
                 self.game, roll.turn, roll.phase, roll.ship, roll.purpose, roll.index, roll.sides
             )
-            expected = seeded_value(self.seed, identity)
+            contributions = self.contributions.get(roll.turn, {})
+            key = dice_key(self.seed, self.dice_scheme, self.game, roll.turn, contributions)
+            expected = seeded_value(key, identity)
             if expected != roll.value:
                 shown = f"{identity.describe()} shows {roll.value}"
+                if self.dice_scheme == CONTRIBUTED:
+                    given = f"the seed and the {len(contributions)} contribution(s) of turn {roll.turn}"
+                    raise DiceForgery(roll, f"{shown}, {given} give {expected} (D3)")
                 raise DiceForgery(roll, f"{shown}, the seed gives {expected} (D2)")
 
 

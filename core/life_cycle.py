@@ -15,7 +15,7 @@ from typing import Any, TypeAlias
 import msgspec
 
 from mortecouille.core.board.terrain import validate_board
-from mortecouille.core.dice import DiceSource, commits_to_a_seed, matches_commitment
+from mortecouille.core.dice import DICE_SCHEMES, DiceSource, commits_to_a_seed, matches_commitment
 from mortecouille.core.errors import BadInput
 from mortecouille.core.limits import GAME_FILE_SUFFIXES, NAME_MAX, check_name, check_text
 from mortecouille.core.state import GameState, ShipState
@@ -131,6 +131,8 @@ class CreateGame(Command, frozen=True, kw_only=True):
     seed_sha256: str | None = None
     seed_salt: str | None = None
     seed_hmac: str | None = None
+    #: the dice scheme (``None``: D2 alone; ``"contributed"``: D3), for seeded games only
+    dice_scheme: str | None = None
     rules_version: str = ""
     forked_from: str | None = None
     forked_at_seq: int | None = None
@@ -153,6 +155,11 @@ class ResolveTurn(Command, frozen=True, kw_only=True):
     rounds: int | None = None
     #: the secret seed, revealed in the GameEnded event if this turn ends the game (T3, D2)
     reveal_seed: str | None = None
+    #: a contributed game (D3), the one-step path: contributions the shell drew for players who
+    #: committed none, committed, locked and revealed by this resolve (player -> 32 hex digits)
+    contribute: dict[str, str] = {}
+    #: a contributed game (D3): resolve without the contributions still unrevealed, for this reason
+    absent_reason: str | None = None
 
 
 def check_game_name(name: str) -> None:
@@ -186,9 +193,11 @@ def decide_create(state: GameState, command: CreateGame, dice: DiceSource) -> li
     validate_board(command.board)
     if command.dice_mode == "seeded" and not commits_to_a_seed(command):
         raise BadInput("--seed", "a seeded game must commit to its seed (D2)")
+    if command.dice_scheme not in DICE_SCHEMES:
+        raise BadInput("dice_scheme", f"{command.dice_scheme!r} is not a dice scheme (D2, D3)")
     created = shared_fields(command, GameCreated)
     if command.dice_mode != "seeded":
-        created |= {"seed_sha256": None, "seed_salt": None, "seed_hmac": None}
+        created |= {"seed_sha256": None, "seed_salt": None, "seed_hmac": None, "dice_scheme": None}
     return [GameCreated(**created)]
 
 

@@ -23,6 +23,12 @@ from mortecouille.core.rulings import describe_adjustment
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.deadlines import DeadlinePassed, DeadlineSet
+from mortecouille.events.dice import (
+    DiceContributionAbsent,
+    DiceContributionCommitted,
+    DiceContributionRevealed,
+    TurnLocked,
+)
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, LossRecorded, TurnEnded, TurnStarted
 from mortecouille.events.movement import (
     CollisionOccurred,
@@ -94,7 +100,33 @@ def contact_side(facing: str, heading: str) -> str:
 
 def tell_game_created(event: GameCreated, ctx: ExplainContext) -> str:
     fork = f", forked from {event.forked_from} at seq {event.forked_at_seq}" if event.forked_from else ""
-    return f"game {event.game} created ({event.ruleset}, {event.dice_mode} dice{fork})"
+    scheme = " keyed each turn by the players' contributions (D3)" if event.dice_scheme else ""
+    return f"game {event.game} created ({event.ruleset}, {event.dice_mode} dice{scheme}{fork})"
+
+
+def tell_contribution_committed(event: DiceContributionCommitted, ctx: ExplainContext) -> str:
+    return (
+        f"{event.player} commits to a secret contribution to the dice of turn {event.turn} "
+        f"(SHA-256 {event.commitment[:12]}..., D3)"
+    )
+
+
+def tell_turn_locked(event: TurnLocked, ctx: ExplainContext) -> str:
+    return f"turn {event.turn} is locked: its orders and dice contributions are final (D3)"
+
+
+def tell_contribution_revealed(event: DiceContributionRevealed, ctx: ExplainContext) -> str:
+    return (
+        f"{event.player} reveals their contribution to the dice of turn {event.turn}: "
+        f"{event.contribution}, which matches their commitment (D3)"
+    )
+
+
+def tell_contribution_absent(event: DiceContributionAbsent, ctx: ExplainContext) -> str:
+    return (
+        f"{event.player} never revealed their contribution to turn {event.turn}: the turn is resolved "
+        f"without it ({event.reason}) (D3)"
+    )
 
 
 def tell_die_rolled(event: DieRolled, ctx: ExplainContext) -> str:
@@ -239,6 +271,10 @@ SHARED_NARRATORS: Final[Mapping[type[Event], Narrator]] = {
     ShipSunk: tell_ship_sunk,
     RulingRecorded: tell_ruling,
     LossRecorded: tell_loss,
+    DiceContributionCommitted: tell_contribution_committed,
+    TurnLocked: tell_turn_locked,
+    DiceContributionRevealed: tell_contribution_revealed,
+    DiceContributionAbsent: tell_contribution_absent,
     DeadlineSet: tell_deadline_set,
     DeadlinePassed: tell_deadline_passed,
 }
@@ -252,6 +288,10 @@ SHARED_PHASES: Final[Mapping[type[Event], Phase]] = {
     ShipPlaced: ORDERS,
     RulingRecorded: RULING,
     LossRecorded: RULING,
+    DiceContributionCommitted: ORDERS,
+    TurnLocked: ORDERS,
+    DiceContributionRevealed: ORDERS,
+    DiceContributionAbsent: ORDERS,
     DeadlineSet: ORDERS,
     DeadlinePassed: START,
 }

@@ -10,6 +10,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from mortecouille.core.board.ships import BOARD_EVOLVERS, PlacementRule, PlaceShip, placing_with
+from mortecouille.core.contributions import (
+    CONTRIBUTION_DECIDERS,
+    CONTRIBUTION_EVOLVERS,
+    contributed_resolve,
+    refused_when_locked,
+)
 from mortecouille.core.deadlines import PassDeadline, SetDeadline, decide_set_deadline, passing_with
 from mortecouille.core.life_cycle import (
     Command,
@@ -89,6 +95,7 @@ SHARED_DECIDERS: Mapping[type[Command], Decide] = {
     EndGame: decide_end,
     RecordRuling: decide_ruling,
     SetDeadline: decide_set_deadline,
+    **CONTRIBUTION_DECIDERS,
 }
 
 #: The life cycle, rulings and ships on the board: every ruleset folds these events.
@@ -97,6 +104,7 @@ SHARED_EVOLVERS: Mapping[type[Event], Evolve] = {
     GameEnded: evolve_ended,
     RulingRecorded: evolve_ruling,
     **BOARD_EVOLVERS,
+    **CONTRIBUTION_EVOLVERS,
 }
 
 #: Events every ruleset logs for the record only: a die's value is carried by the outcome it
@@ -125,18 +133,23 @@ def compose_ruleset(
 ) -> Ruleset:
     """A ruleset from its own parts and the shared ones: its deciders are the shared ones, PlaceShip
     through ``placement``, ResolveTurn (and PassDeadline, which may resolve the turn) through
-    ``resolve_turn``, then its own ``commands``.
+    ``resolve_turn`` (after the dice contributions of a contributed game, D3), then its own
+    ``commands``; each refused while a contributed game's turn is locked, but for the few a locked
+    turn takes (D3).
 
     ``evolvers`` and ``ignored`` come whole (shared ones included), as the ruleset's turn folds
     with the very same tables before the value exists.
     """
+    resolve_with_contributions = contributed_resolve(resolve_turn, evolvers, ignored)
     deciders: dict[type[Command], Decide] = {
         **SHARED_DECIDERS,
         PlaceShip: placing_with(placement),
-        ResolveTurn: resolve_turn,
-        PassDeadline: passing_with(resolve_turn),
+        ResolveTurn: resolve_with_contributions,
+        PassDeadline: passing_with(resolve_with_contributions),
         **commands,
     }
+    # D3: once a contributed game's turn is locked, its inputs are final
+    deciders = {kind: refused_when_locked(kind, handler) for kind, handler in deciders.items()}
     return Ruleset(
         name=name,
         deciders=deciders,

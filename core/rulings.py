@@ -48,7 +48,7 @@ RULE_IDS: Final[frozenset[str]] = RULE_SECTIONS | frozenset(
         "X1", "X2", "X3",
         "W1", "W2", "W3",
         *(f"C{n}" for n in range(1, 7)),
-        "D1", "D2",
+        "D1", "D2", "D3",
     }
 )  # fmt: skip
 

@@ -46,6 +46,18 @@ class ShipState(ShipCondition, frozen=True, kw_only=True):
         return not (self.sunk or self.lost or self.gone) and self.at is not None
 
 
+class DiceRound(msgspec.Struct, frozen=True, kw_only=True):
+    """The dice contributions of one turn of a ``contributed`` game (D3): who committed (player ->
+    SHA-256 of their contribution), whether the turn is locked, what was revealed, and who was
+    resolved without (player -> the referee's reason). A round of an earlier turn counts as none."""
+
+    turn: int
+    locked: bool = False
+    commitments: dict[str, str] = {}
+    revealed: dict[str, str] = {}
+    absent: dict[str, str] = {}
+
+
 class GameState(msgspec.Struct, frozen=True, kw_only=True):
     game: str = ""
     ruleset: str = ""
@@ -57,6 +69,8 @@ class GameState(msgspec.Struct, frozen=True, kw_only=True):
     seed_sha256: str | None = None
     seed_salt: str | None = None
     seed_hmac: str | None = None
+    #: the game's dice scheme (D2 alone when ``None``; ``"contributed"``: D3)
+    dice_scheme: str | None = None
     forked_from: str | None = None
     scenario: bool = False
     created: bool = False
@@ -73,6 +87,8 @@ class GameState(msgspec.Struct, frozen=True, kw_only=True):
     tokens: dict[str, tuple[str | None, ...]] = {}
     #: mortecouille orders by ship (T1); a set from an earlier turn counts as none
     orders: dict[str, OrderSet] = {}
+    #: the dice contributions of the current turn (D3); ``None`` until the first of a game
+    dice_round: DiceRound | None = None
 
 
 EMPTY = GameState()

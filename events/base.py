@@ -13,6 +13,8 @@ imported.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import msgspec
 
 GENESIS_HASH = "0" * 64
@@ -25,3 +27,8 @@ class Event(msgspec.Struct, tag_field="type", kw_only=True, frozen=True, gc=Fals
     prev: str = ""
     hash: str = ""
     v: int = 1
+
+    #: fields added to an event type after logs were written, left out of a line while ``None``
+    #: (their default, meaning the behaviour before them): a line written without one decodes to
+    #: the same event, and a new line that does not use one has the bytes it always had
+    omitted_when_none: ClassVar[tuple[str, ...]] = ()

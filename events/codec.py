@@ -74,6 +74,9 @@ def stamp(
     ``extras``: envelope fields (of :data:`ENVELOPE_EXTRAS`) written on this line and covered by its
     hash; the event decoded back from the line does not carry them (decoding ignores them)."""
     body = msgspec.to_builtins(event)
+    for name in event.omitted_when_none:
+        if body.get(name) is None:
+            body.pop(name, None)
     for key, value in (extras or {}).items():
         if key not in ENVELOPE_EXTRAS or key in body:
             raise ValueError(f"{key!r} is not an envelope field a line may carry")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
@@ -34,6 +34,13 @@ class GameCreated(Event, tag="game-created", frozen=True):
     #: so older lines keep their bytes and hashes
     seed_salt: str | None = None
     seed_hmac: str | None = None
+    #: how the dice derive from the seed (issue 15): ``None``, the seed and the roll's identity
+    #: alone (D2); ``"contributed"``, each turn's dice also from every player's revealed
+    #: contribution (D3). Written only when set (``omitted_when_none``), so every line of a game
+    #: of the older scheme keeps its bytes and hash, old logs and new games alike
+    dice_scheme: str | None = None
+
+    omitted_when_none: ClassVar[tuple[str, ...]] = ("dice_scheme",)
 
 
 class DieRolled(Event, tag="die-rolled", frozen=True):

@@ -27,6 +27,12 @@ from mortecouille.events.combat import (
     ShotNotFired,
 )
 from mortecouille.events.deadlines import DeadlinePassed, DeadlineSet
+from mortecouille.events.dice import (
+    DiceContributionAbsent,
+    DiceContributionCommitted,
+    DiceContributionRevealed,
+    TurnLocked,
+)
 from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped, ShipWithdrawn
 from mortecouille.events.game import (
     DieRolled,
@@ -60,6 +66,11 @@ EVENT_CLASSES: tuple[type[Event], ...] = (
     GameEnded,
     # a loss the referee's repair recorded (issue 12, item 2), both rulesets
     LossRecorded,
+    # the dice nobody can foresee (issue 15, item 2; D3), both rulesets
+    DiceContributionCommitted,
+    TurnLocked,
+    DiceContributionRevealed,
+    DiceContributionAbsent,
     # ships on the board, both rulesets
     ShipPlaced,
     ShipMoved,

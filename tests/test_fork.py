@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import msgspec
+import pytest
 
 from mortecouille.core.dice import RollIdentity, seeded_value
 from mortecouille.core.game import fold
@@ -97,7 +98,12 @@ def append_turn(log: GameLog, turn: int, rolls: list[DieRolled]) -> None:
     log.append([TurnEnded(turn=turn, state_hash=state_hash(fold(log.read())))])
 
 
-def test_copied_seeded_rolls_are_accepted_and_the_forks_own_rolls_checked(games: Path) -> None:
+def test_copied_seeded_rolls_are_accepted_and_the_forks_own_rolls_checked(
+    games: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the turns appended here roll by D2 alone (the seed and the roll's identity): a game of the
+    # scheme before the players' contributions (D3), as every game was when forks were written
+    monkeypatch.setattr("mortecouille.app.commands.NEW_GAME_DICE_SCHEME", None)
     assert (
         run(
             games,

@@ -87,10 +87,11 @@ def test_replay_at_a_turn_or_seq_shows_the_board_and_ship_list(games: Path) -> N
     play_blockade_turn(games)
     start = json.loads(run(games, "replay", "b", "--turn", "0", "--json").output)
     assert start["state"]["ships"]["Frig"]["at"] == [2, 3]
-    mid = json.loads(run(games, "replay", "b", "--seq", "7", "--json").output)
-    assert mid["seq"] == 7 and mid["state"]["ships"]["Frig"]["at"] == [2, 2]  # Frig won C3 (M1e)
-    text = run(games, "replay", "b", "--seq", "11").output
-    assert "at seq 11" in text and "Sloopy (Anne): sloop at C2 facing N; damage 3" in text
+    # seqs 5-9: the players' dice contributions (D3), then the turn from seq 10
+    mid = json.loads(run(games, "replay", "b", "--seq", "12", "--json").output)
+    assert mid["seq"] == 12 and mid["state"]["ships"]["Frig"]["at"] == [2, 2]  # Frig won C3 (M1e)
+    text = run(games, "replay", "b", "--seq", "16").output
+    assert "at seq 16" in text and "Sloopy (Anne): sloop at C2 facing N; damage 3" in text
     bad = run(games, "replay", "b", "--seq", "999")
     assert bad.exit_code == 2 and "--seq" in bad.output
 

@@ -71,7 +71,7 @@ def test_a_ruling_adjusts_the_state_and_shows_in_explain_replay_and_board(games:
     assert state["ships"]["Sloopy"]["damage"] == 3 and state["ships"]["Frig"]["at"] == [3, 5]
     assert "Frig (Bart): war-frigate at D6 facing E" in run(games, "board", "b", "--no-color").output
     replayed = run(games, "replay", "b").output
-    assert "ruling seq 21 [M3]: the bump in round 2 was not a push -> Sloopy damage -3" in replayed
+    assert "ruling seq 26 [M3]: the bump in round 2 was not a push -> Sloopy damage -3" in replayed
     assert run(games, "tokens", "b", "Frig", "F").exit_code == 0
     assert run(games, "resolve", "b", "--partial").exit_code == 0
     told = run(games, "explain", "b", "--turn", "2").output

@@ -540,7 +540,9 @@ def test_a_log_with_idempotency_keys_still_chains_line_by_line(
     for number, line in enumerate((games / "g.jsonl").read_bytes().splitlines()):
         prev = check_line(line, number + 1, number, prev)
     batch = [line for line in lines(games) if "idem" in line][-1]
-    assert batch["type"] == "turn-started" and batch["idem"]["events"] == len(resolved.json()["events"])
+    # a seeded game's resolve starts with the players' dice contributions the referee drew (D3)
+    assert batch["type"] == "dice-contribution-committed"
+    assert batch["idem"]["events"] == len(resolved.json()["events"])
     verified(games)
 
 
@@ -697,7 +699,9 @@ def test_a_passed_deadline_resolves_a_seeded_turn_with_ships_without_orders_idle
     passed = [line for line in lines(games) if line["type"] == "deadline-passed"]
     assert passed == [passed[0]] and passed[0]["idle"] == ["Kraken"] and passed[0]["resolved"]
     following = lines(games)[passed[0]["seq"] + 1]
-    assert following["type"] == "turn-started" and "idem" not in following
+    # the turn is locked (D3: its dice contributions final), then resolved, in the same append
+    assert following["type"] == "turn-locked" and "idem" not in following
+    assert lines(games)[passed[0]["seq"] + 2]["type"] == "turn-started"
     wind = [line for line in lines(games) if line["type"] == "wind-points" and line.get("ship") == "Kraken"]
     assert client.get("/api/games/g/view").json()["turn"] == 2 and wind is not None
     assert client.get("/api/games/g/view").json()["deadline"] is None

@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from mortecouille.core.dice import DiceForgery, DicePolicy, LoggedDice
+from mortecouille.core.dice import DiceForgery, DicePolicy, LoggedDice, revealed_contributions
 from mortecouille.core.errors import MortecouilleError
 from mortecouille.core.game import decide, evolve
 from mortecouille.core.life_cycle import ResolveTurn
@@ -60,7 +60,8 @@ def rederive(events: list[Event]) -> list[Finding]:
     if not spans:
         return [Finding("rederive", True, "no resolved turn to re-derive")]
     rolls = [e for e in events if isinstance(e, DieRolled)]
-    policy = DicePolicy.of(events[0], revealed_seed(events))
+    # a contributed game's dice (D3) are re-derived from the seed and each turn's revealed contributions
+    policy = DicePolicy.of(events[0], revealed_seed(events), revealed_contributions(events))
     state: GameState = EMPTY
     position = 0
     for first, last in spans:

@@ -3,8 +3,9 @@
 1. the hash chain (canonical form, seq, prev, hash of every line);
 2. the dice: a revealed seed matches the first event's commitment (D2); every
    die comes from the source the game's dice mode allows, shows 1..6 and lies in
-   its turn's resolution; once revealed, the seed gives every seeded roll;
-   every turn that started ended;
+   its turn's resolution; in a contributed game (D3), each die's turn was locked
+   first; once revealed, the seed (with each turn's revealed contributions, D3)
+   gives every seeded roll; every turn that started ended;
 3. the state hash recorded at every turn end matches a fresh fold;
 4. re-derivation: every registered re-deriver re-runs the rules over the
    logged inputs and compares the outcomes (added by the rulesets);
@@ -18,12 +19,19 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from mortecouille.core.dice import DiceForgery, DicePolicy, matches_commitment
+from mortecouille.core.dice import (
+    CONTRIBUTED,
+    DiceForgery,
+    DicePolicy,
+    matches_commitment,
+    revealed_contributions,
+)
 from mortecouille.core.game import evolve
 from mortecouille.core.life_cycle import DICE_MODES, UnappliableEvent
 from mortecouille.core.state import EMPTY, GameState, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.codec import LogError, decode_lines
+from mortecouille.events.dice import TurnLocked
 from mortecouille.events.game import DieRolled, GameCreated, TurnEnded, TurnStarted
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.findings import Finding, Report
@@ -123,11 +131,19 @@ def check_dice(events: list[Event]) -> list[Finding]:
     revealed = revealed_seed(events) if created.dice_mode == "seeded" else None
     if revealed is not None and not matches_commitment(revealed, created):
         return [Finding("dice", False, "the revealed seed does not match the commitment (D2)")]
-    policy = DicePolicy.of(created, revealed)
+    contributions = revealed_contributions(events)
+    policy = DicePolicy.of(created, revealed, contributions)
     counts: Counter[str] = Counter()
     resolving: int | None = None
+    locked: set[int] = set()
     for event in events:
-        if isinstance(event, TurnStarted):
+        if isinstance(event, TurnLocked):
+            locked.add(event.turn)
+        elif isinstance(event, TurnStarted):
+            own_turn = event.seq > policy.copied_up_to  # a fork's copied turns were checked in its original
+            if policy.dice_scheme == CONTRIBUTED and event.turn not in locked and own_turn:
+                detail = f"seq {event.seq}: turn {event.turn} resolved before it was locked"
+                return [Finding("dice", False, f"{detail}: its dice could be foreseen (D3)", event.seq)]
             resolving = event.turn
         elif isinstance(event, TurnEnded):
             resolving = None
@@ -140,7 +156,11 @@ def check_dice(events: list[Event]) -> list[Finding]:
             except DiceForgery as error:
                 return [Finding("dice", False, str(error), error.seq)]
             counts["copied" if policy.copied(event) else event.source] += 1
-    return [Finding("dice", True, dice_summary(created, policy, counts))]
+    summary = dice_summary(created, policy, counts)
+    if policy.dice_scheme == CONTRIBUTED:
+        shown = sum(len(players) for players in contributions.values())
+        summary += f"; each turn keyed by the players' contributions (D3): {shown} revealed"
+    return [Finding("dice", True, summary)]
 
 
 def dice_summary(created: GameCreated, policy: DicePolicy, counts: Counter[str]) -> str:

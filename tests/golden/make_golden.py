@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import itertools
 import json
 import shutil
 import tempfile
@@ -300,6 +301,37 @@ def build_edition_2026_2_game(games: Path, name: str = "mortecouille_2026_2") ->
     return games / f"{name}.jsonl"
 
 
+def golden_contributions() -> Iterator[str]:
+    """The contributions the golden contributed game draws, in order: fixed (never random) so the
+    same code builds the same bytes, and each one 32 hex digits as a real one (D3)."""
+    for index in itertools.count(1):
+        yield f"{index:02x}" * 16
+
+
+def build_contributed_game(games: Path, name: str = "mortecouille_contributed") -> Path:
+    """The golden game of the contributed dice scheme (D3, under the current edition): the seeded
+    game's fleets and first orders; turn 1 resolved by the referee in one step (a contribution
+    drawn for each player, committed, locked and revealed with the resolution); turn 2 in two
+    steps: both players commit from their pages, the referee locks, Anne reveals, Bart never does
+    and the referee resolves without him (``--without-missing``); then the game ends, revealing
+    the seed, and ``verify`` re-derives every die from it and the revealed contributions."""
+    from mortecouille.app.commands import commit_dice_contribution, game_log, reveal_dice_contribution
+    from mortecouille.core.dice import contribution_commitment
+
+    drawn = golden_contributions()
+    with mock.patch("mortecouille.app.commands.new_contribution", lambda: next(drawn)):
+        path = build_mortecouille_game(games, name, (*MORTECOUILLE_TURN_1, ("resolve", "--no-prompt")), "seeded")
+        log = game_log(games, name)
+        anne, bart = next(drawn), next(drawn)
+        commit_dice_contribution(log, "Anne", contribution_commitment(anne))
+        commit_dice_contribution(log, "Bart", contribution_commitment(bart))
+        cli_run(games, "resolve", name, "--lock")
+        reveal_dice_contribution(log, "Anne", anne)
+        cli_run(games, "resolve", name, "--idle-turn", "--no-prompt", "--without-missing", "Bart never revealed")
+        cli_run(games, "end", name, "--winner", "Anne")
+    return path
+
+
 def build_mortecouille_scenario(games: Path, name: str = "mortecouille_scenario") -> Path:
     """The golden scenario's log, kept by ``scenario --log``."""
     source = games / f"{name}.json"
@@ -319,6 +351,7 @@ GOLDEN_LOGS = (
     "mortecouille_seeded.jsonl",
     "mortecouille_scenario.jsonl",
     "mortecouille_2026_2.jsonl",
+    "mortecouille_contributed.jsonl",
 )
 
 #: The rules version the first five golden logs were written under, and are still built under: a
@@ -350,6 +383,7 @@ def make(out: Path) -> dict[str, dict[str, object]]:
             shutil.copyfile(seeded, out / "mortecouille_seeded.jsonl")
             shutil.copyfile(build_mortecouille_scenario(games), out / "mortecouille_scenario.jsonl")
         shutil.copyfile(build_edition_2026_2_game(games), out / "mortecouille_2026_2.jsonl")
+        shutil.copyfile(build_contributed_game(games), out / "mortecouille_contributed.jsonl")
     for name in GOLDEN_LOGS:
         anchor(out / name)
     expected = {name: summary(out / name) for name in GOLDEN_LOGS}
@@ -364,6 +398,8 @@ def first_edition() -> Iterator[None]:
     with (
         mock.patch("mortecouille.app.commands.RULES_VERSION", FIRST_EDITION),
         mock.patch("mortecouille.app.scenario.RULES_VERSION", FIRST_EDITION),
+        # and with the dice from the seed alone (D2), as seeded games were before D3
+        mock.patch("mortecouille.app.commands.NEW_GAME_DICE_SCHEME", None),
     ):
         yield
 
