@@ -201,20 +201,26 @@
     holder.replaceChildren(...cards);
   }
 
+  /** The buying forms: kinds and options from the catalogue (names in the page's language);
+   * any kind or option may also be typed, by id or by its French or English name. */
   function drawBuy(v, fleet) {
     const kinds = (catalogue && catalogue.ships) || [];
-    setChoices(document.getElementById("buy-kind"), kinds.map((kind) => [kind.id, MC.catalogueName(kind) + " — " + kind.price]));
-    const chosenKind = kinds.find((kind) => kind.id === document.getElementById("buy-kind").value);
+    const options = (catalogue && catalogue.options) || [];
+    fillList(document.getElementById("buy-kinds"), kinds.map((kind) => [kind.id, MC.catalogueName(kind) + " — " + kind.price]));
+    fillList(document.getElementById("option-names"), options.map((option) => [option.id, MC.catalogueName(option) + " — " + option.price]));
+    const typedKind = document.getElementById("buy-kind").value.trim().toLowerCase();
+    const chosenKind = kinds.find((kind) => kind.id === typedKind || MC.catalogueName(kind).toLowerCase() === typedKind);
     const shipClass = chosenKind ? chosenKind.class || chosenKind.ship_class : null;
-    const options = ((catalogue && catalogue.options) || []).filter((option) => option.scope === "ship"
+    const forShips = options.filter((option) => option.scope === "ship"
       && (!shipClass || !option.classes || option.classes.includes(shipClass)));
     const box = document.getElementById("buy-options");
+    box.hidden = !forShips.length;
     const ticked = new Set(Array.from(box.querySelectorAll("input:checked"), (input) => input.value));
-    const wanted = options.map((option) => option.id + ":" + MC.catalogueName(option)).join("|");
+    const wanted = forShips.map((option) => option.id + ":" + MC.catalogueName(option)).join("|");
     if (box.dataset.shown !== wanted) {
       box.dataset.shown = wanted;
       const legend = MC.el("legend", {}, MC.t("buy.options"));
-      box.replaceChildren(legend, ...options.map((option) => {
+      box.replaceChildren(legend, ...forShips.map((option) => {
         const id = "buy-option-" + option.id;
         return MC.el("div", { class: "field inline" },
           MC.el("input", { type: "checkbox", id: id, value: option.id, checked: ticked.has(option.id) }),
@@ -223,9 +229,13 @@
     }
     const shipChoices = [["", MC.t("equip.fleet")]].concat(((fleet && fleet.ships) || []).map((sheet) => [sheet.name, sheet.name]));
     setChoices(document.getElementById("equip-ship"), shipChoices);
-    const forFleet = document.getElementById("equip-ship").value === "";
-    const equipOptions = ((catalogue && catalogue.options) || []).filter((option) => (forFleet ? option.scope === "fleet" : option.scope === "ship"));
-    setChoices(document.getElementById("equip-option"), equipOptions.map((option) => [option.id, MC.catalogueName(option) + " — " + option.price]));
+  }
+
+  function fillList(list, entries) {
+    const wanted = entries.map(([value, label]) => value + "=" + label).join("|");
+    if (list.dataset.shown === wanted) return;
+    list.dataset.shown = wanted;
+    list.replaceChildren(...entries.map(([value, label]) => MC.el("option", { value: value }, label)));
   }
 
   function drawPlace(v, fleet) {
@@ -345,20 +355,24 @@
     submit(document.getElementById("tokens-submit"), "POST", "/tokens", body, MC.t("tokens.done", { ship: ship, tokens: shown }));
   });
   document.getElementById("buy-kind").addEventListener("change", () => view && drawBuy(view, fleetOf(view, me)));
-  document.getElementById("equip-ship").addEventListener("change", () => view && drawBuy(view, fleetOf(view, me)));
   document.getElementById("buy-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const ship = document.getElementById("buy-name").value.trim();
-    const options = Array.from(document.querySelectorAll("#buy-options input:checked"), (input) => input.value);
-    const body = { ship: ship, kind: document.getElementById("buy-kind").value, options: options };
+    const options = Array.from(document.querySelectorAll("#buy-options input:checked"), (input) => input.value)
+      .concat(document.getElementById("buy-options-typed").value.split(",").map((name) => name.trim()).filter(Boolean));
+    const body = { ship: ship, kind: document.getElementById("buy-kind").value.trim(), options: options };
     submit(document.getElementById("buy-submit"), "POST", "/buy", body, MC.t("buy.done", { ship: ship })).then((answer) => {
-      if (answer) document.getElementById("buy-name").value = "";
+      if (answer) {
+        document.getElementById("buy-name").value = "";
+        document.getElementById("buy-options-typed").value = "";
+        document.querySelectorAll("#buy-options input:checked").forEach((box) => { box.checked = false; });
+      }
     });
   });
   document.getElementById("equip-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const ship = document.getElementById("equip-ship").value;
-    const body = { option: document.getElementById("equip-option").value };
+    const body = { option: document.getElementById("equip-option").value.trim() };
     if (ship) body.ship = ship;
     submit(document.getElementById("equip-submit"), "POST", "/equip", body, MC.t("buy.done", { ship: ship || MC.t("equip.fleet") }));
   });

@@ -113,7 +113,12 @@
   document.getElementById("ruling-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const body = { rule: document.getElementById("ruling-rule").value.trim(), text: document.getElementById("ruling-text").value };
-    const adjust = document.getElementById("ruling-adjust").value.split("\n").map((line) => line.trim()).filter(Boolean);
+    // One adjustment a line: the ship's name, then its changes ("Black Pearl damage=+2,position=C5").
+    const adjust = document.getElementById("ruling-adjust").value.split("\n").map((line) => line.trim()).filter(Boolean)
+      .map((line) => {
+        const cut = line.lastIndexOf(" ");
+        return cut < 0 ? { ship: line, changes: "" } : { ship: line.slice(0, cut).trim(), changes: line.slice(cut + 1) };
+      });
     if (adjust.length) body.adjust = adjust;
     submit(document.getElementById("ruling-submit"), "/rulings", body, MC.t("referee.ruling.done"));
   });
