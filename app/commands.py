@@ -27,6 +27,7 @@ from typing import NamedTuple
 import msgspec
 import structlog
 
+from mortecouille.app.idempotency import IdempotencyIndex, envelope
 from mortecouille.core.dice import (
     DiceSource,
     RollIdentity,
@@ -79,9 +80,13 @@ def game_log(directory: Path, game: str) -> GameLog:
 # --- the secret seed (D2) --------------------------------------------------------------------
 
 
-#: The files an app keeps beside a game's log, besides the store's own (the head anchor).
+#: The files an app keeps beside a game's log, besides the store's own (the head anchor): the
+#: secret seed, and the hashes of the seat tokens (mortecouille.app.seats) with the temporary
+#: file that replaces them.
 SEED_SUFFIX = ".seed"
-SIBLINGS: tuple[str, ...] = (SEED_SUFFIX,)
+SEATS_SUFFIX = ".seats"
+SEATS_TEMPORARY_SUFFIX = ".seats-new"
+SIBLINGS: tuple[str, ...] = (SEED_SUFFIX, SEATS_SUFFIX, SEATS_TEMPORARY_SUFFIX)
 
 
 def seed_path(log_: GameLog) -> Path:
@@ -233,6 +238,14 @@ class Outcome(NamedTuple):
         return describe_events(self.events)
 
 
+class Idempotency(NamedTuple):
+    """A command's idempotency key (its digest, :func:`~mortecouille.app.idempotency.key_digest`)
+    and the index of the keys the logs hold."""
+
+    digest: str
+    index: IdempotencyIndex
+
+
 class KnownState(msgspec.Struct, frozen=True):
     """A state folded earlier and the log position it stands for (next seq, last hash)."""
 
@@ -249,6 +262,7 @@ def run_command(
     expected_seq: int | None = None,
     known: KnownState | None = None,
     confirm: ConfirmDice | None = None,
+    idempotency: Idempotency | None = None,
 ) -> Outcome:
     """Lock, fold, decide and append one command; return the appended events and the new state.
 
@@ -260,10 +274,19 @@ def run_command(
     so a long sequence of commands (the demo) does not fold the whole log for each one.
     ``confirm``: shown the table dice the command read (if any), it says whether to write; a
     no writes nothing (:class:`NotConfirmed`).
+    ``idempotency``: a key the command was sent with; if the log already holds a batch appended
+    under it, that batch is returned and nothing is decided or written (checked under the lock,
+    so a retry racing its first attempt waits for it), else the key is written with the events,
+    in the same append (:mod:`mortecouille.app.idempotency`).
     """
     if expected_seq is not None and expected_seq < 0:  # seqs start at 0: no log is ever there
         raise BadInput("--expect-seq", f"{expected_seq} is not a seq (0 or more)")
     with log_.transaction() as tx:
+        if idempotency is not None:
+            earlier = idempotency.index.find(log_.path, tx.fd, idempotency.digest)
+            if earlier is not None:
+                events = tx.read()
+                return Outcome(events[earlier.first : earlier.first + earlier.count], fold(events))
         if known is not None and tx.position() == (known.next_seq, known.last_hash):
             state = known.state
         else:
@@ -276,7 +299,8 @@ def run_command(
         table_rolls = [e for e in produced if isinstance(e, DieRolled) and e.source == "table"]
         if confirm is not None and table_rolls and not confirm(table_rolls):
             raise NotConfirmed()
-        appended = tx.append(produced, expected_seq)
+        extras = envelope(idempotency.digest, len(produced)) if idempotency is not None else None
+        appended = tx.append(produced, expected_seq, extras)
         log.info("appended", game=log_.name, command=type(command).__name__, events=len(appended))
         return Outcome(appended, fold(appended, state))
 
@@ -353,6 +377,7 @@ def resolve_turn(
     ask: AskDie | None = None,
     expected_seq: int | None = None,
     confirm: ConfirmDice | None = None,
+    idempotency: Idempotency | None = None,
 ) -> Outcome:
     """Resolve the current turn; a turn that ends the game reveals its seed (D2).
 
@@ -371,14 +396,20 @@ def resolve_turn(
         ask=ask,
         expected_seq=expected_seq,
         confirm=confirm,
+        idempotency=idempotency,
     )
+
+
+def ending(
+    log_: GameLog, *, winner: str | None = None, reason: str = "referee"
+) -> Callable[[GameState], EndGame]:
+    """The referee's EndGame for ``run_command``, revealing the seed kept beside ``log_`` (D2)."""
+    return lambda state: EndGame(reason=reason, winner=winner, seed=revealed_seed(log_, state))
 
 
 def end_game(log_: GameLog, *, winner: str | None = None, reason: str = "referee") -> GameEnded:
     """End the game by the referee's decision and reveal its seed (D2)."""
-    appended, _ = run_command(
-        log_, lambda state: EndGame(reason=reason, winner=winner, seed=revealed_seed(log_, state))
-    )
+    appended, _ = run_command(log_, ending(log_, winner=winner, reason=reason))
     ended = appended[-1]
     assert isinstance(ended, GameEnded)
     return ended

@@ -15,17 +15,10 @@ from __future__ import annotations
 import click
 
 from mortecouille.app.commands import game_log, run_command
+from mortecouille.app.order_grammar import USAGE, parse_actions
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
-from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.commands import resolve_ship
 from mortecouille.core.mortecouille.orders import GiveOrder, WithdrawOrder
-from mortecouille.events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver, Order
-
-USAGE = (
-    "advance | idle | fireship | maneuver 1/8|1/4|1/2 left|right [--sailing] | "
-    "attack port|starboard|bow|stern TARGET [--burst] | catapult TARGET"
-)
-
 
 #: ``order --help``'s grammar of actions and its examples (issue 13.5): the words ``parse_action``
 #: reads, each on a line (``\b`` keeps click from joining them).
@@ -41,46 +34,6 @@ GRAMMAR = "\n".join(
         "SHIP is matched as place matches it: case and spacing aside.",
     ]
 )
-
-
-def parse_action(words: list[str], position: int) -> Order:
-    field = f"ACTION[{position}]"
-    if not words:
-        raise BadInput(field, f"empty action; expected {USAGE}")
-    verb, rest = words[0].lower(), words[1:]
-    flags = {w for w in rest if w.startswith("--")}
-    args = [w for w in rest if not w.startswith("--")]
-    allowed = {"maneuver": {"--sailing"}, "attack": {"--burst"}}.get(verb, set())
-    if flags - allowed:
-        raise BadInput(field, f"{verb} takes no {', '.join(sorted(flags - allowed))}")
-    expected = {"advance": 0, "idle": 0, "fireship": 0, "maneuver": 2, "attack": 2, "catapult": 1}
-    if verb not in expected:
-        raise BadInput(field, f"{verb!r} is not an action; expected {USAGE}")
-    if len(args) != expected[verb]:
-        raise BadInput(field, f"{verb} takes {expected[verb]} argument(s), got {args}; expected {USAGE}")
-    if verb == "advance":
-        return Advance()
-    if verb == "idle":
-        return Idle()
-    if verb == "fireship":
-        return BecomeFireship()
-    if verb == "maneuver":
-        return Maneuver(turn=args[0], side=args[1].lower(), sailing="--sailing" in flags)
-    if verb == "attack":
-        return Attack(
-            position=args[0].lower(), target=args[1], mode="burst" if "--burst" in flags else "normal"
-        )
-    return CatapultShot(target=args[0])
-
-
-def parse_actions(words: tuple[str, ...]) -> tuple[Order, ...]:
-    groups: list[list[str]] = [[]]
-    for word in words:
-        if word == "+":
-            groups.append([])
-        else:
-            groups[-1].append(word)
-    return tuple(parse_action(group, index + 1) for index, group in enumerate(groups))
 
 
 @click.command(context_settings={"ignore_unknown_options": True}, epilog=GRAMMAR)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from mortecouille.core.board.ships import BOARD_EVOLVERS, PlacementRule, PlaceShip, placing_with
+from mortecouille.core.deadlines import PassDeadline, SetDeadline, decide_set_deadline, passing_with
 from mortecouille.core.life_cycle import (
     Command,
     CreateGame,
@@ -28,6 +29,7 @@ from mortecouille.core.rulings import RecordRuling, decide_ruling, evolve_ruling
 from mortecouille.core.scenario import ScenarioBuilder
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
+from mortecouille.events.deadlines import DeadlinePassed, DeadlineSet
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, LossRecorded, TurnStarted
 from mortecouille.events.movement import CollisionOccurred, ShipPushed
 from mortecouille.events.rulings import RulingRecorded
@@ -81,11 +83,12 @@ class Ruleset:
     phases: Mapping[type[Event], Phase]
 
 
-#: The life cycle and the referee's rulings: every ruleset takes these commands.
+#: The life cycle, the referee's rulings and turn deadlines: every ruleset takes these commands.
 SHARED_DECIDERS: Mapping[type[Command], Decide] = {
     CreateGame: decide_create,
     EndGame: decide_end,
     RecordRuling: decide_ruling,
+    SetDeadline: decide_set_deadline,
 }
 
 #: The life cycle, rulings and ships on the board: every ruleset folds these events.
@@ -98,9 +101,10 @@ SHARED_EVOLVERS: Mapping[type[Event], Evolve] = {
 
 #: Events every ruleset logs for the record only: a die's value is carried by the outcome it
 #: decides, a turn's start by its events, a collision and a push by the moves and damage; a loss
-#: recorded by ``repair`` changes nothing (the game goes on from the events that remain).
+#: recorded by ``repair`` changes nothing (the game goes on from the events that remain); a deadline
+#: set or passed is the shell's schedule, the turn's outcome carries its effect (core.deadlines).
 SHARED_IGNORED: frozenset[type[Event]] = frozenset(
-    {DieRolled, TurnStarted, CollisionOccurred, ShipPushed, LossRecorded}
+    {DieRolled, TurnStarted, CollisionOccurred, ShipPushed, LossRecorded, DeadlineSet, DeadlinePassed}
 )
 
 
@@ -120,7 +124,8 @@ def compose_ruleset(
     initial_state: GameState = EMPTY,
 ) -> Ruleset:
     """A ruleset from its own parts and the shared ones: its deciders are the shared ones, PlaceShip
-    through ``placement``, ResolveTurn through ``resolve_turn``, then its own ``commands``.
+    through ``placement``, ResolveTurn (and PassDeadline, which may resolve the turn) through
+    ``resolve_turn``, then its own ``commands``.
 
     ``evolvers`` and ``ignored`` come whole (shared ones included), as the ruleset's turn folds
     with the very same tables before the value exists.
@@ -129,6 +134,7 @@ def compose_ruleset(
         **SHARED_DECIDERS,
         PlaceShip: placing_with(placement),
         ResolveTurn: resolve_turn,
+        PassDeadline: passing_with(resolve_turn),
         **commands,
     }
     return Ruleset(

@@ -10,7 +10,7 @@ needed.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Union
 
 import msgspec
@@ -59,9 +59,25 @@ def line_hash(body_without_hash: dict[str, Any]) -> str:
     return hashlib.sha256(canonical(body_without_hash)).hexdigest()
 
 
-def stamp(event: Event, seq: int, prev: str) -> tuple[Event, bytes]:
-    """Give an event its place in the chain; return the stamped event and its line (no newline)."""
+#: The optional envelope fields a line may carry besides the event's own (the store's, not the
+#: rules'): ``idem`` records the idempotency key of the request whose command appended the batch
+#: that line starts (:mod:`mortecouille.app.idempotency`). A line without them keeps the exact
+#: bytes and hash it always had; one with them is hashed with them, so they are chained too.
+ENVELOPE_EXTRAS = ("idem",)
+
+
+def stamp(
+    event: Event, seq: int, prev: str, extras: Mapping[str, Any] | None = None
+) -> tuple[Event, bytes]:
+    """Give an event its place in the chain; return the stamped event and its line (no newline).
+
+    ``extras``: envelope fields (of :data:`ENVELOPE_EXTRAS`) written on this line and covered by its
+    hash; the event decoded back from the line does not carry them (decoding ignores them)."""
     body = msgspec.to_builtins(event)
+    for key, value in (extras or {}).items():
+        if key not in ENVELOPE_EXTRAS or key in body:
+            raise ValueError(f"{key!r} is not an envelope field a line may carry")
+        body[key] = value
     body["seq"] = seq
     body["prev"] = prev
     body.pop("hash", None)
@@ -71,13 +87,16 @@ def stamp(event: Event, seq: int, prev: str) -> tuple[Event, bytes]:
     return stamped, canonical(body)
 
 
-def stamp_all(events: Sequence[Event], first_seq: int, prev: str) -> tuple[list[Event], bytes]:
+def stamp_all(
+    events: Sequence[Event], first_seq: int, prev: str, first_extras: Mapping[str, Any] | None = None
+) -> tuple[list[Event], bytes]:
     """Chain ``events`` after the line ``prev`` at ``first_seq``: the stamped events, and their
-    lines as one payload, each ending with a newline."""
+    lines as one payload, each ending with a newline. ``first_extras``: envelope fields written on
+    the first line only (what the whole batch shares)."""
     stamped: list[Event] = []
     lines: list[bytes] = []
     for offset, event in enumerate(events):
-        done, line = stamp(event, first_seq + offset, prev)
+        done, line = stamp(event, first_seq + offset, prev, first_extras if offset == 0 else None)
         prev = done.hash
         stamped.append(done)
         lines.append(line)

@@ -26,6 +26,7 @@ from mortecouille.events.combat import (
     ShotFired,
     ShotNotFired,
 )
+from mortecouille.events.deadlines import DeadlinePassed, DeadlineSet
 from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped, ShipWithdrawn
 from mortecouille.events.game import (
     DieRolled,
@@ -68,6 +69,9 @@ EVENT_CLASSES: tuple[type[Event], ...] = (
     ShipSunk,
     # referee rulings
     RulingRecorded,
+    # turn deadlines set by the game service's referee (issue 14.7), both rulesets
+    DeadlineSet,
+    DeadlinePassed,
     # blockade orders
     TokensGiven,
     # mortecouille fleets

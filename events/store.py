@@ -27,10 +27,10 @@ import errno
 import fcntl
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import msgspec
 import structlog
@@ -414,11 +414,18 @@ class Transaction:
         """The next seq and the last line's hash, read from the end of the file only."""
         return _tail_position(self.fd, self.log.name)
 
-    def append(self, events: Sequence[Event], expected_seq: int | None = None) -> list[Event]:
+    def append(
+        self,
+        events: Sequence[Event],
+        expected_seq: int | None = None,
+        first_extras: Mapping[str, Any] | None = None,
+    ) -> list[Event]:
         """Stamp and write ``events`` with one write and one fsync.
 
         ``expected_seq`` is the seq the first new event must receive; if the log
         has moved on, :class:`Conflict` is raised and nothing is written.
+        ``first_extras``: envelope fields for the first line (``idem``, see
+        :data:`mortecouille.events.codec.ENVELOPE_EXTRAS`), written in the same write and fsync.
         """
         next_seq, prev = _tail_position(self.fd, self.log.name)
         if expected_seq is not None and expected_seq != next_seq:
@@ -428,7 +435,7 @@ class Transaction:
             )
         if not events:
             return []
-        stamped, payload = stamp_all(events, next_seq, prev)
+        stamped, payload = stamp_all(events, next_seq, prev, first_extras)
         _append_or_take_back(self.fd, payload, os.fstat(self.fd).st_size, self.log.path)
         try:
             self.log.write_head(stamped[-1].seq, stamped[-1].hash)

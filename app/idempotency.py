@@ -1,0 +1,102 @@
+"""Idempotent commands (issue 14.4): a request retried with the same ``Idempotency-Key`` answers
+what the first one did and appends nothing, even across a crash and restart of the service.
+
+Durable by construction: the key's SHA-256 is written **in the same append** as the command's
+events, as an envelope field of the batch's first line (``"idem": {"key": SHA, "events": N}``,
+see :data:`mortecouille.events.codec.ENVELOPE_EXTRAS`). So either the events and the key are on
+disk together, or neither is; there is no window where a 2xx was sent and the key forgotten, nor
+one where the key is kept for events that were not written. Lines without a key keep their bytes
+and hashes, so every existing log stays as it was.
+
+:class:`IdempotencyIndex` maps each game's keys to ``(first seq, count)``. It is caught up from the
+log's bytes (only what was appended since it last looked) under the game's lock, right before the
+command is decided, so it is never stale when it matters: not after a restart (it starts empty and
+reads the whole log), not when the CLI appended meanwhile, not after a ``repair`` cut the tail.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from mortecouille.core.errors import BadInput
+
+#: The envelope field (events.codec.ENVELOPE_EXTRAS) that carries a batch's key.
+IDEM_FIELD = "idem"
+_MARKER = b'"idem":'
+
+#: The longest key a client may send, in characters: a UUID or a hash fits many times over.
+MAX_KEY_LENGTH = 200
+
+
+class Recorded(msgspec.Struct, frozen=True):
+    """What a key appended: ``count`` events from seq ``first``."""
+
+    first: int
+    count: int
+
+
+def key_digest(key: str) -> str:
+    """The SHA-256 (hex) of an idempotency key as the log keeps it: never the key itself, which a
+    client may have built from something private."""
+    if not key or len(key) > MAX_KEY_LENGTH or not key.isprintable():
+        raise BadInput("Idempotency-Key", f"a key is 1 to {MAX_KEY_LENGTH} printable characters")
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def envelope(digest: str, count: int) -> dict[str, Any]:
+    """The envelope fields of a batch of ``count`` events appended under the key ``digest``."""
+    return {IDEM_FIELD: {"key": digest, "events": count}}
+
+
+class _GameKeys:
+    """One log's keys and how far its bytes were read (offset of the next unread byte)."""
+
+    def __init__(self) -> None:
+        self.offset = 0
+        self.keys: dict[str, Recorded] = {}
+
+
+class IdempotencyIndex:
+    """key digest -> :class:`Recorded`, per game log, caught up from the log under its lock."""
+
+    def __init__(self) -> None:
+        self._games: dict[Path, _GameKeys] = {}
+        self._guard = threading.Lock()  # the dict of games; each game's part runs under its flock
+
+    def catch_up(self, path: Path, fd: int) -> dict[str, Recorded]:
+        """Read what ``fd`` (the locked log at ``path``) holds beyond what was read before and
+        return the game's keys. A log shorter than what was read was cut (``repair``): read again."""
+        with self._guard:
+            game = self._games.setdefault(path, _GameKeys())
+        size = os.fstat(fd).st_size
+        if size < game.offset:
+            game.offset, game.keys = 0, {}
+        if size > game.offset:
+            data = os.pread(fd, size - game.offset, game.offset)
+            complete = data[: data.rfind(b"\n") + 1]  # a torn tail is the store's to report
+            for line in complete.splitlines():
+                if _MARKER in line:
+                    _read_key(line, game.keys)
+            game.offset += len(complete)
+        return game.keys
+
+    def find(self, path: Path, fd: int, digest: str) -> Recorded | None:
+        """What the key ``digest`` appended to the locked log, if it was used on it."""
+        return self.catch_up(path, fd).get(digest)
+
+
+def _read_key(line: bytes, keys: dict[str, Recorded]) -> None:
+    try:
+        body = msgspec.json.decode(line)
+        recorded = body[IDEM_FIELD]
+        digest, count, seq = recorded["key"], recorded["events"], body["seq"]
+    except (msgspec.DecodeError, KeyError, TypeError):
+        return  # not an envelope of ours (a text that happens to hold the marker)
+    if isinstance(digest, str) and isinstance(count, int) and isinstance(seq, int):
+        keys.setdefault(digest, Recorded(first=seq, count=count))

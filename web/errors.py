@@ -1,0 +1,120 @@
+"""Every refusal of the service as one JSON shape (docs/service.md, "Errors"):
+
+``{"error": {"status": S, "code": C, "field": F?, "rule": R?, "message": M}}``
+
+``code`` is the exit code the CLI gives for the same refusal, ``field`` the body field (or header)
+at fault, ``rule`` the rule ID of a rules refusal. The engine's own errors map to HTTP statuses
+here, in one table, so every endpoint refuses alike; nothing here ever echoes a token.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import structlog
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, ValidationException
+
+from mortecouille.core.errors import BadInput, MortecouilleError, RuleViolation
+from mortecouille.events.codec import LogError
+from mortecouille.events.store import Conflict, GameNotFound, Unwritable
+
+_log = structlog.get_logger("mortecouille.web")
+
+
+class ErrorBody(msgspec.Struct, omit_defaults=True):
+    status: int
+    code: int
+    message: str
+    field: str | None = None
+    rule: str | None = None
+
+
+class Unauthorized(Exception):
+    """A token that is not one of this game's (401). The message never holds the token."""
+
+    status = 401
+    code = 2
+
+
+class Forbidden(Exception):
+    """A role acting outside its part (403): a player on another fleet, a spectator commanding."""
+
+    status = 403
+    code = 2
+
+
+def error_response(status: int, code: int, message: str, *, field: str | None = None,
+                   rule: str | None = None) -> Response[Any]:  # fmt: skip
+    body = ErrorBody(status=status, code=code, message=message, field=field, rule=rule)
+    return Response({"error": body}, status_code=status, media_type="application/json")
+
+
+#: The CLI's argument and option names as they appear in BadInput, to the body fields they are.
+_FIELD_NAMES = {"--expect-seq": "If-Match", "SQUARE": "square", "SHIP": "ship", "GAME": "game"}
+
+
+def body_field(name: str) -> str:
+    """A BadInput's field as the API's client named it: ``--facing`` -> ``facing``,
+    ``SHIP`` -> ``ship``, ``ACTION[2]`` -> ``actions[2]``."""
+    if name in _FIELD_NAMES:
+        return _FIELD_NAMES[name]
+    if name.startswith("ACTION["):
+        return "actions" + name.removeprefix("ACTION")
+    return name.removeprefix("--").replace("-", "_") if name.startswith("--") else name
+
+
+def engine_error(_: Request[Any, Any, Any], error: Exception) -> Response[Any]:
+    """The engine's deliberate errors, each to its status (docs/service.md)."""
+    code = int(getattr(error, "exit_code", 1))
+    if isinstance(error, RuleViolation):
+        return error_response(422, code, str(error), rule=error.rule)
+    if isinstance(error, BadInput):
+        return error_response(400, code, str(error), field=body_field(error.field))
+    if isinstance(error, GameNotFound):
+        return error_response(404, code, str(error))
+    if isinstance(error, Conflict):
+        return error_response(409, code, str(error))
+    if isinstance(error, Unauthorized | Forbidden):
+        return error_response(error.status, error.code, str(error))
+    if isinstance(error, LogError):
+        return error_response(500, code, f"the game's log cannot be trusted: {error}; run verify")
+    if isinstance(error, Unwritable):
+        return error_response(503, code, str(error))
+    if isinstance(error, MortecouilleError):  # a refusal of the command path (table dice unconfirmed)
+        return error_response(422, code, str(error))
+    _log.error("unexpected error", error_type=type(error).__name__, exc_info=error)
+    return error_response(500, 1, f"unexpected {type(error).__name__} (a bug: please report it)")
+
+
+def validation_error(_: Request[Any, Any, Any], error: ValidationException) -> Response[Any]:
+    """A body Litestar could not read as the endpoint's Struct: 400 naming the first field."""
+    details = error.extra if isinstance(error.extra, list) else []
+    first = details[0] if details and isinstance(details[0], dict) else {}
+    key = first.get("key")
+    message = str(first.get("message") or error.detail)
+    field = str(key) if key else None
+    text = f"{field}: {message}" if field else f"malformed body: {message}"
+    return error_response(400, 2, text, field=field)
+
+
+def http_error(_: Request[Any, Any, Any], error: HTTPException) -> Response[Any]:
+    """Litestar's own refusals (a body over the limit: 413, an unknown path: 404) in our shape."""
+    status = error.status_code
+    message = "the body is over 64 KB" if status == 413 else str(error.detail)
+    return error_response(status, 2, message)
+
+
+EXCEPTION_HANDLERS: dict[type[Exception] | int, Any] = {
+    ValidationException: validation_error,
+    HTTPException: http_error,
+    MortecouilleError: engine_error,
+    LogError: engine_error,
+    Conflict: engine_error,
+    GameNotFound: engine_error,
+    Unwritable: engine_error,
+    Unauthorized: engine_error,
+    Forbidden: engine_error,
+    Exception: engine_error,
+}

@@ -1,0 +1,196 @@
+"""Live push (issue 14.5): every game's new events, as each listener may see them, by server-sent
+events.
+
+One :class:`GameWatcher` per game with listeners tails the game's log file: it polls the file's
+size every ``interval`` seconds (0.2 s by default), so events appended by anyone, the service or
+the CLI on the same games directory, reach listeners within a second. It decodes only the complete
+lines appended since it last looked and hands them to every listener's queue.
+
+A listener (:func:`event_stream`) first registers its queue, then reads the log and sends what is
+after the client's ``Last-Event-ID``; then it sends what its queue brings, skipping any seq it has
+already sent. Registering before reading is what makes a resume exact: an event appended meanwhile
+is in the read, or in the queue, or both (sent once), never in neither.
+
+Each message is ``id: SEQ``, ``event: event``, ``data: <EventView JSON>`` as that listener's viewer
+may see the event (:func:`mortecouille.web.access.event_message`). When an event makes earlier
+sealed events visible (a turn resolved, the last fleet sealed, the game ended), an
+``event: revealed`` message follows, with ``id:`` that event's seq and ``data: {"seq": N, "events":
+[...]}``: the EventViews that this listener had received sealed and may now read. A comment line
+(``: heartbeat``) goes out every ``heartbeat`` seconds so proxies and clients know the stream lives.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Protocol
+
+import msgspec
+import structlog
+
+from mortecouille.events.base import Event
+from mortecouille.events.codec import LogError, decode_lines
+from mortecouille.events.store import GameLog
+
+_log = structlog.get_logger("mortecouille.web")
+
+#: How often a watcher looks at its log's size, in seconds.
+POLL_SECONDS = 0.2
+#: How often a stream sends a comment when nothing happens, in seconds.
+HEARTBEAT_SECONDS = 15.0
+
+
+class GameWatcher:
+    """Tails one game's log and hands each new event to every listener's queue."""
+
+    def __init__(self, log_: GameLog, interval: float) -> None:
+        self.log = log_
+        self.interval = interval
+        self.listeners: set[asyncio.Queue[list[Event]]] = set()
+        self.offset = self._size()
+        self.task: asyncio.Task[None] | None = None
+
+    def _size(self) -> int:
+        try:
+            return os.stat(self.log.path).st_size
+        except FileNotFoundError:
+            return 0
+
+    def subscribe(self) -> asyncio.Queue[list[Event]]:
+        queue: asyncio.Queue[list[Event]] = asyncio.Queue()
+        self.listeners.add(queue)
+        if self.task is None:
+            self.offset = self._size()  # earlier events are each listener's own read
+            self.task = asyncio.create_task(self._run(), name=f"watch {self.log.name}")
+        return queue
+
+    def unsubscribe(self, queue: asyncio.Queue[list[Event]]) -> None:
+        self.listeners.discard(queue)
+        if not self.listeners and self.task is not None:
+            self.task.cancel()
+            self.task = None
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            try:
+                self.poll()
+            except Exception:  # noqa: BLE001 - a watcher keeps watching; the log is verify's to judge
+                _log.warning("watcher could not read the log", game=self.log.name, exc_info=True)
+
+    def poll(self) -> None:
+        """Read the complete lines appended since the last poll and hand them to the listeners."""
+        size = self._size()
+        if size < self.offset:  # cut by ``repair``: start again from its end
+            self.offset = size
+            return
+        if size == self.offset:
+            return
+        with open(self.log.path, "rb") as handle:
+            handle.seek(self.offset)
+            data = handle.read(size - self.offset)
+        complete = data[: data.rfind(b"\n") + 1]  # a line being written is read at the next poll
+        if not complete:
+            return
+        events = decode_lines(complete)
+        self.offset += len(complete)
+        for queue in self.listeners:
+            queue.put_nowait(events)
+
+
+class LiveHub:
+    """The watchers of a service's games, created as listeners come and dropped when they go."""
+
+    def __init__(self, interval: float = POLL_SECONDS) -> None:
+        self.interval = interval
+        self.watchers: dict[Path, GameWatcher] = {}
+
+    def watcher(self, log_: GameLog) -> GameWatcher:
+        watcher = self.watchers.get(log_.path)
+        if watcher is None:
+            watcher = self.watchers[log_.path] = GameWatcher(log_, self.interval)
+        return watcher
+
+    def poll_all(self) -> None:
+        """Poll every watcher now (tests; the watchers poll on their own too)."""
+        for watcher in list(self.watchers.values()):
+            if watcher.listeners:
+                watcher.poll()
+
+    async def close(self) -> None:
+        for watcher in self.watchers.values():
+            if watcher.task is not None:
+                watcher.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watcher.task
+                watcher.task = None
+
+
+def sse_message(*, data: bytes, event: str | None = None, seq: int | None = None) -> bytes:
+    """One server-sent event: ``id:``, ``event:`` and one ``data:`` line (JSON has no newline)."""
+    lines = []
+    if seq is not None:
+        lines.append(b"id: %d" % seq)
+    if event is not None:
+        lines.append(b"event: " + event.encode())
+    lines.append(b"data: " + data)
+    return b"\n".join(lines) + b"\n\n"
+
+
+HEARTBEAT = b": heartbeat\n\n"
+
+
+def parse_last_event_id(header: str | None) -> int:
+    """The seq a reconnecting client last received, -1 for none (a new stream sends everything).
+    An id that is not a seq is taken as none: the client gets the whole stream again, never a gap."""
+    if header is None:
+        return -1
+    try:
+        seq = int(header.strip())
+    except ValueError:
+        return -1
+    return max(seq, -1)
+
+
+async def event_stream(
+    hub: LiveHub,
+    log_: GameLog,
+    after: int,
+    render: EventRenderer,
+    heartbeat: float = HEARTBEAT_SECONDS,
+) -> AsyncIterator[bytes]:
+    """The SSE body for one listener: every event after seq ``after``, as ``render`` shows it to
+    the listener's viewer, then each new one as it is appended; see the module docstring."""
+    watcher = hub.watcher(log_)
+    queue = watcher.subscribe()
+    try:
+        try:
+            backlog = await asyncio.to_thread(log_.read)
+        except LogError as error:
+            yield sse_message(event="problem", data=msgspec.json.encode({"message": str(error)}))
+            return
+        for chunk in render.start(backlog, after):
+            yield chunk
+        while True:
+            try:
+                batch = await asyncio.wait_for(queue.get(), timeout=heartbeat)
+            except TimeoutError:
+                yield HEARTBEAT
+                continue
+            for chunk in render.more(batch):
+                yield chunk
+    finally:
+        watcher.unsubscribe(queue)
+
+
+class EventRenderer(Protocol):
+    """How one listener's stream shows events (the service's is ``access.ListenerView``)."""
+
+    def start(self, events: list[Event], after: int) -> list[bytes]:
+        """The messages for the events of the log read at start with seq > ``after``."""
+
+    def more(self, events: list[Event]) -> list[bytes]:
+        """The messages for new events (some may have been sent already: skipped by seq)."""

@@ -1,0 +1,575 @@
+"""The game service's HTTP application (issue 14, items 1, 4, 5, 7; docs/service.md).
+
+:func:`build_app` makes the Litestar application for a games directory; ``mortecouille serve``
+runs it under uvicorn and the tests drive it with Litestar's test client. Every command goes
+through the application layer (``mortecouille.app.commands.run_command`` and friends), the very
+path the CLI takes, so the rules, the refusals and the log are the same, and the game's lock is
+shared with any CLI command running on the same games meanwhile.
+
+Handlers that touch a log run in a worker thread (``sync_to_thread=True``): a command takes the
+game's lock and fsyncs, which must not block the event loop. A command's answer is sent after
+``run_command`` returned, that is after the fsync: no 2xx ever precedes the events on disk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import structlog
+from litestar import Litestar, Request, delete, get, post
+from litestar.datastructures import ResponseHeader
+from litestar.response import File, Stream
+
+from mortecouille.app.commands import (
+    Idempotency,
+    Outcome,
+    ending,
+    game_log,
+    list_games,
+    load,
+    new_game,
+    resolve_turn,
+    run_command,
+)
+from mortecouille.app.deadlines import deadline_in_force, deadline_passed, pass_deadline_if_due, set_deadline
+from mortecouille.app.idempotency import IdempotencyIndex, key_digest
+from mortecouille.app.order_grammar import parse_actions_text
+from mortecouille.core.blockade.commands import GiveTokens
+from mortecouille.core.board.geometry import parse_facing, parse_square
+from mortecouille.core.board.ships import PlaceShip
+from mortecouille.core.deadlines import parse_time
+from mortecouille.core.errors import BadInput
+from mortecouille.core.fleet.commands import (
+    BuyShip,
+    EquipFleet,
+    EquipShip,
+    SealFleet,
+    WithdrawShip,
+    find_purchase,
+    resolve_ship,
+)
+from mortecouille.core.life_cycle import Command
+from mortecouille.core.mortecouille.orders import GiveOrder, WithdrawOrder
+from mortecouille.core.rulings import RecordRuling, parse_adjustment
+from mortecouille.core.state import GameState
+from mortecouille.core.waiting import players_awaiting_orders
+from mortecouille.events.store import GameLog, GameNotFound
+from mortecouille.web import access
+from mortecouille.web.bodies import (
+    BuyBody,
+    DeadlineBody,
+    EndBody,
+    EquipBody,
+    NewGameBody,
+    OrdersBody,
+    PlaceBody,
+    ResolveBody,
+    RulingBody,
+    SealBody,
+    ShipBody,
+    TokensBody,
+)
+from mortecouille.web.board import board_from
+from mortecouille.web.errors import EXCEPTION_HANDLERS, Forbidden
+from mortecouille.web.live import HEARTBEAT_SECONDS, POLL_SECONDS, LiveHub, event_stream, parse_last_event_id
+
+_log = structlog.get_logger("mortecouille.web")
+
+#: The largest request body the service reads (413 beyond): an order is a few hundred bytes.
+MAX_BODY_BYTES = 64 * 1024
+
+#: Where the pages are (another part of the project writes them; the service only serves them).
+PAGES = Path(__file__).parent / "pages"
+
+#: Sent with every answer: no inline script runs, no URL (and so no token) leaves in a Referer.
+SECURITY_HEADERS = (
+    ResponseHeader(name="Content-Security-Policy", value="default-src 'self'; frame-ancestors 'none'"),
+    ResponseHeader(name="Referrer-Policy", value="no-referrer"),
+    ResponseHeader(name="X-Content-Type-Options", value="nosniff"),
+    ResponseHeader(name="Cache-Control", value="no-store"),
+)
+
+Clock = Callable[[], datetime]
+
+
+def system_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+class Service:
+    """What the handlers share: the games directory, the clock, the keys' index, the watchers."""
+
+    def __init__(self, games: Path, base_url: str | None, clock: Clock, poll: float, heartbeat: float) -> None:
+        self.games = games
+        self.base_url = base_url
+        self.clock = clock
+        self.heartbeat = heartbeat
+        self.keys = IdempotencyIndex()
+        self.hub = LiveHub(poll)
+        #: the deadline in force of each game that has one (the only games the clock looks at)
+        self.pending: dict[str, datetime] = {}
+
+    # --------------------------------------------------------------- requests
+
+    def existing_log(self, game: str) -> GameLog:
+        """GAME's log, or 404 (GameNotFound) when it has none."""
+        log_ = game_log(self.games, game)
+        if not log_.exists():
+            raise GameNotFound(f"game {game!r}: no such game")
+        return log_
+
+    def base(self, request: Request[Any, Any, Any]) -> str:
+        """The URL the links start with: the one ``serve`` was given, else the request's own."""
+        return self.base_url or str(request.base_url).rstrip("/")
+
+    def idempotency(self, request: Request[Any, Any, Any]) -> Idempotency | None:
+        key = request.headers.get("Idempotency-Key")
+        return Idempotency(key_digest(key), self.keys) if key is not None else None
+
+    def command(
+        self,
+        request: Request[Any, Any, Any],
+        game: str,
+        roles: tuple[str, ...],
+        build: Callable[[access.Viewer, GameState], Command],
+        *,
+        table_values: list[int] | None = None,
+    ) -> dict[str, Any]:
+        """Identify the caller, check their role, run ``build``'s command on the command path and
+        answer with what it appended, as the caller may see it."""
+        log_ = self.existing_log(game)
+        viewer = access.viewer_for(log_, request.headers.get("Authorization"))
+        allow(viewer, roles)
+        outcome = run_command(
+            log_,
+            lambda state: build(viewer, state),
+            table_values=table_values,
+            expected_seq=if_match(request),
+            idempotency=self.idempotency(request),
+        )
+        return self.answer(log_, viewer, outcome)
+
+    def answer(self, log_: GameLog, viewer: access.Viewer, outcome: Outcome) -> dict[str, Any]:
+        """``{seq, events, lines}``: the appended events as ``viewer`` may see them (a player sees
+        their own orders; a referee's resolve shows the outcome)."""
+        events = log_.read()
+        return access.answer(events, viewer, outcome.events)
+
+    # --------------------------------------------------------------- deadlines
+
+    def find_deadlines(self) -> None:
+        """Note every game's deadline in force (at start: deadlines outlive a restart)."""
+        for path in sorted(self.games.glob("*.jsonl")):
+            self.note_deadline(path.name.removesuffix(".jsonl"))
+
+    def note_deadline(self, game: str) -> None:
+        """Note ``game``'s deadline in force as its log says, or forget it if it has none."""
+        try:
+            events, state = load(game_log(self.games, game))
+        except Exception:  # noqa: BLE001 - a log that cannot be read has no deadline to keep
+            self.pending.pop(game, None)
+            return
+        deadline = deadline_in_force(events, state.turn) if not state.ended else None
+        if deadline is None:
+            self.pending.pop(game, None)
+        else:
+            self.pending[game] = parse_time("at", deadline.at)
+
+    def check_deadlines(self) -> list[str]:
+        """Pass every noted deadline the clock has reached (resolving a seeded-dice turn); return
+        the games whose deadline passed. Only games with a deadline due are read, under their lock."""
+        now = self.clock()
+        passed = []
+        for game, at in sorted(self.pending.items()):
+            if at > now:
+                continue
+            try:
+                if pass_deadline_if_due(game_log(self.games, game), now) is not None:
+                    passed.append(game)
+            except Exception:  # noqa: BLE001 - one game's problem never stops the others' deadlines
+                _log.warning("deadline not passed", game=game, exc_info=True)
+            self.note_deadline(game)  # passed, or moved meanwhile: the log says which
+        return passed
+
+
+def allow(viewer: access.Viewer, roles: tuple[str, ...]) -> None:
+    """Refuse (403) a viewer whose role may not use the endpoint."""
+    if viewer.role not in roles:
+        who = "a spectator" if viewer.role == "spectator" else f"the {viewer.role}"
+        raise Forbidden(f"{who} may not do this; it is for the {' or '.join(roles)}")
+
+
+def if_match(request: Request[Any, Any, Any]) -> int | None:
+    """``If-Match: SEQ`` (the CLI's ``--expect-seq``): the seq the first new event must get."""
+    header = request.headers.get("If-Match")
+    if header is None:
+        return None
+    try:
+        return int(header.strip().strip('"'))
+    except ValueError:
+        raise BadInput("If-Match", f"{header!r} is not a seq") from None
+
+
+# ------------------------------------------------------------------- ownership checks
+
+
+def owner_of(state: GameState, ship: str) -> str | None:
+    """The player whose ship ``ship`` is (placed, or bought and not yet placed); BadInput naming
+    ``ship`` when the game has none by that name."""
+    ship_id = resolve_ship(state, ship)
+    if ship_id in state.ships:
+        return state.ships[ship_id].owner
+    return find_purchase(state, ship)[0].player
+
+
+def own_ship(viewer: access.Viewer, state: GameState, ship: str) -> str:
+    """``ship``'s id if it is the calling player's; 403 otherwise."""
+    if owner_of(state, ship) != viewer.player:
+        raise Forbidden(f"{ship!r} is not a ship of {viewer.player}'s fleet")
+    return resolve_ship(state, ship)
+
+
+def caller(viewer: access.Viewer) -> str:
+    assert viewer.player is not None  # allow() let only players through
+    return viewer.player
+
+
+def placing(viewer: access.Viewer, state: GameState, body: PlaceBody) -> PlaceShip:
+    """The PlaceShip of ``body``: a player places only their own ships (a new blockade ship is
+    theirs: ``owner`` defaults to them and may name nobody else); the referee places any."""
+    try:
+        at = parse_square(body.square)
+    except ValueError as error:
+        raise BadInput("square", str(error)) from None
+    try:
+        facing = parse_facing(body.facing)
+    except ValueError as error:
+        raise BadInput("facing", str(error)) from None
+    owner = body.owner
+    if viewer.role == "player":
+        player = caller(viewer)
+        if owner is not None and owner != player:
+            raise Forbidden(f"{player} may place only their own ships, not {owner}'s")
+        known = body.ship in state.ships or any(
+            fleet.ship_named(body.ship) is not None for fleet in state.fleets.values()
+        )
+        if known:
+            own_ship(viewer, state, body.ship)
+        elif body.kind is not None:
+            owner = player
+    return PlaceShip(ship=body.ship, at=at, facing=facing, kind=body.kind, owner=owner)
+
+
+# ------------------------------------------------------------------- the application
+
+
+def build_app(
+    games: Path,
+    *,
+    base_url: str | None = None,
+    clock: Clock = system_clock,
+    poll_seconds: float = POLL_SECONDS,
+    heartbeat_seconds: float = HEARTBEAT_SECONDS,
+    deadline_seconds: float | None = 1.0,
+    debug: bool = False,
+) -> Litestar:
+    """The game service on ``games``.
+
+    ``base_url``: what links start with (default: the URL each request came to). ``clock``: the
+    deadlines' time (tests pass a fake one). ``poll_seconds``: how often the live push looks at
+    each watched log; ``heartbeat_seconds``: the stream's comment when idle. ``deadline_seconds``:
+    how often deadlines are checked (None: never on their own; tests call
+    ``app.state.service.check_deadlines()``).
+    """
+    service = Service(games, base_url, clock, poll_seconds, heartbeat_seconds)
+
+    # ------------------------------------------------------------- games
+
+    @get("/api/games", sync_to_thread=True)
+    def games_list(request: Request[Any, Any, Any]) -> dict[str, Any]:
+        base = service.base(request)
+        return {
+            "games": [
+                {**access.builtins(summary), "table": access.table_link(base, summary.name)}
+                for summary in list_games(service.games)
+            ]
+        }
+
+    @post("/api/games", sync_to_thread=True, status_code=201)
+    def games_create(request: Request[Any, Any, Any], data: NewGameBody) -> dict[str, Any]:
+        log_ = game_log(service.games, data.name)
+        if data.dice not in ("seeded", "table"):
+            raise BadInput("dice", f"{data.dice!r} is not seeded or table")
+        created = new_game(
+            log_,
+            players=tuple(p.strip() for p in data.players),
+            ruleset=data.ruleset,
+            budget=data.budget,
+            board=board_from(data.board),
+            dice_mode=data.dice,
+            seed=data.seed,
+        )
+        seats = access.issue(log_, service.base(request), created)
+        return {"seq": created[-1].seq, **seats}
+
+    @get("/api/games/{game:str}/view", sync_to_thread=True)
+    def game_view(request: Request[Any, Any, Any], game: str, seq: int | None = None) -> dict[str, Any]:
+        log_ = service.existing_log(game)
+        viewer = access.viewer_for(log_, request.headers.get("Authorization"))
+        events, state = load(log_)
+        if seq is not None and not -1 <= seq < len(events):
+            raise BadInput("seq", f"{seq} is not a seq of {game!r} (0 to {len(events) - 1})")
+        shown = access.game_view(events, viewer, seq)
+        current = seq is None or seq == len(events) - 1
+        deadline = deadline_in_force(events, state.turn) if current else None
+        passed = deadline_passed(events, state.turn) if current else None
+        shown["deadline"] = deadline.at if deadline is not None else None
+        shown["deadline_passed"] = passed.at if passed is not None else None
+        shown["all_submitted"] = (
+            current and state.created and not state.ended and not players_awaiting_orders(state)
+        )
+        return shown
+
+    @get("/api/games/{game:str}/stream")
+    async def game_stream(request: Request[Any, Any, Any], game: str) -> Stream:
+        log_ = await asyncio.to_thread(service.existing_log, game)
+        viewer = await asyncio.to_thread(access.viewer_for, log_, request.headers.get("Authorization"))
+        after = parse_last_event_id(request.headers.get("Last-Event-ID"))
+        body = event_stream(service.hub, log_, after, access.ListenerView(viewer), service.heartbeat)
+        return Stream(
+            body,
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
+
+    # ------------------------------------------------------------- a player's fleet
+
+    @post("/api/games/{game:str}/buy", sync_to_thread=True, status_code=200)
+    def buy(request: Request[Any, Any, Any], game: str, data: BuyBody) -> dict[str, Any]:
+        return service.command(
+            request,
+            game,
+            ("player",),
+            lambda viewer, state: BuyShip(
+                player=caller(viewer), kind=data.kind, name=data.ship, options=data.options
+            ),
+        )
+
+    @post("/api/games/{game:str}/equip", sync_to_thread=True, status_code=200)
+    def equip(request: Request[Any, Any, Any], game: str, data: EquipBody) -> dict[str, Any]:
+        def build(viewer: access.Viewer, state: GameState) -> Command:
+            if data.ship is None:
+                return EquipFleet(player=caller(viewer), option=data.option)
+            own_ship(viewer, state, data.ship)
+            return EquipShip(ship=data.ship, option=data.option)
+
+        return service.command(request, game, ("player",), build)
+
+    @post("/api/games/{game:str}/unbuy", sync_to_thread=True, status_code=200)
+    def unbuy(request: Request[Any, Any, Any], game: str, data: ShipBody) -> dict[str, Any]:
+        def build(viewer: access.Viewer, state: GameState) -> Command:
+            own_ship(viewer, state, data.ship)
+            return WithdrawShip(ship=data.ship)
+
+        return service.command(request, game, ("player",), build)
+
+    @post("/api/games/{game:str}/seal", sync_to_thread=True, status_code=200)
+    def seal(request: Request[Any, Any, Any], game: str, data: SealBody | None = None) -> dict[str, Any]:
+        forfeit = data.forfeit if data is not None else False
+        return service.command(
+            request, game, ("player",), lambda viewer, state: SealFleet(player=caller(viewer), forfeit=forfeit)
+        )
+
+    @post("/api/games/{game:str}/place", sync_to_thread=True, status_code=200)
+    def place(request: Request[Any, Any, Any], game: str, data: PlaceBody) -> dict[str, Any]:
+        return service.command(
+            request, game, ("player", "referee"), lambda viewer, state: placing(viewer, state, data)
+        )
+
+    # ------------------------------------------------------------- a player's orders
+
+    @post("/api/games/{game:str}/orders", sync_to_thread=True, status_code=200)
+    def orders(request: Request[Any, Any, Any], game: str, data: OrdersBody) -> dict[str, Any]:
+        actions = parse_actions_text(data.actions)
+        return service.command(
+            request,
+            game,
+            ("player",),
+            lambda viewer, state: GiveOrder(
+                ship=own_ship(viewer, state, data.ship), actions=actions, replace=data.replace
+            ),
+        )
+
+    @delete("/api/games/{game:str}/orders/{ship:str}", sync_to_thread=True, status_code=200)
+    def unorder(request: Request[Any, Any, Any], game: str, ship: str) -> dict[str, Any]:
+        return service.command(
+            request, game, ("player",), lambda viewer, state: WithdrawOrder(ship=own_ship(viewer, state, ship))
+        )
+
+    @post("/api/games/{game:str}/tokens", sync_to_thread=True, status_code=200)
+    def tokens(request: Request[Any, Any, Any], game: str, data: TokensBody) -> dict[str, Any]:
+        given = tuple(None if t in (None, "-") else t.upper() for t in data.tokens)
+        return service.command(
+            request,
+            game,
+            ("player",),
+            lambda viewer, state: GiveTokens(
+                ship=own_ship(viewer, state, data.ship), tokens=given, replace=data.replace
+            ),
+        )
+
+    # ------------------------------------------------------------- the referee
+
+    @post("/api/games/{game:str}/resolve", sync_to_thread=True, status_code=200)
+    def resolve(request: Request[Any, Any, Any], game: str, data: ResolveBody | None = None) -> dict[str, Any]:
+        body = data or ResolveBody()
+        log_ = service.existing_log(game)
+        viewer = access.viewer_for(log_, request.headers.get("Authorization"))
+        allow(viewer, ("referee",))
+        outcome = resolve_turn(
+            log_,
+            partial=body.partial,
+            idle_turn=body.idle_turn,
+            table_values=list(body.dice) if body.dice is not None else None,
+            expected_seq=if_match(request),
+            idempotency=service.idempotency(request),
+        )
+        return service.answer(log_, viewer, outcome)
+
+    @post("/api/games/{game:str}/rulings", sync_to_thread=True, status_code=200)
+    def rulings(request: Request[Any, Any, Any], game: str, data: RulingBody) -> dict[str, Any]:
+        adjustments = tuple(
+            parse_adjustment(adjust.ship, change.strip())
+            for adjust in data.adjust
+            for change in adjust.changes.split(",")
+            if change.strip()
+        )
+        return service.command(
+            request,
+            game,
+            ("referee",),
+            lambda viewer, state: RecordRuling(rule=data.rule, text=data.text, adjustments=adjustments),
+        )
+
+    @post("/api/games/{game:str}/end", sync_to_thread=True, status_code=200)
+    def end(request: Request[Any, Any, Any], game: str, data: EndBody | None = None) -> dict[str, Any]:
+        body = data or EndBody()
+        log_ = service.existing_log(game)
+        make = ending(log_, winner=body.winner, reason=body.reason)
+        return service.command(request, game, ("referee",), lambda viewer, state: make(state))
+
+    @post("/api/games/{game:str}/deadline", sync_to_thread=True, status_code=200)
+    def deadline(request: Request[Any, Any, Any], game: str, data: DeadlineBody) -> dict[str, Any]:
+        log_ = service.existing_log(game)
+        viewer = access.viewer_for(log_, request.headers.get("Authorization"))
+        allow(viewer, ("referee",))
+        outcome = set_deadline(
+            log_,
+            data.seconds,
+            service.clock(),
+            expected_seq=if_match(request),
+            idempotency=service.idempotency(request),
+        )
+        service.note_deadline(game)
+        return service.answer(log_, viewer, outcome)
+
+    @post("/api/games/{game:str}/seats/{player:str}", sync_to_thread=True, status_code=200)
+    def seats(request: Request[Any, Any, Any], game: str, player: str) -> dict[str, Any]:
+        log_ = service.existing_log(game)
+        viewer = access.viewer_for(log_, request.headers.get("Authorization"))
+        allow(viewer, ("referee",))
+        return access.reissue_seat(log_, service.base(request), player)
+
+    # ------------------------------------------------------------- pages
+
+    def page(name: str) -> File:
+        return File(PAGES / name, content_disposition_type="inline", media_type="text/html")
+
+    @get("/", sync_to_thread=False)
+    def index_page() -> File:
+        return page("index.html")
+
+    @get("/table/{game:str}", sync_to_thread=False)
+    def table_page(game: str) -> File:
+        return page("table.html")
+
+    @get("/player/{game:str}", sync_to_thread=False)
+    def player_page(game: str) -> File:
+        return page("player.html")
+
+    @get("/referee/{game:str}", sync_to_thread=False)
+    def referee_page(game: str) -> File:
+        return page("referee.html")
+
+    @get("/static/{path:path}", sync_to_thread=False)
+    def static(path: str) -> File:
+        root = (PAGES / "static").resolve()
+        target = (root / path.lstrip("/")).resolve()
+        if root not in target.parents or not target.is_file():
+            raise GameNotFound(f"no file {path!r}")
+        return File(target, content_disposition_type="inline")
+
+    # ------------------------------------------------------------- life
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        await asyncio.to_thread(service.find_deadlines)
+        ticker = asyncio.create_task(deadline_ticker(service, deadline_seconds)) if deadline_seconds else None
+        try:
+            yield
+        finally:
+            if ticker is not None:
+                ticker.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await ticker
+            await service.hub.close()
+
+    app = Litestar(
+        route_handlers=[
+            games_list,
+            games_create,
+            game_view,
+            game_stream,
+            buy,
+            equip,
+            unbuy,
+            seal,
+            place,
+            orders,
+            unorder,
+            tokens,
+            resolve,
+            rulings,
+            end,
+            deadline,
+            seats,
+            index_page,
+            table_page,
+            player_page,
+            referee_page,
+            static,
+        ],
+        exception_handlers=EXCEPTION_HANDLERS,
+        response_headers=list(SECURITY_HEADERS),
+        request_max_body_size=MAX_BODY_BYTES,
+        lifespan=[lifespan],
+        openapi_config=None,
+        debug=debug,
+    )
+    app.state.service = service
+    return app
+
+
+async def deadline_ticker(service: Service, every: float) -> None:
+    """Check the deadlines every ``every`` seconds, in a worker thread (passing one writes)."""
+    while True:
+        await asyncio.sleep(every)
+        passed = await asyncio.to_thread(service.check_deadlines)
+        if passed:
+            _log.info("deadlines passed", games=passed)
+
