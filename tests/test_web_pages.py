@@ -14,10 +14,10 @@ orders, and a refusal naming its rule.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -87,8 +87,8 @@ class Viewer:
         """Wait until the page shows the game at ``seq`` or later (it follows the stream)."""
         self.page.wait_for_function("n => Number(document.body.dataset.seq) >= n", arg=seq, timeout=WAIT_MS)
 
-    def seen(self) -> str:
-        return "\n".join(everything_seen(self.page, self.watch))
+    def seen(self) -> list[tuple[str, str]]:
+        return everything_seen(self.page, self.watch)
 
     def close(self) -> None:
         self.context.close()
@@ -119,8 +119,6 @@ def own_secrets(server: Server, game: str, token: str, ship: str, kind: str) -> 
     view = server.api("GET", f"/api/games/{game}/view", token=token).json()
     mine = [e for e in view["events"] if e["type"] == kind and e.get("ship") == ship and e["turn"] == view["turn"]]
     assert mine and not mine[-1]["sealed"], f"the owner does not see their own {kind}: {mine}"
-    import json
-
     data = {k: v for k, v in mine[-1]["data"].items() if k in ("actions", "tokens")}
     assert data, mine[-1]
     content = next(iter(data.values()))
@@ -129,10 +127,14 @@ def own_secrets(server: Server, game: str, token: str, ship: str, kind: str) -> 
 
 def assert_secret_kept(secrets: list[str], owner: Viewer, others: list[Viewer]) -> None:
     """The owner's page shows the secret (the search works); no other viewer received it."""
-    assert any(marker in owner.page.content() for marker in secrets), "the owner's page does not show its own orders"
+    assert any(marker in text for _, text in owner.seen() for marker in secrets), "the owner never got their own secret"
     for other in others:
-        seen = other.seen()
-        leaked = [marker for marker in secrets if marker in seen]
+        leaked = [
+            (marker, where, text[max(0, text.index(marker) - 200) : text.index(marker) + 200])
+            for where, text in other.seen()
+            for marker in secrets
+            if marker in text
+        ]
         assert leaked == [], f"{other.page.url.split('#')[0]} received another player's secret: {leaked}"
 
 
@@ -216,6 +218,12 @@ def test_a_mortecouille_turn_through_the_pages_keeps_each_players_orders_secret(
         assert "token" not in anne.page.url and "#" not in anne.page.url.rstrip("#")
         buy(anne, "Hope", "red-small")
         seal(anne)
+        # what Anne bought stays hers until every fleet is sealed (the contract makes a sealed
+        # event's ship name public, not its kind)
+        anne.page.locator("#fleet h3", has_text="Hope").wait_for()
+        for viewer in (bart, table, referee):
+            viewer.reaches(last_seq(server, "duel"))
+        assert_secret_kept(['"kind":"red-small"', "kind=red-small"], anne, [bart, table, referee])
         buy(bart, "Kraken", "Jaune small")  # the French name works too
         seal(bart)
         place(anne, "Hope", "C3", "N")
@@ -319,7 +327,11 @@ def test_a_whole_blockade_game_through_the_pages(server: Server, browser: Any) -
         assert table.seq() < after, "the table saw the turn while offline"
         table.context.set_offline(False)
         table.reaches(after)
+        table.page.wait_for_function(
+            "n => window.MC.live.received.includes(n)", arg=after, timeout=WAIT_MS
+        )  # the stream resumed (Last-Event-ID) and brought what was missed
         seqs = received_seqs(table.page)
+        assert table.page.evaluate("() => window.MC.live.connects") >= 2, "the stream never reconnected"
         assert seqs == list(range(seqs[0], after + 1)), f"gap or duplicate in what the table received: {seqs}"
 
         # the referee ends the game: the banner names the winner on every page

@@ -76,6 +76,7 @@ class Server:
                 self.process = subprocess.Popen(
                     [sys.executable, "-m", "mortecouille", "serve", "--host", "127.0.0.1", "--port", str(self.port)],
                     env=env,
+                    cwd=self.logs,  # not the repository: what is installed is what runs
                     stdout=out,
                     stderr=err,
                 )
@@ -164,16 +165,19 @@ class Watch:
     responses: list[Any] = field(default_factory=list)
 
     def attach(self, context: Any) -> None:
-        context.on("response", self.responses.append)
+        context.on("response", self.record)
 
-    def bodies(self) -> list[str]:
-        """Every response body but the streams' (read through the pages' own stream reader)."""
+    def record(self, response: Any) -> None:
+        self.responses.append(response)
+
+    def bodies(self) -> list[tuple[str, str]]:
+        """Every response (its URL and body) but the streams' (read through the pages' reader)."""
         found = []
         for response in self.responses:
             if response.url.endswith("/stream"):
                 continue
             with contextlib.suppress(Exception):  # a body the browser already let go (a redirect)
-                found.append(response.body().decode("utf-8", "replace"))
+                found.append((response.url, response.body().decode("utf-8", "replace")))
         return found
 
 
@@ -187,6 +191,11 @@ def received_seqs(page: Any) -> list[int]:
     return list(page.evaluate("() => window.MC.live.received.slice()"))
 
 
-def everything_seen(page: Any, watch: Watch) -> list[str]:
-    """What a viewer could read: response bodies, pushed messages, and the page's DOM."""
-    return [*watch.bodies(), *pushed_messages(page), page.content()]
+def everything_seen(page: Any, watch: Watch) -> list[tuple[str, str]]:
+    """What a viewer could read, each with where it came from: response bodies, pushed
+    messages, and the page's DOM."""
+    return [
+        *watch.bodies(),
+        *((f"pushed message {index}", data) for index, data in enumerate(pushed_messages(page))),
+        ("the DOM", page.content()),
+    ]
