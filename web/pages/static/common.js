@@ -118,7 +118,12 @@
       holder.replaceChildren(MC.el("p", { class: "muted" }, MC.t("board.none")));
       return;
     }
-    const parsed = new DOMParser().parseFromString(markup, "image/svg+xml");
+    const SVG_NS = "http://www.w3.org/2000/svg";
+    let parsed = new DOMParser().parseFromString(markup, "image/svg+xml");
+    if (parsed.documentElement && parsed.documentElement.namespaceURI !== SVG_NS && /^\s*<svg\b/.test(markup)) {
+      // a bare <svg> (no xmlns, as a QR code library writes it inline) is still an SVG picture
+      parsed = new DOMParser().parseFromString(markup.replace(/^\s*<svg\b/, '<svg xmlns="' + SVG_NS + '"'), "image/svg+xml");
+    }
     const root = parsed.documentElement;
     if (!root || root.nodeName.toLowerCase() !== "svg" || parsed.querySelector("parsererror")) {
       holder.replaceChildren(MC.el("p", { class: "muted" }, MC.t("board.none")));
@@ -134,7 +139,10 @@
     const svg = document.importNode(root, true);
     svg.setAttribute("role", "img");
     if (label) svg.setAttribute("aria-label", label);
-    svg.removeAttribute("width");
+    const width = parseFloat(svg.getAttribute("width"));
+    const height = parseFloat(svg.getAttribute("height"));
+    if (!svg.hasAttribute("viewBox") && width > 0 && height > 0) svg.setAttribute("viewBox", "0 0 " + width + " " + height);
+    svg.removeAttribute("width"); // the page's style sizes it
     svg.removeAttribute("height");
     holder.replaceChildren(svg);
   };
