@@ -200,6 +200,15 @@ def _players_of(log_: GameLog) -> tuple[str, ...]:
     return load(log_)[1].players
 
 
+def refuse_leftover_seats(log_: GameLog) -> None:
+    """Refuse (Conflict) to create a game whose seats file is already there, left by a game of the
+    same name that was removed, or a link: checked before the game is created, so ``new`` then
+    :func:`issue_seats` never leaves a game without seats over a stale file."""
+    path = seats_path(log_)
+    if path.is_symlink() or path.exists():
+        raise Conflict(f"{path} already exists (seats left without their game, or a link): remove it first")
+
+
 def issue_seats(log_: GameLog, players: Sequence[str] | None = None) -> IssuedSeats:
     """Issue the referee's token and one token per player (by default the game's players) for a
     game that has no seats yet, and keep their hashes in ``GAME.seats`` (created exclusively: a

@@ -8,6 +8,8 @@ import click
 import msgspec
 
 from mortecouille.app.commands import describe_events, end_game, game_log, load, new_game
+from mortecouille.app.seats import DEFAULT_BASE_URL, issue_seats, refuse_leftover_seats, seat_links
+from mortecouille.cli.seat_commands import URL_HELP, seat_link_lines
 from mortecouille.cli.shared import Context, echo_lines, fail, pass_context, reports_errors
 from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.terrain import validate_board
@@ -89,6 +91,7 @@ def _option_for(
 @click.option(
     "--weak-seed", is_flag=True, help="Accept a --seed shorter than 16 characters (tests, demos): guessable."
 )
+@click.option("--url", "base_url", default=DEFAULT_BASE_URL, show_default=True, help=URL_HELP)
 @pass_context
 @reports_errors
 def new(
@@ -104,9 +107,12 @@ def new(
     dice_mode: str,
     seed: str | None,
     weak_seed: bool,
+    base_url: str,
 ) -> None:
-    """Create GAME: its first event commits to the rules version and the dice seed."""
+    """Create GAME: its first event commits to the rules version and the dice seed. Prints the
+    seat links (referee, each player), secrets shown once."""
     log_ = game_log(ctx.games, game)
+    refuse_leftover_seats(log_)
     new_game(
         log_,
         players=tuple(p.strip() for p in players.split(",")),
@@ -118,6 +124,7 @@ def new(
         weak_seed=weak_seed,
     )
     click.echo(f"created {game} ({ruleset}, {dice_mode} dice) at {log_.path}")
+    echo_lines(seat_link_lines(seat_links(base_url, game, issue_seats(log_)), game))
 
 
 @click.command(name="log")

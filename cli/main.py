@@ -27,6 +27,7 @@ from mortecouille.cli import (
     referee_commands,
     replay_commands,
     rules_commands,
+    seat_commands,
     serve_command,
 )
 from mortecouille.cli.shared import (
@@ -52,6 +53,7 @@ COMMANDS: tuple[click.Command, ...] = (
     *demo_command.COMMANDS,
     *analytics_commands.COMMANDS,
     *referee_commands.COMMANDS,
+    *seat_commands.COMMANDS,
     *serve_command.COMMANDS,
 )
 
