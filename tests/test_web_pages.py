@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,6 +33,7 @@ from tests.web_helpers import (
     Server,
     Watch,
     create_game,
+    create_game_with_the_cli,
     everything_seen,
     received_seqs,
     running_server,
@@ -205,14 +207,20 @@ def resolve(referee: Viewer) -> None:
 def test_a_mortecouille_turn_through_the_pages_keeps_each_players_orders_secret(
     server: Server, browser: Any
 ) -> None:
-    seats = create_game(
-        server, "duel", ruleset="mortecouille", players=["Anne", "Bart"], budget=100000,
-        board={"size": "10x10", "rocks": ["E5"], "winds": ["C7:E"]},
-    )
-    anne = Viewer(browser, player_url(server, seats, "Anne"), phone=True)
-    bart = Viewer(browser, player_url(server, seats, "Bart"), phone=True)
+    # the README's walkthrough: the game made with `new` while the server runs, the table page,
+    # the referee's page, and Anne's seat code shown there (its link is what the QR code holds)
+    seats = create_game_with_the_cli(server, readme_new_command())
     table = Viewer(browser, f"{server.url}/table/duel", phone=False)
     referee = Viewer(browser, referee_url(server, seats), phone=False)
+    referee.page.click('button[data-player="Anne"]')
+    seat = referee.page.locator('.seat[data-player="Anne"]')
+    seat.locator("a.link").wait_for()
+    assert seat.locator(".qr svg").count() == 1
+    annes_link = seat.locator("a.link").get_attribute("href")
+    assert annes_link is not None and annes_link.startswith(f"{server.url}/player/duel#token=")
+    seats.players["Anne"] = annes_link.split("#token=", 1)[1]
+    anne = Viewer(browser, annes_link, phone=True)
+    bart = Viewer(browser, player_url(server, seats, "Bart"), phone=True)
     try:
         # the token left the address bar as soon as the page read it
         assert "token" not in anne.page.url and "#" not in anne.page.url.rstrip("#")
@@ -262,6 +270,16 @@ def test_a_mortecouille_turn_through_the_pages_keeps_each_players_orders_secret(
     finally:
         for viewer in (anne, bart, table, referee):
             viewer.close()
+
+
+def readme_new_command() -> list[str]:
+    """The first command of the README's "Playing at the table", as its words after `mortecouille`."""
+    section = (ROOT / "README.md").read_text().split("## Playing at the table", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert block is not None
+    words = shlex.split(block.group(1).splitlines()[0], comments=True)
+    assert words[0] == "mortecouille", words
+    return words[1:]
 
 
 def order_by_keyboard(player: Viewer) -> None:

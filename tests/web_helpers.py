@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import re
 import socket
 import subprocess
 import sys
@@ -156,6 +157,24 @@ def create_game(server: Server, name: str, **body: Any) -> Seats:
             player: token_of(link if isinstance(link, str) else link["link"]) for player, link in players.items()
         },
     )
+
+
+def create_game_with_the_cli(server: Server, words: list[str]) -> Seats:
+    """Run ``mortecouille new ...`` (as the README writes it) beside the running server, with
+    ``--url`` naming the server, and read the links it prints: the referee's and each seat's."""
+    assert words[:1] == ["new"], words
+    done = subprocess.run(
+        [sys.executable, "-m", "mortecouille", *words, "--url", server.url],
+        env={**os.environ, "MORTECOUILLE_GAMES": str(server.games)},
+        cwd=server.logs,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    links = dict(re.findall(r"^\s+(\S+)\s+(http\S+#token=\S+)$", done.stdout, re.M))
+    referee = links.pop("referee")
+    return Seats(game=words[1], referee=token_of(referee), players={p: token_of(link) for p, link in links.items()})
 
 
 @dataclass
