@@ -243,7 +243,7 @@ class Idempotency(NamedTuple):
     and the index of the keys the logs hold."""
 
     digest: str
-    index: IdempotencyIndex
+    keys: IdempotencyIndex
 
 
 class KnownState(msgspec.Struct, frozen=True):
@@ -283,7 +283,7 @@ def run_command(
         raise BadInput("--expect-seq", f"{expected_seq} is not a seq (0 or more)")
     with log_.transaction() as tx:
         if idempotency is not None:
-            earlier = idempotency.index.find(log_.path, tx.fd, idempotency.digest)
+            earlier = idempotency.keys.find(log_.path, tx.fd, idempotency.digest)
             if earlier is not None:
                 events = tx.read()
                 return Outcome(events[earlier.first : earlier.first + earlier.count], fold(events))

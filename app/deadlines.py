@@ -66,6 +66,7 @@ def pass_deadline_if_due(log_: GameLog, now: datetime) -> Outcome | None:
     """If the current turn's deadline has passed at ``now``, record it (and resolve a seeded-dice
     turn); None when no deadline is due. Decided under the game's lock from the log as it is then,
     so a deadline moved or a turn resolved meanwhile is seen."""
+
     def command(state: GameState) -> PassDeadline:
         deadline = deadline_in_force(log_.read(), state.turn) if state.created and not state.ended else None
         if deadline is None or parse_time("at", deadline.at) > now:

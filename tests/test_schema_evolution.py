@@ -115,6 +115,10 @@ UNREACHABLE: dict[str, str] = {
     "(a damaged log, not a played game); tests/test_repair_loss.py writes and reads it",
     "ship-withdrawn": "not yet in a golden log; tests/test_undo.py writes, verifies and audits it",
     "order-withdrawn": "not yet in a golden log; tests/test_undo.py writes, verifies and audits it",
+    "deadline-set": "written by the game service's clock (issue 14.7), not the CLI; "
+    "tests/test_web_api.py writes and verifies it",
+    "deadline-passed": "written by the game service's clock (issue 14.7), not the CLI; "
+    "tests/test_web_api.py writes and verifies it",
 }
 
 

@@ -18,7 +18,7 @@ class Body(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True
     """Every body: unknown fields refused."""
 
 
-class BoardBody(Body):
+class BoardBody(Body, frozen=True):
     """A new game's board: its size and terrain, squares as on the board (``C5``)."""
 
     size: Short = "20x20"
@@ -28,7 +28,7 @@ class BoardBody(Body):
     whirlpools: tuple[Short, ...] = ()
 
 
-class NewGameBody(Body):
+class NewGameBody(Body, frozen=True):
     name: Short
     players: Annotated[tuple[Short, ...], msgspec.Meta(min_length=1, max_length=16)]
     ruleset: Short = "mortecouille"
@@ -38,27 +38,27 @@ class NewGameBody(Body):
     seed: Short | None = None
 
 
-class BuyBody(Body):
+class BuyBody(Body, frozen=True):
     ship: Short
     kind: Short
     options: tuple[Short, ...] = ()
 
 
-class EquipBody(Body):
+class EquipBody(Body, frozen=True):
     option: Short
     #: absent: a fleet option for the caller's whole fleet (F2)
     ship: Short | None = None
 
 
-class ShipBody(Body):
+class ShipBody(Body, frozen=True):
     ship: Short
 
 
-class SealBody(Body):
+class SealBody(Body, frozen=True):
     forfeit: bool = False
 
 
-class PlaceBody(Body):
+class PlaceBody(Body, frozen=True):
     ship: Short
     square: Short
     facing: Short = "N"
@@ -66,44 +66,44 @@ class PlaceBody(Body):
     owner: Short | None = None
 
 
-class OrdersBody(Body):
+class OrdersBody(Body, frozen=True):
     ship: Short
     #: the ``order`` command's grammar: ``"attack port Kraken --burst + catapult Kraken"``
     actions: Short
     replace: bool = False
 
 
-class TokensBody(Body):
+class TokensBody(Body, frozen=True):
     ship: Short
     #: one per round: ``"F"``, ``"L"``, ``"R"`` or null (P1)
     tokens: Annotated[tuple[str | None, ...], msgspec.Meta(min_length=1, max_length=10)]
     replace: bool = False
 
 
-class ResolveBody(Body):
+class ResolveBody(Body, frozen=True):
     #: a table-dice game's dice, in the order the resolution asks for them
     dice: tuple[Annotated[int, msgspec.Meta(ge=1, le=20)], ...] | None = None
     partial: bool = False
     idle_turn: bool = False
 
 
-class Adjust(Body):
+class Adjust(Body, frozen=True):
     ship: Short
     #: ``ruling --adjust``'s changes: ``"damage=+2,position=C5"``
     changes: Short
 
 
-class RulingBody(Body):
+class RulingBody(Body, frozen=True):
     rule: Short
     text: Annotated[str, msgspec.Meta(min_length=1, max_length=4000)]
     adjust: tuple[Adjust, ...] = ()
 
 
-class EndBody(Body):
+class EndBody(Body, frozen=True):
     winner: Short | None = None
     reason: Short = "referee"
 
 
-class DeadlineBody(Body):
+class DeadlineBody(Body, frozen=True):
     #: from now; a deadline already set is replaced (extended or brought forward)
     seconds: Annotated[int, msgspec.Meta(ge=1, le=7 * 24 * 3600)]

@@ -9,6 +9,7 @@ here, in one table, so every endpoint refuses alike; nothing here ever echoes a 
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -21,6 +22,16 @@ from mortecouille.events.codec import LogError
 from mortecouille.events.store import Conflict, GameNotFound, Unwritable
 
 _log = structlog.get_logger("mortecouille.web")
+
+
+#: Sent with every answer, refusals included: no inline script runs and nothing loads from
+#: elsewhere, no URL (and so no token) leaves in a Referer, no type is sniffed, nothing is cached.
+HEADERS: dict[str, str] = {
+    "Content-Security-Policy": "default-src 'self'; frame-ancestors 'none'",
+    "Referrer-Policy": "no-referrer",
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+}
 
 
 class ErrorBody(msgspec.Struct, omit_defaults=True):
@@ -48,11 +59,18 @@ class Forbidden(Exception):
 def error_response(status: int, code: int, message: str, *, field: str | None = None,
                    rule: str | None = None) -> Response[Any]:  # fmt: skip
     body = ErrorBody(status=status, code=code, message=message, field=field, rule=rule)
-    return Response({"error": body}, status_code=status, media_type="application/json")
+    return Response({"error": body}, status_code=status, media_type="application/json", headers=HEADERS)
 
 
 #: The CLI's argument and option names as they appear in BadInput, to the body fields they are.
-_FIELD_NAMES = {"--expect-seq": "If-Match", "SQUARE": "square", "SHIP": "ship", "GAME": "game"}
+_FIELD_NAMES = {
+    "--expect-seq": "If-Match",
+    "SQUARE": "square",
+    "SHIP": "ship",
+    "GAME": "game",
+    "PLAYER": "player",
+    "SHIP|PLAYER": "ship",
+}
 
 
 def body_field(name: str) -> str:
@@ -92,11 +110,27 @@ def validation_error(_: Request[Any, Any, Any], error: ValidationException) -> R
     """A body Litestar could not read as the endpoint's Struct: 400 naming the first field."""
     details = error.extra if isinstance(error.extra, list) else []
     first = details[0] if details and isinstance(details[0], dict) else {}
-    key = first.get("key")
     message = str(first.get("message") or error.detail)
-    field = str(key) if key else None
+    key = str(first["key"]) if first.get("key") not in (None, "data") else None
+    named = _field_in(message)
+    # Litestar gives the path to the object (``board``), msgspec's message the field in it (``siz``)
+    field = f"{key}.{named}" if key and named and _NAMED.search(message) else key or named
     text = f"{field}: {message}" if field else f"malformed body: {message}"
     return error_response(400, 2, text, field=field)
+
+
+_AT_PATH = re.compile(r"at `\$\.([^`]+)`")
+_NAMED = re.compile(r"(?:unknown|required) field `([^`]+)`")
+
+
+def _field_in(message: str) -> str | None:
+    """The body field msgspec's message names: ``... - at `$.board.size``` -> ``board.size``,
+    ``Object missing required field `ship``` -> ``ship``."""
+    found = _NAMED.search(message)
+    path = _AT_PATH.search(message)
+    if found is not None:
+        return f"{path.group(1)}.{found.group(1)}" if path is not None else found.group(1)
+    return path.group(1) if path is not None else None
 
 
 def http_error(_: Request[Any, Any, Any], error: HTTPException) -> Response[Any]:

@@ -23,6 +23,7 @@ from typing import Any
 import structlog
 from litestar import Litestar, Request, delete, get, post
 from litestar.datastructures import ResponseHeader
+from litestar.params import FromPath, FromQuery, JSONBody
 from litestar.response import File, Stream
 
 from mortecouille.app.commands import (
@@ -60,6 +61,7 @@ from mortecouille.core.state import GameState
 from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.store import GameLog, GameNotFound
 from mortecouille.web import access
+from mortecouille.web.board import board_from
 from mortecouille.web.bodies import (
     BuyBody,
     DeadlineBody,
@@ -74,8 +76,7 @@ from mortecouille.web.bodies import (
     ShipBody,
     TokensBody,
 )
-from mortecouille.web.board import board_from
-from mortecouille.web.errors import EXCEPTION_HANDLERS, Forbidden
+from mortecouille.web.errors import EXCEPTION_HANDLERS, HEADERS, Forbidden
 from mortecouille.web.live import HEARTBEAT_SECONDS, POLL_SECONDS, LiveHub, event_stream, parse_last_event_id
 
 _log = structlog.get_logger("mortecouille.web")
@@ -87,12 +88,7 @@ MAX_BODY_BYTES = 64 * 1024
 PAGES = Path(__file__).parent / "pages"
 
 #: Sent with every answer: no inline script runs, no URL (and so no token) leaves in a Referer.
-SECURITY_HEADERS = (
-    ResponseHeader(name="Content-Security-Policy", value="default-src 'self'; frame-ancestors 'none'"),
-    ResponseHeader(name="Referrer-Policy", value="no-referrer"),
-    ResponseHeader(name="X-Content-Type-Options", value="nosniff"),
-    ResponseHeader(name="Cache-Control", value="no-store"),
-)
+SECURITY_HEADERS = tuple(ResponseHeader(name=name, value=value) for name, value in HEADERS.items())
 
 Clock = Callable[[], datetime]
 
@@ -104,7 +100,9 @@ def system_clock() -> datetime:
 class Service:
     """What the handlers share: the games directory, the clock, the keys' index, the watchers."""
 
-    def __init__(self, games: Path, base_url: str | None, clock: Clock, poll: float, heartbeat: float) -> None:
+    def __init__(
+        self, games: Path, base_url: str | None, clock: Clock, poll: float, heartbeat: float
+    ) -> None:
         self.games = games
         self.base_url = base_url
         self.clock = clock
@@ -301,7 +299,7 @@ def build_app(
         }
 
     @post("/api/games", sync_to_thread=True, status_code=201)
-    def games_create(request: Request[Any, Any, Any], data: NewGameBody) -> dict[str, Any]:
+    def games_create(request: Request[Any, Any, Any], data: JSONBody[NewGameBody]) -> dict[str, Any]:
         log_ = game_log(service.games, data.name)
         if data.dice not in ("seeded", "table"):
             raise BadInput("dice", f"{data.dice!r} is not seeded or table")
@@ -318,7 +316,9 @@ def build_app(
         return {"seq": created[-1].seq, **seats}
 
     @get("/api/games/{game:str}/view", sync_to_thread=True)
-    def game_view(request: Request[Any, Any, Any], game: str, seq: int | None = None) -> dict[str, Any]:
+    def game_view(
+        request: Request[Any, Any, Any], game: FromPath[str], seq: FromQuery[int | None] = None
+    ) -> dict[str, Any]:
         log_ = service.existing_log(game)
         viewer = access.viewer_for(log_, request.headers.get("Authorization"))
         events, state = load(log_)
@@ -336,7 +336,7 @@ def build_app(
         return shown
 
     @get("/api/games/{game:str}/stream")
-    async def game_stream(request: Request[Any, Any, Any], game: str) -> Stream:
+    async def game_stream(request: Request[Any, Any, Any], game: FromPath[str]) -> Stream:
         log_ = await asyncio.to_thread(service.existing_log, game)
         viewer = await asyncio.to_thread(access.viewer_for, log_, request.headers.get("Authorization"))
         after = parse_last_event_id(request.headers.get("Last-Event-ID"))
@@ -350,7 +350,7 @@ def build_app(
     # ------------------------------------------------------------- a player's fleet
 
     @post("/api/games/{game:str}/buy", sync_to_thread=True, status_code=200)
-    def buy(request: Request[Any, Any, Any], game: str, data: BuyBody) -> dict[str, Any]:
+    def buy(request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[BuyBody]) -> dict[str, Any]:
         return service.command(
             request,
             game,
@@ -361,7 +361,9 @@ def build_app(
         )
 
     @post("/api/games/{game:str}/equip", sync_to_thread=True, status_code=200)
-    def equip(request: Request[Any, Any, Any], game: str, data: EquipBody) -> dict[str, Any]:
+    def equip(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[EquipBody]
+    ) -> dict[str, Any]:
         def build(viewer: access.Viewer, state: GameState) -> Command:
             if data.ship is None:
                 return EquipFleet(player=caller(viewer), option=data.option)
@@ -371,7 +373,9 @@ def build_app(
         return service.command(request, game, ("player",), build)
 
     @post("/api/games/{game:str}/unbuy", sync_to_thread=True, status_code=200)
-    def unbuy(request: Request[Any, Any, Any], game: str, data: ShipBody) -> dict[str, Any]:
+    def unbuy(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[ShipBody]
+    ) -> dict[str, Any]:
         def build(viewer: access.Viewer, state: GameState) -> Command:
             own_ship(viewer, state, data.ship)
             return WithdrawShip(ship=data.ship)
@@ -379,14 +383,21 @@ def build_app(
         return service.command(request, game, ("player",), build)
 
     @post("/api/games/{game:str}/seal", sync_to_thread=True, status_code=200)
-    def seal(request: Request[Any, Any, Any], game: str, data: SealBody | None = None) -> dict[str, Any]:
+    def seal(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[SealBody | None] = None
+    ) -> dict[str, Any]:
         forfeit = data.forfeit if data is not None else False
         return service.command(
-            request, game, ("player",), lambda viewer, state: SealFleet(player=caller(viewer), forfeit=forfeit)
+            request,
+            game,
+            ("player",),
+            lambda viewer, state: SealFleet(player=caller(viewer), forfeit=forfeit),
         )
 
     @post("/api/games/{game:str}/place", sync_to_thread=True, status_code=200)
-    def place(request: Request[Any, Any, Any], game: str, data: PlaceBody) -> dict[str, Any]:
+    def place(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[PlaceBody]
+    ) -> dict[str, Any]:
         return service.command(
             request, game, ("player", "referee"), lambda viewer, state: placing(viewer, state, data)
         )
@@ -394,7 +405,9 @@ def build_app(
     # ------------------------------------------------------------- a player's orders
 
     @post("/api/games/{game:str}/orders", sync_to_thread=True, status_code=200)
-    def orders(request: Request[Any, Any, Any], game: str, data: OrdersBody) -> dict[str, Any]:
+    def orders(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[OrdersBody]
+    ) -> dict[str, Any]:
         actions = parse_actions_text(data.actions)
         return service.command(
             request,
@@ -406,13 +419,18 @@ def build_app(
         )
 
     @delete("/api/games/{game:str}/orders/{ship:str}", sync_to_thread=True, status_code=200)
-    def unorder(request: Request[Any, Any, Any], game: str, ship: str) -> dict[str, Any]:
+    def unorder(request: Request[Any, Any, Any], game: FromPath[str], ship: FromPath[str]) -> dict[str, Any]:
         return service.command(
-            request, game, ("player",), lambda viewer, state: WithdrawOrder(ship=own_ship(viewer, state, ship))
+            request,
+            game,
+            ("player",),
+            lambda viewer, state: WithdrawOrder(ship=own_ship(viewer, state, ship)),
         )
 
     @post("/api/games/{game:str}/tokens", sync_to_thread=True, status_code=200)
-    def tokens(request: Request[Any, Any, Any], game: str, data: TokensBody) -> dict[str, Any]:
+    def tokens(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[TokensBody]
+    ) -> dict[str, Any]:
         given = tuple(None if t in (None, "-") else t.upper() for t in data.tokens)
         return service.command(
             request,
@@ -426,7 +444,9 @@ def build_app(
     # ------------------------------------------------------------- the referee
 
     @post("/api/games/{game:str}/resolve", sync_to_thread=True, status_code=200)
-    def resolve(request: Request[Any, Any, Any], game: str, data: ResolveBody | None = None) -> dict[str, Any]:
+    def resolve(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[ResolveBody | None] = None
+    ) -> dict[str, Any]:
         body = data or ResolveBody()
         log_ = service.existing_log(game)
         viewer = access.viewer_for(log_, request.headers.get("Authorization"))
@@ -442,7 +462,9 @@ def build_app(
         return service.answer(log_, viewer, outcome)
 
     @post("/api/games/{game:str}/rulings", sync_to_thread=True, status_code=200)
-    def rulings(request: Request[Any, Any, Any], game: str, data: RulingBody) -> dict[str, Any]:
+    def rulings(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[RulingBody]
+    ) -> dict[str, Any]:
         adjustments = tuple(
             parse_adjustment(adjust.ship, change.strip())
             for adjust in data.adjust
@@ -457,14 +479,18 @@ def build_app(
         )
 
     @post("/api/games/{game:str}/end", sync_to_thread=True, status_code=200)
-    def end(request: Request[Any, Any, Any], game: str, data: EndBody | None = None) -> dict[str, Any]:
+    def end(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[EndBody | None] = None
+    ) -> dict[str, Any]:
         body = data or EndBody()
         log_ = service.existing_log(game)
         make = ending(log_, winner=body.winner, reason=body.reason)
         return service.command(request, game, ("referee",), lambda viewer, state: make(state))
 
     @post("/api/games/{game:str}/deadline", sync_to_thread=True, status_code=200)
-    def deadline(request: Request[Any, Any, Any], game: str, data: DeadlineBody) -> dict[str, Any]:
+    def deadline(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[DeadlineBody]
+    ) -> dict[str, Any]:
         log_ = service.existing_log(game)
         viewer = access.viewer_for(log_, request.headers.get("Authorization"))
         allow(viewer, ("referee",))
@@ -479,7 +505,7 @@ def build_app(
         return service.answer(log_, viewer, outcome)
 
     @post("/api/games/{game:str}/seats/{player:str}", sync_to_thread=True, status_code=200)
-    def seats(request: Request[Any, Any, Any], game: str, player: str) -> dict[str, Any]:
+    def seats(request: Request[Any, Any, Any], game: FromPath[str], player: FromPath[str]) -> dict[str, Any]:
         log_ = service.existing_log(game)
         viewer = access.viewer_for(log_, request.headers.get("Authorization"))
         allow(viewer, ("referee",))
@@ -488,26 +514,29 @@ def build_app(
     # ------------------------------------------------------------- pages
 
     def page(name: str) -> File:
-        return File(PAGES / name, content_disposition_type="inline", media_type="text/html")
+        path = PAGES / name
+        if not path.is_file():
+            raise GameNotFound(f"no page {name!r}: the pages are not installed")
+        return File(path, content_disposition_type="inline", media_type="text/html")
 
     @get("/", sync_to_thread=False)
     def index_page() -> File:
         return page("index.html")
 
     @get("/table/{game:str}", sync_to_thread=False)
-    def table_page(game: str) -> File:
+    def table_page(game: FromPath[str]) -> File:
         return page("table.html")
 
     @get("/player/{game:str}", sync_to_thread=False)
-    def player_page(game: str) -> File:
+    def player_page(game: FromPath[str]) -> File:
         return page("player.html")
 
     @get("/referee/{game:str}", sync_to_thread=False)
-    def referee_page(game: str) -> File:
+    def referee_page(game: FromPath[str]) -> File:
         return page("referee.html")
 
     @get("/static/{path:path}", sync_to_thread=False)
-    def static(path: str) -> File:
+    def static(path: FromPath[str]) -> File:
         root = (PAGES / "static").resolve()
         target = (root / path.lstrip("/")).resolve()
         if root not in target.parents or not target.is_file():
@@ -572,4 +601,3 @@ async def deadline_ticker(service: Service, every: float) -> None:
         passed = await asyncio.to_thread(service.check_deadlines)
         if passed:
             _log.info("deadlines passed", games=passed)
-

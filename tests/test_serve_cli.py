@@ -1,0 +1,148 @@
+"""``mortecouille serve`` (issue 14.1): the web part loads only for it, it warns off loopback, and a
+real server process plays with the CLI on the same games, over HTTP."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+
+from mortecouille.cli.serve_command import _NoQueryAccessLog, base_url, is_loopback
+from tests.cli_helpers import run
+
+PYTHON = sys.executable
+
+
+def test_other_commands_do_not_load_the_web_framework() -> None:
+    script = (
+        "import sys; from click.testing import CliRunner; from mortecouille.cli.main import cli; "
+        "result = CliRunner().invoke(cli, ['--help']); assert result.exit_code == 0, result.output; "
+        "assert 'serve' in result.output; "
+        "print(sorted(m for m in ('litestar', 'uvicorn', 'mortecouille.web.server') if m in sys.modules))"
+    )
+    done = subprocess.run([PYTHON, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
+
+
+def test_loopback_hosts_are_told_from_the_others() -> None:
+    assert all(is_loopback(host) for host in ("127.0.0.1", "127.1.2.3", "::1", "localhost"))
+    assert not any(is_loopback(host) for host in ("0.0.0.0", "192.168.1.20", "::", "example.org"))
+    assert base_url("0.0.0.0", 8080) == "http://127.0.0.1:8080"
+    assert base_url("::1", 8000) == "http://[::1]:8000"
+
+
+def test_serve_warns_that_seat_links_are_secrets_off_loopback(
+    games: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    served: list[uvicorn.Config] = []
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self: served.append(self.config))
+    assert run(games, "new", "harbour", "--players", "Anne,Bart", "--ruleset", "blockade").exit_code == 0
+    result = run(games, "serve", "--host", "0.0.0.0", "--port", "8123")
+    assert result.exit_code == 0, result.output
+    assert "warning: listening on 0.0.0.0" in result.output and "bearer secrets" in result.output
+    assert "http://127.0.0.1:8123/table/harbour" in result.output
+    assert "--reissue" in result.output
+    assert served and served[0].access_log is False
+    quiet = run(games, "serve", "--port", "8123")
+    assert "warning" not in quiet.output
+
+
+def test_the_access_log_drops_query_strings() -> None:
+    record = logging.LogRecord(
+        "uvicorn.access", logging.INFO, "", 0, '%s - "%s %s HTTP/%s" %d',
+        ("127.0.0.1:5", "GET", "/api/games/g/view?seq=3&token=secret", "1.1", 200), None,
+    )  # fmt: skip
+    assert _NoQueryAccessLog().filter(record)
+    assert "secret" not in record.getMessage() and "/api/games/g/view" in record.getMessage()
+
+
+# ----------------------------------------------------------------------------- a real server process
+
+
+def free_port() -> int:
+    for port in range(8100, 8150):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port in 8100-8149")
+
+
+@pytest.fixture
+def served(games: Path) -> Iterator[tuple[httpx.Client, subprocess.Popen[str]]]:
+    games.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    process = subprocess.Popen(
+        [PYTHON, "-m", "mortecouille", "--games-dir", str(games), "serve", "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    http = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
+    try:
+        for _ in range(600):  # the process starts in a few seconds; a loaded machine, longer
+            try:
+                http.get("/api/games")
+                break
+            except httpx.TransportError:
+                assert process.poll() is None, process.stdout.read() if process.stdout else ""
+                time.sleep(0.1)
+        yield http, process
+    finally:
+        http.close()
+        process.send_signal(signal.SIGINT)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def test_a_real_server_plays_alongside_the_cli_over_http(
+    games: Path, served: tuple[httpx.Client, subprocess.Popen[str]]
+) -> None:
+    http, process = served
+    created = http.post("/api/games", json={"name": "g", "ruleset": "blockade", "players": ["Anne", "Bart"]})
+    assert created.status_code == 201, created.text
+    seats = created.json()
+    anne = {"Authorization": f"Bearer {seats['players']['Anne']['token']}"}
+    assert (
+        http.post(
+            "/api/games/g/place", json={"ship": "A1", "square": "B2", "kind": "sloop"}, headers=anne
+        ).status_code
+        == 200
+    )
+    # the CLI appends on the same game while the server runs (same lock)
+    assert (
+        run(games, "place", "g", "B1", "H8", "--kind", "sloop", "--owner", "Bart", "--facing", "S").exit_code
+        == 0
+    )
+    seen: list[tuple[int, str]] = []
+    with http.stream("GET", "/api/games/g/stream", headers={"Last-Event-ID": "0"}) as stream:
+        event_id: int | None = None
+        for line in stream.iter_lines():
+            if line.startswith("id: "):
+                event_id = int(line.removeprefix("id: "))
+            elif line.startswith("data: ") and event_id is not None:
+                seen.append((event_id, json.loads(line.removeprefix("data: "))["type"]))
+                if event_id == 2:
+                    break
+    assert seen == [(1, "ship-placed"), (2, "ship-placed")]
+    view = http.get("/api/games/g/view").json()
+    assert [ship["id"] for ship in view["ships"]] == ["A1", "B1"]
+    assert run(games, "verify", "g").exit_code == 0
+    assert process.poll() is None
