@@ -79,8 +79,18 @@ class Viewer:
         self.watch.attach(self.context)
         self.page = self.context.new_page()
         self.page.set_default_timeout(WAIT_MS)
+        self.problems: list[str] = []  # what the browser's console said went wrong, for the failure message
+        self.page.on("console", self.note_console)
+        self.page.on("pageerror", lambda error: self.problems.append(f"script error: {error}"))
         self.page.goto(url)
-        self.page.wait_for_selector("body[data-seq]", state="attached")
+        try:
+            self.page.wait_for_selector("body[data-seq]", state="attached")
+        except Exception as error:
+            raise AssertionError(f"{url.split('#')[0]} never showed its game: {self.problems}") from error
+
+    def note_console(self, message: Any) -> None:
+        if message.type == "error":
+            self.problems.append(message.text)
 
     def seq(self) -> int:
         return int(self.page.evaluate("() => Number(document.body.dataset.seq)"))
