@@ -12,7 +12,7 @@ forget it. Leaks are prevented by construction, in two steps:
    ship, nothing else (:func:`event_view`).
 2. **The public log.** Each event a viewer may not read is replaced by its *shadow*
    (:func:`shadow`): the same event with every secret field set to a neutral value (an order set
-   with no actions, tokens with none), or nothing when even a neutral copy would say more than
+   of one idle action, tokens with none), or nothing when even a neutral copy would say more than
    the sealed event does (a purchase, a ship placed before every fleet is sealed). A shadow carries
    exactly what the sealed event shows (this ship has orders, this player has sealed), which is
    public. Every derived field of the view, the board, ships, sheets, who is waiting, the caption,
@@ -48,7 +48,7 @@ from mortecouille.events.board import Board
 from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped, ShipWithdrawn
 from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.movement import ShipPlaced
-from mortecouille.events.orders import OrderGiven, OrderWithdrawn
+from mortecouille.events.orders import Idle, OrderGiven, OrderWithdrawn
 from mortecouille.events.schema import event_tag
 from mortecouille.replays.pictures.turns import opening_picture, outcome_picture
 from mortecouille.replays.reading.describe import describe_event
@@ -294,13 +294,15 @@ def shadow(event: Event) -> Event | None:
     """What the fold of a viewer who may not read ``event`` takes in its place: the event with its
     secret fields neutral, or None when even that would say more than the sealed event does.
 
-    A shadow order set has no actions and shadow tokens are none: the ship counts as ordered
-    (public: "waiting for") while nothing of what it was told is known. A shadow seal forfeits
+    A shadow order set is one idle action, the neutral order, and shadow tokens are none: the
+    ship counts as ordered (public: "waiting for") while nothing of what it was told is known (the
+    fold counts a ship as ordered only with some action; no field of the view shows the fold's
+    orders, so the placeholder is never sent). A shadow seal forfeits
     nothing: the player has sealed (public) an empty fleet as far as this viewer knows. A purchase,
     and a bought ship placed before every fleet is sealed, leave no shadow."""
     seq = event.seq
     if isinstance(event, OrderGiven):
-        return OrderGiven(turn=event.turn, ship=event.ship, actions=(), seq=seq)
+        return OrderGiven(turn=event.turn, ship=event.ship, actions=(Idle(),), seq=seq)
     if isinstance(event, OrderWithdrawn):
         return OrderWithdrawn(turn=event.turn, ship=event.ship, seq=seq)
     if isinstance(event, TokensGiven):

@@ -1,0 +1,510 @@
+"""What each viewer may see (issue 14, item 3; docs/service.md): one test per secret, named after
+what it protects, and the non-interference property over random games of both rulesets: another
+player's secret, changed, changes nothing any other viewer is sent."""
+
+from __future__ import annotations
+
+import doctest
+import re
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mortecouille.app import view as view_module
+from mortecouille.app.botgame import DEMO_BOARD, set_up_demo_fleets
+from mortecouille.app.commands import new_game, run_command
+from mortecouille.app.seats import REFEREE, SPECTATOR, Viewer
+from mortecouille.app.view import (
+    EventView,
+    GameView,
+    disclosure,
+    event_view,
+    shadow,
+    view,
+    visible,
+)
+from mortecouille.bots.player import choose_orders
+from mortecouille.core.blockade.commands import GiveTokens
+from mortecouille.core.board.ships import PlaceShip
+from mortecouille.core.dice import DiceSource, SeededDice, TableDice, salted_commitment
+from mortecouille.core.errors import BadInput, MortecouilleError
+from mortecouille.core.fleet.catalogue import RULES_VERSION
+from mortecouille.core.fleet.commands import BuyShip, EquipFleet, EquipShip, SealFleet, WithdrawShip
+from mortecouille.core.game import decide, fold
+from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn
+from mortecouille.core.mortecouille.orders import GiveOrder, WithdrawOrder
+from mortecouille.core.state import EMPTY, GameState
+from mortecouille.events.base import Event
+from mortecouille.events.board import Board
+from mortecouille.events.orders import Advance, Attack, Idle, Maneuver, Order, OrderGiven
+from mortecouille.events.store import GameLog
+from mortecouille.replays.reading.describe import describe_event
+
+SEED = "view-test-seed-0123456789"
+ANNE, BART = Viewer.of_player("Anne"), Viewer.of_player("Bart")
+EVERYONE = (SPECTATOR, REFEREE, ANNE, BART)
+
+
+class Table:
+    """A game played in memory through the deciders, its events stamped with their seqs; each
+    command's end is a moment the log can be read at (``moments``)."""
+
+    def __init__(self, create: CreateGame, dice: DiceSource) -> None:
+        self.events: list[Event] = []
+        self.state: GameState = EMPTY
+        self.dice = dice
+        self.moments: list[int] = []
+        self.apply(create)
+
+    def apply(self, command: Command) -> list[Event]:
+        produced = decide(self.state, command, self.dice)
+        stamped = [msgspec.structs.replace(e, seq=len(self.events) + i) for i, e in enumerate(produced)]
+        self.events.extend(stamped)
+        self.state = fold(stamped, self.state)
+        self.moments.append(len(self.events))
+        return stamped
+
+    def try_apply(self, command: Command, fallback: Command) -> list[Event]:
+        try:
+            return self.apply(command)
+        except MortecouilleError:
+            return self.apply(fallback)
+
+
+def mortecouille_table(budget: int = 200_000) -> Table:
+    create = CreateGame(
+        game="duel", ruleset="mortecouille", players=("Anne", "Bart"), budget=budget, board=DEMO_BOARD,
+        seed_salt="salt", seed_hmac=salted_commitment(SEED, "salt"), rules_version=RULES_VERSION,
+    )  # fmt: skip
+    return Table(create, SeededDice(SEED))
+
+
+def blockade_table() -> Table:
+    create = CreateGame(
+        game="harbour", ruleset="blockade", players=("Anne", "Bart"), budget=0,
+        board=Board(width=8, height=8), dice_mode="table", rules_version=RULES_VERSION,
+    )  # fmt: skip
+    table = Table(create, TableDice())
+    table.apply(PlaceShip(ship="Sloopy", at=(2, 1), facing="N", kind="sloop", owner="Anne"))
+    table.apply(PlaceShip(ship="Frig", at=(5, 6), facing="S", kind="war-frigate", owner="Bart"))
+    return table
+
+
+def demo_fleets_placed() -> Table:
+    table = mortecouille_table(budget=100_000)
+    set_up_demo_fleets(table.apply)
+    return table
+
+
+def encoded(game_view: GameView) -> bytes:
+    return msgspec.json.encode(game_view)
+
+
+def event_of(game_view: GameView, seq: int) -> EventView:
+    return next(e for e in game_view.events if e.seq == seq)
+
+
+def as_json(value: object) -> object:
+    """``value`` as a client reads it (tuples become lists)."""
+    return msgspec.json.decode(msgspec.json.encode(value))
+
+
+def only(events: Sequence[Event], kind: type[Event]) -> Event:
+    (found,) = [e for e in events if isinstance(e, kind)]
+    return found
+
+
+# --- one test per secret ---------------------------------------------------------------------
+
+
+def test_orders_stay_sealed_until_their_turn_is_resolved() -> None:
+    table = demo_fleets_placed()
+    given = table.apply(GiveOrder(ship="Hope", actions=(Advance(),)))[0]
+    for viewer in (SPECTATOR, REFEREE, BART):
+        sent = event_of(view(table.events, viewer), given.seq)
+        assert sent == EventView(seq=given.seq, type="order-given", turn=1, sealed=True, player="Anne", ship="Hope")
+        assert b"advance" not in encoded(view(table.events, viewer))
+    for player in ("Anne", "Bart"):
+        for order in choose_orders(table.state, player, "seed"):
+            table.apply(order)
+    table.apply(ResolveTurn())
+    for viewer in (SPECTATOR, REFEREE, BART):
+        sent = event_of(view(table.events, viewer, since=0), given.seq)
+        assert not sent.sealed and as_json(sent.data) == {
+            "turn": 1, "ship": "Hope", "actions": [{"order": "advance"}], "replaced": False, "rules": ["T1"]
+        }  # fmt: skip
+
+
+def test_a_withdrawn_order_stays_sealed_until_its_turn_is_resolved() -> None:
+    table = demo_fleets_placed()
+    table.apply(GiveOrder(ship="Hope", actions=(Advance(),)))
+    withdrawn = table.apply(WithdrawOrder(ship="Hope"))[0]
+    assert event_of(view(table.events, SPECTATOR), withdrawn.seq).sealed
+    assert not event_of(view(table.events, ANNE), withdrawn.seq).sealed
+    assert "Anne" in view(table.events, SPECTATOR).waiting  # withdrawn: Hope waits for orders again
+
+
+def test_blockade_tokens_stay_sealed_until_their_turn_is_resolved() -> None:
+    table = blockade_table()
+    given = table.apply(GiveTokens(ship="Sloopy", tokens=("F", "L", None, "R")))[0]
+    for viewer in (SPECTATOR, REFEREE, BART):
+        sent = event_of(view(table.events, viewer), given.seq)
+        assert sent.sealed and sent.data is None and sent.text is None and sent.player == "Anne"
+        assert b'"L"' not in encoded(view(table.events, viewer))
+    assert as_json(event_of(view(table.events, ANNE), given.seq).data) == {
+        "ship": "Sloopy", "tokens": ["F", "L", None, "R"], "rules": ["P1"]
+    }  # fmt: skip
+    table.apply(GiveTokens(ship="Frig", tokens=("F",)))
+    table.apply(ResolveTurn())
+    assert not event_of(view(table.events, SPECTATOR, since=0), given.seq).sealed
+
+
+def test_purchases_stay_sealed_until_every_fleet_is_sealed() -> None:
+    table = mortecouille_table()
+    secret = [
+        *table.apply(BuyShip(player="Anne", kind="blue-small", name="Hope", options=("siren",))),
+        *table.apply(EquipShip(ship="Hope", option="extra-sail")),
+        *table.apply(EquipFleet(player="Anne", option="super-shot-fleet")),
+        *table.apply(BuyShip(player="Anne", kind="red-small", name="Decoy")),
+        *table.apply(WithdrawShip(ship="Decoy")),
+        *table.apply(SealFleet(player="Anne", forfeit=True)),
+    ]
+    table.apply(BuyShip(player="Bart", kind="red-big", name="Kraken"))
+    for viewer in (SPECTATOR, REFEREE, BART):
+        seen = view(table.events, viewer)
+        assert all(event_of(seen, e.seq).sealed for e in secret)
+        assert "Anne" not in seen.fleets and seen.sealed == ("Anne",) and seen.status == "buying"
+        for word in (b"blue-small", b"siren", b"extra-sail", b"super-shot", b"red-small"):
+            assert word not in encoded(seen), word
+    assert view(table.events, BART).fleets["Bart"].ships[0].kind == "red-big"
+    table.apply(SealFleet(player="Bart", forfeit=True))
+    public = view(table.events, SPECTATOR)
+    assert not any(event_of(public, e.seq).sealed for e in secret)
+    assert public.fleets["Anne"].ships[0].kind == "blue-small" and set(public.fleets) == {"Anne", "Bart"}
+
+
+def test_the_money_a_seal_forfeits_stays_sealed_until_every_fleet_is_sealed() -> None:
+    table = mortecouille_table(budget=123_456)
+    table.apply(BuyShip(player="Anne", kind="red-small", name="Hope"))
+    sealed = table.apply(SealFleet(player="Anne", forfeit=True))[0]
+    seen = view(table.events, BART)
+    assert event_of(seen, sealed.seq).sealed and seen.sealed == ("Anne",)
+    assert b"118456" not in encoded(seen)  # what Anne forfeits: 123,456 less Hope's 5,000
+    assert b"118456" in encoded(view(table.events, ANNE))
+
+
+def test_a_ship_placed_before_every_fleet_is_sealed_keeps_its_kind_secret() -> None:
+    table = mortecouille_table()
+    table.apply(BuyShip(player="Anne", kind="yellow-small", name="Hope"))
+    table.apply(SealFleet(player="Anne", forfeit=True))
+    placed = table.apply(PlaceShip(ship="Hope", at=(3, 1), facing="N"))[0]
+    for viewer in (SPECTATOR, REFEREE, BART):
+        seen = view(table.events, viewer)
+        assert event_of(seen, placed.seq).sealed and seen.ships == ()
+        assert b"yellow-small" not in encoded(seen) and "Hope" not in seen.board_svg
+    mine = view(table.events, ANNE)
+    assert [ship.square for ship in mine.ships] == ["D2"] and "Hope" in mine.board_svg
+
+
+def test_the_seed_is_shown_once_the_game_has_ended() -> None:
+    table = demo_fleets_placed()
+    before = view(table.events, SPECTATOR)
+    assert before.seed is None and before.seed_hmac == salted_commitment(SEED, "salt")
+    assert SEED.encode() not in encoded(before)
+    table.apply(EndGame(reason="referee", seed=SEED))
+    assert view(table.events, SPECTATOR).seed == SEED
+
+
+def test_an_ended_game_reveals_everything() -> None:
+    table = mortecouille_table()
+    table.apply(BuyShip(player="Anne", kind="blue-small", name="Hope"))
+    table.apply(EndGame(reason="referee", seed=SEED))
+    seen = view(table.events, SPECTATOR)
+    assert not any(e.sealed for e in seen.events) and seen.status == "ended"
+    assert seen.fleets["Anne"].ships[0].kind == "blue-small"
+
+
+def test_the_owner_sees_their_own_secrets_at_once() -> None:
+    table = demo_fleets_placed()
+    given = table.apply(GiveOrder(ship="Kraken", actions=(Advance(),)))[0]
+    mine = event_of(view(table.events, BART), given.seq)
+    assert not mine.sealed and mine.text == describe_event(given)
+    assert event_of(view(table.events, ANNE), given.seq).sealed
+
+
+def test_the_referee_sees_what_the_public_sees() -> None:
+    table = demo_fleets_placed()
+    table.apply(GiveOrder(ship="Kraken", actions=(Advance(),)))
+    as_referee = view(table.events, REFEREE)
+    assert as_referee == msgspec.structs.replace(view(table.events, SPECTATOR), viewer=REFEREE)
+
+
+def test_who_has_submitted_is_public() -> None:
+    table = demo_fleets_placed()
+    for order in choose_orders(table.state, "Bart", "seed"):
+        table.apply(order)
+    seen = view(table.events, SPECTATOR)
+    assert seen.submitted == ("Bart",) and set(seen.waiting) == {"Anne"}
+    assert seen.waiting["Anne"] == ("Black Pearl", "Hope", "Marguerite", "Sprite")
+
+
+def test_no_event_hash_or_prev_is_ever_sent(tmp_path: Path) -> None:
+    log_ = GameLog(tmp_path / "h.jsonl")
+    new_game(log_, players=("Anne", "Bart"), ruleset="blockade", budget=0, board=Board(width=8, height=8),
+             dice_mode="table", seed=None)  # fmt: skip
+    run_command(log_, lambda s: PlaceShip(ship="Sloopy", at=(2, 1), facing="N", kind="sloop", owner="Anne"))
+    run_command(log_, lambda s: GiveTokens(ship="Sloopy", tokens=("F",)))
+    run_command(log_, lambda s: ResolveTurn(partial=True))
+    events = log_.read()
+    for viewer in EVERYONE:
+        sent = encoded(view(events, viewer, since=-1))
+        assert all(e.hash.encode() not in sent and e.prev.encode() not in sent for e in events)
+        assert not re.search(rb'"(hash|prev)":', sent)
+
+
+# --- the position, the events and the turns ----------------------------------------------------
+
+
+def test_a_view_shows_the_position_at_seq_and_lists_every_resolved_turn() -> None:
+    table = demo_fleets_placed()
+    for _ in range(2):
+        for player in ("Anne", "Bart"):
+            for order in choose_orders(table.state, player, "seed"):
+                table.apply(order)
+        table.apply(ResolveTurn())
+    now = view(table.events, SPECTATOR)
+    assert now.turn == 3 and now.position == "after turn 2; turn 3 to order" and now.status == "playing"
+    assert [span.turn for span in now.turns] == [1, 2] and now.next_seq == len(table.events)
+    first = now.turns[0]
+    back = view(table.events, SPECTATOR, seq=first.first - 1)
+    assert back.turn == 1 and back.seq == first.first - 1 and back.turns == now.turns
+    assert back.explanation == () and now.explanation[-1].seq <= now.turns[1].last
+    assert {line.seq for line in now.explanation} >= {now.turns[1].first, now.turns[1].last}
+    assert "turn 2" in now.board_svg and "before turn 1" in back.board_svg
+
+
+def test_a_view_lists_the_last_turns_events_unless_asked_since_a_seq() -> None:
+    table = demo_fleets_placed()
+    for _ in range(3):
+        for player in ("Anne", "Bart"):
+            for order in choose_orders(table.state, player, "seed"):
+                table.apply(order)
+        table.apply(ResolveTurn())
+    seen = view(table.events, SPECTATOR)
+    assert seen.events_from == seen.turns[1].last + 1 == seen.events[0].seq
+    assert seen.events[-1].seq == seen.seq == len(table.events) - 1
+    assert [e.seq for e in view(table.events, SPECTATOR, since=10).events] == list(range(11, seen.seq + 1))
+    assert view(table.events, SPECTATOR, since=seen.seq).events == ()
+
+
+@pytest.mark.parametrize(("seq", "since"), [(-1, None), (10_000, None), (None, -2)])
+def test_a_seq_outside_the_log_is_refused_naming_it(seq: int | None, since: int | None) -> None:
+    table = blockade_table()
+    with pytest.raises(BadInput, match=r"^(seq|since):"):
+        view(table.events, SPECTATOR, seq=seq, since=since)
+
+
+def test_an_empty_log_has_no_view() -> None:
+    with pytest.raises(BadInput, match="^seq:"):
+        view([], SPECTATOR)
+
+
+def test_what_is_revealed_is_kept_up_to_date_one_event_at_a_time() -> None:
+    table = demo_fleets_placed()
+    for player in ("Anne", "Bart"):
+        for order in choose_orders(table.state, player, "seed"):
+            table.apply(order)
+    table.apply(ResolveTurn())
+    known = disclosure([])
+    for event in table.events:
+        known = known.after(event)
+    assert known == disclosure(table.events)
+    assert [event_view(e, BART, known) for e in table.events] == list(view(table.events, BART, since=-1).events)
+
+
+def test_a_shadow_keeps_only_what_the_sealed_event_shows() -> None:
+    table = demo_fleets_placed()
+    given = table.apply(GiveOrder(ship="Hope", actions=(Advance(),)))[0]
+    stand_in = shadow(given)
+    assert isinstance(stand_in, OrderGiven) and stand_in.actions == (Idle(),)  # ordered, but to what?
+    assert shadow(only(table.events[:3], type(table.events[1]))) is None  # a purchase leaves none
+
+
+def test_the_examples_of_view_run() -> None:
+    result = doctest.testmod(view_module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+# --- non-interference: another player's secret changes nothing anyone else is sent -------------
+
+NON_OWNERS = (SPECTATOR, REFEREE, BART)
+
+
+def secret_contents(events: Sequence[Event], viewer: Viewer) -> list[bytes]:
+    """What each event ``viewer`` may not read would say if sent: its log line (which names its
+    seq), and its data unless a readable event has the very same (tokens F given again next turn)."""
+    known = disclosure(events)
+    readable = {msgspec.json.encode(event_view(e, viewer, known).data) for e in events if visible(e, viewer, known)}
+    contents = []
+    for event in events:
+        if not visible(event, viewer, known):
+            owner = Viewer.of_player(str(event_view(event, SPECTATOR, known).player))
+            contents.append(msgspec.json.encode(describe_event(event))[1:-1])
+            data = msgspec.json.encode(event_view(event, owner, known).data)
+            if data not in readable:
+                contents.append(data)
+    return contents
+
+
+def assert_same_for_everyone_but_anne(one: list[Event], other: list[Event], moments: list[int]) -> None:
+    """At each moment (a command's end) the live view of every viewer but Anne is the same
+    whatever Anne's secret was, and at the last one so is every seq scrubbed back to; no
+    view carries what a sealed event would say; Anne's own view shows her secret."""
+    assert [type(e) for e in one] == [type(e) for e in other]
+    last = moments[-1]
+    for now in moments:
+        seqs = range(last) if now == last else (now - 1,)
+        for viewer in NON_OWNERS:
+            hidden = secret_contents(one[:now], viewer)
+            for seq in seqs:
+                sent = encoded(view(one[:now], viewer, seq, since=-1))
+                assert sent == encoded(view(other[:now], viewer, seq, since=-1)), (viewer, now, seq)
+                assert not [content for content in hidden if content in sent], (viewer, now, seq)
+    if one[:last] != other[:last]:
+        assert encoded(view(one[:last], ANNE, since=-1)) != encoded(view(other[:last], ANNE, since=-1))
+
+
+SHIP_CHOICES = st.sampled_from(
+    [
+        ("red-small", ()),
+        ("blue-small", ("siren",)),
+        ("green-small", ("extra-sail", "super-shot")),
+        ("yellow-small", ("hull-1",)),
+        ("red-big", ("catapult",)),
+        ("blue-big", ("flaming-shot", "extra-crew")),
+    ]
+)
+SQUARES = st.sampled_from([(1, 1), (3, 1), (5, 2), (7, 1), (9, 2)])
+
+
+def anne_buys(
+    fleet: list[tuple[str, tuple[str, ...]]], squares: tuple[tuple[int, int], tuple[int, int]]
+) -> tuple[list[Event], list[int]]:
+    """Anne buys two ships (``fleet``), seals and places them at ``squares``, Bart buying around
+    her; the log up to Bart's last seal (which reveals everything), and its moments."""
+    table = mortecouille_table()
+    table.apply(BuyShip(player="Bart", kind="red-small", name="Moray"))
+    for name, (kind, options) in zip(("Hope", "Sprite"), fleet, strict=True):
+        table.apply(BuyShip(player="Anne", kind=kind, name=name, options=options))
+    table.apply(SealFleet(player="Anne", forfeit=True))
+    for name, square in zip(("Hope", "Sprite"), squares, strict=True):
+        table.apply(PlaceShip(ship=name, at=square, facing="N"))
+    table.apply(BuyShip(player="Bart", kind="blue-small", name="Barracuda"))
+    return table.events, table.moments
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(SHIP_CHOICES, min_size=2, max_size=2),
+    st.lists(SHIP_CHOICES, min_size=2, max_size=2),
+    st.tuples(SQUARES, SQUARES).filter(lambda s: s[0] != s[1]),
+    st.tuples(SQUARES, SQUARES).filter(lambda s: s[0] != s[1]),
+)
+def test_annes_purchases_change_nothing_the_others_are_sent(
+    fleet: list[tuple[str, tuple[str, ...]]],
+    other_fleet: list[tuple[str, tuple[str, ...]]],
+    squares: tuple[tuple[int, int], tuple[int, int]],
+    other_squares: tuple[tuple[int, int], tuple[int, int]],
+) -> None:
+    one, moments = anne_buys(fleet, squares)
+    other, _ = anne_buys(other_fleet, other_squares)
+    assert_same_for_everyone_but_anne(one, other, moments)
+
+
+ACTIONS: list[tuple[Order, ...]] = [
+    (Advance(),),
+    (Idle(),),
+    (Maneuver(turn="1/8", side="left"),),
+    (Maneuver(turn="1/4", side="right"),),
+    (Attack(position="bow", target="Kraken"),),
+    (Attack(position="port", target="Moray", mode="burst"),),
+]
+
+
+def anne_orders(
+    turn: int, choices: list[int], replacement: int
+) -> Callable[[], tuple[list[Event], list[int]]]:
+    """The demo fleets play ``turn - 1`` turns the same way; then, in turn ``turn``, Bart orders,
+    Anne orders each ship from ``choices`` (a refused order becomes idle), withdraws one and
+    orders it again; the log up to that turn's resolution, and the moments of that turn."""
+
+    def play() -> tuple[list[Event], list[int]]:
+        table = demo_fleets_placed()
+        for _ in range(turn - 1):
+            for player in ("Anne", "Bart"):
+                for order in choose_orders(table.state, player, "fixed"):
+                    table.apply(order)
+            table.apply(ResolveTurn())
+        start = len(table.moments)
+        for order in choose_orders(table.state, "Bart", "fixed"):
+            table.apply(order)
+        ships = sorted(s.id for s in table.state.ships.values() if s.owner == "Anne" and s.afloat)
+        for ship, choice in zip(ships, choices, strict=False):
+            table.try_apply(GiveOrder(ship=ship, actions=ACTIONS[choice]), GiveOrder(ship=ship, actions=(Idle(),)))
+        table.apply(WithdrawOrder(ship=ships[0]))
+        again = GiveOrder(ship=ships[0], actions=ACTIONS[replacement])
+        table.try_apply(again, GiveOrder(ship=ships[0], actions=(Idle(),)))
+        return table.events, table.moments[start:]
+
+    return play
+
+
+ORDER_CHOICES = st.lists(st.integers(0, len(ACTIONS) - 1), min_size=4, max_size=4)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(1, 2), ORDER_CHOICES, ORDER_CHOICES, st.integers(0, len(ACTIONS) - 1), st.integers(0, 5)
+)
+def test_annes_orders_change_nothing_the_others_are_sent(
+    turn: int, choices: list[int], other_choices: list[int], replacement: int, other_replacement: int
+) -> None:
+    one, moments = anne_orders(turn, choices, replacement)()
+    other, _ = anne_orders(turn, other_choices, other_replacement)()
+    assert_same_for_everyone_but_anne(one, other, moments)
+
+
+TOKENS = st.lists(st.sampled_from(["F", "L", "R", None]), min_size=1, max_size=4).map(tuple)
+
+
+def anne_tokens(turn: int, first: tuple[str | None, ...], second: tuple[str | None, ...]) -> tuple[list[Event], list[int]]:
+    """A blockade game whose turns before ``turn`` are played the same way; in ``turn`` Anne gives
+    ``first`` tokens, Bart his, and Anne replaces hers with ``second``."""
+    table = blockade_table()
+    for _ in range(turn - 1):
+        table.apply(GiveTokens(ship="Sloopy", tokens=("F",)))
+        table.apply(GiveTokens(ship="Frig", tokens=("L", "F")))
+        table.apply(ResolveTurn())
+    start = len(table.moments)
+    table.apply(GiveTokens(ship="Sloopy", tokens=first))
+    table.apply(GiveTokens(ship="Frig", tokens=("F", None, "R")))
+    table.apply(GiveTokens(ship="Sloopy", tokens=second, replace=True))
+    return table.events, table.moments[start:]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 3), TOKENS, TOKENS, TOKENS, TOKENS)
+def test_annes_blockade_tokens_change_nothing_the_others_are_sent(
+    turn: int,
+    first: tuple[str | None, ...],
+    second: tuple[str | None, ...],
+    other_first: tuple[str | None, ...],
+    other_second: tuple[str | None, ...],
+) -> None:
+    one, moments = anne_tokens(turn, first, second)
+    other, _ = anne_tokens(turn, other_first, other_second)
+    assert_same_for_everyone_but_anne(one, other, moments)
