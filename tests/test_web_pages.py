@@ -247,12 +247,15 @@ def test_a_mortecouille_turn_through_the_pages_keeps_each_players_orders_secret(
         place(anne, "Hope", "C3", "N")
         place(bart, "Kraken", "E6", "S")
 
-        # a refusal shows the rule: Hope has no catapult (K)
-        order(anne, "Hope", "catapult", target="Kraken")
+        # the form offers only what Hope can do: no catapult shot, no fireship (no such options)
+        verbs = anne.page.locator("#actions .action .verb option").evaluate_all("options => options.map(o => o.value)")
+        assert verbs == ["advance", "maneuver", "attack", "idle"], verbs
+        # a refusal shows its rule: Kraken is not on Hope's port line (S1)
+        order(anne, "Hope", "attack", position="port", target="Kraken")
         refusal = anne.page.locator("#errors .error")
         refusal.wait_for(state="visible")
-        assert refusal.get_attribute("data-rule") == "K"
-        assert "[K]" in refusal.inner_text() and "catapult" in refusal.inner_text()
+        assert refusal.get_attribute("data-rule") == "S1"
+        assert "[S1]" in refusal.inner_text() and "port line" in refusal.inner_text()
 
         order(anne, "Hope", "maneuver", turn="1/4", side="right")
         notice_says(anne, "Submitted for Hope: maneuver 1/4 right")

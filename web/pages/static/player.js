@@ -85,6 +85,23 @@
 
   let rowCount = 0;
 
+  /** What a ship can be ordered, from its sheet: the guns it has, and the actions its options
+   * allow (a catapult shot needs the catapult, a fireship the fireship option). */
+  function abilities(ship) {
+    const fleet = fleetOf(view, me);
+    const sheet = fleet && (fleet.ships || []).find((entry) => entry.name === ship);
+    if (!sheet) return { verbs: VERBS, positions: POSITIONS };
+    const owned = (sheet.options || []).concat(fleet.fleet_options || []).map((option) => option.id);
+    const has = (family) => owned.some((id) => id === family || id === family + "-fleet");
+    const verbs = VERBS.filter((verb) => (verb !== "catapult" || has("catapult")) && (verb !== "fireship" || has("fireship")));
+    const armed = POSITIONS.filter((position) => !sheet.cannons || sheet.cannons[position] > 0);
+    return { verbs: verbs, positions: armed.length ? armed : POSITIONS };
+  }
+
+  function verbChoices() {
+    return abilities(document.getElementById("orders-ship").value).verbs.map((verb) => [verb, MC.t("verb." + verb)]);
+  }
+
   function targetChoices() {
     const ship = document.getElementById("orders-ship").value;
     return targetsFor(view, ship).map((entry) => {
@@ -104,7 +121,8 @@
       parts.push(select("side", id + "-side", "orders.side", SIDES.map((side) => [side, MC.t("side." + side)])));
       parts.push(checkbox("sailing", id + "-sailing", "orders.sailing"));
     } else if (verb === "attack") {
-      parts.push(select("position", id + "-position", "orders.position", POSITIONS.map((p) => [p, MC.t("pos." + p)])));
+      const positions = abilities(document.getElementById("orders-ship").value).positions;
+      parts.push(select("position", id + "-position", "orders.position", positions.map((p) => [p, MC.t("pos." + p)])));
       parts.push(select("target", id + "-target", "orders.target", targetChoices()));
       parts.push(checkbox("burst", id + "-burst", "orders.burst"));
     } else if (verb === "catapult") {
@@ -119,7 +137,7 @@
     const id = "action-" + rowCount;
     const row = MC.el("fieldset", { class: "action", "data-id": id });
     const legend = MC.el("legend", {});
-    const verbField = select("verb", id + "-verb", "orders.verb", VERBS.map((verb) => [verb, MC.t("verb." + verb)]));
+    const verbField = select("verb", id + "-verb", "orders.verb", verbChoices());
     const remove = MC.el("button", { type: "button", class: "secondary remove" }, MC.t("orders.remove"));
     remove.addEventListener("click", () => {
       row.remove();
@@ -178,12 +196,12 @@
       const cannons = sheet.cannons ? POSITIONS.map((p) => MC.t("pos." + p) + " " + sheet.cannons[p]).join(", ") : "";
       const rows = [
         [MC.t("ships.kind"), type || sheet.kind],
-        ["Structure", sheet.structure_current + " / " + sheet.structure_max],
-        ["Speed / vitesse", sheet.speed],
-        [MC.t("orders.position"), cannons],
-        ["Damage / dégâts", sheet.normal_damage + " / " + sheet.burst_damage],
+        [MC.t("sheet.structure"), sheet.structure_current + " / " + sheet.structure_max],
+        [MC.t("sheet.speed"), sheet.speed],
+        [MC.t("sheet.cannons"), cannons],
+        [MC.t("sheet.damage"), sheet.normal_damage + " / " + sheet.burst_damage],
         [MC.t("ships.options"), (sheet.options || []).map(optionName).join(", ")],
-        ["€", sheet.price],
+        [MC.t("sheet.price"), sheet.price],
       ];
       const card = MC.el("div", { class: "seat" }, MC.el("h3", {}, sheet.name),
         MC.el("table", {}, MC.el("tbody", {}, rows.map(([k, value]) => MC.el("tr", {}, MC.el("th", { scope: "row" }, k), MC.el("td", {}, String(value)))))));
@@ -256,6 +274,12 @@
     setChoices(document.getElementById("orders-ship"), ships.map((ship) => [ship, ship]));
     setChoices(document.getElementById("tokens-ship"), ships.map((ship) => [ship, ship]));
     if (!document.querySelector("#actions .action")) addAction(false);
+    document.querySelectorAll("#actions .action").forEach((row) => {
+      const verb = row.querySelector(".verb");
+      const before = verb.value;
+      setChoices(verb, verbChoices()); // the ship's options may have changed what it can do
+      if (verb.value !== before) fillAction(row);
+    });
     document.querySelectorAll("#actions .action .target").forEach((chooser) => setChoices(chooser, targetChoices()));
     preview();
     const orders = givenThisTurn(v, ["order-given", "order-withdrawn"]);
@@ -330,7 +354,10 @@
   document.getElementById("add-action").addEventListener("click", () => addAction(true));
   document.getElementById("orders-form").addEventListener("change", preview);
   document.getElementById("orders-ship").addEventListener("change", () => {
-    document.querySelectorAll("#actions .action .target").forEach((chooser) => setChoices(chooser, targetChoices()));
+    document.querySelectorAll("#actions .action").forEach((row) => {
+      setChoices(row.querySelector(".verb"), verbChoices());
+      fillAction(row); // guns and targets are the new ship's
+    });
     preview();
   });
   document.getElementById("orders-form").addEventListener("submit", (event) => {
@@ -400,7 +427,7 @@
     document.querySelectorAll("#actions .action").forEach((row) => {
       const verb = row.querySelector(".verb");
       const chosen = verb.value;
-      setChoices(verb, VERBS.map((v) => [v, MC.t("verb." + v)]));
+      setChoices(verb, verbChoices());
       verb.value = chosen;
       row.querySelector(".verb").closest(".field").querySelector("label").textContent = MC.t("orders.verb");
       row.querySelector(".remove").textContent = MC.t("orders.remove");
