@@ -258,7 +258,8 @@
     if (!box) return;
     let text;
     if (error instanceof ApiError) {
-      const where = error.rule ? "[" + error.rule + "] " : error.field ? error.field + ": " : "";
+      let where = error.rule ? "[" + error.rule + "] " : error.field ? error.field + ": " : "";
+      if (where && error.message.startsWith(where.trim())) where = ""; // the message names it already
       text = MC.t("error.title") + " (" + error.status + "): " + where + error.message;
     } else if (error && error.plain) {
       text = error.message;

@@ -44,9 +44,11 @@
     if (!items.length) items.push(MC.el("li", { class: "muted" }, MC.t("turn.none")));
     list.replaceChildren(...items);
     const label = document.getElementById("phase");
+    const spans = MC.turnSpans(lastView);
+    const told = spans.length ? MC.t("turn.number", { turn: spans[spans.length - 1].turn }) : "";
     label.textContent = shownPhase >= 0 && phases[shownPhase]
       ? MC.t("turn.phase", { n: shownPhase + 1, total: phases.length, phase: phases[shownPhase].phase })
-      : "";
+      : told;
     const current = list.querySelector("li.current");
     if (current && current.scrollIntoView) current.scrollIntoView({ block: "nearest" });
     document.getElementById("phase-prev").disabled = !phases.length || shownPhase === 0;
