@@ -105,6 +105,21 @@ class Viewer:
     def close(self) -> None:
         self.context.close()
 
+    def script_problems(self) -> list[str]:
+        """Script errors, and anything the Content-Security-Policy blocked (no inline script or style)."""
+        return [p for p in self.problems if p.startswith("script error") or "Content Security Policy" in p]
+
+
+def no_script_problems(viewers: list[Viewer]) -> None:
+    """No page had a script error or a CSP violation."""
+    problems = {viewer.page.url.split("#")[0]: viewer.script_problems() for viewer in viewers}
+    assert not any(problems.values()), problems
+
+
+def close_all(viewers: list[Viewer]) -> None:
+    for viewer in viewers:
+        viewer.close()
+
 
 def player_url(server: Server, seats: Seats, player: str) -> str:
     return f"{server.url}/player/{seats.game}#token={seats.players[player]}"
@@ -282,9 +297,9 @@ def test_a_mortecouille_turn_through_the_pages_keeps_each_players_orders_secret(
         assert table.page.locator("#board svg").count() == 1
         if os.environ.get("MORTECOUILLE_SCREENSHOTS") == "1":
             table.page.screenshot(path=str(ROOT / "docs" / "table.png"), full_page=True)
+        no_script_problems([anne, bart, table, referee])
     finally:
-        for viewer in (anne, bart, table, referee):
-            viewer.close()
+        close_all([anne, bart, table, referee])
 
 
 def readme_new_command() -> list[str]:
@@ -379,9 +394,9 @@ def test_a_whole_blockade_game_through_the_pages(server: Server, browser: Any) -
             banner.wait_for(state="visible")
             assert "Anne wins" in banner.inner_text()
         assert server.api("GET", "/api/games/harbour/view").json()["status"] == "ended"
+        no_script_problems([anne, bart, table, referee])
     finally:
-        for viewer in (anne, bart, table, referee):
-            viewer.close()
+        close_all([anne, bart, table, referee])
 
 
 def test_a_link_with_seq_reopens_the_game_there_and_the_scrubber_moves_by_turns(server: Server, browser: Any) -> None:
@@ -400,8 +415,9 @@ def test_a_link_with_seq_reopens_the_game_there_and_the_scrubber_moves_by_turns(
         table.page.click("#scrub-live")
         table.page.wait_for_function("n => Number(document.body.dataset.seq) === n", arg=view["seq"])
         assert "#seq" not in table.page.url
+        no_script_problems([table])
     finally:
-        table.close()
+        close_all([table])
 
 
 def test_the_pages_speak_the_browsers_language_and_remember_the_choice(server: Server, browser: Any) -> None:
@@ -417,5 +433,6 @@ def test_the_pages_speak_the_browsers_language_and_remember_the_choice(server: S
         page.reload()
         page.wait_for_selector("body[data-seq]", state="attached")
         assert page.locator("#board-title").inner_text() == "Board"
+        no_script_problems([table])
     finally:
-        table.close()
+        close_all([table])

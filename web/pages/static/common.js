@@ -608,7 +608,10 @@
     const status = document.getElementById("status");
     if (status) {
       const past = how && !how.live ? MC.t("status.past", { seq: MC.lastSeqOf(view) }) : "";
-      status.textContent = past + MC.statusText(view);
+      const deadline = how && how.live && view.deadline && !(view.status === "ended")
+        ? " " + MC.t("status.deadline", { at: new Date(view.deadline).toLocaleTimeString(MC.lang) })
+        : "";
+      status.textContent = past + MC.statusText(view) + deadline;
     }
     const banner = document.getElementById("banner");
     if (banner) {
