@@ -82,7 +82,10 @@ def serve(ctx: Context, host: str, port: int, public_url: str | None, access_log
             "to give a player a new one: mortecouille seats GAME --reissue PLAYER"
         )
     app = build_app(ctx.games, base_url=public_url)
-    config = uvicorn.Config(app, host=host, port=port, access_log=access_log, log_level="warning")
+    # Open streams never end on their own: on Ctrl-C they are given a moment, then closed.
+    config = uvicorn.Config(
+        app, host=host, port=port, access_log=access_log, log_level="warning", timeout_graceful_shutdown=2
+    )
     logging.getLogger("uvicorn.access").addFilter(_NoQueryAccessLog())
     uvicorn.Server(config).run()
 

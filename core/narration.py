@@ -22,6 +22,7 @@ from mortecouille.core.phases import END, ORDERS, RULING, SET_UP, START, WIND, P
 from mortecouille.core.rulings import describe_adjustment
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
+from mortecouille.events.deadlines import DeadlinePassed, DeadlineSet
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, LossRecorded, TurnEnded, TurnStarted
 from mortecouille.events.movement import (
     CollisionOccurred,
@@ -213,6 +214,17 @@ def tell_loss(event: LossRecorded, ctx: ExplainContext) -> str:
     )
 
 
+def tell_deadline_set(event: DeadlineSet, ctx: ExplainContext) -> str:
+    return f"the referee sets turn {event.turn}'s deadline at {event.at}"
+
+
+def tell_deadline_passed(event: DeadlinePassed, ctx: ExplainContext) -> str:
+    idle = ", ".join(event.idle)
+    without = f"{idle} had no orders and do nothing this turn (T1)" if idle else "every ship had orders"
+    then = "the turn is resolved" if event.resolved else "the referee resolves the turn with the table's dice"
+    return f"turn {event.turn}'s deadline ({event.at}) passed: {without}; {then}"
+
+
 #: The narrators of the events both rulesets log, but damage (see :func:`damage_narrator`)
 #: and collisions (mortecouille adds the contact points, C1), which each ruleset files itself.
 SHARED_NARRATORS: Final[Mapping[type[Event], Narrator]] = {
@@ -227,6 +239,8 @@ SHARED_NARRATORS: Final[Mapping[type[Event], Narrator]] = {
     ShipSunk: tell_ship_sunk,
     RulingRecorded: tell_ruling,
     LossRecorded: tell_loss,
+    DeadlineSet: tell_deadline_set,
+    DeadlinePassed: tell_deadline_passed,
 }
 
 #: The phase of shared event types that carry no ``phase`` field of their own (T2).
@@ -238,4 +252,6 @@ SHARED_PHASES: Final[Mapping[type[Event], Phase]] = {
     ShipPlaced: ORDERS,
     RulingRecorded: RULING,
     LossRecorded: RULING,
+    DeadlineSet: ORDERS,
+    DeadlinePassed: START,
 }

@@ -251,6 +251,9 @@ LATER: list[Any] = [
     ("simulate", ["--games", "1", "--seed", "s", "--to", "sim", "--ruleset", "blockade"], "--ruleset"),
     ("simulate", ["--games", "1", "--seed", "s", "--to", "sim", "--max-turns", "0"], "--max-turns"),
     ("simulate", ["--games", "1", "--seed", "s", "--to", "sim", "--budget", "-5"], "--budget"),
+    ("serve", ["--port", "x"], "--port"),
+    ("serve", ["--port", "70000"], "--port"),
+    ("serve", ["extra"], "Got unexpected extra argument"),
 ]
 CASES += [case for case in LATER if command_of(case) in cli.commands]  # type: ignore[attr-defined]
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import threading
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -109,8 +110,10 @@ class Service:
         self.heartbeat = heartbeat
         self.keys = IdempotencyIndex()
         self.hub = LiveHub(poll)
-        #: the deadline in force of each game that has one (the only games the clock looks at)
+        #: the deadline in force of each game that has one (the only games the clock looks at);
+        #: handlers (worker threads) and the clock's thread both change it, under ``pending_guard``
         self.pending: dict[str, datetime] = {}
+        self.pending_guard = threading.Lock()
 
     # --------------------------------------------------------------- requests
 
@@ -170,20 +173,24 @@ class Service:
         try:
             events, state = load(game_log(self.games, game))
         except Exception:  # noqa: BLE001 - a log that cannot be read has no deadline to keep
-            self.pending.pop(game, None)
+            with self.pending_guard:
+                self.pending.pop(game, None)
             return
         deadline = deadline_in_force(events, state.turn) if not state.ended else None
-        if deadline is None:
-            self.pending.pop(game, None)
-        else:
-            self.pending[game] = parse_time("at", deadline.at)
+        with self.pending_guard:
+            if deadline is None:
+                self.pending.pop(game, None)
+            else:
+                self.pending[game] = parse_time("at", deadline.at)
 
     def check_deadlines(self) -> list[str]:
         """Pass every noted deadline the clock has reached (resolving a seeded-dice turn); return
         the games whose deadline passed. Only games with a deadline due are read, under their lock."""
         now = self.clock()
         passed = []
-        for game, at in sorted(self.pending.items()):
+        with self.pending_guard:
+            noted = sorted(self.pending.items())
+        for game, at in noted:
             if at > now:
                 continue
             try:
