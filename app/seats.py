@@ -210,11 +210,16 @@ def refuse_leftover_seats(log_: GameLog) -> None:
 
 
 def issue_seats(log_: GameLog, players: Sequence[str] | None = None) -> IssuedSeats:
-    """Issue the referee's token and one token per player (by default the game's players) for a
-    game that has no seats yet, and keep their hashes in ``GAME.seats`` (created exclusively: a
-    game's seats are issued once; later, :func:`reissue`)."""
+    """Issue the referee's token and one token per player (by default every player of the game;
+    ``players`` must be some of them) for a game that has no seats yet, and keep their hashes in
+    ``GAME.seats`` (created exclusively: a game's seats are issued once; later, :func:`reissue`)."""
     with log_.transaction():
-        names = tuple(players) if players is not None else _players_of(log_)
+        names = _players_of(log_)
+        if players is not None:
+            strangers = [name for name in players if name not in names]
+            if strangers:
+                raise BadInput("PLAYER", f"{strangers[0]!r} is not a player of {log_.name!r}")
+            names = tuple(players)
         issued = IssuedSeats(referee=new_token(), players={name: new_token() for name in names})
         _write_new(seats_path(log_), _encode(_hashes_of(issued)))
     _fsync_directory(seats_path(log_).parent)

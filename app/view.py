@@ -34,6 +34,7 @@ from typing import Any, Literal
 import msgspec
 
 from mortecouille.app.seats import Viewer
+from mortecouille.core.board.geometry import square_name
 from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.commands import fleet_of
 from mortecouille.core.fleet.purchase import FleetSheet, status_sheet
@@ -49,6 +50,7 @@ from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, Sh
 from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.movement import ShipPlaced
 from mortecouille.events.orders import Idle, OrderGiven, OrderWithdrawn
+from mortecouille.events.rulings import RulingRecorded
 from mortecouille.events.schema import event_tag
 from mortecouille.replays.pictures.turns import opening_picture, outcome_picture
 from mortecouille.replays.reading.describe import describe_event
@@ -236,8 +238,9 @@ def secret_of(event: Event, known: Disclosure) -> Secret | None:
     """None for a public event; else whose secret it is and whether it is revealed yet.
 
     Orders and tokens: until the turn they are for is resolved. Purchases, the money a seal
-    forfeits, and a bought ship placed (its kind shows): until every fleet is sealed. The seed
-    is only in ``game-ended``, public. An ended game reveals everything.
+    forfeits, a bought ship placed (its kind shows) and a ruling changing a bought ship: until
+    every fleet is sealed. The seed is only in ``game-ended``, public. An ended game reveals
+    everything.
     """
     if isinstance(event, OrderGiven | OrderWithdrawn):
         return Secret(known.owners.get(event.ship), known.ended or event.turn <= known.resolved)
@@ -247,6 +250,12 @@ def secret_of(event: Event, known: Disclosure) -> Secret | None:
         return Secret(getattr(event, "player", None), known.purchases_revealed)
     if isinstance(event, ShipPlaced) and event.ship in known.bought:
         return Secret(known.owners.get(event.ship), known.purchases_revealed)
+    if isinstance(event, RulingRecorded) and not known.purchases_revealed:
+        # a ruling that moves or changes a ship still secretly bought shows that ship: sealed with
+        # the purchase (its owner sees it; nobody does if it changes ships of several players)
+        owners = {known.owners.get(a.ship) for a in event.adjustments if a.ship in known.bought}
+        if owners:
+            return Secret(owners.pop() if len(owners) == 1 else None, False)
     return None
 
 
@@ -364,11 +373,13 @@ def view(
 
     state = EMPTY
     before_turn: GameState | None = None  # the state as the last turn-started found it
-    turn_start = 0  # index in ``readable`` of that turn-started
-    for index, event in enumerate(readable):
+    turn_events: list[Event] = []  # from that turn-started to its turn-ended (or ``seq``)
+    for event in readable:
         state = evolve(state, event)
         if isinstance(event, TurnStarted):
-            before_turn, turn_start = state, index
+            before_turn, turn_events = state, []
+        if before_turn is not None and not (turn_events and isinstance(turn_events[-1], TurnEnded)):
+            turn_events.append(event)
 
     first = _events_from(events, at, since)
     return GameView(
@@ -391,7 +402,7 @@ def view(
         sealed=tuple(p for p in state.players if p in state.fleets and state.fleets[p].sealed),
         fleets=_fleets(state, viewer, known),
         ships=tuple(_ship_view(ship) for _, ship in sorted(state.ships.items())),
-        board_svg=_picture(state, before_turn, readable[turn_start:] if before_turn else []),
+        board_svg=_picture(state, before_turn, turn_events),
         events_from=first,
         events=tuple(event_view(event, viewer, known) for event in events[first : at + 1]),
         turns=_turns(events),
@@ -459,8 +470,6 @@ def _fleets(state: GameState, viewer: Viewer, known: Disclosure) -> dict[str, Fl
 
 
 def _ship_view(ship: ShipState) -> ShipView:
-    from mortecouille.core.board.geometry import square_name
-
     return ShipView(
         id=ship.id,
         kind=ship.kind,

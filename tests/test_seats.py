@@ -7,6 +7,7 @@ import base64
 import contextlib
 import doctest
 import hmac
+import logging
 import os
 import re
 import stat
@@ -167,7 +168,10 @@ def test_seats_are_issued_once_and_for_players_only(tmp_path: Path) -> None:
 def test_player_names_match_exactly(tmp_path: Path) -> None:
     log_ = a_game(tmp_path)
     with pytest.raises(BadInput, match="'anne'"):
+        issue_seats(log_, ["Anne", "anne"])
+    with pytest.raises(BadInput, match="'anne'"):
         reissue(log_, "anne")
+    assert read_seats(log_) is None
 
 
 def test_a_link_planted_where_the_seats_go_is_never_followed(tmp_path: Path) -> None:
@@ -184,10 +188,15 @@ def test_a_link_planted_where_the_seats_go_is_never_followed(tmp_path: Path) -> 
 
 def test_tokens_stay_out_of_reprs_and_log_lines(tmp_path: Path) -> None:
     log_ = a_game(tmp_path)
-    with structlog.testing.capture_logs() as logged:
-        issued = issue_seats(log_)
-        token = reissue(log_, "Anne")
-        reissue_all(log_)
+    config = structlog.get_config()
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG))
+    try:
+        with structlog.testing.capture_logs() as logged:
+            issued = issue_seats(log_)
+            token = reissue(log_, "Anne")
+            reissue_all(log_)
+    finally:
+        structlog.configure(**config)
     secrets = [issued.referee or "", *issued.players.values(), token]
     assert logged and not any(secret in repr(logged) for secret in secrets)
     assert not any(secret in repr(issued) for secret in secrets)

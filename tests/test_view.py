@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mortecouille.app import view as view_module
-from mortecouille.app.botgame import DEMO_BOARD, set_up_demo_fleets
+from mortecouille.app.botgame import DEMO_BOARD, play_in_memory, set_up_demo_fleets
 from mortecouille.app.commands import new_game, run_command
 from mortecouille.app.seats import REFEREE, SPECTATOR, Viewer
 from mortecouille.app.view import (
@@ -23,6 +23,7 @@ from mortecouille.app.view import (
     GameView,
     disclosure,
     event_view,
+    secret_of,
     shadow,
     view,
     visible,
@@ -37,10 +38,14 @@ from mortecouille.core.fleet.commands import BuyShip, EquipFleet, EquipShip, Sea
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn
 from mortecouille.core.mortecouille.orders import GiveOrder, WithdrawOrder
+from mortecouille.core.narration import position_caption
+from mortecouille.core.rulings import RecordRuling
 from mortecouille.core.state import EMPTY, GameState
+from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.orders import Advance, Attack, Idle, Maneuver, Order, OrderGiven
+from mortecouille.events.rulings import Adjustment
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.describe import describe_event
 
@@ -210,6 +215,20 @@ def test_a_ship_placed_before_every_fleet_is_sealed_keeps_its_kind_secret() -> N
     assert [ship.square for ship in mine.ships] == ["D2"] and "Hope" in mine.board_svg
 
 
+def test_a_ruling_on_a_ship_still_secretly_bought_is_sealed_with_it() -> None:
+    table = mortecouille_table()
+    table.apply(BuyShip(player="Anne", kind="yellow-small", name="Hope"))
+    moved = (Adjustment(ship="Hope", at=(3, 1)),)
+    ruling = RecordRuling(rule="F3", text="Hope starts off Tortuga", adjustments=moved)
+    ruled = table.apply(ruling)[0]
+    public = table.apply(RecordRuling(rule="T1", text="orders by noon"))[0]
+    for viewer in (SPECTATOR, REFEREE, BART):
+        seen = view(table.events, viewer)
+        assert event_of(seen, ruled.seq).sealed and not event_of(seen, public.seq).sealed
+        assert seen.ships == () and b"Tortuga" not in encoded(seen)
+    assert [ship.square for ship in view(table.events, ANNE).ships] == ["D2"]
+
+
 def test_the_seed_is_shown_once_the_game_has_ended() -> None:
     table = demo_fleets_placed()
     before = view(table.events, SPECTATOR)
@@ -352,9 +371,10 @@ def secret_contents(events: Sequence[Event], viewer: Viewer) -> list[bytes]:
     contents = []
     for event in events:
         if not visible(event, viewer, known):
-            owner = Viewer.of_player(str(event_view(event, SPECTATOR, known).player))
+            secret = secret_of(event, known)
+            assert secret is not None and secret.owner is not None
             contents.append(msgspec.json.encode(describe_event(event))[1:-1])
-            data = msgspec.json.encode(event_view(event, owner, known).data)
+            data = msgspec.json.encode(event_view(event, Viewer.of_player(secret.owner), known).data)
             if data not in readable:
                 contents.append(data)
     return contents
@@ -389,13 +409,15 @@ SHIP_CHOICES = st.sampled_from(
     ]
 )
 SQUARES = st.sampled_from([(1, 1), (3, 1), (5, 2), (7, 1), (9, 2)])
+FACINGS = st.sampled_from(["N", "NE", "E", "S", "W"])
 
 
 def anne_buys(
-    fleet: list[tuple[str, tuple[str, ...]]], squares: tuple[tuple[int, int], tuple[int, int]]
+    fleet: list[tuple[str, tuple[str, ...]]], squares: tuple[tuple[int, int], tuple[int, int]], facing: str
 ) -> tuple[list[Event], list[int]]:
-    """Anne buys two ships (``fleet``), seals and places them at ``squares``, Bart buying around
-    her; the log up to Bart's last seal (which reveals everything), and its moments."""
+    """Anne buys two ships (``fleet``), seals and places them at ``squares``, the referee turns
+    one to ``facing``, Bart buying around her; the log up to Bart's last seal (which reveals
+    everything), and its moments."""
     table = mortecouille_table()
     table.apply(BuyShip(player="Bart", kind="red-small", name="Moray"))
     for name, (kind, options) in zip(("Hope", "Sprite"), fleet, strict=True):
@@ -403,25 +425,30 @@ def anne_buys(
     table.apply(SealFleet(player="Anne", forfeit=True))
     for name, square in zip(("Hope", "Sprite"), squares, strict=True):
         table.apply(PlaceShip(ship=name, at=square, facing="N"))
+    table.apply(RecordRuling(rule="B2", text="turned", adjustments=(Adjustment(ship="Sprite", facing=facing),)))
     table.apply(BuyShip(player="Bart", kind="blue-small", name="Barracuda"))
     return table.events, table.moments
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(SHIP_CHOICES, min_size=2, max_size=2),
     st.lists(SHIP_CHOICES, min_size=2, max_size=2),
     st.tuples(SQUARES, SQUARES).filter(lambda s: s[0] != s[1]),
     st.tuples(SQUARES, SQUARES).filter(lambda s: s[0] != s[1]),
+    FACINGS,
+    FACINGS,
 )
 def test_annes_purchases_change_nothing_the_others_are_sent(
     fleet: list[tuple[str, tuple[str, ...]]],
     other_fleet: list[tuple[str, tuple[str, ...]]],
     squares: tuple[tuple[int, int], tuple[int, int]],
     other_squares: tuple[tuple[int, int], tuple[int, int]],
+    facing: str,
+    other_facing: str,
 ) -> None:
-    one, moments = anne_buys(fleet, squares)
-    other, _ = anne_buys(other_fleet, other_squares)
+    one, moments = anne_buys(fleet, squares, facing)
+    other, _ = anne_buys(other_fleet, other_squares, other_facing)
     assert_same_for_everyone_but_anne(one, other, moments)
 
 
@@ -466,7 +493,7 @@ def anne_orders(
 ORDER_CHOICES = st.lists(st.integers(0, len(ACTIONS) - 1), min_size=4, max_size=4)
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.integers(1, 2), ORDER_CHOICES, ORDER_CHOICES, st.integers(0, len(ACTIONS) - 1), st.integers(0, 5)
 )
@@ -508,3 +535,49 @@ def test_annes_blockade_tokens_change_nothing_the_others_are_sent(
     one, moments = anne_tokens(turn, first, second)
     other, _ = anne_tokens(turn, other_first, other_second)
     assert_same_for_everyone_but_anne(one, other, moments)
+
+
+# --- the public fold agrees with the full one on everything public -------------------------------
+
+
+def assert_public_fields_agree(events: list[Event]) -> None:
+    """Every viewer's view says what the full fold says of the turn, the position, who is
+    waiting, who has sealed and how the game ended; once purchases are public, of every ship."""
+    full = fold(events)
+    known = disclosure(events)
+    for viewer in EVERYONE:
+        seen = view(events, viewer)
+        assert (seen.turn, seen.position, seen.winner, seen.ended_reason) == (
+            full.turn, position_caption(full), full.winner, full.end_reason
+        )  # fmt: skip
+        assert seen.waiting == dict(players_awaiting_orders(full)) or not known.purchases_revealed
+        assert seen.sealed == tuple(p for p in full.players if p in full.fleets and full.fleets[p].sealed)
+        if known.purchases_revealed or full.ruleset == "blockade":
+            assert [(s.id, s.at, s.facing, s.damage, s.afloat) for s in seen.ships] == [
+                (s.id, s.at, s.facing, float(s.damage), s.afloat) for _, s in sorted(full.ships.items())
+            ]
+    assert view(events, REFEREE) == msgspec.structs.replace(view(events, SPECTATOR), viewer=REFEREE)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text("0123456789abcdef", min_size=16, max_size=16), st.integers(1, 4), st.floats(0, 1))
+def test_the_public_fold_of_a_bot_game_agrees_with_the_full_one(seed: str, turns: int, cut: float) -> None:
+    played = play_in_memory("bots", seed, max_turns=turns, fleets="random")
+    events = [msgspec.structs.replace(e, seq=i) for i, e in enumerate(played)]
+    assert_public_fields_agree(events[: max(1, round(cut * len(events)))])
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_the_public_fold_of_a_blockade_game_agrees_with_the_full_one(data: st.DataObject) -> None:
+    table = blockade_table()
+    for _ in range(data.draw(st.integers(0, 4))):
+        for ship in ("Sloopy", "Frig"):
+            if data.draw(st.booleans()):
+                table.apply(GiveTokens(ship=ship, tokens=data.draw(TOKENS)))
+        table.apply(ResolveTurn(partial=True))
+    for ship in ("Sloopy", "Frig"):
+        if data.draw(st.booleans()):
+            table.apply(GiveTokens(ship=ship, tokens=data.draw(TOKENS)))
+    cut = data.draw(st.integers(1, len(table.events)))
+    assert_public_fields_agree(table.events[:cut])
