@@ -237,14 +237,14 @@ def test_a_mortecouille_turn_through_the_pages_keeps_each_players_orders_secret(
     # the README's walkthrough: the game made with `new` while the server runs, the table page,
     # the referee's page, and Anne's seat code shown there (its link is what the QR code holds)
     seats = create_game_with_the_cli(server, readme_new_command())
-    table = Viewer(browser, f"{server.url}/table/duel", phone=False)
+    table = Viewer(browser, f"{server.url}/table/{seats.game}", phone=False)
     referee = Viewer(browser, referee_url(server, seats), phone=False)
     referee.page.click('button[data-player="Anne"]')
     seat = referee.page.locator('.seat[data-player="Anne"]')
     seat.locator("a.link").wait_for()
     assert seat.locator(".qr svg").count() == 1
     annes_link = seat.locator("a.link").get_attribute("href")
-    assert annes_link is not None and annes_link.startswith(f"{server.url}/player/duel#token=")
+    assert annes_link is not None and annes_link.startswith(f"{server.url}/player/{seats.game}#token=")
     seats.players["Anne"] = annes_link.split("#token=", 1)[1]
     anne = Viewer(browser, annes_link, phone=True)
     bart = Viewer(browser, player_url(server, seats, "Bart"), phone=True)
@@ -257,7 +257,7 @@ def test_a_mortecouille_turn_through_the_pages_keeps_each_players_orders_secret(
         # event's ship name public, not its kind)
         anne.page.locator("#fleet h3", has_text="Hope").wait_for()
         for viewer in (bart, table, referee):
-            viewer.reaches(last_seq(server, "duel"))
+            viewer.reaches(last_seq(server, seats.game))
         assert_secret_kept(['"kind":"red-small"', "kind=red-small"], anne, [bart, table, referee])
         buy(bart, "Kraken", "Jaune small")  # the French name works too
         seal(bart)
@@ -279,13 +279,13 @@ def test_a_mortecouille_turn_through_the_pages_keeps_each_players_orders_secret(
         order_by_keyboard(bart)
         notice_says(bart, "Submitted for Kraken: attack starboard Hope")
 
-        before_resolve = last_seq(server, "duel")
+        before_resolve = last_seq(server, seats.game)
         for viewer in (anne, bart, table, referee):
             viewer.reaches(before_resolve)
         referee.page.locator('#submitted li[data-player="Bart"][data-submitted="yes"]').wait_for()
         assert "Every order is in" in table.page.locator("#status").inner_text()
-        assert_secret_kept(own_secrets(server, "duel", seats.players["Anne"], "Hope", "order-given"), anne, [bart, table, referee])
-        assert_secret_kept(own_secrets(server, "duel", seats.players["Bart"], "Kraken", "order-given"), bart, [anne, table, referee])
+        assert_secret_kept(own_secrets(server, seats.game, seats.players["Anne"], "Hope", "order-given"), anne, [bart, table, referee])
+        assert_secret_kept(own_secrets(server, seats.game, seats.players["Bart"], "Kraken", "order-given"), bart, [anne, table, referee])
 
         resolve(referee)
         # the table replays the turn phase by phase, the explanation beside the board
