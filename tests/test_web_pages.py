@@ -436,3 +436,27 @@ def test_the_pages_speak_the_browsers_language_and_remember_the_choice(server: S
         no_script_problems([table])
     finally:
         close_all([table])
+
+
+def test_hostile_names_are_shown_as_text_never_run(server: Server, browser: Any) -> None:
+    zoe, ship = "<b>Zoé</b>", "<img src=x onerror=window.pwned=1>"
+    seats = create_game(server, "hostile", ruleset="blockade", players=[zoe, "Bart"], board={"size": "8x8"})
+    placed = server.api("POST", "/api/games/hostile/place", token=seats.referee, body={"ship": ship, "square": "C2", "kind": "sloop", "owner": zoe})
+    assert placed.status_code == 200, placed.text
+    viewers = [
+        Viewer(browser, f"{server.url}/table/hostile", phone=False),
+        Viewer(browser, referee_url(server, seats), phone=False),
+        Viewer(browser, player_url(server, seats, zoe), phone=True),
+    ]
+    try:
+        for viewer in viewers:
+            page = viewer.page
+            page.locator("#ships td", has_text=ship).first.wait_for()
+            assert page.evaluate("() => window.pwned") is None
+            assert page.locator("main img, main b").count() == 0  # no element made from a name
+            assert zoe in page.locator("main").inner_text()
+        assert viewers[2].page.locator("#player-name").inner_text() == zoe
+        assert viewers[1].page.locator("#seats button").first.inner_text() == f"New link for {zoe}"
+        no_script_problems(viewers)
+    finally:
+        close_all(viewers)
