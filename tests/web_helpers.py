@@ -1,7 +1,7 @@
 """Helpers for the browser tests of the service's pages (tests/test_web_pages.py).
 
 A real ``mortecouille serve`` runs as a subprocess on a free 127.0.0.1 port over a temporary games
-directory; Chromium is Debian's ``/usr/bin/chromium`` driven by the ``playwright`` package through
+directory; Chromium is Debian's (``/usr/bin/chromium``) driven by the ``playwright`` package through
 ``executable_path`` (playwright's own browser download is never used). ``Watch`` records what one
 browser context received (every HTTP response body, every pushed message, the page's DOM), so a
 test can search it for another player's secret.
@@ -13,6 +13,7 @@ import contextlib
 import os
 import random
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -24,7 +25,8 @@ from typing import Any
 
 import httpx
 
-CHROMIUM = Path("/usr/bin/chromium")
+#: Debian's Chromium (``tools/system-packages.sh`` installs it as /usr/bin/chromium), found on PATH.
+CHROMIUM: str | None = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
