@@ -372,6 +372,7 @@
       buffer += chunk;
       let cut;
       while ((cut = buffer.search(/\r\n|\r|\n/)) >= 0) {
+        if (cut === buffer.length - 1 && buffer.endsWith("\r")) break; // "\r\n" cut between two chunks
         const line = buffer.slice(0, cut);
         const newline = buffer.slice(cut).startsWith("\r\n") ? 2 : 1;
         buffer = buffer.slice(cut + newline);
