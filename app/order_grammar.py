@@ -13,6 +13,8 @@ Parsing only reads words: whether the orders are legal is the rules' part (``Giv
 
 from __future__ import annotations
 
+import shlex
+
 from mortecouille.core.errors import BadInput
 from mortecouille.events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver, Order
 
@@ -68,5 +70,11 @@ def parse_actions(words: tuple[str, ...] | list[str], field: str = "ACTION") -> 
 
 
 def parse_actions_text(text: str, field: str = "actions") -> tuple[Order, ...]:
-    """The actions of one line of text, as the service receives them (``"advance + catapult X"``)."""
-    return parse_actions(text.split(), field)
+    """The actions of one line of text, as the service receives them: split into words as a shell
+    splits the CLI's arguments, so a name with spaces is quoted as it would be there
+    (``"attack port 'Black Pearl' + catapult Kraken"``)."""
+    try:
+        words = shlex.split(text)
+    except ValueError as error:  # an unclosed quote
+        raise BadInput(field, f"{text!r}: {error}; quote a name with spaces as 'Black Pearl'") from None
+    return parse_actions(words, field)

@@ -27,6 +27,7 @@ from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.events.codec import check_line
 from mortecouille.replays.reading.verify import verify_log
 from mortecouille.web.server import build_app
+from tests.cli_helpers import run
 from tests.helpers import file_digests
 
 # ------------------------------------------------------------------------------------------ helpers
@@ -233,6 +234,32 @@ def test_a_player_acts_only_on_their_own_ships(client: TestClient[Litestar], gam
     assert file_digests(games) == before
 
 
+def test_a_name_that_is_not_the_players_is_refused_alike_whether_it_exists_or_not(
+    client: TestClient[Litestar], games: Path
+) -> None:
+    """Another player's ship, still secretly bought, and no ship at all get the same refusal: a
+    difference, or a "did you mean" over every fleet, would reveal the purchase (F3)."""
+    game = create(client, ruleset="mortecouille", budget=100000)
+    anne, bart = game.players["Anne"], game.players["Bart"]
+    assert (
+        client.post(
+            "/api/games/g/buy", json={"ship": "Kraken", "kind": "yellow-big"}, headers=bart
+        ).status_code
+        == 200
+    )
+    client.post("/api/games/g/buy", json={"ship": "Hope", "kind": "red-small"}, headers=anne)
+    before = file_digests(games)
+    refusals = [
+        client.post("/api/games/g/unbuy", json={"ship": ship}, headers=anne).json()["error"]
+        for ship in ("Kraken", "Krakn", "Nowhere")
+    ]
+    assert {(e["status"], e["field"]) for e in refusals} == {(403, "ship")}
+    assert not any("Kraken" in e["message"] for e in refusals[1:]) and "yellow" not in str(refusals)
+    assert [e["message"].split("(")[1] for e in refusals] == ["theirs: Hope)"] * 3
+    assert file_digests(games) == before
+    assert client.post("/api/games/g/unbuy", json={"ship": "  hope "}, headers=anne).status_code == 200
+
+
 def test_a_player_buys_equips_and_withdraws_only_for_their_own_fleet(
     client: TestClient[Litestar], games: Path
 ) -> None:
@@ -278,7 +305,6 @@ def test_a_malformed_body_is_400_naming_the_field_and_writes_nothing(
         ({"ship": "A1", "tokens": "F"}, "tokens", "tokens"),
         ({"ship": "A1", "square": "nowhere"}, "place", "square"),
         ({"ship": "A1", "square": "C5", "facing": "UP"}, "place", "facing"),
-        ({"ship": "Nowhere", "tokens": ["F"]}, "tokens", "ship"),
     ]
     for body, path, named in cases:
         error = error_of(client.post(f"/api/games/g/{path}", json=body, headers=anne), 400)
@@ -349,14 +375,20 @@ def test_a_rules_refusal_is_422_with_the_rule_id_and_the_clis_message(
     client: TestClient[Litestar], games: Path
 ) -> None:
     game = create(client, ruleset="mortecouille", budget=100000)
+    anne = game.players["Anne"]
+    assert (
+        client.post("/api/games/g/buy", json={"ship": "Hope", "kind": "red-small"}, headers=anne).status_code
+        == 200
+    )
     before = file_digests(games)
     error = error_of(client.post("/api/games/g/resolve", json={}, headers=game.referee), 422)
     assert error["rule"] == "F3" and error["message"].startswith("[F3] the game cannot start")
     assert error["code"] == 2
-    tokens = client.post(
-        "/api/games/g/tokens", json={"ship": "Hope", "tokens": ["F"]}, headers=game.players["Anne"]
+    # blockade tokens in a mortecouille game: refused citing the rule, as the CLI's tokens is
+    tokens = error_of(
+        client.post("/api/games/g/tokens", json={"ship": "Hope", "tokens": ["F"]}, headers=anne), 422
     )
-    assert tokens.status_code in (400, 422)
+    assert tokens["rule"] and tokens["message"].startswith(f"[{tokens['rule']}]")
     assert file_digests(games) == before
 
 
@@ -404,6 +436,75 @@ def test_a_retried_submit_answers_the_first_answer_and_appends_nothing(
     assert len(idem) == 1 and idem[0]["events"] == 1 and "7f1c" not in json.dumps(idem)
     # the other lines kept their exact bytes: no envelope field where no key was sent
     assert sum(b'"idem"' in line for line in after_first.splitlines()) == 1
+
+
+def test_concurrent_retries_of_one_submit_append_it_once(client: TestClient[Litestar], games: Path) -> None:
+    game = placed_blockade(client)
+    headers = {**game.players["Anne"], "Idempotency-Key": "one-submit"}
+    answers: list[httpx.Response] = []
+
+    def submit() -> None:
+        answers.append(
+            client.post("/api/games/g/tokens", json={"ship": "A1", "tokens": ["F"]}, headers=headers)
+        )
+
+    threads = [threading.Thread(target=submit) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [a.status_code for a in answers] == [200] * 6
+    assert len({a.text for a in answers}) == 1
+    assert [line["type"] for line in lines(games)].count("tokens-given") == 1
+
+
+def test_a_key_the_cli_cannot_see_is_found_after_a_repair_cut_the_log(games: Path, clock: FakeClock) -> None:
+    """The index is caught up from the log under its lock: a log cut shorter (``repair`` of a torn
+    tail) is read again, so a key whose events were cut is a key never used."""
+    with TestClient(build_app(games, clock=clock, deadline_seconds=None)) as server:
+        game = placed_blockade(server)
+        headers = {**game.players["Anne"], "Idempotency-Key": "cut"}
+        size = (games / "g.jsonl").stat().st_size
+        head = (games / "g.head").read_bytes()
+        first = server.post("/api/games/g/tokens", json={"ship": "A1", "tokens": ["F"]}, headers=headers)
+        assert first.status_code == 200
+        # as if the machine had crashed mid-append: the line torn, the head anchor not yet moved
+        data = (games / "g.jsonl").read_bytes()
+        (games / "g.jsonl").write_bytes(data[: len(data) - 5])
+        (games / "g.head").write_bytes(head)
+        assert game_log(games, "g").repair() and (games / "g.jsonl").stat().st_size == size
+        again = server.post("/api/games/g/tokens", json={"ship": "A1", "tokens": ["L"]}, headers=headers)
+        assert again.status_code == 200 and again.json()["events"][0]["data"]["tokens"] == ["L"]
+    verified(games)
+
+
+def test_a_restart_cuts_the_torn_tail_of_an_append_a_crash_cut_short(games: Path, clock: FakeClock) -> None:
+    with TestClient(build_app(games, clock=clock, deadline_seconds=None)) as first_server:
+        game = placed_blockade(first_server)
+    whole = (games / "g.jsonl").read_bytes()
+    with open(games / "g.jsonl", "ab") as log_file:  # the first bytes of an append, never fsync'd
+        log_file.write(b'{"hash":"0123","prev":')
+    with TestClient(build_app(games, clock=clock, deadline_seconds=None)) as restarted:
+        assert (games / "g.jsonl").read_bytes() == whole
+        assert restarted.get("/api/games/g/view").status_code == 200
+        tokens = restarted.post(
+            "/api/games/g/tokens", json={"ship": "A1", "tokens": ["F"]}, headers=game.players["Anne"]
+        )
+        assert tokens.status_code == 200
+    verified(games)
+
+
+def test_a_restart_leaves_a_log_missing_anchored_lines_for_repair_to_report(
+    games: Path, clock: FakeClock
+) -> None:
+    with TestClient(build_app(games, clock=clock, deadline_seconds=None)) as first_server:
+        placed_blockade(first_server)
+    data = (games / "g.jsonl").read_bytes()
+    cut = data[: data.rstrip(b"\n").rfind(b"\n") + 1] + b'{"torn'  # the last anchored line gone
+    (games / "g.jsonl").write_bytes(cut)
+    with TestClient(build_app(games, clock=clock, deadline_seconds=None)) as restarted:
+        assert (games / "g.jsonl").read_bytes() == cut
+        assert error_of(restarted.get("/api/games/g/view"), 500)["code"] == 4
 
 
 def test_a_retry_after_a_restart_is_still_answered_from_the_log(games: Path, clock: FakeClock) -> None:
@@ -533,6 +634,42 @@ def test_table_dice_are_typed_on_resolve(client: TestClient[Litestar], games: Pa
     assert file_digests(games) == before
     assert client.post("/api/games/g/resolve", json={}, headers=game.referee).status_code == 200
     verified(games)
+
+
+def test_a_player_is_offered_the_targets_in_range_with_their_odds(client: TestClient[Litestar]) -> None:
+    game = create(client, ruleset="mortecouille", budget=100000)
+    anne, bart = game.players["Anne"], game.players["Bart"]
+    for path, body, headers in [
+        ("buy", {"ship": "Hope", "kind": "red-small"}, anne),
+        ("buy", {"ship": "Black Pearl", "kind": "yellow-big", "options": ["catapult"]}, bart),
+        ("seal", {"forfeit": True}, anne),
+        ("seal", {"forfeit": True}, bart),
+        ("place", {"ship": "Hope", "square": "C3"}, anne),
+        ("place", {"ship": "Black Pearl", "square": "C6", "facing": "E"}, bart),
+    ]:
+        assert client.post(f"/api/games/g/{path}", json=body, headers=headers).status_code == 200
+    offered = client.get("/api/games/g/view", headers=bart).json()["targets"]
+    assert list(offered) == ["Black Pearl"]
+    by_position = {entry["position"]: entry for entry in offered["Black Pearl"]}
+    assert by_position["starboard"]["target"] == "Hope" and by_position["starboard"]["distance"] == 3
+    assert 0 < by_position["catapult"]["odds"] < by_position["starboard"]["odds"] <= 1
+    assert client.get("/api/games/g/view").json()["targets"] == {}
+    # a name with spaces is quoted in the order grammar as a shell would quote it
+    given = client.post(
+        "/api/games/g/orders",
+        json={"ship": "Black Pearl", "actions": "attack starboard Hope + catapult Hope"},
+        headers=bart,
+    )
+    assert given.status_code == 200, given.text
+    unclosed = client.post(
+        "/api/games/g/orders", json={"ship": "Hope", "actions": "attack bow 'Black Pearl"}, headers=anne
+    )
+    assert error_of(unclosed, 400)["field"] == "actions"
+
+
+def test_the_price_list_is_served_as_prices_json_prints_it(client: TestClient[Litestar], games: Path) -> None:
+    printed = json.loads(run(games, "prices", "--json").output)
+    assert client.get("/api/prices").json() == printed
 
 
 # --------------------------------------------------------------------------------------- deadlines
@@ -765,6 +902,26 @@ def test_a_spectators_stream_never_carries_a_players_orders_before_they_are_reve
     assert shown.data["events"][0]["data"]["tokens"] == ["L", "L", "R"]
     for reader in (spectator, bart, anne):
         reader.close()
+
+
+def test_purchases_are_revealed_on_the_stream_when_the_last_fleet_is_sealed(server: httpx.Client) -> None:
+    game = create(server, ruleset="mortecouille", budget=100000)  # type: ignore[arg-type]
+    anne, bart = game.players["Anne"], game.players["Bart"]
+    spectator = StreamReader(server, {})
+    server.post("/api/games/g/buy", json={"ship": "Hope", "kind": "red-small"}, headers=anne)
+    assert server.post("/api/games/g/seal", json={"forfeit": True}, headers=anne).status_code == 200
+    spectator.until(lambda ms: any(m.id == 2 for m in ms))
+    assert "red-small" not in json.dumps([m.data for m in spectator.messages])
+    assert not any(m.event == "revealed" for m in spectator.messages)
+    server.post("/api/games/g/seal", json={"forfeit": True}, headers=bart)
+    messages = spectator.until(lambda ms: any(m.event == "revealed" for m in ms))
+    spectator.close()
+    revealed = next(m for m in messages if m.event == "revealed")
+    assert revealed.id == 3 and [e["type"] for e in revealed.data["events"]] == [
+        "ship-bought",
+        "fleet-sealed",
+    ]
+    assert revealed.data["events"][0]["data"]["kind"] == "red-small"
 
 
 def test_an_idle_stream_sends_heartbeats(server: httpx.Client) -> None:

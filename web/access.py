@@ -25,7 +25,6 @@ from mortecouille.app.seats import (
 )
 from mortecouille.app.view import Disclosure, disclosure, event_view, view, visible
 from mortecouille.events.base import Event
-from mortecouille.events.game import GameEnded, TurnEnded
 from mortecouille.events.store import GameLog
 from mortecouille.web.errors import Unauthorized
 from mortecouille.web.live import sse_message
@@ -139,13 +138,9 @@ class ListenerView:
             before = self.known
             self.known = self.known.after(event)
             messages += self._send([event])
-            if isinstance(event, TurnEnded | GameEnded) or self._sealing(before):
+            if self.known is not before and self.sealed:  # what the log reveals has changed
                 messages += self._revealed(event.seq)
         return messages
-
-    def _sealing(self, before: Disclosure) -> bool:
-        """Whether the last event revealed the purchases (the last fleet sealed)."""
-        return self.known.purchases_revealed and not before.purchases_revealed
 
     def _send(self, events: list[Event]) -> list[bytes]:
         messages = []

@@ -50,10 +50,15 @@ class Unauthorized(Exception):
 
 
 class Forbidden(Exception):
-    """A role acting outside its part (403): a player on another fleet, a spectator commanding."""
+    """A role acting outside its part (403): a player on another fleet, a spectator commanding.
+    ``field``: the body field naming what is not theirs (``ship``), if any."""
 
     status = 403
     code = 2
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def error_response(status: int, code: int, message: str, *, field: str | None = None,
@@ -94,7 +99,9 @@ def engine_error(_: Request[Any, Any, Any], error: Exception) -> Response[Any]:
         return error_response(404, code, str(error))
     if isinstance(error, Conflict):
         return error_response(409, code, str(error))
-    if isinstance(error, Unauthorized | Forbidden):
+    if isinstance(error, Forbidden):
+        return error_response(error.status, error.code, str(error), field=error.field)
+    if isinstance(error, Unauthorized):
         return error_response(error.status, error.code, str(error))
     if isinstance(error, LogError):
         return error_response(500, code, f"the game's log cannot be trusted: {error}; run verify")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import threading
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
@@ -41,6 +42,7 @@ from mortecouille.app.commands import (
 from mortecouille.app.deadlines import deadline_in_force, deadline_passed, pass_deadline_if_due, set_deadline
 from mortecouille.app.idempotency import IdempotencyIndex, key_digest
 from mortecouille.app.order_grammar import parse_actions_text
+from mortecouille.app.prices import price_list
 from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.ships import PlaceShip
@@ -52,8 +54,6 @@ from mortecouille.core.fleet.commands import (
     EquipShip,
     SealFleet,
     WithdrawShip,
-    find_purchase,
-    resolve_ship,
 )
 from mortecouille.core.life_cycle import Command
 from mortecouille.core.mortecouille.orders import GiveOrder, WithdrawOrder
@@ -62,6 +62,7 @@ from mortecouille.core.state import GameState
 from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.store import GameLog, GameNotFound
 from mortecouille.web import access
+from mortecouille.web.access import builtins
 from mortecouille.web.board import board_from
 from mortecouille.web.bodies import (
     BuyBody,
@@ -79,6 +80,7 @@ from mortecouille.web.bodies import (
 )
 from mortecouille.web.errors import EXCEPTION_HANDLERS, HEADERS, Forbidden
 from mortecouille.web.live import HEARTBEAT_SECONDS, POLL_SECONDS, LiveHub, event_stream, parse_last_event_id
+from mortecouille.web.targets import targets_for
 
 _log = structlog.get_logger("mortecouille.web")
 
@@ -161,6 +163,30 @@ class Service:
         events = log_.read()
         return access.answer(events, viewer, outcome.events)
 
+    # --------------------------------------------------------------- after a crash
+
+    def cut_torn_tails(self) -> list[str]:
+        """Cut the torn tail a crash mid-append left on any game's log, as ``repair`` does, and
+        return the games cut. Only a tail after the head anchor is cut: an append whose fsync never
+        returned, so no client ever got a 2xx for it (a retry with its Idempotency-Key appends it
+        again). A log missing lines its anchor vouches for is left alone: ``repair`` reports it."""
+        cut = []
+        for path in sorted(self.games.glob("*.jsonl")):
+            if not _ends_torn(path):
+                continue
+            log_ = game_log(self.games, path.name.removesuffix(".jsonl"))
+            try:
+                plan = log_.repair_plan()
+                if plan.lost or not plan.removed:
+                    continue
+                removed = log_.repair()
+            except Exception:  # noqa: BLE001 - a log repair refuses stays as it is, for verify to tell
+                _log.warning("torn tail not cut", game=log_.name, exc_info=True)
+                continue
+            _log.warning("cut a torn tail left by a crash", game=log_.name, bytes=len(removed))
+            cut.append(log_.name)
+        return cut
+
     # --------------------------------------------------------------- deadlines
 
     def find_deadlines(self) -> None:
@@ -202,6 +228,19 @@ class Service:
         return passed
 
 
+def _ends_torn(path: Path) -> bool:
+    """Whether the file at ``path`` ends in a line without its newline (read from its end only)."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            if handle.tell() == 0:
+                return False
+            handle.seek(-1, os.SEEK_END)
+            return handle.read(1) != b"\n"
+    except OSError:
+        return False
+
+
 def allow(viewer: access.Viewer, roles: tuple[str, ...]) -> None:
     """Refuse (403) a viewer whose role may not use the endpoint."""
     if viewer.role not in roles:
@@ -223,20 +262,22 @@ def if_match(request: Request[Any, Any, Any]) -> int | None:
 # ------------------------------------------------------------------- ownership checks
 
 
-def owner_of(state: GameState, ship: str) -> str | None:
-    """The player whose ship ``ship`` is (placed, or bought and not yet placed); BadInput naming
-    ``ship`` when the game has none by that name."""
-    ship_id = resolve_ship(state, ship)
-    if ship_id in state.ships:
-        return state.ships[ship_id].owner
-    return find_purchase(state, ship)[0].player
-
-
 def own_ship(viewer: access.Viewer, state: GameState, ship: str) -> str:
-    """``ship``'s id if it is the calling player's; 403 otherwise."""
-    if owner_of(state, ship) != viewer.player:
-        raise Forbidden(f"{ship!r} is not a ship of {viewer.player}'s fleet")
-    return resolve_ship(state, ship)
+    """The id of the calling player's ship ``ship`` (placed, or bought and not yet placed; case and
+    spacing aside, as the CLI matches names), or 403 naming ``ship``.
+
+    Only the caller's own ships are searched, and any other name is refused alike, whether another
+    player's ship or none: a refusal that told them apart, or a "did you mean" over every fleet,
+    would reveal a purchase still secret (F3)."""
+    player = caller(viewer)
+    folded = " ".join(ship.split()).casefold()
+    placed = [sid for sid, placed_ship in state.ships.items() if placed_ship.owner == player]
+    bought = [purchase.name for purchase in state.fleets[player].ships] if player in state.fleets else []
+    for name in (*placed, *bought):
+        if name == ship or " ".join(name.split()).casefold() == folded:
+            return name
+    mine = ", ".join(sorted({*placed, *bought})) or "none yet"
+    raise Forbidden(f"{ship!r} is not one of {player}'s ships (theirs: {mine})", field="ship")
 
 
 def caller(viewer: access.Viewer) -> str:
@@ -255,19 +296,16 @@ def placing(viewer: access.Viewer, state: GameState, body: PlaceBody) -> PlaceSh
         facing = parse_facing(body.facing)
     except ValueError as error:
         raise BadInput("facing", str(error)) from None
-    owner = body.owner
+    owner, ship = body.owner, body.ship
     if viewer.role == "player":
         player = caller(viewer)
         if owner is not None and owner != player:
             raise Forbidden(f"{player} may place only their own ships, not {owner}'s")
-        known = body.ship in state.ships or any(
-            fleet.ship_named(body.ship) is not None for fleet in state.fleets.values()
-        )
-        if known:
-            own_ship(viewer, state, body.ship)
-        elif body.kind is not None:
-            owner = player
-    return PlaceShip(ship=body.ship, at=at, facing=facing, kind=body.kind, owner=owner)
+        if body.kind is not None and body.ship not in state.ships:
+            owner = player  # a new blockade ship, theirs (a name taken is the rules' refusal)
+        else:
+            ship = own_ship(viewer, state, body.ship)
+    return PlaceShip(ship=ship, at=at, facing=facing, kind=body.kind, owner=owner)
 
 
 # ------------------------------------------------------------------- the application
@@ -281,6 +319,7 @@ def build_app(
     poll_seconds: float = POLL_SECONDS,
     heartbeat_seconds: float = HEARTBEAT_SECONDS,
     deadline_seconds: float | None = 1.0,
+    cut_torn_tails: bool = True,
     debug: bool = False,
 ) -> Litestar:
     """The game service on ``games``.
@@ -289,7 +328,9 @@ def build_app(
     deadlines' time (tests pass a fake one). ``poll_seconds``: how often the live push looks at
     each watched log; ``heartbeat_seconds``: the stream's comment when idle. ``deadline_seconds``:
     how often deadlines are checked (None: never on their own; tests call
-    ``app.state.service.check_deadlines()``).
+    ``app.state.service.check_deadlines()``). ``cut_torn_tails``: at start, cut the torn tail a
+    crash mid-append left on a log (:meth:`Service.cut_torn_tails`), so the service serves the game
+    again; an append cut so was never acknowledged.
     """
     service = Service(games, base_url, clock, poll_seconds, heartbeat_seconds)
 
@@ -340,7 +381,12 @@ def build_app(
         shown["all_submitted"] = (
             current and state.created and not state.ended and not players_awaiting_orders(state)
         )
+        shown["targets"] = builtins(targets_for(events, viewer)) if current else {}
         return shown
+
+    @get("/api/prices", sync_to_thread=False)
+    def prices() -> dict[str, Any]:
+        return price_list()
 
     @get("/api/games/{game:str}/stream")
     async def game_stream(request: Request[Any, Any, Any], game: FromPath[str]) -> Stream:
@@ -374,8 +420,7 @@ def build_app(
         def build(viewer: access.Viewer, state: GameState) -> Command:
             if data.ship is None:
                 return EquipFleet(player=caller(viewer), option=data.option)
-            own_ship(viewer, state, data.ship)
-            return EquipShip(ship=data.ship, option=data.option)
+            return EquipShip(ship=own_ship(viewer, state, data.ship), option=data.option)
 
         return service.command(request, game, ("player",), build)
 
@@ -384,8 +429,7 @@ def build_app(
         request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[ShipBody]
     ) -> dict[str, Any]:
         def build(viewer: access.Viewer, state: GameState) -> Command:
-            own_ship(viewer, state, data.ship)
-            return WithdrawShip(ship=data.ship)
+            return WithdrawShip(ship=own_ship(viewer, state, data.ship))
 
         return service.command(request, game, ("player",), build)
 
@@ -554,6 +598,8 @@ def build_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        if cut_torn_tails:
+            await asyncio.to_thread(service.cut_torn_tails)
         await asyncio.to_thread(service.find_deadlines)
         ticker = asyncio.create_task(deadline_ticker(service, deadline_seconds)) if deadline_seconds else None
         try:
@@ -571,6 +617,7 @@ def build_app(
             games_create,
             game_view,
             game_stream,
+            prices,
             buy,
             equip,
             unbuy,
