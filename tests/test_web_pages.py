@@ -267,12 +267,21 @@ def test_a_mortecouille_turn_through_the_pages_keeps_each_players_orders_secret(
         # the form offers only what Hope can do: no catapult shot, no fireship (no such options)
         verbs = anne.page.locator("#actions .action .verb option").evaluate_all("options => options.map(o => o.value)")
         assert verbs == ["advance", "maneuver", "attack", "idle"], verbs
-        # a refusal shows its rule: Kraken is not on Hope's starboard line (S1)
-        order(anne, "Hope", "attack", position="starboard", target="Kraken")
+        # targets in range, with the odds: Kraken is on Hope's port line, nothing on its starboard
+        anne.page.select_option("#actions .action .verb", "attack")
+        anne.page.select_option("#actions .action .position", "port")
+        port_targets = anne.page.locator("#actions .action .target option").all_inner_texts()
+        assert len(port_targets) == 1 and re.fullmatch(r"Kraken — \d+% to hit \(2 squares\)", port_targets[0]), port_targets
+        anne.page.select_option("#actions .action .position", "starboard")
+        assert anne.page.locator("#actions .action .target option").all_inner_texts() == ["nothing in range"]
+        # a refusal shows its rule: two cannons a side are too few to burst (S4)
+        order(anne, "Hope", "attack", position="port", target="Kraken", burst=True)
         refusal = anne.page.locator("#errors .error")
         refusal.wait_for(state="visible")
-        assert refusal.get_attribute("data-rule") == "S1"
-        assert "[S1]" in refusal.inner_text() and "starboard line" in refusal.inner_text()
+        assert refusal.get_attribute("data-rule") == "S4"
+        assert "[S4]" in refusal.inner_text() and "burst" in refusal.inner_text()
+        assert refusal.inner_text().count("[S4]") == 1
+        anne.page.locator("#actions .action .burst").set_checked(False)
 
         order(anne, "Hope", "attack", position="port", target="Kraken")
         notice_says(anne, "Submitted for Hope: attack port Kraken")

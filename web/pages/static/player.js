@@ -35,14 +35,16 @@
   function myShips(v) { return MC.shipsOf(v).filter((ship) => ship.owner === me); }
   function ended(v) { return v.status === "ended" || Boolean(v.ended); }
 
-  /** The other ships a shot could aim at, with odds when the server gives them. */
-  function targetsFor(v, ship) {
+  /** The ships ``ship`` can fire at from ``position`` (a side, or "catapult"), with the chance
+   * to hit, as the server measures them from what this player may know (view.targets); when the
+   * server gives none for the ship, every other ship afloat (the rules then judge the shot). */
+  function targetsFor(v, ship, position) {
     const given = v.targets && v.targets[ship];
-    if (Array.isArray(given)) {
-      return given.map((entry) => (typeof entry === "string" ? { target: entry } : entry));
-    }
+    if (Array.isArray(given)) return given.filter((entry) => entry.position === position);
     return MC.shipsOf(v).filter((other) => other.owner !== me && afloat(other)).map((other) => ({ target: shipId(other) }));
   }
+
+  function measured(v, ship) { return Boolean(v.targets && Array.isArray(v.targets[ship])); }
 
   /** This turn's visible events about my own ships (their orders or tokens, as text). */
   function givenThisTurn(v, types) {
@@ -102,12 +104,34 @@
     return abilities(document.getElementById("orders-ship").value).verbs.map((verb) => [verb, MC.t("verb." + verb)]);
   }
 
-  function targetChoices() {
+  /** The target choices of one action row: in range from its guns (or catapult), with odds. */
+  function targetChoices(row) {
     const ship = document.getElementById("orders-ship").value;
-    return targetsFor(view, ship).map((entry) => {
-      const odds = typeof entry.odds === "number" ? " — " + MC.t("orders.odds", { percent: Math.round(entry.odds * 100) }) : "";
-      return [entry.target, entry.target + odds];
+    const verb = row.querySelector(".verb").value;
+    const positionField = row.querySelector(".position");
+    const position = verb === "catapult" ? "catapult" : positionField ? positionField.value : "";
+    const burst = Boolean(row.querySelector(".burst") && row.querySelector(".burst").checked);
+    const choices = targetsFor(view, ship, position).map((entry) => {
+      const chance = burst && typeof entry.burst_odds === "number" ? entry.burst_odds : entry.odds;
+      const odds = typeof chance === "number" ? " — " + MC.t("orders.odds", { percent: Math.round(chance * 100) }) : "";
+      const far = typeof entry.distance === "number" ? " (" + MC.t("orders.distance", { distance: entry.distance }) + ")" : "";
+      return [entry.target, entry.target + odds + far];
     });
+    return choices.length ? choices : [["", MC.t("orders.notarget")]];
+  }
+
+  /** Guns the ship has, each saying whether anything is in range from it. */
+  function positionChoices(ship) {
+    return abilities(ship).positions.map((position) => {
+      const none = measured(view, ship) && !targetsFor(view, ship, position).length;
+      return [position, MC.t("pos." + position) + (none ? " — " + MC.t("orders.notarget") : "")];
+    });
+  }
+
+  function refreshTargets(row) {
+    const chooser = row.querySelector(".target");
+    if (chooser) setChoices(chooser, targetChoices(row));
+    preview();
   }
 
   /** The fields a verb needs (turn and side, guns and target, ...), after its verb chooser. */
@@ -121,15 +145,18 @@
       parts.push(select("side", id + "-side", "orders.side", SIDES.map((side) => [side, MC.t("side." + side)])));
       parts.push(checkbox("sailing", id + "-sailing", "orders.sailing"));
     } else if (verb === "attack") {
-      const positions = abilities(document.getElementById("orders-ship").value).positions;
-      parts.push(select("position", id + "-position", "orders.position", positions.map((p) => [p, MC.t("pos." + p)])));
-      parts.push(select("target", id + "-target", "orders.target", targetChoices()));
+      parts.push(select("position", id + "-position", "orders.position", positionChoices(document.getElementById("orders-ship").value)));
+      parts.push(select("target", id + "-target", "orders.target", []));
       parts.push(checkbox("burst", id + "-burst", "orders.burst"));
     } else if (verb === "catapult") {
-      parts.push(select("target", id + "-target", "orders.target", targetChoices()));
+      parts.push(select("target", id + "-target", "orders.target", []));
     }
     details.replaceChildren(...parts);
-    preview();
+    const position = details.querySelector(".position");
+    if (position) position.addEventListener("change", () => refreshTargets(row));
+    const burst = details.querySelector(".burst");
+    if (burst) burst.addEventListener("change", () => refreshTargets(row));
+    refreshTargets(row);
   }
 
   function addAction(focus) {
@@ -225,7 +252,7 @@
     const kinds = (catalogue && catalogue.ships) || [];
     const options = (catalogue && catalogue.options) || [];
     fillList(document.getElementById("buy-kinds"), kinds.map((kind) => [kind.id, MC.catalogueName(kind) + " — " + kind.price]));
-    fillList(document.getElementById("option-names"), options.map((option) => [option.id, MC.catalogueName(option) + " — " + option.price]));
+    fillList(document.getElementById("option-names"), options.map((option) => [option.id, MC.catalogueName(option) + " — " + priceText(option)]));
     const typedKind = document.getElementById("buy-kind").value.trim().toLowerCase();
     const chosenKind = kinds.find((kind) => kind.id === typedKind || MC.catalogueName(kind).toLowerCase() === typedKind);
     const shipClass = chosenKind ? chosenKind.class || chosenKind.ship_class : null;
@@ -242,11 +269,16 @@
         const id = "buy-option-" + option.id;
         return MC.el("div", { class: "field inline" },
           MC.el("input", { type: "checkbox", id: id, value: option.id, checked: ticked.has(option.id) }),
-          MC.el("label", { for: id }, MC.catalogueName(option) + " — " + option.price));
+          MC.el("label", { for: id }, MC.catalogueName(option) + " — " + priceText(option)));
       }));
     }
     const shipChoices = [["", MC.t("equip.fleet")]].concat(((fleet && fleet.ships) || []).map((sheet) => [sheet.name, sheet.name]));
     setChoices(document.getElementById("equip-ship"), shipChoices);
+  }
+
+  /** An option's price as F2 writes it: flat, or per cannon added (extra cannons). */
+  function priceText(option) {
+    return option.pricing === "per-added-cannon" ? MC.t("buy.percannon", { price: option.price }) : String(option.price);
   }
 
   function fillList(list, entries) {
@@ -280,8 +312,12 @@
       setChoices(verb, verbChoices()); // the ship's options may have changed what it can do
       if (verb.value !== before) fillAction(row);
     });
-    document.querySelectorAll("#actions .action .target").forEach((chooser) => setChoices(chooser, targetChoices()));
-    preview();
+    const ship = document.getElementById("orders-ship").value;
+    document.querySelectorAll("#actions .action").forEach((row) => {
+      const position = row.querySelector(".position");
+      if (position) setChoices(position, positionChoices(ship));
+      refreshTargets(row);
+    });
     const orders = givenThisTurn(v, ["order-given", "order-withdrawn"]);
     const list = document.getElementById("orders-given");
     list.replaceChildren(...(orders.length ? orders.map((event) => MC.el("li", {}, event.text || event.type)) : [MC.el("li", { class: "muted" }, MC.t("orders.none"))]));
