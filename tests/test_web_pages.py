@@ -268,6 +268,7 @@ def test_a_mortecouille_turn_through_the_pages_keeps_each_players_orders_secret(
         verbs = anne.page.locator("#actions .action .verb option").evaluate_all("options => options.map(o => o.value)")
         assert verbs == ["advance", "maneuver", "attack", "idle"], verbs
         # targets in range, with the odds: Kraken is on Hope's port line, nothing on its starboard
+        anne.reaches(last_seq(server, seats.game))  # Anne's page knows where Kraken was placed
         anne.page.select_option("#actions .action .verb", "attack")
         anne.page.select_option("#actions .action .position", "port")
         port_targets = anne.page.locator("#actions .action .target option").all_inner_texts()
