@@ -340,7 +340,7 @@
     me = myName(v);
     document.getElementById("player-name").textContent = me || "";
     MC.showCommon(v, how);
-    MC.putSvg(document.getElementById("board"), v.board_svg || v.svg, MC.t("board.title"));
+    MC.putSvg(document.getElementById("board"), v.board_svg || v.svg, MC.t("board.title") + ": " + (v.position || ""));
     document.getElementById("ships").replaceChildren(MC.shipsTable(MC.shipsOf(v)));
     drawFleet(v);
     const fleet = fleetOf(v, me);

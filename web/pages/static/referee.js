@@ -67,7 +67,7 @@
   function render(v, how) {
     view = v;
     MC.showCommon(v, how);
-    MC.putSvg(document.getElementById("board"), v.board_svg || v.svg, MC.t("board.title"));
+    MC.putSvg(document.getElementById("board"), v.board_svg || v.svg, MC.t("board.title") + ": " + (v.position || ""));
     document.getElementById("ships").replaceChildren(MC.shipsTable(MC.shipsOf(v)));
     document.getElementById("table-link").href = "/table/" + encodeURIComponent(MC.game);
     drawSeats(v);

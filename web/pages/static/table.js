@@ -57,7 +57,7 @@
   }
 
   function drawBoard(view) {
-    MC.putSvg(document.getElementById("board"), view.board_svg || view.svg, MC.t("board.title"));
+    MC.putSvg(document.getElementById("board"), view.board_svg || view.svg, MC.t("board.title") + ": " + (view.position || ""));
   }
 
   /** Show phase ``index`` of the explained turn: the board as it was after that phase. */
