@@ -475,7 +475,12 @@ def test_hostile_names_are_shown_as_text_never_run(server: Server, browser: Any)
         Viewer(browser, referee_url(server, seats), phone=False),
         Viewer(browser, player_url(server, seats, zoe), phone=True),
     ]
+    games = browser.new_page()  # the list of games, at /
     try:
+        games.goto(f"{server.url}/")
+        games.locator('#games a[href="/table/hostile"]').wait_for()
+        assert zoe in games.locator("#games").inner_text()  # whom the turn waits for, as text
+        assert games.locator("main b, main img").count() == 0
         for viewer in viewers:
             page = viewer.page
             page.locator("#ships td", has_text=ship).first.wait_for()
@@ -486,4 +491,5 @@ def test_hostile_names_are_shown_as_text_never_run(server: Server, browser: Any)
         assert viewers[1].page.locator("#seats button").first.inner_text() == f"New link for {zoe}"
         no_script_problems(viewers)
     finally:
+        games.close()
         close_all(viewers)
