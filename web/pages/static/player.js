@@ -349,9 +349,10 @@
     const buying = open && !blockade && fleet && !fleet.sealed;
     document.getElementById("buy-section").hidden = !buying;
     if (buying) drawBuy(v, fleet);
-    const placing = open && (blockade || (fleet && fleet.sealed)) && drawPlace(v, fleet);
-    document.getElementById("place-section").hidden = !(placing || (open && blockade));
-    if (open && blockade) drawPlace(v, fleet);
+    // a blockade player places ships whenever they like; a mortecouille player the ships bought
+    // once the fleet is sealed, while any is off the board
+    const unplaced = open && (blockade || (fleet && fleet.sealed)) && drawPlace(v, fleet);
+    document.getElementById("place-section").hidden = !(unplaced || (open && blockade));
     const canOrder = open && drawOrders(v);
     document.getElementById("orders-section").hidden = !(canOrder && !blockade);
     document.getElementById("tokens-section").hidden = !(canOrder && blockade);
