@@ -36,7 +36,7 @@ from litestar.datastructures import ResponseHeader
 from litestar.params import FromPath, FromQuery, JSONBody
 from litestar.response import File, Stream
 
-from mortecouille.app.auto_lock import lock_when_all_in
+from mortecouille.app.auto_lock import all_in, lock_when_all_in
 from mortecouille.app.commands import (
     Idempotency,
     Outcome,
@@ -240,7 +240,8 @@ class Service:
             idempotency=idempotency,
         )
         salt = self.receipt_salt(log_, key, idempotency, salt)
-        self.lock_if_all_in(log_)
+        if all_in(outcome.state):  # checked again under the lock: another append may come first
+            self.lock_if_all_in(log_)
         answered = self.answer(log_, viewer, outcome)
         receipt = receipt_for(outcome, salt) if is_submission(outcome.events) else None
         answered["receipt"] = builtins(receipt) if receipt is not None else None
