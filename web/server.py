@@ -36,7 +36,7 @@ from litestar.datastructures import ResponseHeader
 from litestar.params import FromPath, FromQuery, JSONBody
 from litestar.response import File, Stream
 
-from mortecouille.app.auto_lock import all_in, lock_when_all_in
+from mortecouille.app import auto_lock
 from mortecouille.app.commands import (
     Idempotency,
     Outcome,
@@ -240,7 +240,7 @@ class Service:
             idempotency=idempotency,
         )
         salt = self.receipt_salt(log_, key, idempotency, salt)
-        if all_in(outcome.state):  # checked again under the lock: another append may come first
+        if auto_lock.all_in(outcome.state):  # checked again under the lock: another append may come first
             self.lock_if_all_in(log_)
         answered = self.answer(log_, viewer, outcome)
         receipt = receipt_for(outcome, salt) if is_submission(outcome.events) else None
@@ -273,7 +273,7 @@ class Service:
         if not self.lock_when_all_in:
             return
         try:
-            locked = lock_when_all_in(log_)
+            locked = auto_lock.lock_when_all_in(log_)
         except Exception:  # noqa: BLE001 - the submission was appended: its 2xx must be sent
             _log.warning("turn not locked", game=log_.name, exc_info=True)
             return
