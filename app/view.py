@@ -132,13 +132,12 @@ class TurnHeadCode(msgspec.Struct, frozen=True):
 
 class OwnContribution(msgspec.Struct, frozen=True, kw_only=True):
     """A player's own part in the current turn's dice (D3): the commitment they sent (None: none
-    yet), whether their contribution is revealed, and the reason the turn was resolved without it
-    (``absent``), if it was. All of it is public; it is spelt out for the player's page."""
+    yet) and whether their contribution is revealed. All of it is public; it is spelt out for the
+    player's page, which keeps the contribution itself under ``turn``."""
 
     turn: int
     commitment: str | None
     revealed: bool
-    absent: str | None
 
 
 class GameView(msgspec.Struct, frozen=True, kw_only=True):
@@ -466,7 +465,6 @@ def _own_contribution(state: GameState, viewer: Viewer) -> OwnContribution | Non
         turn=now.turn,
         commitment=now.commitments.get(viewer.player),
         revealed=viewer.player in now.revealed,
-        absent=now.absent.get(viewer.player),
     )
 
 

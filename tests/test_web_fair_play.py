@@ -250,7 +250,8 @@ def test_a_contributed_turn_is_played_through_the_api_and_verify_rederives_its_d
     assert (fresh["dice_scheme"], fresh["locked"], fresh["committed"], fresh["awaiting_reveal"]) == (
         "contributed", False, [], []
     )  # fmt: skip
-    assert fresh["own_contribution"] == {"turn": 1, "commitment": None, "revealed": False, "absent": None}
+    assert fresh["own_contribution"] == {"turn": 1, "commitment": None, "revealed": False}
+    assert client.get("/api/games/g/view", headers=game.referee).json()["own_contribution"] is None
     receipts = [
         ok(client.post("/api/games/g/commit", json={"commitment": anne_commitment}, headers=anne))["receipt"]
     ]
@@ -372,6 +373,25 @@ def test_a_turn_is_not_locked_for_a_player_who_never_commits_and_a_withheld_reve
     ok(client.post("/api/games/g/resolve", json=body, headers=game.referee))
     absent = [line for line in lines(games) if line["type"] == "dice-contribution-absent"]
     assert [(line["player"], line["reason"]) for line in absent] == [("Bart", "Bart's phone died")]
+    verified(games)
+
+
+def test_a_blockade_turn_locks_once_every_token_and_commitment_is_in_and_plays_with_both_contributions(
+    client: TestClient[Litestar], games: Path
+) -> None:
+    game = placed_blockade(client)
+    anne, bart = game.players["Anne"], game.players["Bart"]
+    ok(client.post("/api/games/g/tokens", json={"ship": "A1", "tokens": ["F"]}, headers=anne))
+    ok(client.post("/api/games/g/commit", json={"commitment": contribution_of("Anne")[1]}, headers=anne))
+    ok(client.post("/api/games/g/commit", json={"commitment": contribution_of("Bart")[1]}, headers=bart))
+    assert not client.get("/api/games/g/view").json()["locked"]  # B1 has no tokens yet
+    ok(client.post("/api/games/g/tokens", json={"ship": "B1", "tokens": ["L"]}, headers=bart))
+    assert client.get("/api/games/g/view").json()["awaiting_reveal"] == ["Anne", "Bart"]
+    for player in ("Anne", "Bart"):
+        body = {"contribution": contribution_of(player)[0]}
+        ok(client.post("/api/games/g/reveal", json=body, headers=game.players[player]))
+    ok(client.post("/api/games/g/resolve", json={}, headers=game.referee))
+    ok(client.post("/api/games/g/end", json={}, headers=game.referee))
     verified(games)
 
 
