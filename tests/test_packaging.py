@@ -97,6 +97,14 @@ def test_the_wheel_installs_beside_the_pypi_events_package_and_uninstalls_cleanl
     for part in PARTS:
         assert f"mortecouille/{part}/__init__.py" in recorded, part
     assert {"mortecouille/events/codec.py", "mortecouille/core/state.py", "mortecouille/cli/main.py"} <= set(recorded)
+    # the service's pages and their assets ship with it: every file of web/pages, and nothing else there
+    pages = {
+        f"mortecouille/web/{path.relative_to(ROOT / 'web').as_posix()}"
+        for path in (ROOT / "web" / "pages").rglob("*")
+        if path.is_file()
+    }
+    assert {"mortecouille/web/pages/table.html", "mortecouille/web/pages/static/common.js"} <= pages
+    assert {path for path in recorded if path.startswith("mortecouille/web/pages/")} == pages
 
     venv = tmp_path / "venv"
     check(run(sys.executable, "-m", "venv", venv, cwd=tmp_path))
@@ -119,6 +127,11 @@ def test_the_wheel_installs_beside_the_pypi_events_package_and_uninstalls_cleanl
     )
     assert int(check(run(python, "-c", uses_ours, cwd=tmp_path))) > 30
     assert "Usage" in check(run(venv / "bin" / "mortecouille", "--help", cwd=tmp_path))
+    finds_pages = (
+        "import importlib.resources as r; pages = r.files('mortecouille.web') / 'pages'; "
+        "print((pages / 'player.html').is_file(), (pages / 'static' / 'common.js').is_file())"
+    )
+    assert check(run(python, "-c", finds_pages, cwd=tmp_path)).split() == ["True", "True"]
     for part in PARTS:
         if part != "events":
             assert run(python, "-c", f"import {part}", cwd=tmp_path).returncode != 0, part

@@ -187,6 +187,16 @@ def test_every_answer_carries_the_security_headers(client: TestClient[Litestar])
         assert answer.headers["x-content-type-options"] == "nosniff"
 
 
+def test_static_files_are_sent_with_the_type_a_browser_runs_under_nosniff(client: TestClient[Litestar]) -> None:
+    """With ``nosniff`` a browser runs a script only if it is sent as one: every static file goes
+    with its own type, and a kind of file the pages do not use is not served at all."""
+    script = client.get("/static/common.js")
+    assert script.status_code == 200 and script.headers["content-type"].startswith("text/javascript")
+    style = client.get("/static/style.css")
+    assert style.status_code == 200 and style.headers["content-type"].startswith("text/css")
+    assert client.get("/static/nothing.exe").status_code == 404
+
+
 def test_static_files_never_leave_the_pages_folder(client: TestClient[Litestar]) -> None:
     for path in ("/static/../server.py", "/static/%2e%2e/server.py", "/static/../../pyproject.toml"):
         assert client.get(path).status_code == 404

@@ -113,6 +113,13 @@ MAX_BODY_BYTES = 64 * 1024
 
 #: Where the pages are (another part of the project writes them; the service only serves them).
 PAGES = Path(__file__).parent / "pages"
+#: The kinds of file the pages' static folder serves, each with the type a browser must be told.
+STATIC_MEDIA_TYPES = {
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+}
 
 #: Sent with every answer: no inline script runs, no URL (and so no token) leaves in a Referer.
 SECURITY_HEADERS = tuple(ResponseHeader(name=name, value=value) for name, value in HEADERS.items())
@@ -837,9 +844,11 @@ def build_app(
     def static(path: FromPath[str]) -> File:
         root = (PAGES / "static").resolve()
         target = (root / path.lstrip("/")).resolve()
-        if root not in target.parents or not target.is_file():
+        media_type = STATIC_MEDIA_TYPES.get(target.suffix)
+        if root not in target.parents or not target.is_file() or media_type is None:
             raise GameNotFound(f"no file {path!r}")
-        return File(target, content_disposition_type="inline")
+        # named explicitly: with nosniff, a script sent as octet-stream is refused by the browser
+        return File(target, content_disposition_type="inline", media_type=media_type)
 
     # ------------------------------------------------------------- life
 

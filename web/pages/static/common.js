@@ -1,0 +1,657 @@
+/* What the three pages share: words, the token, the API, the live stream, the scrubber.
+ *
+ * - The token comes in the link's fragment (#token=T), which no browser sends to a server or
+ *   puts in a Referer. It is kept in sessionStorage (for this tab only) and taken off the visible
+ *   URL, then sent as "Authorization: Bearer T" on every request, the stream's too (the stream is
+ *   read with fetch, not EventSource, so the token never goes in a URL).
+ * - The stream (server-sent events) is parsed here; after a drop it reconnects with
+ *   Last-Event-ID, backing off exponentially, so the page gets exactly what it missed; a message
+ *   whose seq was already seen is dropped. Every message makes the page fetch its view again
+ *   (debounced): the server decides what this viewer may see, the page only shows it.
+ * - #seq=N in the fragment opens the game as it was after event N; the scrubber moves through
+ *   past turns and keeps #seq= up to date, so the address is a link to that point.
+ * - Text from the server (names, messages) is always set as text (textContent), never as HTML.
+ *   The only markup inserted is the board's SVG, drawn and escaped by the server's renderer.
+ */
+"use strict";
+
+(function () {
+  const MC = (window.MC = {});
+  const WORDS = window.MC_WORDS;
+  const LANGS = Object.keys(WORDS);
+  const LANG_KEY = "mortecouille.lang";
+
+  // --- words --------------------------------------------------------------------------------
+
+  function chooseLang() {
+    let stored = null;
+    try { stored = localStorage.getItem(LANG_KEY); } catch (e) { stored = null; }
+    if (stored && LANGS.includes(stored)) return stored;
+    const wanted = (navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language || "en"]);
+    for (const tag of wanted) {
+      const base = String(tag).toLowerCase().split("-")[0];
+      if (LANGS.includes(base)) return base;
+    }
+    return "en";
+  }
+
+  MC.lang = chooseLang();
+  const langListeners = [];
+
+  /** The text of ``key`` in the page's language, with {name} filled from ``params``. */
+  MC.t = function (key, params) {
+    const table = WORDS[MC.lang] || WORDS.en;
+    let text = key in table ? table[key] : key in WORDS.en ? WORDS.en[key] : key;
+    if (params) {
+      text = text.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+    }
+    return text;
+  };
+
+  /** Fill every data-i18n element under ``root`` in the current language. */
+  MC.applyWords = function (root) {
+    const scope = root || document;
+    document.documentElement.lang = MC.lang;
+    scope.querySelectorAll("[data-i18n]").forEach((node) => { node.textContent = MC.t(node.dataset.i18n); });
+    scope.querySelectorAll("[data-i18n-label]").forEach((node) => {
+      node.setAttribute("aria-label", MC.t(node.dataset.i18nLabel));
+    });
+    scope.querySelectorAll("[data-i18n-placeholder]").forEach((node) => {
+      node.setAttribute("placeholder", MC.t(node.dataset.i18nPlaceholder));
+    });
+  };
+
+  MC.setLang = function (lang) {
+    if (!LANGS.includes(lang)) return;
+    MC.lang = lang;
+    try { localStorage.setItem(LANG_KEY, lang); } catch (e) { /* private mode: this page only */ }
+    MC.applyWords();
+    const picker = document.getElementById("lang");
+    if (picker) picker.value = lang;
+    langListeners.forEach((listener) => listener(lang));
+  };
+
+  MC.onLang = function (listener) { langListeners.push(listener); };
+
+  /** A ship kind's or option's name in the page's language, as the catalogue gives it. */
+  MC.catalogueName = function (entry) {
+    if (!entry) return "";
+    if (MC.lang === "fr") return entry.french_name || (entry.french_names && entry.french_names[0]) || entry.english_name || entry.id;
+    return entry.english_name || entry.id;
+  };
+
+  MC.mountLangPicker = mountLangPicker;
+  function mountLangPicker() {
+    const holder = document.getElementById("lang-switch");
+    if (!holder) return;
+    const label = MC.el("label", { for: "lang", "data-i18n": "lang.label" });
+    const select = MC.el("select", { id: "lang" });
+    for (const lang of LANGS) {
+      const option = MC.el("option", { value: lang, lang: lang }, WORDS[lang]["lang.name"]);
+      select.append(option);
+    }
+    select.value = MC.lang;
+    select.addEventListener("change", () => MC.setLang(select.value));
+    holder.replaceChildren(label, select);
+  }
+
+  // --- DOM helpers: text only ---------------------------------------------------------------
+
+  /** An element with attributes and children; strings become text nodes (never HTML). */
+  MC.el = function (tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attrs || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (name === "text") node.textContent = String(value);
+      else node.setAttribute(name, value === true ? "" : String(value));
+    }
+    for (const child of children.flat()) {
+      if (child === null || child === undefined || child === false) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  };
+
+  /** Put the server's SVG picture into ``holder``; parsed as SVG, with anything active dropped. */
+  MC.putSvg = function (holder, markup, label) {
+    if (!markup) {
+      holder.replaceChildren(MC.el("p", { class: "muted" }, MC.t("board.none")));
+      return;
+    }
+    const SVG_NS = "http://www.w3.org/2000/svg";
+    let parsed = new DOMParser().parseFromString(markup, "image/svg+xml");
+    if (parsed.documentElement && parsed.documentElement.namespaceURI !== SVG_NS && /^\s*<svg\b/.test(markup)) {
+      // a bare <svg> (no xmlns, as a QR code library writes it inline) is still an SVG picture
+      parsed = new DOMParser().parseFromString(markup.replace(/^\s*<svg\b/, '<svg xmlns="' + SVG_NS + '"'), "image/svg+xml");
+    }
+    const root = parsed.documentElement;
+    if (!root || root.nodeName.toLowerCase() !== "svg" || parsed.querySelector("parsererror")) {
+      holder.replaceChildren(MC.el("p", { class: "muted" }, MC.t("board.none")));
+      return;
+    }
+    // The renderer draws no script; a picture never needs one, so none is kept.
+    parsed.querySelectorAll("script, foreignObject, iframe").forEach((node) => node.remove());
+    parsed.querySelectorAll("*").forEach((node) => {
+      for (const attr of Array.from(node.attributes)) {
+        if (/^on/i.test(attr.name) || /^\s*javascript:/i.test(attr.value)) node.removeAttribute(attr.name);
+      }
+    });
+    const svg = document.importNode(root, true);
+    svg.setAttribute("role", "img");
+    if (label) svg.setAttribute("aria-label", label);
+    const width = parseFloat(svg.getAttribute("width"));
+    const height = parseFloat(svg.getAttribute("height"));
+    if (!svg.hasAttribute("viewBox") && width > 0 && height > 0) svg.setAttribute("viewBox", "0 0 " + width + " " + height);
+    svg.removeAttribute("width"); // the page's style sizes it
+    svg.removeAttribute("height");
+    holder.replaceChildren(svg);
+  };
+
+  // --- where we are: game, page, fragment, token -------------------------------------------
+
+  MC.page = document.body.dataset.page || "";
+  const pathParts = location.pathname.split("/").filter(Boolean);
+  MC.game = pathParts.length >= 2 ? decodeURIComponent(pathParts[pathParts.length - 1]) : "";
+
+  function fragment() { return new URLSearchParams(location.hash.replace(/^#/, "")); }
+
+  function setFragment(params) {
+    const text = params.toString();
+    history.replaceState(null, "", location.pathname + location.search + (text ? "#" + text : ""));
+  }
+
+  const tokenKey = "mortecouille.token:" + MC.page + ":" + MC.game;
+
+  function takeToken() {
+    const params = fragment();
+    const fromLink = params.get("token");
+    if (fromLink) {
+      try { sessionStorage.setItem(tokenKey, fromLink); } catch (e) { /* kept in memory below */ }
+      params.delete("token");
+      setFragment(params); // off the screen and out of the history
+      return fromLink;
+    }
+    try { return sessionStorage.getItem(tokenKey); } catch (e) { return null; }
+  }
+
+  MC.token = takeToken();
+
+  /** The seq the fragment asks for (#seq=N), or null for "now". */
+  MC.fragmentSeq = function () {
+    const raw = fragment().get("seq");
+    if (raw === null || !/^\d+$/.test(raw)) return null;
+    return Number(raw);
+  };
+
+  // --- the API ------------------------------------------------------------------------------
+
+  class ApiError extends Error {
+    constructor(status, body) {
+      const error = (body && body.error) || {};
+      super(error.message || "HTTP " + status);
+      this.status = status;
+      this.code = error.code;
+      this.rule = error.rule || null;
+      this.field = error.field || null;
+    }
+  }
+  MC.ApiError = ApiError;
+
+  function headers(extra) {
+    const sent = Object.assign({ Accept: "application/json" }, extra || {});
+    if (MC.token) sent.Authorization = "Bearer " + MC.token;
+    return sent;
+  }
+
+  function newKey() {
+    const bytes = new Uint8Array(16);
+    crypto.getRandomValues(bytes);
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  MC.gamePath = function (rest) {
+    return "/api/games/" + encodeURIComponent(MC.game) + (rest || "");
+  };
+
+  /** GET a JSON document; an error answer raises ApiError. */
+  MC.getJson = async function (path) {
+    const answer = await fetch(path, { headers: headers(), cache: "no-store" });
+    const body = await answer.json().catch(() => null);
+    if (!answer.ok) throw new ApiError(answer.status, body);
+    return body;
+  };
+
+  /** Send a command. One Idempotency-Key per command: a retry after a network failure cannot
+   * append it twice (the server answers what it answered the first time). */
+  MC.command = async function (method, rest, body) {
+    const key = newKey();
+    let lastError = null;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      let answer;
+      try {
+        answer = await fetch(MC.gamePath(rest), {
+          method: method,
+          headers: headers(Object.assign({ "Idempotency-Key": key }, body === undefined ? {} : { "Content-Type": "application/json" })),
+          body: body === undefined ? undefined : JSON.stringify(body),
+          cache: "no-store",
+        });
+      } catch (error) {
+        lastError = error; // the network: try again with the same key
+        await sleep(400 * (attempt + 1));
+        continue;
+      }
+      const parsed = await answer.json().catch(() => null);
+      if (!answer.ok) throw new ApiError(answer.status, parsed);
+      MC.refresh(0);
+      return parsed;
+    }
+    throw lastError;
+  };
+
+  function sleep(ms) { return new Promise((done) => setTimeout(done, ms)); }
+
+  // --- messages to the reader ---------------------------------------------------------------
+
+  /** Show a refusal: its rule ID (or field) and the message, in the alert region. */
+  MC.showError = function (error) {
+    const box = document.getElementById("errors");
+    if (!box) return;
+    let text;
+    if (error instanceof ApiError) {
+      let where = error.rule ? "[" + error.rule + "] " : error.field ? error.field + ": " : "";
+      if (where && error.message.startsWith(where.trim())) where = ""; // the message names it already
+      text = MC.t("error.title") + " (" + error.status + "): " + where + error.message;
+    } else if (error && error.plain) {
+      text = error.message;
+    } else {
+      text = MC.t("error.network", { message: error && error.message ? error.message : String(error) });
+    }
+    const line = MC.el("p", { class: "error" }, text);
+    if (error instanceof ApiError && error.rule) line.dataset.rule = error.rule;
+    box.replaceChildren(line);
+  };
+
+  MC.clearError = function () {
+    const box = document.getElementById("errors");
+    if (box) box.replaceChildren();
+  };
+
+  /** Say something in the polite status region (screen readers read it out). */
+  MC.say = function (text) {
+    const box = document.getElementById("notice");
+    if (box) box.textContent = text;
+  };
+
+  // --- the view -----------------------------------------------------------------------------
+
+  MC.view = null; // what is shown (now, or the seq of the fragment)
+  MC.latest = null; // the view of now
+  MC.lastSeq = -1; // the last seq this page has seen (view or stream)
+  let renderPage = () => {};
+  let refreshTimer = null;
+  let loading = null;
+
+  function lastSeqOf(view) {
+    if (!view) return -1;
+    if (typeof view.seq === "number") return view.seq;
+    if (typeof view.next_seq === "number") return view.next_seq - 1;
+    return -1;
+  }
+  MC.lastSeqOf = lastSeqOf;
+
+  /** Fetch the view again (debounced): after a pushed message, or a command of ours. */
+  MC.refresh = function (delay) {
+    clearTimeout(refreshTimer);
+    refreshTimer = setTimeout(loadView, delay === undefined ? 150 : delay);
+  };
+
+  async function loadView() {
+    if (loading) { await loading.catch(() => null); }
+    const wanted = MC.fragmentSeq();
+    loading = (async () => {
+      const latest = await MC.getJson(MC.gamePath("/view"));
+      MC.latest = latest;
+      MC.lastSeq = Math.max(MC.lastSeq, lastSeqOf(latest));
+      const shown = wanted === null || wanted >= lastSeqOf(latest)
+        ? latest
+        : await MC.getJson(MC.gamePath("/view?seq=" + wanted));
+      MC.view = shown;
+      renderPage(shown, { live: shown === latest });
+      updateScrubber();
+      document.body.dataset.seq = String(lastSeqOf(shown));
+    })();
+    try {
+      await loading;
+    } catch (error) {
+      MC.showError(error);
+    } finally {
+      loading = null;
+    }
+  }
+
+  // --- the stream ---------------------------------------------------------------------------
+
+  /** What the stream brought, for anyone checking the page: seqs in order, and each message. */
+  MC.live = { received: [], messages: [], connects: 0, connected: false };
+  let streamAbort = null;
+  let attempts = 0;
+  let reconnectTimer = null;
+  let watchdog = null;
+  const SILENCE_MS = 45000; // the server sends a heartbeat every ~15 s: this long means a dead line
+
+  function connectionStatus(connected) {
+    const was = MC.live.connected;
+    MC.live.connected = connected;
+    document.body.dataset.connected = connected ? "yes" : "no";
+    const box = document.getElementById("connection");
+    if (box && was !== connected) box.textContent = MC.t(connected ? "status.connection.back" : "status.connection.lost");
+  }
+
+  function handleMessage(message) {
+    if (message.event === "event" || message.event === "message") {
+      let data;
+      try { data = JSON.parse(message.data); } catch (e) { return; }
+      const seq = typeof data.seq === "number" ? data.seq : Number(message.id);
+      if (!Number.isFinite(seq) || seq <= MC.lastStreamSeq) return; // seen already: no duplicate
+      MC.lastStreamSeq = seq;
+      MC.lastSeq = Math.max(MC.lastSeq, seq);
+      MC.live.received.push(seq);
+      MC.live.messages.push(message.data);
+      if (MC.onEvent) MC.onEvent(data);
+    } else if (message.data) {
+      MC.live.messages.push(message.data);
+    }
+    MC.refresh();
+  }
+
+  /** Parse the SSE text of one connection as it arrives (fields id, event, data; ":" comments). */
+  function sseParser(onMessage) {
+    let buffer = "";
+    let current = { id: null, event: "message", data: [] };
+    return function feed(chunk) {
+      buffer += chunk;
+      let cut;
+      while ((cut = buffer.search(/\r\n|\r|\n/)) >= 0) {
+        if (cut === buffer.length - 1 && buffer.endsWith("\r")) break; // "\r\n" cut between two chunks
+        const line = buffer.slice(0, cut);
+        const newline = buffer.slice(cut).startsWith("\r\n") ? 2 : 1;
+        buffer = buffer.slice(cut + newline);
+        if (line === "") {
+          if (current.data.length || current.id !== null) {
+            onMessage({ id: current.id, event: current.event, data: current.data.join("\n") });
+          }
+          current = { id: null, event: "message", data: [] };
+          continue;
+        }
+        if (line.startsWith(":")) continue; // heartbeat
+        const colon = line.indexOf(":");
+        const field = colon < 0 ? line : line.slice(0, colon);
+        let value = colon < 0 ? "" : line.slice(colon + 1);
+        if (value.startsWith(" ")) value = value.slice(1);
+        if (field === "data") current.data.push(value);
+        else if (field === "event") current.event = value;
+        else if (field === "id") current.id = value;
+      }
+    };
+  }
+
+  function armWatchdog(controller) {
+    clearTimeout(watchdog);
+    watchdog = setTimeout(() => controller.abort(), SILENCE_MS);
+  }
+
+  async function openStream() {
+    clearTimeout(reconnectTimer);
+    if (streamAbort) streamAbort.abort();
+    const controller = new AbortController();
+    streamAbort = controller;
+    const sent = headers({ Accept: "text/event-stream" });
+    if (MC.lastStreamSeq >= 0) sent["Last-Event-ID"] = String(MC.lastStreamSeq);
+    try {
+      const answer = await fetch(MC.gamePath("/stream"), { headers: sent, signal: controller.signal, cache: "no-store" });
+      if (!answer.ok || !answer.body) throw new ApiError(answer.status, await answer.json().catch(() => null));
+      MC.live.connects += 1;
+      connectionStatus(true);
+      attempts = 0;
+      armWatchdog(controller);
+      const reader = answer.body.getReader();
+      const decoder = new TextDecoder();
+      const feed = sseParser(handleMessage);
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        armWatchdog(controller);
+        feed(decoder.decode(value, { stream: true }));
+      }
+    } catch (error) {
+      if (error instanceof ApiError && error.status >= 400 && error.status < 500) {
+        MC.showError(error); // a bad token does not get better by retrying
+        connectionStatus(false);
+        return;
+      }
+    } finally {
+      clearTimeout(watchdog);
+    }
+    if (streamAbort !== controller) return; // replaced by a newer connection
+    connectionStatus(false);
+    scheduleReconnect();
+  }
+
+  function scheduleReconnect() {
+    clearTimeout(reconnectTimer);
+    if (navigator.onLine === false) return; // the "online" event reconnects
+    const delay = Math.min(10000, 300 * 2 ** attempts) + Math.floor(Math.random() * 200);
+    attempts += 1;
+    reconnectTimer = setTimeout(openStream, delay);
+  }
+
+  window.addEventListener("offline", () => {
+    connectionStatus(false);
+    if (streamAbort) streamAbort.abort();
+  });
+  window.addEventListener("online", () => {
+    attempts = 0;
+    openStream();
+    MC.refresh(0);
+  });
+
+  // --- the scrubber -------------------------------------------------------------------------
+
+  /** The resolved turns' seq spans, [{turn, first, last}], whatever shape the view gives them. */
+  MC.turnSpans = function (view) {
+    const raw = view && view.turns;
+    const spans = [];
+    const add = (turn, span) => {
+      if (!span) return;
+      const first = Array.isArray(span) ? span[0] : span.first;
+      const last = Array.isArray(span) ? span[1] : span.last;
+      const number = Number(span.turn !== undefined ? span.turn : turn);
+      if (typeof first === "number" && typeof last === "number") spans.push({ turn: number, first: first, last: last });
+    };
+    if (Array.isArray(raw)) raw.forEach((span, index) => add(index + 1, span));
+    else if (raw && typeof raw === "object") Object.entries(raw).forEach(([turn, span]) => add(turn, span));
+    return spans.sort((a, b) => a.first - b.first);
+  };
+
+  function goTo(seq) {
+    const params = fragment();
+    if (seq === null || seq >= MC.lastSeq) params.delete("seq");
+    else params.set("seq", String(Math.max(0, seq)));
+    setFragment(params);
+    MC.refresh(0);
+  }
+  MC.goTo = goTo;
+
+  function mountScrubber() {
+    const holder = document.getElementById("scrubber");
+    if (!holder) return;
+    const range = MC.el("input", { type: "range", id: "scrub-range", min: "0", max: "0", step: "1", value: "0" });
+    const label = MC.el("label", { for: "scrub-range", "data-i18n": "scrub.seq" });
+    const where = MC.el("output", { id: "scrub-where", for: "scrub-range", "aria-live": "polite" });
+    const prev = MC.el("button", { type: "button", id: "scrub-prev", "data-i18n": "scrub.prev" });
+    const next = MC.el("button", { type: "button", id: "scrub-next", "data-i18n": "scrub.next" });
+    const live = MC.el("button", { type: "button", id: "scrub-live", "data-i18n": "scrub.live" });
+    let scrubTimer = null;
+    range.addEventListener("input", () => {
+      where.textContent = MC.t("scrub.at", { seq: range.value, last: MC.lastSeq });
+      clearTimeout(scrubTimer);
+      scrubTimer = setTimeout(() => goTo(Number(range.value)), 200);
+    });
+    prev.addEventListener("click", () => {
+      const at = currentSeq();
+      const ends = boundaries().filter((seq) => seq < at);
+      goTo(ends.length ? ends[ends.length - 1] : 0);
+    });
+    next.addEventListener("click", () => {
+      const at = currentSeq();
+      const ends = boundaries().filter((seq) => seq > at);
+      goTo(ends.length ? ends[0] : null);
+    });
+    live.addEventListener("click", () => goTo(null));
+    holder.append(
+      MC.el("h2", { id: "scrub-title", "data-i18n": "scrub.title" }),
+      MC.el("div", { class: "scrub-row" }, prev, label, range, next, live),
+      where,
+    );
+  }
+
+  function currentSeq() {
+    const wanted = MC.fragmentSeq();
+    return wanted === null ? MC.lastSeq : wanted;
+  }
+
+  /** The positions the turn buttons stop at: before turn 1, and after each resolved turn. */
+  function boundaries() {
+    const spans = MC.turnSpans(MC.latest);
+    const stops = spans.map((span) => span.last);
+    if (spans.length) stops.unshift(spans[0].first - 1);
+    return stops.filter((seq) => seq >= 0);
+  }
+
+  function updateScrubber() {
+    const range = document.getElementById("scrub-range");
+    if (!range) return;
+    const at = currentSeq();
+    range.max = String(Math.max(0, MC.lastSeq));
+    range.value = String(at);
+    range.setAttribute("aria-valuetext", MC.t("scrub.at", { seq: at, last: MC.lastSeq }));
+    const where = document.getElementById("scrub-where");
+    const past = MC.fragmentSeq() !== null && MC.fragmentSeq() < MC.lastSeq;
+    if (where) where.textContent = past ? MC.t("scrub.at", { seq: at, last: MC.lastSeq }) : MC.t("scrub.live.now");
+    document.body.dataset.past = past ? "yes" : "no";
+  }
+
+  // --- start --------------------------------------------------------------------------------
+
+  /** Start a page: ``render(view, {live})`` draws it; ``onEvent(data)`` sees each pushed event. */
+  MC.start = async function (options) {
+    renderPage = options.render;
+    MC.onEvent = options.onEvent || null;
+    MC.lastStreamSeq = -1;
+    mountLangPicker();
+    mountScrubber();
+    MC.applyWords();
+    MC.onLang(() => {
+      updateScrubber();
+      if (MC.view) renderPage(MC.view, { live: MC.view === MC.latest });
+    });
+    window.addEventListener("hashchange", () => {
+      if (fragment().has("token")) MC.token = takeToken();
+      MC.refresh(0);
+    });
+    if (options.needsToken && !MC.token) {
+      MC.showError(Object.assign(new Error(MC.t("error.notoken")), { plain: true }));
+    }
+    await loadView();
+    MC.lastStreamSeq = MC.latest ? lastSeqOf(MC.latest) : -1;
+    if (options.stream !== false) openStream();
+  };
+})();
+
+/* Shared readings of a view, for every page. */
+(function () {
+  const MC = window.MC;
+
+  /** The players a view says the turn waits for (names), from view.waiting {player: [ships]}. */
+  MC.waitingFor = function (view) {
+    const waiting = (view && view.waiting) || {};
+    return Object.keys(waiting).filter((player) => {
+      const ships = waiting[player];
+      return !Array.isArray(ships) || ships.length > 0;
+    });
+  };
+
+  /** One sentence: where the game stands for this viewer ("Waiting for: Bart"). */
+  MC.statusText = function (view) {
+    if (!view) return MC.t("status.loading");
+    if (view.status === "ended" || view.ended) return MC.t("status.ended");
+    if (view.status === "buying") {
+      const sealed = view.sealed || [];
+      const open = (view.players || []).filter((player) => !sealed.includes(player));
+      if (open.length) return MC.t("status.buying", { names: open.join(", ") });
+    }
+    const names = MC.waitingFor(view);
+    if (names.length) return MC.t("status.waiting", { names: names.join(", ") });
+    if (view.status === "placing") return MC.t("status.placing");
+    return MC.t("status.nobody");
+  };
+
+  /** The game-over banner's text, or null while the game goes on. */
+  MC.gameOverText = function (view) {
+    if (!view || !(view.status === "ended" || view.ended)) return null;
+    const who = view.winner ? MC.t("banner.winner", { winner: view.winner }) : MC.t("banner.nowinner");
+    const why = view.ended_reason || view.reason || view.position || "";
+    return MC.t("banner.over") + ": " + who + (why ? " — " + why : "");
+  };
+
+  /** Fill the common regions: status line, banner, past-position note. */
+  MC.showCommon = function (view, how) {
+    const status = document.getElementById("status");
+    if (status) {
+      const past = how && !how.live ? MC.t("status.past", { seq: MC.lastSeqOf(view) }) : "";
+      const deadline = how && how.live && view.deadline && !(view.status === "ended")
+        ? " " + MC.t("status.deadline", { at: new Date(view.deadline).toLocaleTimeString(MC.lang) })
+        : "";
+      status.textContent = past + MC.statusText(view) + deadline;
+    }
+    const banner = document.getElementById("banner");
+    if (banner) {
+      const over = MC.gameOverText(view);
+      banner.hidden = !over;
+      banner.textContent = over || "";
+    }
+    const position = document.getElementById("position");
+    if (position) position.textContent = view.position || "";
+    const name = document.getElementById("game-name");
+    if (name) name.textContent = view.game || MC.game;
+    document.title = (view.game || MC.game) + " — " + MC.t("page." + MC.page);
+  };
+
+  /** A table of ships: name, owner, square, facing, damage, state. */
+  MC.shipsTable = function (ships, columns) {
+    const shown = columns || ["name", "owner", "square", "facing", "damage", "state"];
+    const head = MC.el("tr", {}, shown.map((column) => MC.el("th", { scope: "col" }, MC.t("ships." + column))));
+    const rows = (ships || []).map((ship) => MC.el("tr", {}, shown.map((column) => MC.el("td", {}, shipCell(ship, column)))));
+    return MC.el("div", { class: "table-wrap" }, MC.el("table", {}, MC.el("thead", {}, head), MC.el("tbody", {}, rows)));
+  };
+
+  function shipCell(ship, column) {
+    if (column === "name") return ship.name || ship.id || "";
+    if (column === "state") {
+      if (ship.sunk || ship.lost || ship.gone) return MC.t("ships.sunk");
+      if (!ship.square && !ship.at) return MC.t("ships.unplaced");
+      return MC.t("ships.afloat");
+    }
+    if (column === "square") return ship.square || (Array.isArray(ship.at) ? String(ship.at) : ship.at) || "";
+    if (column === "options") return (ship.options || []).join(", ");
+    const value = ship[column];
+    return value === null || value === undefined ? "" : String(value);
+  }
+
+  /** Ships of the view as a list, whatever shape it gives them in (list, or map by name). */
+  MC.shipsOf = function (view) {
+    const raw = (view && view.ships) || [];
+    if (Array.isArray(raw)) return raw;
+    return Object.entries(raw).map(([name, ship]) => Object.assign({ name: name }, ship));
+  };
+})();

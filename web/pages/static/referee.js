@@ -1,0 +1,142 @@
+/* The referee's page: seats and their QR codes, who has submitted, resolving (seeded dice, or
+ * the table's dice typed), rulings, the deadline, ending the game. The referee sees what the
+ * table sees (the orders are the players'), plus the seats. */
+"use strict";
+
+(function () {
+  const MC = window.MC;
+  let view = null;
+  const issued = {}; // player -> {link, qr}: shown on this page only, never stored
+
+  function drawSeats(v) {
+    const holder = document.getElementById("seats");
+    const cards = (v.players || []).map((player) => {
+      const button = MC.el("button", { type: "button", class: "secondary", "data-player": player }, MC.t("referee.seat.new", { player: player }));
+      button.addEventListener("click", () => reissue(button, player));
+      const card = MC.el("div", { class: "seat", "data-player": player }, button);
+      const seat = issued[player];
+      if (seat) {
+        const qr = MC.el("div", { class: "qr" });
+        MC.putSvg(qr, seat.qr, MC.t("referee.seat.link", { player: player }));
+        card.append(
+          MC.el("p", { class: "muted" }, MC.t("referee.seat.note", { player: player })),
+          qr,
+          MC.el("a", { class: "link", href: seat.link, "aria-label": MC.t("referee.seat.link", { player: player }) }, seat.link),
+        );
+      }
+      return card;
+    });
+    holder.replaceChildren(...cards);
+  }
+
+  async function reissue(button, player) {
+    MC.clearError();
+    button.disabled = true;
+    try {
+      const answer = await MC.command("POST", "/seats/" + encodeURIComponent(player), undefined);
+      const link = answer.link || (answer.links && answer.links[player]) || answer.url;
+      const absolute = link && link.startsWith("/") ? location.origin + link : link;
+      issued[player] = { link: absolute, qr: answer.qr_svg || answer.qr };
+      drawSeats(view);
+      const shown = document.querySelector('.seat[data-player="' + CSS.escape(player) + '"] a.link');
+      if (shown) shown.focus();
+    } catch (error) {
+      MC.showError(error);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  function drawSubmitted(v) {
+    const waiting = v.waiting || {};
+    const items = (v.players || []).map((player) => {
+      const ships = waiting[player];
+      const done = !ships || (Array.isArray(ships) && ships.length === 0);
+      return MC.el("li", { "data-player": player, "data-submitted": done ? "yes" : "no" },
+        done ? MC.t("referee.submitted.yes", { player: player }) : MC.t("referee.submitted.no", { player: player, ships: [].concat(ships).join(", ") }));
+    });
+    document.getElementById("submitted").replaceChildren(...items);
+  }
+
+  function setChoices(chooser, choices) {
+    const before = chooser.value;
+    chooser.replaceChildren(...choices.map(([value, label]) => MC.el("option", { value: value }, label)));
+    if (choices.some(([value]) => value === before)) chooser.value = before;
+  }
+
+  function render(v, how) {
+    view = v;
+    MC.showCommon(v, how);
+    MC.putSvg(document.getElementById("board"), v.board_svg || v.svg, MC.t("board.title") + ": " + (v.position || ""));
+    document.getElementById("ships").replaceChildren(MC.shipsTable(MC.shipsOf(v)));
+    document.getElementById("table-link").href = "/table/" + encodeURIComponent(MC.game);
+    drawSeats(v);
+    drawSubmitted(v);
+    const table = v.dice_mode === "table";
+    document.getElementById("dice-field").hidden = !table;
+    document.getElementById("dice-seeded").hidden = table || v.ruleset === "blockade";
+    document.getElementById("deadline-now").textContent = v.deadline ? MC.t("referee.deadline.now", { at: v.deadline }) : "";
+    setChoices(document.getElementById("end-winner"), [["", MC.t("referee.end.nowinner")]].concat((v.players || []).map((p) => [p, p])));
+    const open = how.live && !(v.status === "ended" || v.ended);
+    document.querySelectorAll("form button[type=submit]").forEach((button) => { button.disabled = !open; });
+  }
+
+  async function submit(button, path, body, done) {
+    MC.clearError();
+    MC.say("");
+    button.disabled = true;
+    try {
+      const answer = await MC.command("POST", path, body);
+      MC.say(typeof done === "function" ? done(answer) : done);
+      return answer;
+    } catch (error) {
+      MC.showError(error);
+      return null;
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  document.getElementById("resolve-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const body = {
+      partial: document.getElementById("resolve-partial").checked,
+      idle_turn: document.getElementById("resolve-idle").checked,
+    };
+    const typed = document.getElementById("resolve-dice").value.trim();
+    if (view && view.dice_mode === "table" && typed) {
+      body.dice = typed.split(/[\s,]+/).filter(Boolean).map(Number);
+    }
+    submit(document.getElementById("resolve-submit"), "/resolve", body,
+      (answer) => MC.t("referee.resolved", { seq: answer && typeof answer.seq === "number" ? answer.seq : "?" }));
+  });
+  document.getElementById("ruling-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const body = { rule: document.getElementById("ruling-rule").value.trim(), text: document.getElementById("ruling-text").value };
+    // One adjustment a line: the ship's name, then its changes ("Black Pearl damage=+2,position=C5").
+    const adjust = document.getElementById("ruling-adjust").value.split("\n").map((line) => line.trim()).filter(Boolean)
+      .map((line) => {
+        const cut = line.lastIndexOf(" ");
+        return cut < 0 ? { ship: line, changes: "" } : { ship: line.slice(0, cut).trim(), changes: line.slice(cut + 1) };
+      });
+    if (adjust.length) body.adjust = adjust;
+    submit(document.getElementById("ruling-submit"), "/rulings", body, MC.t("referee.ruling.done"));
+  });
+  document.getElementById("deadline-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const seconds = Number(document.getElementById("deadline-seconds").value);
+    submit(document.getElementById("deadline-submit"), "/deadline", { seconds: seconds }, MC.t("referee.deadline.done"));
+  });
+  document.getElementById("end-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    if (!window.confirm(MC.t("referee.end.confirm"))) return;
+    const body = {};
+    const winner = document.getElementById("end-winner").value;
+    const reason = document.getElementById("end-reason").value.trim();
+    if (winner) body.winner = winner;
+    if (reason) body.reason = reason;
+    submit(document.getElementById("end-submit"), "/end", body, MC.t("referee.end.done"));
+  });
+
+  MC.start({ render: render, needsToken: true });
+})();
