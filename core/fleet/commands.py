@@ -30,7 +30,15 @@ from mortecouille.core.fleet.purchase import (
     check_equip_fleet,
     check_seal,
 )
-from mortecouille.core.life_cycle import Command, Decide, Evolve, change_ship, replace, with_ship, without_ship
+from mortecouille.core.life_cycle import (
+    Command,
+    Decide,
+    Evolve,
+    change_ship,
+    replace,
+    with_ship,
+    without_ship,
+)
 from mortecouille.core.limits import check_name, check_ship_count
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
