@@ -33,13 +33,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import msgspec
-import structlog
 
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import LogError, TornTail, check_line, decode_lines, stamp_all
 from mortecouille.events.game import LossRecorded
+from mortecouille.events.house_log import get_logger
 
-_log = structlog.get_logger("mortecouille")
+_log = get_logger("mortecouille")
 
 
 class Conflict(Exception):
