@@ -1,0 +1,120 @@
+"""Whole CLI commands, start-up included (issue 16): ``state`` and ``order`` on a game of about
+1,000 events, each a fresh ``python -m mortecouille`` process as a referee runs it.
+
+Run: ``.venv/bin/python bench/bench_startup.py [--runs 5]``. For each command prints the median
+wall time of ``--runs`` runs (min, max) with the bytecode cache and, for ``state``, without it
+(``PYTHONDONTWRITEBYTECODE`` and a fresh ``PYTHONPYCACHEPREFIX``: every module compiled again),
+the bare interpreter's start as the baseline, and the import-time split of one run
+(``python -X importtime``: the total, and the biggest top-level parts). Goals: ``state`` under
+100 ms with the bytecode cache, under 200 ms without.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.timing import Timing, verdict  # noqa: E402
+from mortecouille.app.botgame import play_demo  # noqa: E402
+from mortecouille.app.commands import load  # noqa: E402
+from mortecouille.events.game import TurnStarted  # noqa: E402
+from mortecouille.events.store import GameLog  # noqa: E402
+
+TARGET_EVENTS = 1_000
+
+
+def game_of_about(directory: Path, events: int) -> str:
+    """A finished bot game of at least ``events`` events (the first seed that gives one), its name."""
+    for number in range(200):
+        name = f"g{number}"
+        run = play_demo(directory, f"startup-{number}", name, max_turns=80)
+        if run.summary.events >= events:
+            return name
+        for path in directory.glob(f"{name}.*"):
+            path.unlink()
+    raise SystemExit(f"no demo game of {events} events in 200 seeds")
+
+
+def wall(command: list[str], env: dict[str, str], runs: int) -> Timing:
+    spent = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        done = subprocess.run(command, env=env, capture_output=True, check=False)
+        spent.append(time.perf_counter() - start)
+        if done.returncode not in (0, 2):
+            raise SystemExit(f"{' '.join(command)} failed: {done.stderr.decode()[-400:]}")
+    return Timing(spent)
+
+
+def import_split(command: list[str], env: dict[str, str]) -> str:
+    """``-X importtime``: the total import time and the five biggest top-level imports."""
+    done = subprocess.run(
+        [command[0], "-X", "importtime", *command[1:]], env=env, capture_output=True, text=True
+    )
+    rows = []
+    for line in done.stderr.splitlines():
+        found = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
+        if found and len(found.group(3)) == 1:  # a top-level import
+            rows.append((int(found.group(2)), found.group(4)))
+    total = sum(us for us, _ in rows)
+    biggest = ", ".join(f"{name} {us / 1000:.0f} ms" for us, name in sorted(rows, reverse=True)[:5])
+    return f"imports {total / 1000:.0f} ms in all; biggest: {biggest}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    games = Path(tempfile.mkdtemp(prefix="startup-"))
+    nocache = Path(tempfile.mkdtemp(prefix="startup-pyc-"))
+    try:
+        name = game_of_about(games, TARGET_EVENTS)
+        events, state = load(GameLog(games / f"{name}.jsonl"))
+        ship = next(iter(state.ships))
+        python = sys.executable
+        env = {**os.environ, "MORTECOUILLE_GAMES": str(games)}
+        print(f"game: {name}, {len(events)} events, {sum(isinstance(e, TurnStarted) for e in events)} turns")
+        bare = wall([python, "-c", "pass"], env, args.runs)
+        print(f"python -c pass (the floor):        {bare.shown('ms')}")
+        commands = {
+            "state": [python, "-m", "mortecouille", "state", name],
+            # refused (the game has ended: exit 2), after the whole command path: load, fold, decide
+            "order": [python, "-m", "mortecouille", "order", name, ship, "advance"],
+        }
+        cached: dict[str, Timing] = {}
+        for label, command in commands.items():
+            wall(command, env, 1)  # writes the bytecode cache
+            cached[label] = wall(command, env, args.runs)
+            print(f"{label:6} with the bytecode cache:     {cached[label].shown('ms')}")
+            print(f"       {import_split(command, env)}")
+        cold_env = {**env, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": str(nocache)}
+        cold = wall(commands["state"], cold_env, args.runs)
+        print(f"state  without the bytecode cache:  {cold.shown('ms')}")
+        verdict(
+            "`state` on a 1k-event game, with the bytecode cache (ms)",
+            cached["state"].median * 1000,
+            100,
+            at_least=False,
+        )
+        verdict(
+            "`state` on a 1k-event game, without the bytecode cache (ms)",
+            cold.median * 1000,
+            200,
+            at_least=False,
+        )
+    finally:
+        shutil.rmtree(games, ignore_errors=True)
+        shutil.rmtree(nocache, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
