@@ -204,22 +204,25 @@ class GameLog:
         or a file with other links) by slots, so an old log pays the rename once; none at all (a
         log from before anchors, or a tool anchoring a log written by hand, such as the golden
         logs' maker) by the one JSON object earlier versions wrote, byte for byte."""
-        if self._update_slot_in_place(seq, digest):
+        head = self.head_path
+        if self._update_slot_in_place(head, seq, digest):
             # a temporary file here is stale or planted (only the lock holder writes the anchor):
             # removed as the rename path would, a link itself and never its target (one failing
             # unlink when there is none)
             with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.head_temporary)
+                os.unlink(head.with_name(f".{head.name}.tmp"))
             return
-        if os.path.lexists(self.head_path):
+        if os.path.lexists(head):
             self.start_head(seq, digest)
         else:
             self._replace_head(msgspec.json.encode(Head(seq=seq, hash=digest)) + b"\n")
 
-    def _update_slot_in_place(self, seq: int, digest: str) -> bool:
-        """Overwrite the older slot of a head in slots; False (nothing written) for any other head."""
+    @staticmethod
+    def _update_slot_in_place(head: Path, seq: int, digest: str) -> bool:
+        """Overwrite the older slot of the head in slots at ``head``; False (nothing written) for
+        any other head."""
         try:
-            fd = os.open(self.head_path, os.O_RDWR | _NO_LINK)
+            fd = os.open(head, os.O_RDWR | _NO_LINK)
         except OSError:
             return False  # none yet, or a link in its place (ELOOP): the rename replaces it
         try:
