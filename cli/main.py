@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import errno
 import importlib
-from typing import Any
+from collections.abc import Sequence
+from typing import overload
 
 import click
 
@@ -29,7 +30,7 @@ from mortecouille.cli.shared import (
 )
 from mortecouille.events.house_log import get_logger
 
-__all__ = ["COMMANDS", "COMMAND_TABLE", "cli", "main"]  # noqa: F822 - COMMANDS: see __getattr__
+__all__ = ["COMMANDS", "COMMAND_TABLE", "cli", "main"]
 
 #: Every command of ``mortecouille``: its name, the module of ``mortecouille.cli`` that defines it
 #: (in that module's ``COMMANDS``) and its one-line summary for ``--help``. A command's module is
@@ -250,11 +251,29 @@ def cli(ctx: click.Context, games_dir: str | None, verbose: int, log_json: bool)
     ctx.obj = Context(games=resolve_games_dir(games_dir), verbose=verbose, log_json=log_json)
 
 
-def __getattr__(name: str) -> Any:
-    """``COMMANDS``: every command, each module imported (tests and tools that walk them all)."""
-    if name == "COMMANDS":
-        return tuple(cli.get_command(click.Context(cli), command) for command, _, _ in COMMAND_TABLE)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+class _EveryCommand(Sequence[click.Command]):
+    """Every command of :data:`COMMAND_TABLE`, in its order, each module imported on first use
+    (for tests and tools that walk them all; a command run from the shell imports only its own)."""
+
+    def _all(self) -> list[click.Command]:
+        context = click.Context(cli)
+        return [command for name, _, _ in COMMAND_TABLE if (command := cli.get_command(context, name))]
+
+    @overload
+    def __getitem__(self, index: int) -> click.Command: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[click.Command]: ...
+
+    def __getitem__(self, index: int | slice) -> click.Command | Sequence[click.Command]:
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(COMMAND_TABLE)
+
+
+#: Every command of ``mortecouille``, resolved from :data:`COMMAND_TABLE` when walked.
+COMMANDS: Sequence[click.Command] = _EveryCommand()
 
 
 def main() -> None:
