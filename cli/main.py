@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import errno
 import importlib
-from collections.abc import Sequence
+from collections.abc import Iterator, MutableMapping, Sequence
 from typing import overload
 
 import click
@@ -190,27 +190,58 @@ def _load_command(name: str) -> click.Command:
     return with_global_options(found[0])
 
 
+class _TableCommands(MutableMapping[str, click.Command]):
+    """The group's commands by name: every name of :data:`COMMAND_TABLE` is there from the start
+    (``name in cli.commands``, listing them, ``--help``), and each command is imported from its
+    module the first time it is looked up."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[str, click.Command] = {}
+
+    def loaded(self, name: str) -> click.Command | None:
+        """The command ``name`` if its module was imported already, without importing it."""
+        return self._loaded.get(name)
+
+    def __getitem__(self, name: str) -> click.Command:
+        if name not in self._loaded:
+            if name not in _MODULE_OF:
+                raise KeyError(name)
+            self._loaded[name] = _load_command(name)
+        return self._loaded[name]
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._loaded[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in _MODULE_OF or name in self._loaded
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys([*_MODULE_OF, *self._loaded]))
+
+    def __len__(self) -> int:
+        return len({*_MODULE_OF, *self._loaded})
+
+
 class RefereeGroup(click.Group):
     """The group that keeps every traceback from the user: a command's deliberate errors are
     reported by ``reports_errors``; what is left becomes one line and exit 1 (README, exit
     codes), the traceback going to the debug log (``-vv``).
 
-    Its commands come from :data:`COMMAND_TABLE`, each imported the first time it is asked for."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*self.commands, *_MODULE_OF})
-
-    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
-        if cmd_name not in self.commands and cmd_name in _MODULE_OF:
-            self.add_command(_load_command(cmd_name))
-        return self.commands.get(cmd_name)
+    Its commands come from :data:`COMMAND_TABLE` (:class:`_TableCommands`), each imported the
+    first time it is asked for."""
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         """click's listing, with the table's summary for a command not imported yet (the same line
         its own help gives), so ``--help`` imports no command module."""
         rows: list[tuple[str, click.Command]] = []
         for name in self.list_commands(ctx):
-            command = self.commands.get(name) or click.Command(name, help=_SUMMARY_OF[name])
+            if isinstance(self.commands, _TableCommands):
+                command = self.commands.loaded(name) or click.Command(name, help=_SUMMARY_OF.get(name))
+            else:
+                command = self.commands[name]
             if not command.hidden:
                 rows.append((name, command))
         if rows:
@@ -251,13 +282,15 @@ def cli(ctx: click.Context, games_dir: str | None, verbose: int, log_json: bool)
     ctx.obj = Context(games=resolve_games_dir(games_dir), verbose=verbose, log_json=log_json)
 
 
+cli.commands = _TableCommands()
+
+
 class _EveryCommand(Sequence[click.Command]):
     """Every command of :data:`COMMAND_TABLE`, in its order, each module imported on first use
     (for tests and tools that walk them all; a command run from the shell imports only its own)."""
 
     def _all(self) -> list[click.Command]:
-        context = click.Context(cli)
-        return [command for name, _, _ in COMMAND_TABLE if (command := cli.get_command(context, name))]
+        return [cli.commands[name] for name, _, _ in COMMAND_TABLE]
 
     @overload
     def __getitem__(self, index: int) -> click.Command: ...
