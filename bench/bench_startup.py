@@ -57,18 +57,24 @@ def wall(command: list[str], env: dict[str, str], runs: int) -> Timing:
 
 
 def import_split(command: list[str], env: dict[str, str]) -> str:
-    """``-X importtime``: the total import time and the five biggest top-level imports."""
+    """``-X importtime`` of one run: the total, and the self time summed by part (a package of the
+    project, ``mortecouille.core.fleet``, or a library), the biggest five."""
     done = subprocess.run(
         [command[0], "-X", "importtime", *command[1:]], env=env, capture_output=True, text=True
     )
-    rows = []
+    parts: dict[str, int] = {}
     for line in done.stderr.splitlines():
-        found = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|( *)(\S+)", line)
-        if found and len(found.group(3)) == 1:  # a top-level import
-            rows.append((int(found.group(2)), found.group(4)))
-    total = sum(us for us, _ in rows)
-    biggest = ", ".join(f"{name} {us / 1000:.0f} ms" for us, name in sorted(rows, reverse=True)[:5])
-    return f"imports {total / 1000:.0f} ms in all; biggest: {biggest}"
+        found = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|\s*(\S+)", line)
+        if found:
+            name = found.group(3).split(".")
+            part = ".".join(name[:3]) if name[0] == "mortecouille" else name[0]
+            parts[part] = parts.get(part, 0) + int(found.group(1))
+    total = sum(parts.values())
+    own = sum(us for part, us in parts.items() if part.startswith("mortecouille"))
+    biggest = ", ".join(
+        f"{part} {us / 1000:.0f}" for part, us in sorted(parts.items(), key=lambda i: -i[1])[:5]
+    )
+    return f"imports {total / 1000:.0f} ms ({own / 1000:.0f} ms the project's); biggest (ms): {biggest}"
 
 
 def main() -> None:
