@@ -28,7 +28,6 @@ from pathlib import Path
 from typing import NamedTuple
 
 import msgspec
-import structlog
 
 from mortecouille.app.idempotency import IdempotencyIndex, envelope
 from mortecouille.core.contributions import (
@@ -59,10 +58,11 @@ from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.codec import LogError
 from mortecouille.events.game import DieRolled, GameEnded
+from mortecouille.events.house_log import get_logger
 from mortecouille.events.store import Conflict, GameLog, GameNotFound, Unwritable
 from mortecouille.replays.reading.describe import describe_event
 
-log = structlog.get_logger("mortecouille")
+log = get_logger("mortecouille")
 
 DEFAULT_GAMES_DIR = "games"
 

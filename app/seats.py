@@ -24,13 +24,13 @@ from typing import Literal
 from urllib.parse import quote
 
 import msgspec
-import structlog
 
 from mortecouille.app.commands import SEATS_SUFFIX, SEATS_TEMPORARY_SUFFIX, load
 from mortecouille.core.errors import BadInput, MortecouilleError
+from mortecouille.events.house_log import get_logger
 from mortecouille.events.store import Conflict, GameLog, Unwritable
 
-log = structlog.get_logger("mortecouille")
+log = get_logger("mortecouille")
 
 #: Bytes of randomness in a token: 256 bits, far beyond any search.
 TOKEN_BYTES = 32

@@ -9,7 +9,6 @@ import click
 import msgspec
 
 from mortecouille.app.commands import describe_events, end_game, game_log, load, new_game
-from mortecouille.app.receipts import read_receipts_file
 from mortecouille.app.seats import DEFAULT_BASE_URL, issue_seats, refuse_leftover_seats, seat_links
 from mortecouille.cli.seat_commands import URL_HELP, seat_link_lines
 from mortecouille.cli.shared import Context, echo_lines, fail, pass_context, reports_errors
@@ -20,8 +19,6 @@ from mortecouille.core.state import state_as_dict, state_hash
 from mortecouille.events.board import Board, WindTile
 from mortecouille.events.store import AnchoredLoss
 from mortecouille.replays.reading.describe import describe_state
-from mortecouille.replays.reading.receipts import parse_head_code
-from mortecouille.replays.reading.verify import verify_log
 
 
 def _option_square(option: str, text: str) -> tuple[int, int]:
@@ -186,6 +183,11 @@ def verify(
 ) -> None:
     """Check GAME's hash chain, dice and recorded outcomes, and the receipts and head codes given.
     Exit 4 on any failure."""
+    # imported here, not at start-up: only `verify` reads receipts and re-derives (issue 16)
+    from mortecouille.app.receipts import read_receipts_file
+    from mortecouille.replays.reading.receipts import parse_head_code
+    from mortecouille.replays.reading.verify import verify_log
+
     codes = []
     for text in head_codes:
         parsed = parse_head_code(text)

@@ -12,24 +12,13 @@ the system would not read or write, or an unexpected error (one line, no traceba
 from __future__ import annotations
 
 import errno
+import importlib
+from collections.abc import Iterator, MutableMapping, Sequence
+from typing import overload
 
 import click
-import structlog
 
 from mortecouille.app.commands import games_dir as resolve_games_dir
-from mortecouille.cli import (
-    analytics_commands,
-    board_commands,
-    demo_command,
-    fleet_commands,
-    game_commands,
-    order_commands,
-    referee_commands,
-    replay_commands,
-    rules_commands,
-    seat_commands,
-    serve_command,
-)
 from mortecouille.cli.shared import (
     GAMES_DIR_HELP,
     LOG_JSON_HELP,
@@ -39,29 +28,226 @@ from mortecouille.cli.shared import (
     fail,
     with_global_options,
 )
+from mortecouille.events.house_log import get_logger
 
-__all__ = ["COMMANDS", "cli", "main"]
+__all__ = ["COMMANDS", "COMMAND_TABLE", "cli", "main"]
 
-#: Every command of ``mortecouille``, by module; ``--help`` lists them sorted by name.
-COMMANDS: tuple[click.Command, ...] = (
-    *game_commands.COMMANDS,
-    *fleet_commands.COMMANDS,
-    *board_commands.COMMANDS,
-    *order_commands.COMMANDS,
-    *replay_commands.COMMANDS,
-    *rules_commands.COMMANDS,
-    *demo_command.COMMANDS,
-    *analytics_commands.COMMANDS,
-    *referee_commands.COMMANDS,
-    *seat_commands.COMMANDS,
-    *serve_command.COMMANDS,
+#: Every command of ``mortecouille``: its name, the module of ``mortecouille.cli`` that defines it
+#: (in that module's ``COMMANDS``) and its one-line summary for ``--help``. A command's module is
+#: imported only when the command runs (issue 16: ``state`` need not import the analytics, the
+#: service or the renderers); ``--help`` prints the summaries without importing any, and
+#: tests/test_startup_imports.py checks they are the commands' own.
+COMMAND_TABLE: tuple[tuple[str, str, str], ...] = (
+    ("new", "game_commands", "Create GAME: its first event commits to the rules version and the dice seed."),
+    ("log", "game_commands", "Print GAME's events."),
+    ("state", "game_commands", "Print GAME's current state (the fold of its log)."),
+    (
+        "verify",
+        "game_commands",
+        "Check GAME's hash chain, dice and recorded outcomes, and the receipts and head codes given.",
+    ),
+    ("end", "game_commands", "End GAME and reveal its seed (D2)."),
+    (
+        "repair",
+        "game_commands",
+        "Cut a torn last line (left by a crash mid-append) off GAME's log, after showing it.",
+    ),
+    ("buy", "fleet_commands", "PLAYER buys a ship of KIND called NAME, with its options (F1-F3)."),
+    (
+        "unbuy",
+        "fleet_commands",
+        "Withdraw the purchase of SHIP, refunding it and its options, before its fleet is sealed (F3).",
+    ),
+    (
+        "equip",
+        "fleet_commands",
+        "Fit OPTION to the bought ship SHIP, or with --fleet buy it for all of PLAYER's ships (F2).",
+    ),
+    ("seal", "fleet_commands", "Close PLAYER's purchases so the ships can be placed (F3)."),
+    (
+        "sheet",
+        "fleet_commands",
+        "The fiche d'état (F4) of every fleet, of one PLAYER's, or of one SHIP within its fleet.",
+    ),
+    (
+        "audit",
+        "fleet_commands",
+        "Price every fleet again from GAME's purchases against its rules version (F3).",
+    ),
+    ("place", "board_commands", "Put SHIP on SQUARE, a name such as C5, with its --facing (B1, B2)."),
+    (
+        "tokens",
+        "board_commands",
+        "Give a blockade SHIP its TOKENS for this turn, one per round: F, L, R or - (P1).",
+    ),
+    (
+        "resolve",
+        "board_commands",
+        "Resolve the current turn (P1 / T2) and print what happened, with rule IDs.",
+    ),
+    ("board", "board_commands", "Draw GAME's board: ships with facing arrows, rocks, wind, whirlpools."),
+    ("scenario", "board_commands", "Resolve the one-turn situation in FILE.json and print its outcome."),
+    ("order", "order_commands", "Give SHIP its orders for this turn: ACTION [+ ACTION ...] (T1)."),
+    (
+        "unorder",
+        "order_commands",
+        "Withdraw SHIP's orders for this turn before it is resolved: SHIP has no orders again (T1).",
+    ),
+    (
+        "replay",
+        "replay_commands",
+        "The state of GAME at any point, or walked through event by event (--step).",
+    ),
+    (
+        "explain",
+        "replay_commands",
+        "Turn N of GAME as a story: phases, dice, claims and collisions with their rule IDs.",
+    ),
+    (
+        "render",
+        "replay_commands",
+        "Draw turn N of GAME as SVG: the board, ships, paths, collisions and shots.",
+    ),
+    (
+        "export",
+        "replay_commands",
+        "The whole of GAME as one self-contained HTML page: board, turn slider, explanations.",
+    ),
+    (
+        "fork",
+        "replay_commands",
+        "What-if: copy GAME's log up to --at SEQ into NEWGAME, which records where it came from.",
+    ),
+    (
+        "ruling",
+        "replay_commands",
+        "Record a referee's ruling on GAME as an event, adjusting ships if it says so.",
+    ),
+    (
+        "odds",
+        "rules_commands",
+        "Exact chance to hit, by enumerating every throw; without --distance, the whole S3, S4 and K tables.",
+    ),
+    (
+        "demo",
+        "demo_command",
+        "Play a whole seeded game between two bots and print the winner, the board and a summary.",
+    ),
+    (
+        "archive",
+        "analytics_commands",
+        "Verify every finished game and add it to a Parquet archive (idempotent).",
+    ),
+    (
+        "query",
+        "analytics_commands",
+        "Run read-only SQL over an archive's tables (games, events, dice, shots, collisions, "
+        "damage, fires, ships, rulings).",
+    ),
+    (
+        "report",
+        "analytics_commands",
+        "A built-in report: dice (chi-square), gunnery (against S3/S4/K odds), fire, fleets, rulings.",
+    ),
+    (
+        "simulate",
+        "analytics_commands",
+        "The built-in bots play COUNT complete seeded games, each a normal verifiable log.",
+    ),
+    (
+        "games",
+        "referee_commands",
+        "List the games of the games directory: ruleset, turn, status, whose orders are missing.",
+    ),
+    (
+        "prices",
+        "referee_commands",
+        "The price list: every ship kind and option with its price and names (F1, F2).",
+    ),
+    (
+        "seats",
+        "seat_commands",
+        "GAME's seats: without --reissue, which seats have a link (a link is shown only when issued).",
+    ),
+    (
+        "serve",
+        "serve_command",
+        "Run the game service on the games directory: the table, player and referee pages, the "
+        "JSON API and live push (docs/service.md).",
+    ),
 )
+
+_MODULE_OF: dict[str, str] = {name: module for name, module, _ in COMMAND_TABLE}
+_SUMMARY_OF: dict[str, str] = {name: summary for name, _, summary in COMMAND_TABLE}
+
+
+def _load_command(name: str) -> click.Command:
+    """The command ``name`` from its module, given the global options (once: the group keeps it)."""
+    module = importlib.import_module(f"mortecouille.cli.{_MODULE_OF[name]}")
+    found = [command for command in module.COMMANDS if command.name == name]
+    if len(found) != 1:
+        raise LookupError(f"mortecouille.cli.{_MODULE_OF[name]}.COMMANDS has no single command {name!r}")
+    return with_global_options(found[0])
+
+
+class _TableCommands(MutableMapping[str, click.Command]):
+    """The group's commands by name: every name of :data:`COMMAND_TABLE` is there from the start
+    (``name in cli.commands``, listing them, ``--help``), and each command is imported from its
+    module the first time it is looked up."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[str, click.Command] = {}
+
+    def loaded(self, name: str) -> click.Command | None:
+        """The command ``name`` if its module was imported already, without importing it."""
+        return self._loaded.get(name)
+
+    def __getitem__(self, name: str) -> click.Command:
+        if name not in self._loaded:
+            if name not in _MODULE_OF:
+                raise KeyError(name)
+            self._loaded[name] = _load_command(name)
+        return self._loaded[name]
+
+    def __setitem__(self, name: str, command: click.Command) -> None:
+        self._loaded[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        del self._loaded[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in _MODULE_OF or name in self._loaded
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(dict.fromkeys([*_MODULE_OF, *self._loaded]))
+
+    def __len__(self) -> int:
+        return len({*_MODULE_OF, *self._loaded})
 
 
 class RefereeGroup(click.Group):
     """The group that keeps every traceback from the user: a command's deliberate errors are
     reported by ``reports_errors``; what is left becomes one line and exit 1 (README, exit
-    codes), the traceback going to the debug log (``-vv``)."""
+    codes), the traceback going to the debug log (``-vv``).
+
+    Its commands come from :data:`COMMAND_TABLE` (:class:`_TableCommands`), each imported the
+    first time it is asked for."""
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's listing, with the table's summary for a command not imported yet (the same line
+        its own help gives), so ``--help`` imports no command module."""
+        rows: list[tuple[str, click.Command]] = []
+        for name in self.list_commands(ctx):
+            if isinstance(self.commands, _TableCommands):
+                command = self.commands.loaded(name) or click.Command(name, help=_SUMMARY_OF.get(name))
+            else:
+                command = self.commands[name]
+            if not command.hidden:
+                rows.append((name, command))
+        if rows:
+            limit = formatter.width - 6 - max(len(name) for name, _ in rows)
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, command.get_short_help_str(limit)) for name, command in rows])
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -71,11 +257,11 @@ class RefereeGroup(click.Group):
         except OSError as error:
             if error.errno == errno.EPIPE:
                 raise  # ``log | head -1``: click's main closes stdout quietly
-            structlog.get_logger().debug("system error", exc_info=True)
+            get_logger().debug("system error", exc_info=True)
             where = f": {error.filename}" if error.filename else ""
             fail(f"the system refused: {error.strerror or error}{where}", 1)
         except Exception as error:
-            structlog.get_logger().debug("unexpected error", exc_info=True)
+            get_logger().debug("unexpected error", exc_info=True)
             fail(f"unexpected {type(error).__name__}: {error} (a bug: please report it with the command)", 1)
 
 
@@ -96,8 +282,31 @@ def cli(ctx: click.Context, games_dir: str | None, verbose: int, log_json: bool)
     ctx.obj = Context(games=resolve_games_dir(games_dir), verbose=verbose, log_json=log_json)
 
 
-for command in COMMANDS:
-    cli.add_command(with_global_options(command))
+cli.commands = _TableCommands()
+
+
+class _EveryCommand(Sequence[click.Command]):
+    """Every command of :data:`COMMAND_TABLE`, in its order, each module imported on first use
+    (for tests and tools that walk them all; a command run from the shell imports only its own)."""
+
+    def _all(self) -> list[click.Command]:
+        return [cli.commands[name] for name, _, _ in COMMAND_TABLE]
+
+    @overload
+    def __getitem__(self, index: int) -> click.Command: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[click.Command]: ...
+
+    def __getitem__(self, index: int | slice) -> click.Command | Sequence[click.Command]:
+        return self._all()[index]
+
+    def __len__(self) -> int:
+        return len(COMMAND_TABLE)
+
+
+#: Every command of ``mortecouille``, resolved from :data:`COMMAND_TABLE` when walked.
+COMMANDS: Sequence[click.Command] = _EveryCommand()
 
 
 def main() -> None:

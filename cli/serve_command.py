@@ -62,6 +62,9 @@ def serve(ctx: Context, host: str, port: int, public_url: str | None, access_log
     JSON API and live push (docs/service.md). Ctrl-C stops it."""
     import uvicorn
 
+    from mortecouille.events.house_log import structlog_module
+
+    structlog_module()  # configured as -v/--log-json asked before the service's modules log with it
     from mortecouille.web.server import build_app
 
     url = (public_url or base_url(host, port)).rstrip("/")

@@ -17,12 +17,12 @@ from typing import Any, Final, NoReturn, TypeVar
 
 import click
 import msgspec
-import structlog
 
 from mortecouille.app.commands import game_log, games_dir, load
 from mortecouille.core.errors import MortecouilleError
 from mortecouille.core.fleet.catalogue import catalogue_for
 from mortecouille.core.limits import shown
+from mortecouille.events import house_log
 from mortecouille.events.codec import LogError
 from mortecouille.events.store import Conflict, GameNotFound, Unwritable
 
@@ -48,20 +48,10 @@ def reports_errors(fn: F) -> F:
 
 
 def configure_logging(verbose: int, log_json: bool) -> None:
+    """``-v``/``-vv`` and ``--log-json``, applied to structlog when something is first logged
+    (:mod:`mortecouille.events.house_log`: a command that logs nothing never imports it)."""
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    renderer: Any = (
-        structlog.processors.JSONRenderer() if log_json else structlog.dev.ConsoleRenderer(colors=False)
-    )
-    structlog.configure(
-        processors=[
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso"),
-            renderer,
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(level),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
-        cache_logger_on_first_use=False,
-    )
+    house_log.configure(level, log_json)
 
 
 class Context(msgspec.Struct):

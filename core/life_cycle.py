@@ -18,7 +18,7 @@ from mortecouille.core.board.terrain import validate_board
 from mortecouille.core.dice import DICE_SCHEMES, DiceSource, commits_to_a_seed, matches_commitment
 from mortecouille.core.errors import BadInput
 from mortecouille.core.limits import GAME_FILE_SUFFIXES, NAME_MAX, check_name, check_text
-from mortecouille.core.state import GameState, ShipState
+from mortecouille.core.state import GameState, ShipState, WorkingShips
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.codec import CorruptLine
@@ -72,21 +72,42 @@ def fold_with(
 
     The tables are looked up once by the caller, not per event: this loop is the hot
     path of every command (bench/bench_fold.py).
+
+    The states between two events never leave this loop, so their ships live in one private
+    :class:`~mortecouille.core.state.WorkingShips` that :func:`with_ship` changes in place
+    instead of copying every ship per move (issue 16, item 4). The caller's state is not
+    touched (its ships are copied once, here) and the dict is closed before the state is handed
+    out, so the result is the value a plain repeated ``evolve`` gives, with the same hash
+    (tests/test_fold_fast_path.py). A fold run by an evolver inside this one works on the same
+    open dict, which the outer fold closes.
     """
-    for event in events:
-        handler = evolvers.get(type(event))
-        if handler is not None:
-            try:
-                state = handler(state, event)
-            except UNFIT as error:
-                raise UnappliableEvent(event, error) from None
-        elif type(event) not in ignored:
-            raise UnknownEvent(event, state.ruleset)
+    ships = state.ships
+    opened: WorkingShips | None = None
+    if not (type(ships) is WorkingShips and ships.open):
+        opened = WorkingShips(ships)
+        opened.open = True
+        state = replace(state, ships=opened)
+    try:
+        for event in events:
+            handler = evolvers.get(type(event))
+            if handler is not None:
+                try:
+                    state = handler(state, event)
+                except UNFIT as error:
+                    raise UnappliableEvent(event, error) from None
+            elif type(event) not in ignored:
+                raise UnknownEvent(event, state.ruleset)
+    finally:
+        if opened is not None:
+            opened.open = False
     return state
 
 
+_replace = msgspec.structs.replace
+
+
 def replace(state: GameState, **changes: Any) -> GameState:
-    return msgspec.structs.replace(state, **changes)
+    return _replace(state, **changes)
 
 
 def ship_named(state: GameState, ship_id: str, field: str) -> ShipState:
@@ -98,13 +119,36 @@ def ship_named(state: GameState, ship_id: str, field: str) -> ShipState:
 
 
 def with_ship(state: GameState, ship: ShipState) -> GameState:
-    """``state`` with ``ship`` in it, in place of any ship with its id."""
-    return replace(state, ships={**state.ships, ship.id: ship})
+    """``state`` with ``ship`` in it, in place of any ship with its id.
+
+    A new state with a new dict of ships, except inside a fold, whose private dict is changed in
+    place and the state handed in returned (see :func:`fold_with`): no caller sees it again.
+    """
+    ships = state.ships
+    if type(ships) is WorkingShips and ships.open:
+        ships[ship.id] = ship
+        return state
+    return _replace(state, ships={**ships, ship.id: ship})
+
+
+def without_ship(state: GameState, ship_id: str) -> GameState:
+    """``state`` without the ship ``ship_id`` (in place inside a fold, like :func:`with_ship`)."""
+    ships = state.ships
+    if type(ships) is WorkingShips and ships.open:
+        ships.pop(ship_id, None)
+        return state
+    return replace(state, ships={k: v for k, v in ships.items() if k != ship_id})
 
 
 def change_ship(state: GameState, ship_id: str, **changes: Any) -> GameState:
-    """``state`` with ``changes`` made to the fields of one of its ships."""
-    return with_ship(state, msgspec.structs.replace(state.ships[ship_id], **changes))
+    """``state`` with ``changes`` made to the fields of one of its ships (the most frequent change
+    of a fold: :func:`with_ship` inlined)."""
+    ships = state.ships
+    ship = _replace(ships[ship_id], **changes)
+    if type(ships) is WorkingShips and ships.open:
+        ships[ship_id] = ship
+        return state
+    return _replace(state, ships={**ships, ship_id: ship})
 
 
 def shared_fields(source: msgspec.Struct, target: type[msgspec.Struct]) -> dict[str, Any]:

@@ -94,6 +94,26 @@ class GameState(msgspec.Struct, frozen=True, kw_only=True):
 EMPTY = GameState()
 
 
+class WorkingShips(dict[str, ShipState]):
+    """The ships of the states inside one fold: a private dict the fold may change in place.
+
+    A fold applies thousands of events and hands out only the last state, so copying the dict of
+    every ship for each move (what keeps ``evolve`` pure) is wasted on states nobody sees. The
+    fold that opens a WorkingShips copies the ships it was given into it (the caller's dict is
+    never touched), lets :func:`~mortecouille.core.life_cycle.with_ship` set ships in it while
+    ``open``, and closes it before handing the state out: from then on it is a dict like any
+    other, and changing a ship copies it again. Equal to the dict it stands for, encoded and
+    hashed the same (it is a dict), so states and their hashes are the same values either way.
+    """
+
+    __slots__ = ("open",)
+
+    def __init__(self, ships: dict[str, ShipState]) -> None:
+        super().__init__(ships)
+        #: True only while the fold that made it runs: then no state holding it has left the fold
+        self.open = False
+
+
 def state_as_dict(state: GameState) -> dict[str, Any]:
     """Every field, defaults included, as plain JSON-ready values (``state --json``)."""
     body = msgspec.structs.asdict(state)

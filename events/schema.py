@@ -12,8 +12,6 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-import msgspec
-
 from mortecouille.events.base import Event
 from mortecouille.events.blockade import TokensGiven
 from mortecouille.events.combat import (
@@ -121,8 +119,13 @@ def event_tag(cls: type[Event]) -> str:
 
 
 def _current_version(cls: type[Event]) -> int:
-    """The schema version ``cls`` writes: the default of its ``v`` field."""
-    return int(next(f.default for f in msgspec.structs.fields(cls) if f.name == "v"))
+    """The schema version ``cls`` writes: the default of its ``v`` field.
+
+    Read from the class's own field and default tuples (defaults belong to the last fields), not
+    ``msgspec.structs.fields``, which resolves every annotation of every event class at each
+    command's start-up to give this one number (issue 16)."""
+    names, defaults = cls.__struct_fields__, cls.__struct_defaults__
+    return int(defaults[names.index("v") - (len(names) - len(defaults))])
 
 
 def _by_tag(classes: tuple[type[Event], ...]) -> dict[str, type[Event]]:

@@ -14,32 +14,42 @@ Guarantees, each tested in ``tests/test_store.py`` and ``tests/test_reliability*
   vouches for (a log missing those was cut: refused, or the loss recorded as an event);
 * nothing is written through a symbolic link, and a game's files are created exclusively;
 * a removed tail is caught: after every create, append and repair the store
-  replaces a sidecar ``GAME.head`` (the seq and hash of the last line, written
-  to a temporary file and renamed, not fsynced) and :meth:`GameLog.verify_chain`
-  refuses a log shorter than its head, or whose line at the head's seq has
-  another hash. A log longer than its head is accepted when the extra lines
-  chain: a crash between the log's fsync and the head's rename leaves it so.
+  moves a sidecar ``GAME.head`` (the seq and hash of the last line, not fsynced)
+  and :meth:`GameLog.verify_chain` refuses a log shorter than its head, or whose
+  line at the head's seq has another hash. A log longer than its head is accepted
+  when the extra lines chain: a crash between the log's fsync and the head's
+  update leaves it so.
+
+The head is two fixed-size slots (:class:`HeadSlots`), each with a counter and a CRC; an update
+overwrites the older slot in place (one ``pwrite``, no rename: replacing a file by rename cost as
+much as the log's own fsync on ext4, issue 16), so a torn update spoils only the slot it wrote and
+the other still names the anchor before it, a lag the rule above accepts. A head in the format of
+earlier versions (one JSON object) is read as before and turned into slots by the next append,
+by rename, once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import os
+import stat
 import time
+import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import msgspec
-import structlog
 
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import LogError, TornTail, check_line, decode_lines, stamp_all
 from mortecouille.events.game import LossRecorded
+from mortecouille.events.house_log import get_logger
 
-_log = structlog.get_logger("mortecouille")
+_log = get_logger("mortecouille")
 
 
 class Conflict(Exception):
@@ -64,6 +74,45 @@ class Head(msgspec.Struct, frozen=True):
 
     seq: int
     hash: str
+
+
+class HeadSlots:
+    """The head anchor's file format: two slots of :data:`SIZE` bytes, each one line of text,
+    ``mortecouille-head 2 COUNTER SEQ HASH CRC`` padded with spaces, CRC being the CRC-32 (8 hex
+    digits) of what precedes it. The slot with the highest counter whose CRC holds is the anchor;
+    the next update writes counter + 1 into slot ``counter % 2``, never the slot it supersedes."""
+
+    MAGIC = b"mortecouille-head 2 "
+    SIZE = 128
+
+    @classmethod
+    def encode(cls, counter: int, seq: int, digest: str) -> bytes:
+        body = cls.MAGIC + b"%d %d %s" % (counter, seq, digest.encode("ascii"))
+        record = body + b" %08x" % zlib.crc32(body)
+        if len(record) >= cls.SIZE:
+            raise ValueError(f"a head anchor record of {len(record)} bytes does not fit its slot")
+        return record.ljust(cls.SIZE - 1) + b"\n"
+
+    @classmethod
+    def decode(cls, data: bytes) -> tuple[int, Head] | None:
+        """The newest valid slot of ``data`` as (counter, head), or None when no slot is valid."""
+        best: tuple[int, Head] | None = None
+        for start in range(0, min(len(data), 2 * cls.SIZE), cls.SIZE):
+            found = cls._slot(data[start : start + cls.SIZE])
+            if found is not None and (best is None or found[0] > best[0]):
+                best = found
+        return best
+
+    @classmethod
+    def _slot(cls, slot: bytes) -> tuple[int, Head] | None:
+        body, _, crc = slot.rstrip(b" \n").rpartition(b" ")
+        if not body.startswith(cls.MAGIC) or len(crc) != 8 or b"%08x" % zlib.crc32(body) != crc:
+            return None
+        try:
+            counter, seq, digest = body[len(cls.MAGIC) :].split(b" ")
+            return int(counter), Head(seq=int(seq), hash=digest.decode("ascii"))
+        except ValueError:
+            return None
 
 
 LOCK_TIMEOUT_SECONDS = 30.0
@@ -121,21 +170,79 @@ class GameLog:
         return self.path.exists()
 
     def read_head(self) -> Head | None:
-        """The head anchor, or None when the log has none (a log written before anchors existed)."""
+        """The head anchor, or None when the log has none (a log written before anchors existed).
+        Reads both formats: slots (:class:`HeadSlots`) and the single JSON object of earlier
+        versions."""
         try:
             data = self.head_path.read_bytes()
         except FileNotFoundError:
             return None
-        try:
-            head = msgspec.json.decode(data, type=Head)
-        except (msgspec.DecodeError, msgspec.ValidationError) as error:
-            raise LogError(f"the head anchor {self.head_path} is unreadable ({error})") from None
+        if data.startswith(HeadSlots.MAGIC):
+            found = HeadSlots.decode(data)
+            if found is None:
+                raise LogError(f"the head anchor {self.head_path} is unreadable (no slot has a valid CRC)")
+            head = found[1]
+        else:
+            try:
+                head = msgspec.json.decode(data, type=Head)
+            except (msgspec.DecodeError, msgspec.ValidationError) as error:
+                raise LogError(f"the head anchor {self.head_path} is unreadable ({error})") from None
         if head.seq < 0:
             raise LogError(f"the head anchor {self.head_path} names seq {head.seq}")
         return head
 
+    def start_head(self, seq: int, digest: str) -> None:
+        """A new log's head anchor, in slots (:class:`HeadSlots`), by temporary file and rename."""
+        self._replace_head(HeadSlots.encode(1, seq, digest) + HeadSlots.encode(0, seq, digest))
+
     def write_head(self, seq: int, digest: str) -> None:
-        """Replace the head anchor atomically (temporary file, then rename); no fsync by design."""
+        """Move the head anchor to ``seq`` and ``digest``; no fsync by design.
+
+        A head in slots is updated in place: its older slot is overwritten with one ``pwrite``
+        (:class:`HeadSlots`). Any other head is replaced atomically by a temporary file and a
+        rename: one in the JSON of earlier versions (or unreadable, or a link planted in its place,
+        or a file with other links) by slots, so an old log pays the rename once; none at all (a
+        log from before anchors, or a tool anchoring a log written by hand, such as the golden
+        logs' maker) by the one JSON object earlier versions wrote, byte for byte."""
+        head = self.head_path
+        if self._update_slot_in_place(head, seq, digest):
+            # a temporary file here is stale or planted (only the lock holder writes the anchor):
+            # removed as the rename path would, a link itself and never its target (one failing
+            # unlink when there is none)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(head.with_name(f".{head.name}.tmp"))
+            return
+        if os.path.lexists(head):
+            self.start_head(seq, digest)
+        else:
+            self._replace_head(msgspec.json.encode(Head(seq=seq, hash=digest)) + b"\n")
+
+    @staticmethod
+    def _update_slot_in_place(head: Path, seq: int, digest: str) -> bool:
+        """Overwrite the older slot of the head in slots at ``head``; False (nothing written) for
+        any other head."""
+        try:
+            fd = os.open(head, os.O_RDWR | _NO_LINK)
+        except OSError:
+            return False  # none yet, or a link in its place (ELOOP): the rename replaces it
+        try:
+            info = os.fstat(fd)
+            # a hard link would carry the write into another name's file: replaced instead
+            if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size != 2 * HeadSlots.SIZE:
+                return False
+            found = HeadSlots.decode(os.pread(fd, 2 * HeadSlots.SIZE, 0))
+            if found is None:
+                return False
+            counter = found[0] + 1
+            record = HeadSlots.encode(counter, seq, digest)
+            if os.pwrite(fd, record, (counter % 2) * HeadSlots.SIZE) != len(record):
+                raise OSError(errno.EIO, "short write of the head anchor")
+            return True
+        finally:
+            os.close(fd)
+
+    def _replace_head(self, payload: bytes) -> None:
+        """Replace the head anchor with ``payload`` atomically (temporary file, then rename)."""
         # Only the lock holder writes the anchor, so a temporary file left here is stale or planted:
         # unlinking it removes a link itself, never its target, and O_EXCL|O_NOFOLLOW then create
         # a fresh file (issue 12, item 11). The rename replaces a link at the head path, too.
@@ -143,7 +250,7 @@ class GameLog:
         temporary.unlink(missing_ok=True)
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_LINK, 0o644)
         try:
-            _write_all(fd, msgspec.json.encode(Head(seq=seq, hash=digest)) + b"\n")
+            _write_all(fd, payload)
         finally:
             os.close(fd)
         os.replace(temporary, self.head_path)
@@ -391,7 +498,7 @@ class Creation:
         _append_or_take_back(self.fd, payload, 0, self.log.path)
         if stamped:
             try:
-                self.log.write_head(stamped[-1].seq, stamped[-1].hash)
+                self.log.start_head(stamped[-1].seq, stamped[-1].hash)
             except OSError as error:  # the creation is taken back whole: the log is removed
                 raise Unwritable(
                     f"cannot write {self.log.head_path}: {error.strerror}; the game was not created"

@@ -61,8 +61,9 @@ CYCLES_PER_GAME = 24
 WIDTH = 10
 RULESETS = ("blockade", "mortecouille")
 #: Where a writer dies: just before or just after a system call of the append path (the log's
-#: write, its fsync, the head anchor's rename); every one is chosen the same number of times.
-KILL_POINTS = tuple((call, when) for call in ("write", "fsync", "replace") for when in ("before", "after"))
+#: write, its fsync, the head anchor's update: a ``pwrite`` in place since issue 16, where it was a
+#: rename); every one is chosen the same number of times.
+KILL_POINTS = tuple((call, when) for call in ("write", "fsync", "pwrite") for when in ("before", "after"))
 MAX_OCCURRENCE = 6
 
 

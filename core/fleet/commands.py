@@ -30,7 +30,15 @@ from mortecouille.core.fleet.purchase import (
     check_equip_fleet,
     check_seal,
 )
-from mortecouille.core.life_cycle import Command, Decide, Evolve, change_ship, replace, with_ship
+from mortecouille.core.life_cycle import (
+    Command,
+    Decide,
+    Evolve,
+    change_ship,
+    replace,
+    with_ship,
+    without_ship,
+)
 from mortecouille.core.limits import check_name, check_ship_count
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
@@ -244,7 +252,7 @@ def evolve_ship_withdrawn(state: GameState, event: ShipWithdrawn) -> GameState:
     """The fleet loses the ship and gets its price back; the unplaced ship leaves the game."""
     fleet = fleet_of(state, event.player)
     state = _with_fleet(state, apply_withdraw(fleet, event.ship, event.refund))
-    return replace(state, ships={k: v for k, v in state.ships.items() if k != event.ship})
+    return without_ship(state, event.ship)
 
 
 def evolve_fleet_sealed(state: GameState, event: FleetSealed) -> GameState:

@@ -1,0 +1,132 @@
+"""Whole CLI commands, start-up included (issue 16): ``state`` and ``order`` on a game of about
+1,000 events, each a fresh ``python -m mortecouille`` process as a referee runs it.
+
+Run: ``.venv/bin/python bench/bench_startup.py [--runs 5]``. For each command prints the median
+wall time of ``--runs`` runs (min, max) with the bytecode cache and, for ``state``, without it
+(``PYTHONDONTWRITEBYTECODE`` and an empty ``PYTHONPYCACHEPREFIX``: every module compiled again;
+with it, a prefix of its own written by a warm-up run),
+the bare interpreter's start as the baseline, and the import-time split of one run
+(``python -X importtime``: the total, and the biggest top-level parts). Goals: ``state`` under
+100 ms with the bytecode cache, under 200 ms without.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.timing import Timing, verdict  # noqa: E402
+from mortecouille.app.botgame import play_demo  # noqa: E402
+from mortecouille.app.commands import load  # noqa: E402
+from mortecouille.events.game import TurnStarted  # noqa: E402
+from mortecouille.events.store import GameLog  # noqa: E402
+
+TARGET_EVENTS = 1_000
+
+
+def game_of_about(directory: Path, events: int) -> str:
+    """A finished bot game of at least ``events`` events (the first seed that gives one), its name."""
+    for number in range(200):
+        name = f"g{number}"
+        run = play_demo(directory, f"startup-{number}", name, max_turns=80)
+        if run.summary.events >= events:
+            return name
+        for path in directory.glob(f"{name}.*"):
+            path.unlink()
+    raise SystemExit(f"no demo game of {events} events in 200 seeds")
+
+
+def wall(command: list[str], env: dict[str, str], runs: int) -> Timing:
+    spent = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        done = subprocess.run(command, env=env, capture_output=True, check=False)
+        spent.append(time.perf_counter() - start)
+        if done.returncode not in (0, 2):
+            raise SystemExit(f"{' '.join(command)} failed: {done.stderr.decode()[-400:]}")
+    return Timing(spent)
+
+
+def import_split(command: list[str], env: dict[str, str]) -> str:
+    """``-X importtime`` of one run: the total, and the self time summed by part (a package of the
+    project, ``mortecouille.core.fleet``, or a library), the biggest five."""
+    done = subprocess.run(
+        [command[0], "-X", "importtime", *command[1:]], env=env, capture_output=True, text=True
+    )
+    parts: dict[str, int] = {}
+    for line in done.stderr.splitlines():
+        found = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|\s*(\S+)", line)
+        if found:
+            name = found.group(3).split(".")
+            part = ".".join(name[:3]) if name[0] == "mortecouille" else name[0]
+            parts[part] = parts.get(part, 0) + int(found.group(1))
+    total = sum(parts.values())
+    own = sum(us for part, us in parts.items() if part.startswith("mortecouille"))
+    biggest = ", ".join(
+        f"{part} {us / 1000:.0f}" for part, us in sorted(parts.items(), key=lambda i: -i[1])[:5]
+    )
+    return f"imports {total / 1000:.0f} ms ({own / 1000:.0f} ms the project's); biggest (ms): {biggest}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    games = Path(tempfile.mkdtemp(prefix="startup-"))
+    nocache = Path(tempfile.mkdtemp(prefix="startup-pyc-"))
+    warm = Path(tempfile.mkdtemp(prefix="startup-pyc-warm-"))
+    try:
+        name = game_of_about(games, TARGET_EVENTS)
+        events, state = load(GameLog(games / f"{name}.jsonl"))
+        ship = next(iter(state.ships))
+        python = sys.executable
+        # with the cache: written once (a warm-up run) under its own prefix, whatever the caller's
+        # PYTHONDONTWRITEBYTECODE says (set, the project's modules would be compiled on every run)
+        env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+        env |= {"MORTECOUILLE_GAMES": str(games), "PYTHONPYCACHEPREFIX": str(warm)}
+        print(f"game: {name}, {len(events)} events, {sum(isinstance(e, TurnStarted) for e in events)} turns")
+        bare = wall([python, "-c", "pass"], env, args.runs)
+        print(f"python -c pass (the floor):        {bare.shown('ms')}")
+        commands = {
+            "state": [python, "-m", "mortecouille", "state", name],
+            # refused (the game has ended: exit 2), after the whole command path: load, fold, decide
+            "order": [python, "-m", "mortecouille", "order", name, ship, "advance"],
+        }
+        cached: dict[str, Timing] = {}
+        for label, command in commands.items():
+            wall(command, env, 1)  # writes the bytecode cache
+            cached[label] = wall(command, env, args.runs)
+            print(f"{label:6} with the bytecode cache:     {cached[label].shown('ms')}")
+            print(f"       {import_split(command, env)}")
+        cold_env = {**env, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": str(nocache)}
+        cold = wall(commands["state"], cold_env, args.runs)
+        print(f"state  without the bytecode cache:  {cold.shown('ms')}")
+        verdict(
+            "`state` on a 1k-event game, with the bytecode cache (ms)",
+            cached["state"].median * 1000,
+            100,
+            at_least=False,
+        )
+        verdict(
+            "`state` on a 1k-event game, without the bytecode cache (ms)",
+            cold.median * 1000,
+            200,
+            at_least=False,
+        )
+    finally:
+        shutil.rmtree(games, ignore_errors=True)
+        shutil.rmtree(nocache, ignore_errors=True)
+        shutil.rmtree(warm, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

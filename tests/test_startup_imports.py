@@ -1,0 +1,83 @@
+"""Start-up (issue 16): a command imports what it uses. ``--help`` and ``state`` load neither the
+analytics (duckdb), nor the service (litestar, uvicorn, asyncio), nor the network (urllib.request,
+http, ssl), nor structlog while nothing is logged; and ``--help`` lists every command with its own
+summary without importing the command modules."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import click
+import pytest
+
+from mortecouille.cli.main import COMMAND_TABLE, COMMANDS, cli
+from tests.cli_helpers import run
+
+HEAVY = ("duckdb", "litestar", "uvicorn", "asyncio", "urllib.request", "http", "http.client", "ssl", "structlog")
+
+PROBE = """
+import runpy, sys, json, atexit
+def report():
+    sys.stderr.write("\\nMODULES " + json.dumps(sorted(sys.modules)) + "\\n")
+atexit.register(report)
+sys.argv = ["mortecouille", *ARGS]
+runpy.run_module("mortecouille", run_name="__main__")
+"""
+
+
+def modules_loaded_by(*args: str, games: Path | None = None) -> set[str]:
+    """The modules a fresh interpreter has loaded once ``mortecouille ARGS`` has run."""
+    env = {**os.environ}
+    if games is not None:
+        env["MORTECOUILLE_GAMES"] = str(games)
+    code = PROBE.replace("ARGS", repr(list(args)))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    marker = done.stderr.rindex("MODULES ")
+    return set(json.loads(done.stderr[marker + len("MODULES ") :].splitlines()[0]))
+
+
+def test_help_imports_no_heavy_module_and_no_command_module() -> None:
+    loaded = modules_loaded_by("--help")
+    assert not loaded & set(HEAVY)
+    assert not {name for name in loaded if name.startswith("mortecouille.cli.") and "_command" in name}
+
+
+@pytest.mark.parametrize("args", [("state", "g"), ("order", "g", "Nobody", "advance"), ("log", "g")])
+def test_a_game_command_imports_no_heavy_module(tmp_path: Path, args: tuple[str, ...]) -> None:
+    games = tmp_path / "games"
+    assert run(games, "new", "g", "--ruleset", "blockade", "--players", "A,B").exit_code == 0
+    loaded = modules_loaded_by(*args, games=games)
+    assert "mortecouille.core.game" in loaded  # the probe saw the command run
+    assert not loaded & set(HEAVY)
+
+
+def test_a_command_that_logs_still_logs_through_structlog(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    assert run(games, "new", "g", "--ruleset", "blockade", "--players", "A,B").exit_code == 0
+    done = subprocess.run(
+        [sys.executable, "-m", "mortecouille", "--games-dir", str(games), "--log-json", "-v", "place",
+         "g", "S1", "B2", "--kind", "sloop", "--owner", "A"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    logged = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("{")]
+    assert any(entry.get("event") == "appended" and entry.get("level") == "info" for entry in logged)
+
+
+def test_the_command_table_names_every_command_of_every_module_once() -> None:
+    assert [name for name, _, _ in COMMAND_TABLE] == [command.name for command in COMMANDS]
+    assert len({name for name, _, _ in COMMAND_TABLE}) == len(COMMAND_TABLE)
+    for name, module, _ in COMMAND_TABLE:
+        assert cli.commands[name].callback is not None
+        assert cli.commands[name].callback.__module__ == f"mortecouille.cli.{module}"
+
+
+@pytest.mark.parametrize("limit", [30, 45, 80, 1000])
+def test_each_summary_in_the_table_is_the_one_its_command_gives(limit: int) -> None:
+    for name, _, summary in COMMAND_TABLE:
+        own = cli.commands[name].get_short_help_str(limit)
+        assert click.Command(name, help=summary).get_short_help_str(limit) == own, name
