@@ -33,8 +33,10 @@ from typing import Any, Literal
 
 import msgspec
 
+from mortecouille.app.receipts import turn_head_code
 from mortecouille.app.seats import Viewer
 from mortecouille.core.board.geometry import square_name
+from mortecouille.core.contributions import awaited_reveals, contributed, current_round
 from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.commands import fleet_of
 from mortecouille.core.fleet.purchase import FleetSheet, status_sheet
@@ -119,6 +121,25 @@ class TurnSpan(msgspec.Struct, frozen=True):
     last: int
 
 
+class TurnHeadCode(msgspec.Struct, frozen=True):
+    """The head code read aloud after ``turn`` (issue 15.3): the first 6 hex digits of the hash of
+    that turn's ``turn-ended``, at ``seq``."""
+
+    turn: int
+    seq: int
+    code: str
+
+
+class OwnContribution(msgspec.Struct, frozen=True, kw_only=True):
+    """A player's own part in the current turn's dice (D3): the commitment they sent (None: none
+    yet) and whether their contribution is revealed. All of it is public; it is spelt out for the
+    player's page, which keeps the contribution itself under ``turn``."""
+
+    turn: int
+    commitment: str | None
+    revealed: bool
+
+
 class GameView(msgspec.Struct, frozen=True, kw_only=True):
     """A game as ``viewer`` may see it after event ``seq`` (docs/service.md, "The view").
 
@@ -160,6 +181,12 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     seed_hmac: str | None
     seed_sha256: str | None
     seed: str | None
+    dice_scheme: str | None
+    locked: bool
+    committed: tuple[str, ...]
+    awaiting_reveal: tuple[str, ...]
+    own_contribution: OwnContribution | None
+    head_code: TurnHeadCode | None
     deadline: str | None = None
 
 
@@ -411,7 +438,44 @@ def view(
         seed_hmac=state.seed_hmac,
         seed_sha256=state.seed_sha256,
         seed=state.revealed_seed,
+        dice_scheme=state.dice_scheme,
+        locked=contributed(state) and current_round(state).locked,
+        committed=tuple(sorted(current_round(state).commitments)) if contributed(state) else (),
+        awaiting_reveal=_awaiting_reveal(state),
+        own_contribution=_own_contribution(state, viewer),
+        head_code=_head_code(events, at),
     )
+
+
+def _awaiting_reveal(state: GameState) -> tuple[str, ...]:
+    """The players whose committed contribution the locked current turn still waits for (D3);
+    none before the lock (nobody may reveal yet) or once the game has ended."""
+    if not contributed(state) or state.ended or not current_round(state).locked:
+        return ()
+    return tuple(awaited_reveals(state))
+
+
+def _own_contribution(state: GameState, viewer: Viewer) -> OwnContribution | None:
+    """The viewing player's part in the current turn's dice; None for anyone else, or in a game
+    whose dice take no contributions."""
+    if not contributed(state) or viewer.player is None or viewer.player not in state.players:
+        return None
+    now = current_round(state)
+    return OwnContribution(
+        turn=now.turn,
+        commitment=now.commitments.get(viewer.player),
+        revealed=viewer.player in now.revealed,
+    )
+
+
+def _head_code(events: Sequence[Event], at: int) -> TurnHeadCode | None:
+    """The code of the last turn resolved by ``at`` (a ``turn-ended`` is public, and everything
+    before it is by then: docs/service.md, "Head codes")."""
+    found = turn_head_code(events, at)
+    if found is None:
+        return None
+    turn, code = found
+    return TurnHeadCode(turn=turn, seq=code.seq, code=code.code)
 
 
 def _events_from(events: Sequence[Event], at: int, since: int | None) -> int:

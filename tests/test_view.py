@@ -5,6 +5,7 @@ player's secret, changed, changes nothing any other viewer is sent."""
 from __future__ import annotations
 
 import doctest
+import hashlib
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -31,7 +32,15 @@ from mortecouille.app.view import (
 from mortecouille.bots.player import choose_orders
 from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.ships import PlaceShip
-from mortecouille.core.dice import DiceSource, SeededDice, TableDice, salted_commitment
+from mortecouille.core.contributions import CommitDiceContribution, LockTurn, RevealDiceContribution
+from mortecouille.core.dice import (
+    CONTRIBUTED,
+    DiceSource,
+    SeededDice,
+    TableDice,
+    contribution_commitment,
+    salted_commitment,
+)
 from mortecouille.core.errors import BadInput, MortecouilleError
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.fleet.commands import BuyShip, EquipFleet, EquipShip, SealFleet, WithdrawShip
@@ -80,10 +89,11 @@ class Table:
             return self.apply(fallback)
 
 
-def mortecouille_table(budget: int = 200_000) -> Table:
+def mortecouille_table(budget: int = 200_000, dice_scheme: str | None = None) -> Table:
     create = CreateGame(
         game="duel", ruleset="mortecouille", players=("Anne", "Bart"), budget=budget, board=DEMO_BOARD,
         seed_salt="salt", seed_hmac=salted_commitment(SEED, "salt"), rules_version=RULES_VERSION,
+        dice_scheme=dice_scheme,
     )  # fmt: skip
     return Table(create, SeededDice(SEED))
 
@@ -503,6 +513,97 @@ def test_annes_orders_change_nothing_the_others_are_sent(
     one, moments = anne_orders(turn, choices, replacement)()
     other, _ = anne_orders(turn, other_choices, other_replacement)()
     assert_same_for_everyone_but_anne(one, other, moments)
+
+
+def contribution(player: str, turn: int, draw: int = 0) -> str:
+    """The contribution a player's page draws for a turn (the same in both games compared)."""
+    return hashlib.sha256(f"{player} {turn} {draw}".encode()).hexdigest()[:32]
+
+
+def commit(table: Table, player: str, draw: int = 0) -> None:
+    secret = contribution(player, table.state.turn, draw)
+    table.apply(CommitDiceContribution(player=player, commitment=contribution_commitment(secret)))
+
+
+def reveal(table: Table, player: str, draw: int = 0) -> None:
+    table.apply(RevealDiceContribution(player=player, contribution=contribution(player, table.state.turn, draw)))
+
+
+def anne_orders_with_contributions(
+    turn: int, choices: list[int], replacement: int
+) -> Callable[[], tuple[list[Event], list[int]]]:
+    """As :func:`anne_orders`, in a game of contributed dice (D3) played as the service plays it:
+    each turn both players commit, the turn is locked and both reveal before it is resolved (Bart
+    withholding his reveal in turn 1, resolved without it). In turn ``turn`` Anne commits, replaces
+    her commitment after ordering, and the log goes up to both reveals of that turn, before its
+    resolution, so the moments include the lock and the reveals with Anne's orders still secret."""
+
+    def play() -> tuple[list[Event], list[int]]:
+        table = mortecouille_table(budget=100_000, dice_scheme=CONTRIBUTED)
+        set_up_demo_fleets(table.apply)
+        for _ in range(turn - 1):
+            for player in ("Anne", "Bart"):
+                commit(table, player)
+                for order in choose_orders(table.state, player, "fixed"):
+                    table.apply(order)
+            table.apply(LockTurn())
+            reveal(table, "Anne")
+            table.apply(ResolveTurn(absent_reason="Bart withheld"))
+        start = len(table.moments)
+        commit(table, "Anne")
+        for order in choose_orders(table.state, "Bart", "fixed"):
+            table.apply(order)
+        commit(table, "Bart")
+        ships = sorted(s.id for s in table.state.ships.values() if s.owner == "Anne" and s.afloat)
+        for ship, choice in zip(ships, choices, strict=False):
+            table.try_apply(GiveOrder(ship=ship, actions=ACTIONS[choice]), GiveOrder(ship=ship, actions=(Idle(),)))
+        table.apply(WithdrawOrder(ship=ships[0]))
+        again = GiveOrder(ship=ships[0], actions=ACTIONS[replacement])
+        table.try_apply(again, GiveOrder(ship=ships[0], actions=(Idle(),)))
+        commit(table, "Anne", draw=1)
+        table.apply(LockTurn())
+        reveal(table, "Bart")
+        reveal(table, "Anne", draw=1)
+        return table.events, table.moments[start:]
+
+    return play
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(1, 2), ORDER_CHOICES, ORDER_CHOICES, st.integers(0, len(ACTIONS) - 1), st.integers(0, 5)
+)
+def test_annes_orders_change_nothing_the_others_are_sent_in_a_game_of_contributed_dice(
+    turn: int, choices: list[int], other_choices: list[int], replacement: int, other_replacement: int
+) -> None:
+    one, moments = anne_orders_with_contributions(turn, choices, replacement)()
+    other, _ = anne_orders_with_contributions(turn, other_choices, other_replacement)()
+    assert_same_for_everyone_but_anne(one, other, moments)
+    locked = view(one, SPECTATOR)
+    assert locked.locked and locked.awaiting_reveal == () and locked.committed == ("Anne", "Bart")
+    assert view(one, ANNE).own_contribution is not None and view(one, SPECTATOR).own_contribution is None
+
+
+def test_the_contribution_events_are_public() -> None:
+    """A commitment is the SHA-256 of 128 random bits, the lock a fact of the table, a revealed
+    contribution needed to check the dice: everyone reads all four whole (D3)."""
+    table = mortecouille_table(budget=100_000, dice_scheme=CONTRIBUTED)
+    set_up_demo_fleets(table.apply)
+    start = len(table.events)
+    for player in ("Anne", "Bart"):
+        commit(table, player)
+    table.apply(LockTurn())
+    reveal(table, "Anne")
+    table.apply(ResolveTurn(partial=True, absent_reason="Bart left"))
+    shown = [e for e in view(table.events, SPECTATOR, since=start - 1).events if e.type.startswith(("dice-", "turn-l"))]
+    assert [(e.type, e.player, e.sealed) for e in shown] == [
+        ("dice-contribution-committed", "Anne", False),
+        ("dice-contribution-committed", "Bart", False),
+        ("turn-locked", None, False),
+        ("dice-contribution-revealed", "Anne", False),
+        ("dice-contribution-absent", "Bart", False),
+    ]
+    assert all(secret_of(e, disclosure(table.events)) is None for e in table.events[start : start + 5])
 
 
 TOKENS = st.lists(st.sampled_from(["F", "L", "R", None]), min_size=1, max_size=4).map(tuple)

@@ -18,6 +18,14 @@ class Body(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True
     """Every body: unknown fields refused."""
 
 
+class Submission(Body, frozen=True):
+    """A player's submission, which gets a receipt (issue 15.1): ``salt``, the submitter's own
+    random salt for the receipt's commitment (32 to 128 lowercase hex digits, checked by the
+    service before anything is written); absent, the service picks one."""
+
+    salt: Short | None = None
+
+
 class BoardBody(Body, frozen=True):
     """A new game's board: its size and terrain, squares as on the board (``C5``)."""
 
@@ -38,27 +46,27 @@ class NewGameBody(Body, frozen=True):
     seed: Short | None = None
 
 
-class BuyBody(Body, frozen=True):
+class BuyBody(Submission, frozen=True, kw_only=True):
     ship: Short
     kind: Short
     options: tuple[Short, ...] = ()
 
 
-class EquipBody(Body, frozen=True):
+class EquipBody(Submission, frozen=True, kw_only=True):
     option: Short
     #: absent: a fleet option for the caller's whole fleet (F2)
     ship: Short | None = None
 
 
-class ShipBody(Body, frozen=True):
+class ShipBody(Submission, frozen=True, kw_only=True):
     ship: Short
 
 
-class SealBody(Body, frozen=True):
+class SealBody(Submission, frozen=True, kw_only=True):
     forfeit: bool = False
 
 
-class PlaceBody(Body, frozen=True):
+class PlaceBody(Submission, frozen=True, kw_only=True):
     ship: Short
     square: Short
     facing: Short = "N"
@@ -66,18 +74,32 @@ class PlaceBody(Body, frozen=True):
     owner: Short | None = None
 
 
-class OrdersBody(Body, frozen=True):
+class OrdersBody(Submission, frozen=True, kw_only=True):
     ship: Short
     #: the ``order`` command's grammar: ``"attack port Kraken --burst + catapult Kraken"``
     actions: Short
     replace: bool = False
 
 
-class TokensBody(Body, frozen=True):
+class TokensBody(Submission, frozen=True, kw_only=True):
     ship: Short
     #: one per round: ``"F"``, ``"L"``, ``"R"`` or null (P1)
     tokens: Annotated[tuple[str | None, ...], msgspec.Meta(min_length=1, max_length=10)]
     replace: bool = False
+
+
+class WithdrawBody(Submission, frozen=True, kw_only=True):
+    """``DELETE /orders/{ship}``'s optional body: only the receipt's salt."""
+
+
+class CommitBody(Submission, frozen=True, kw_only=True):
+    #: SHA-256 (64 lowercase hex digits) of the contribution the page drew and keeps (D3)
+    commitment: Short
+
+
+class RevealBody(Submission, frozen=True, kw_only=True):
+    #: the contribution committed to: 32 lowercase hex digits (D3)
+    contribution: Short
 
 
 class ResolveBody(Body, frozen=True):
@@ -85,6 +107,8 @@ class ResolveBody(Body, frozen=True):
     dice: tuple[Annotated[int, msgspec.Meta(ge=1, le=20)], ...] | None = None
     partial: bool = False
     idle_turn: bool = False
+    #: resolve a contributed turn without the reveals still missing, for this reason (D3)
+    absent_reason: Short | None = None
 
 
 class Adjust(Body, frozen=True):

@@ -9,25 +9,34 @@ shared with any CLI command running on the same games meanwhile.
 Handlers that touch a log run in a worker thread (``sync_to_thread=True``): a command takes the
 game's lock and fsyncs, which must not block the event loop. A command's answer is sent after
 ``run_command`` returned, that is after the fsync: no 2xx ever precedes the events on disk.
+
+Fair play (issue 15; docs/service.md, "Receipts and head codes" and "Dice nobody can foresee"):
+every player's submission is answered with its receipt, the view and a resolve carry the head code,
+and a game of contributed dice takes its players' commitments and reveals, locks its turn once
+everything is in (:mod:`mortecouille.app.auto_lock`) or at the deadline, and resolves a turn locked
+at its deadline once the reveals are in or its grace period is over.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import os
 import threading
 from collections.abc import AsyncIterator, Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import structlog
 from litestar import Litestar, Request, delete, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.params import FromPath, FromQuery, JSONBody
 from litestar.response import File, Stream
 
+from mortecouille.app import auto_lock
 from mortecouille.app.commands import (
     Idempotency,
     Outcome,
@@ -39,13 +48,23 @@ from mortecouille.app.commands import (
     resolve_turn,
     run_command,
 )
-from mortecouille.app.deadlines import deadline_in_force, deadline_passed, pass_deadline_if_due, set_deadline
+from mortecouille.app.deadlines import (
+    deadline_in_force,
+    deadline_passed,
+    iso,
+    pass_deadline_if_due,
+    resolve_after_deadline,
+    reveal_wait,
+    set_deadline,
+)
 from mortecouille.app.idempotency import IdempotencyIndex, key_digest
 from mortecouille.app.order_grammar import parse_actions_text
 from mortecouille.app.prices import price_list
+from mortecouille.app.receipts import is_submission, new_receipt_salt, receipt_for, turn_head_code
 from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.ships import PlaceShip
+from mortecouille.core.contributions import CommitDiceContribution, LockTurn, RevealDiceContribution
 from mortecouille.core.deadlines import parse_time
 from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.commands import (
@@ -60,12 +79,15 @@ from mortecouille.core.mortecouille.orders import GiveOrder, WithdrawOrder
 from mortecouille.core.rulings import RecordRuling, parse_adjustment
 from mortecouille.core.state import GameState
 from mortecouille.core.waiting import players_awaiting_orders
+from mortecouille.events.base import Event
 from mortecouille.events.store import GameLog, GameNotFound
+from mortecouille.replays.reading.receipts import check_salt
 from mortecouille.web import access
 from mortecouille.web.access import builtins
 from mortecouille.web.board import board_from
 from mortecouille.web.bodies import (
     BuyBody,
+    CommitBody,
     DeadlineBody,
     EndBody,
     EquipBody,
@@ -73,10 +95,12 @@ from mortecouille.web.bodies import (
     OrdersBody,
     PlaceBody,
     ResolveBody,
+    RevealBody,
     RulingBody,
     SealBody,
     ShipBody,
     TokensBody,
+    WithdrawBody,
 )
 from mortecouille.web.errors import EXCEPTION_HANDLERS, HEADERS, Forbidden
 from mortecouille.web.live import HEARTBEAT_SECONDS, POLL_SECONDS, LiveHub, event_stream, parse_last_event_id
@@ -100,6 +124,14 @@ STATIC_MEDIA_TYPES = {
 #: Sent with every answer: no inline script runs, no URL (and so no token) leaves in a Referer.
 SECURITY_HEADERS = tuple(ResponseHeader(name=name, value=value) for name, value in HEADERS.items())
 
+#: How long a turn locked at its deadline waits for its players' reveals before it is resolved
+#: without those still missing (D3): time for every page to see the lock and send its reveal.
+REVEAL_GRACE_SECONDS = 30.0
+
+#: How many receipts' salts the service remembers, to answer an idempotent retry the very receipt
+#: it answered first (:meth:`Service.receipt_salt`); the oldest are forgotten first.
+REMEMBERED_SALTS = 100_000
+
 Clock = Callable[[], datetime]
 
 
@@ -111,18 +143,35 @@ class Service:
     """What the handlers share: the games directory, the clock, the keys' index, the watchers."""
 
     def __init__(
-        self, games: Path, base_url: str | None, clock: Clock, poll: float, heartbeat: float
+        self,
+        games: Path,
+        base_url: str | None,
+        clock: Clock,
+        poll: float,
+        heartbeat: float,
+        *,
+        reveal_grace: timedelta = timedelta(seconds=REVEAL_GRACE_SECONDS),
+        lock_when_all_in: bool = True,
     ) -> None:
         self.games = games
         self.base_url = base_url
         self.clock = clock
         self.heartbeat = heartbeat
+        self.reveal_grace = reveal_grace
+        self.lock_when_all_in = lock_when_all_in
         self.keys = IdempotencyIndex()
         self.hub = LiveHub(poll)
         #: the deadline in force of each game that has one (the only games the clock looks at);
         #: handlers (worker threads) and the clock's thread both change it, under ``pending_guard``
         self.pending: dict[str, datetime] = {}
+        #: each game whose turn, locked at its deadline, waits for its reveals (D3): the turn, its
+        #: deadline as set, and when the wait ends (the grace counted from when this service first
+        #: saw the turn waiting, so a restart gives the pages the whole grace again); same guard
+        self.waits: dict[str, Wait] = {}
         self.pending_guard = threading.Lock()
+        #: (log, idempotency key digest) -> the salt of the receipt first answered for that key
+        self.salts: dict[tuple[Path, str], str] = {}
+        self.salts_guard = threading.Lock()
 
     # --------------------------------------------------------------- requests
 
@@ -170,6 +219,74 @@ class Service:
         events = log_.read()
         return access.answer(events, viewer, outcome.events)
 
+    # --------------------------------------------------------------- submissions and receipts
+
+    def submit(
+        self,
+        request: Request[Any, Any, Any],
+        game: str,
+        roles: tuple[str, ...],
+        build: Callable[[access.Viewer, GameState], Command],
+        salt: str | None,
+    ) -> dict[str, Any]:
+        """A player's submission (or the referee's, for a player): :meth:`command`'s answer with
+        the submission's ``receipt`` (issue 15.1), salted with ``salt`` (checked before anything
+        is written: 400 naming ``salt``). Then, in a game of contributed dice, the turn is locked
+        if everything is in (:func:`~mortecouille.app.auto_lock.lock_when_all_in`)."""
+        if salt is not None and (problem := check_salt(salt)) is not None:
+            raise BadInput("salt", problem)
+        log_ = self.existing_log(game)
+        viewer = access.viewer_for(log_, request.headers.get("Authorization"))
+        allow(viewer, roles)
+        key = request.headers.get("Idempotency-Key")
+        idempotency = self.idempotency(request)
+        outcome = run_command(
+            log_,
+            lambda state: build(viewer, state),
+            expected_seq=if_match(request),
+            idempotency=idempotency,
+        )
+        salt = self.receipt_salt(log_, key, idempotency, salt)
+        if auto_lock.all_in(outcome.state):  # checked again under the lock: another append may come first
+            self.lock_if_all_in(log_)
+        answered = self.answer(log_, viewer, outcome)
+        receipt = receipt_for(outcome, salt) if is_submission(outcome.events) else None
+        answered["receipt"] = builtins(receipt) if receipt is not None else None
+        return answered
+
+    def receipt_salt(
+        self, log_: GameLog, key: str | None, idempotency: Idempotency | None, sent: str | None
+    ) -> str:
+        """The salt of a submission's receipt. Under an ``Idempotency-Key`` the service answers a
+        retry with the salt of the receipt it answered first, whatever salt the retry sent, as long
+        as it remembers it (until it restarts, or :data:`REMEMBERED_SALTS` later); failing that,
+        the salt sent, else one derived from the key (the same for every retry of the key, across
+        a restart too). Without a key: the salt sent, else a fresh random one."""
+        if idempotency is None or key is None:
+            return sent or new_receipt_salt()
+        remembered = (log_.path, idempotency.digest)
+        with self.salts_guard:
+            first = self.salts.get(remembered)
+            if first is None:
+                first = sent or key_salt(key)
+                self.salts[remembered] = first
+                while len(self.salts) > REMEMBERED_SALTS:
+                    del self.salts[next(iter(self.salts))]
+        return first
+
+    def lock_if_all_in(self, log_: GameLog) -> None:
+        """Lock a contributed turn that waits for nobody any more (when enabled). Never fails the
+        submission that led here, which is on disk already: a problem is logged."""
+        if not self.lock_when_all_in:
+            return
+        try:
+            locked = auto_lock.lock_when_all_in(log_)
+        except Exception:  # noqa: BLE001 - the submission was appended: its 2xx must be sent
+            _log.warning("turn not locked", game=log_.name, exc_info=True)
+            return
+        if locked is not None:
+            _log.info("turn locked: every order and commitment is in", game=log_.name)
+
     # --------------------------------------------------------------- after a crash
 
     def cut_torn_tails(self) -> list[str]:
@@ -202,12 +319,14 @@ class Service:
             self.note_deadline(path.name.removesuffix(".jsonl"))
 
     def note_deadline(self, game: str) -> None:
-        """Note ``game``'s deadline in force as its log says, or forget it if it has none."""
+        """Note ``game``'s deadline in force as its log says, or forget it if it has none; and
+        whether its turn waits for its reveals after its deadline (:attr:`waits`)."""
         try:
             events, state = load(game_log(self.games, game))
         except Exception:  # noqa: BLE001 - a log that cannot be read has no deadline to keep
             with self.pending_guard:
                 self.pending.pop(game, None)
+                self.waits.pop(game, None)
             return
         deadline = deadline_in_force(events, state.turn) if not state.ended else None
         with self.pending_guard:
@@ -215,12 +334,30 @@ class Service:
                 self.pending.pop(game, None)
             else:
                 self.pending[game] = parse_time("at", deadline.at)
+        self.note_wait(game, events, state)
+
+    def note_wait(self, game: str, events: list[Event], state: GameState) -> Wait | None:
+        """Note (or forget) ``game``'s reveal wait as ``events`` (its log, folded: ``state``) say;
+        a wait already noted for the same turn keeps the end it was given."""
+        found = reveal_wait(events, state)
+        with self.pending_guard:
+            if found is None:
+                self.waits.pop(game, None)
+                return None
+            noted = self.waits.get(game)
+            if noted is None or noted.turn != found.turn:
+                noted = Wait(turn=found.turn, deadline=found.at, until=self.clock() + self.reveal_grace)
+                self.waits[game] = noted
+            return noted
 
     def check_deadlines(self) -> list[str]:
-        """Pass every noted deadline the clock has reached (resolving a seeded-dice turn); return
-        the games whose deadline passed. Only games with a deadline due are read, under their lock."""
+        """Pass every noted deadline the clock has reached (resolving a seeded-dice turn, or locking
+        a contributed one whose players committed), and resolve every turn waiting for its reveals
+        once they are in or its grace is over; return the games the clock wrote to. Only games with
+        a deadline due or a turn waiting are read, under their lock. Never raises: a game's problem
+        is logged and never stops the others'."""
         now = self.clock()
-        passed = []
+        acted = set()
         with self.pending_guard:
             noted = sorted(self.pending.items())
         for game, at in noted:
@@ -228,11 +365,55 @@ class Service:
                 continue
             try:
                 if pass_deadline_if_due(game_log(self.games, game), now) is not None:
-                    passed.append(game)
+                    acted.add(game)
             except Exception:  # noqa: BLE001 - one game's problem never stops the others' deadlines
                 _log.warning("deadline not passed", game=game, exc_info=True)
             self.note_deadline(game)  # passed, or moved meanwhile: the log says which
-        return passed
+        with self.pending_guard:
+            waiting = sorted(self.waits)
+        for game in waiting:
+            if self.settle(game, now):
+                acted.add(game)
+        return sorted(acted)
+
+    def settle(self, game: str, now: datetime) -> bool:
+        """Resolve ``game``'s turn if it waits for its reveals after its deadline and they are all
+        in, or its grace is over at ``now`` (then without the reveals still missing, the reason
+        naming the deadline); whether it was resolved. Never raises (logged)."""
+        with self.pending_guard:
+            wait = self.waits.get(game)
+        if wait is None:
+            return False
+        reason = (
+            f"deadline {wait.deadline} passed and no reveal came within "
+            f"{self.reveal_grace.total_seconds():g} s of the lock"
+            if now >= wait.until
+            else None
+        )
+        try:
+            resolved = resolve_after_deadline(game_log(self.games, game), absent_reason=reason)
+        except Exception:  # noqa: BLE001 - the clock's thread, or a reveal already answered
+            _log.warning("turn waiting for its reveals not resolved", game=game, exc_info=True)
+            resolved = None
+        self.note_deadline(game)
+        if resolved is not None:
+            _log.info("turn resolved after its deadline", game=game, without_reveals=reason is not None)
+        return resolved is not None
+
+
+class Wait(msgspec.Struct, frozen=True, kw_only=True):
+    """A turn locked at its deadline, waiting for its reveals until ``until`` (D3)."""
+
+    turn: int
+    deadline: str
+    until: datetime
+
+
+def key_salt(key: str) -> str:
+    """The receipt salt of a submission sent with the ``Idempotency-Key`` ``key`` and no salt: 32
+    hex digits derived from the key (random, as a client's key is, and the same for every retry of
+    it). Not the key's digest the log keeps (``idem``), so the log does not give it away."""
+    return hashlib.sha256(b"mortecouille receipt salt v1\n" + key.encode("utf-8")).hexdigest()[:32]
 
 
 def _ends_torn(path: Path) -> bool:
@@ -326,6 +507,8 @@ def build_app(
     poll_seconds: float = POLL_SECONDS,
     heartbeat_seconds: float = HEARTBEAT_SECONDS,
     deadline_seconds: float | None = 1.0,
+    reveal_grace_seconds: float = REVEAL_GRACE_SECONDS,
+    lock_when_all_in: bool = True,
     cut_torn_tails: bool = True,
     debug: bool = False,
 ) -> Litestar:
@@ -337,9 +520,20 @@ def build_app(
     how often deadlines are checked (None: never on their own; tests call
     ``app.state.service.check_deadlines()``). ``cut_torn_tails``: at start, cut the torn tail a
     crash mid-append left on a log (:meth:`Service.cut_torn_tails`), so the service serves the game
-    again; an append cut so was never acknowledged.
+    again; an append cut so was never acknowledged. ``reveal_grace_seconds``: how long a
+    contributed turn locked at its deadline waits for its reveals before it is resolved without
+    them. ``lock_when_all_in``: lock a contributed turn as soon as every order and every
+    commitment is in (:mod:`mortecouille.app.auto_lock`).
     """
-    service = Service(games, base_url, clock, poll_seconds, heartbeat_seconds)
+    service = Service(
+        games,
+        base_url,
+        clock,
+        poll_seconds,
+        heartbeat_seconds,
+        reveal_grace=timedelta(seconds=reveal_grace_seconds),
+        lock_when_all_in=lock_when_all_in,
+    )
 
     # ------------------------------------------------------------- games
 
@@ -389,6 +583,8 @@ def build_app(
             current and state.created and not state.ended and not players_awaiting_orders(state)
         )
         shown["targets"] = builtins(targets_for(events, viewer)) if current else {}
+        wait = service.note_wait(game, events, state) if current else None
+        shown["reveal_deadline"] = iso(wait.until) if wait is not None else None
         return shown
 
     @get("/api/prices", sync_to_thread=False)
@@ -411,13 +607,14 @@ def build_app(
 
     @post("/api/games/{game:str}/buy", sync_to_thread=True, status_code=200)
     def buy(request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[BuyBody]) -> dict[str, Any]:
-        return service.command(
+        return service.submit(
             request,
             game,
             ("player",),
             lambda viewer, state: BuyShip(
                 player=caller(viewer), kind=data.kind, name=data.ship, options=data.options
             ),
+            data.salt,
         )
 
     @post("/api/games/{game:str}/equip", sync_to_thread=True, status_code=200)
@@ -429,7 +626,7 @@ def build_app(
                 return EquipFleet(player=caller(viewer), option=data.option)
             return EquipShip(ship=own_ship(viewer, state, data.ship), option=data.option)
 
-        return service.command(request, game, ("player",), build)
+        return service.submit(request, game, ("player",), build, data.salt)
 
     @post("/api/games/{game:str}/unbuy", sync_to_thread=True, status_code=200)
     def unbuy(
@@ -438,27 +635,29 @@ def build_app(
         def build(viewer: access.Viewer, state: GameState) -> Command:
             return WithdrawShip(ship=own_ship(viewer, state, data.ship))
 
-        return service.command(request, game, ("player",), build)
+        return service.submit(request, game, ("player",), build, data.salt)
 
     @post("/api/games/{game:str}/seal", sync_to_thread=True, status_code=200)
     def seal(
         request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[SealBody | None] = None
     ) -> dict[str, Any]:
-        forfeit = data.forfeit if data is not None else False
-        return service.command(
+        body = data or SealBody()
+        return service.submit(
             request,
             game,
             ("player",),
-            lambda viewer, state: SealFleet(player=caller(viewer), forfeit=forfeit),
+            lambda viewer, state: SealFleet(player=caller(viewer), forfeit=body.forfeit),
+            body.salt,
         )
 
     @post("/api/games/{game:str}/place", sync_to_thread=True, status_code=200)
     def place(
         request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[PlaceBody]
     ) -> dict[str, Any]:
-        return service.command(
-            request, game, ("player", "referee"), lambda viewer, state: placing(viewer, state, data)
-        )
+        def build(viewer: access.Viewer, state: GameState) -> Command:
+            return placing(viewer, state, data)
+
+        return service.submit(request, game, ("player", "referee"), build, data.salt)
 
     # ------------------------------------------------------------- a player's orders
 
@@ -467,22 +666,29 @@ def build_app(
         request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[OrdersBody]
     ) -> dict[str, Any]:
         actions = parse_actions_text(data.actions)
-        return service.command(
+        return service.submit(
             request,
             game,
             ("player",),
             lambda viewer, state: GiveOrder(
                 ship=own_ship(viewer, state, data.ship), actions=actions, replace=data.replace
             ),
+            data.salt,
         )
 
     @delete("/api/games/{game:str}/orders/{ship:str}", sync_to_thread=True, status_code=200)
-    def unorder(request: Request[Any, Any, Any], game: FromPath[str], ship: FromPath[str]) -> dict[str, Any]:
-        return service.command(
+    def unorder(
+        request: Request[Any, Any, Any],
+        game: FromPath[str],
+        ship: FromPath[str],
+        data: JSONBody[WithdrawBody | None] = None,
+    ) -> dict[str, Any]:
+        return service.submit(
             request,
             game,
             ("player",),
             lambda viewer, state: WithdrawOrder(ship=own_ship(viewer, state, ship)),
+            data.salt if data is not None else None,
         )
 
     @post("/api/games/{game:str}/tokens", sync_to_thread=True, status_code=200)
@@ -490,14 +696,45 @@ def build_app(
         request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[TokensBody]
     ) -> dict[str, Any]:
         given = tuple(None if t in (None, "-") else t.upper() for t in data.tokens)
-        return service.command(
+        return service.submit(
             request,
             game,
             ("player",),
             lambda viewer, state: GiveTokens(
                 ship=own_ship(viewer, state, data.ship), tokens=given, replace=data.replace
             ),
+            data.salt,
         )
+
+    # ------------------------------------------------------------- a player's dice contribution (D3)
+
+    @post("/api/games/{game:str}/commit", sync_to_thread=True, status_code=200)
+    def commit(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[CommitBody]
+    ) -> dict[str, Any]:
+        return service.submit(
+            request,
+            game,
+            ("player",),
+            lambda viewer, state: CommitDiceContribution(player=caller(viewer), commitment=data.commitment),
+            data.salt,
+        )
+
+    @post("/api/games/{game:str}/reveal", sync_to_thread=True, status_code=200)
+    def reveal(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[RevealBody]
+    ) -> dict[str, Any]:
+        answered = service.submit(
+            request,
+            game,
+            ("player",),
+            lambda viewer, state: RevealDiceContribution(
+                player=caller(viewer), contribution=data.contribution
+            ),
+            data.salt,
+        )
+        service.settle(game, service.clock())  # the last reveal a turn locked at its deadline waited for
+        return answered
 
     # ------------------------------------------------------------- the referee
 
@@ -515,9 +752,19 @@ def build_app(
             idle_turn=body.idle_turn,
             table_values=list(body.dice) if body.dice is not None else None,
             expected_seq=if_match(request),
+            absent_reason=body.absent_reason,
             idempotency=service.idempotency(request),
         )
-        return service.answer(log_, viewer, outcome)
+        answered = service.answer(log_, viewer, outcome)
+        resolved = turn_head_code(outcome.events)
+        answered["head_code"] = (
+            {"turn": resolved[0], "seq": resolved[1].seq, "code": resolved[1].code} if resolved else None
+        )
+        return answered
+
+    @post("/api/games/{game:str}/lock", sync_to_thread=True, status_code=200)
+    def lock(request: Request[Any, Any, Any], game: FromPath[str]) -> dict[str, Any]:
+        return service.command(request, game, ("referee",), lambda viewer, state: LockTurn())
 
     @post("/api/games/{game:str}/rulings", sync_to_thread=True, status_code=200)
     def rulings(
@@ -635,7 +882,10 @@ def build_app(
             orders,
             unorder,
             tokens,
+            commit,
+            reveal,
             resolve,
+            lock,
             rulings,
             end,
             deadline,
