@@ -224,6 +224,10 @@ def tokens(player: Viewer, ship: str, given: list[str]) -> None:
 
 
 def resolve(referee: Viewer) -> None:
+    """Resolve once nothing of the dice is pending: in a game of contributed dice (D3) the pages
+    committed with their orders, the service locked the turn once everything was in, and the
+    pages revealed their contributions on their own."""
+    referee.page.wait_for_selector('#resolve-form[data-ready="yes"]', state="attached")
     referee.page.click("#resolve-submit")
     notice_says(referee, "Turn resolved")
 

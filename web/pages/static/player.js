@@ -487,8 +487,7 @@
     revealsTried.add(attempt);
     try {
       const answer = await MC.command("POST", "/reveal", { contribution: contribution, salt: MC.randomHex(16) });
-      keepReceipt(answer && answer.receipt);
-      MC.say(MC.t("dice.revealed", { turn: own.turn }));
+      keepReceipt(answer && answer.receipt); // the status line (#dice-status) says it is revealed
     } catch (error) {
       if (!(error instanceof MC.ApiError)) revealsTried.delete(attempt); // the network: try again at the next view
       MC.showError(Object.assign(new Error(MC.t("dice.refused", { message: error.message })), { plain: true }));
