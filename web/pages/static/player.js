@@ -463,6 +463,8 @@
     if (!contributed(v) || v.locked) return;
     const own = v.own_contribution;
     if (own.commitment && keptContributions(own.turn)[own.commitment]) return;
+    // committed a moment ago, for another ship's order, and the view has not caught up yet
+    if (committedNow && committedNow.turn === own.turn && keptContributions(own.turn)[committedNow.commitment]) return;
     const contribution = MC.randomHex(16);
     const commitment = await MC.sha256Hex(contribution);
     keepContribution(own.turn, commitment, contribution); // kept before it is sent: an answer lost on the way still finds it

@@ -148,8 +148,12 @@
     if (view && view.dice_mode === "table" && typed) {
       body.dice = typed.split(/[\s,]+/).filter(Boolean).map(Number);
     }
-    submit(document.getElementById("resolve-submit"), "/resolve", body,
-      (answer) => MC.t("referee.resolved", { seq: answer && typeof answer.seq === "number" ? answer.seq : "?" }));
+    submit(document.getElementById("resolve-submit"), "/resolve", body, (answer) => {
+      const done = MC.t("referee.resolved", { seq: answer && typeof answer.seq === "number" ? answer.seq : "?" });
+      const head = answer && answer.head_code;
+      document.getElementById("resolve-absent").value = "";
+      return head ? done + " " + MC.t("headcode.after", { turn: head.turn }) + " " + head.code : done;
+    });
   });
   document.getElementById("lock-submit").addEventListener("click", () => {
     submit(document.getElementById("lock-submit"), "/lock", undefined, MC.t("referee.lock.done"));
