@@ -227,7 +227,14 @@ def resolve(referee: Viewer) -> None:
     """Resolve once nothing of the dice is pending: in a game of contributed dice (D3) the pages
     committed with their orders, the service locked the turn once everything was in, and the
     pages revealed their contributions on their own."""
-    referee.page.wait_for_selector('#resolve-form[data-ready="yes"]', state="attached")
+    try:
+        referee.page.wait_for_selector('#resolve-form[data-ready="yes"]', state="attached")
+    except Exception as error:
+        shown = referee.page.evaluate(
+            "() => [document.getElementById('dice-state').textContent, document.getElementById('errors').textContent,"
+            " JSON.stringify({locked: MC.latest.locked, committed: MC.latest.committed, awaiting: MC.latest.awaiting_reveal, seq: MC.latest.seq})]"
+        )
+        raise AssertionError(f"the dice of the turn are still pending on the referee's page: {shown}") from error
     referee.page.click("#resolve-submit")
     notice_says(referee, "Turn resolved")
 

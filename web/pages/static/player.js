@@ -459,12 +459,11 @@
    * can reveal. Called before the orders (tokens) are sent: commit first, then order, or the
    * player's last order could lock the turn before the commitment comes (docs/service.md). */
   async function ensureCommitted() {
-    const v = MC.latest;
+    // the view as it is now: the one on screen may still be of the turn just resolved
+    const v = await MC.getJson(MC.gamePath("/view"));
     if (!contributed(v) || v.locked) return;
     const own = v.own_contribution;
     if (own.commitment && keptContributions(own.turn)[own.commitment]) return;
-    // committed a moment ago, for another ship's order, and the view has not caught up yet
-    if (committedNow && committedNow.turn === own.turn && keptContributions(own.turn)[committedNow.commitment]) return;
     const contribution = MC.randomHex(16);
     const commitment = await MC.sha256Hex(contribution);
     keepContribution(own.turn, commitment, contribution); // kept before it is sent: an answer lost on the way still finds it
