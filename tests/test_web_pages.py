@@ -224,6 +224,17 @@ def tokens(player: Viewer, ship: str, given: list[str]) -> None:
 
 
 def resolve(referee: Viewer) -> None:
+    """Resolve once nothing of the dice is pending: in a game of contributed dice (D3) the pages
+    committed with their orders, the service locked the turn once everything was in, and the
+    pages revealed their contributions on their own."""
+    try:
+        referee.page.wait_for_selector('#resolve-form[data-ready="yes"]', state="attached")
+    except Exception as error:
+        shown = referee.page.evaluate(
+            "() => [document.getElementById('dice-state').textContent, document.getElementById('errors').textContent,"
+            " JSON.stringify({locked: MC.latest.locked, committed: MC.latest.committed, awaiting: MC.latest.awaiting_reveal, seq: MC.latest.seq})]"
+        )
+        raise AssertionError(f"the dice of the turn are still pending on the referee's page: {shown}") from error
     referee.page.click("#resolve-submit")
     notice_says(referee, "Turn resolved")
 
@@ -298,6 +309,19 @@ def test_a_mortecouille_turn_through_the_pages_keeps_each_players_orders_secret(
         assert_secret_kept(own_secrets(server, seats.game, seats.players["Bart"], "Kraken", "order-given"), bart, [anne, table, referee])
 
         resolve(referee)
+        # the pages took part in the dice (D3): each committed with its orders and revealed once
+        # the turn locked; after it every page shows the same head code, the view's
+        for player, name in ((anne, "Anne"), (bart, "Bart")):
+            player.page.wait_for_selector('#dice-status[data-state="pending"][data-turn="2"]', state="attached")
+            kinds = player.page.evaluate(
+                "key => JSON.parse(localStorage.getItem(key) || '[]').map(r => r.kind)", f"mortecouille.receipts:{seats.game}:{name}"
+            )
+            assert kinds[-3:] == ["contribution", "orders", "contribution-revealed"], kinds
+        head = server.api("GET", f"/api/games/{seats.game}/view").json()["head_code"]
+        assert head["turn"] == 1, head
+        for viewer in (anne, bart, table, referee):
+            viewer.page.wait_for_selector(f'#head-code[data-code="{head["code"]}"]', state="visible")
+        assert f"Head code after turn 1: {head['code']} — read it aloud" in table.page.locator("#head-code").inner_text()
         # the table replays the turn phase by phase, the explanation beside the board
         table.page.wait_for_selector('body[data-replaying="yes"]', state="attached", timeout=WAIT_MS)
         assert re.match(r"Phase \d+ of \d+: ", table.page.locator("#phase").inner_text())

@@ -25,6 +25,8 @@ from typing import Any
 
 import httpx
 
+from tests.web_server import ports_from_environment
+
 #: Debian's Chromium (``tools/system-packages.sh`` installs it as /usr/bin/chromium), found on PATH.
 CHROMIUM: str | None = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_ARGS = [
@@ -37,8 +39,9 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-#: The ports this suite tries first (a range kept for it on shared machines), then any free one.
-PORTS = range(8200, 8300)
+#: The ports this suite tries first: ``$MORTECOUILLE_TEST_PORTS`` (a range kept for this run on
+#: a shared machine), else a range kept for it; then any free one.
+PORTS = ports_from_environment() or range(8200, 8300)
 PHONE = {"width": 390, "height": 844}
 SCREEN = {"width": 1280, "height": 900}
 START_TIMEOUT = 60.0

@@ -203,11 +203,68 @@
     return sent;
   }
 
-  function newKey() {
-    const bytes = new Uint8Array(16);
+  /** ``size`` random bytes from the browser's cryptographic generator, as lowercase hex
+   * (getRandomValues works on a plain-HTTP page too, which a phone on the table's network is). */
+  MC.randomHex = function (size) {
+    const bytes = new Uint8Array(size);
     crypto.getRandomValues(bytes);
     return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-  }
+  };
+
+  function newKey() { return MC.randomHex(16); }
+
+  /** SHA-256 of ``text`` (UTF-8) as 64 lowercase hex digits. crypto.subtle only exists in a
+   * secure context (https, or 127.0.0.1): a phone reaching the server by its address on the
+   * table's network has none, so the digest is also computed here (FIPS 180-4). */
+  MC.sha256Hex = async function (text) {
+    const bytes = new TextEncoder().encode(text);
+    if (window.crypto && crypto.subtle && window.isSecureContext) {
+      const digest = await crypto.subtle.digest("SHA-256", bytes);
+      return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+    }
+    return MC.sha256HexPlain(bytes);
+  };
+
+  const SHA256_K = new Uint32Array([
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+  ]);
+
+  /** SHA-256 of ``bytes`` (a Uint8Array) without crypto.subtle, as 64 lowercase hex digits. */
+  MC.sha256HexPlain = function (bytes) {
+    const bitLength = bytes.length * 8;
+    const padded = new Uint8Array(Math.ceil((bytes.length + 9) / 64) * 64);
+    padded.set(bytes);
+    padded[bytes.length] = 0x80;
+    const tail = new DataView(padded.buffer);
+    tail.setUint32(padded.length - 8, Math.floor(bitLength / 0x100000000));
+    tail.setUint32(padded.length - 4, bitLength >>> 0);
+    const hash = new Uint32Array([0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19]);
+    const w = new Uint32Array(64);
+    const rotr = (x, n) => (x >>> n) | (x << (32 - n));
+    for (let block = 0; block < padded.length; block += 64) {
+      for (let i = 0; i < 16; i++) w[i] = tail.getUint32(block + i * 4);
+      for (let i = 16; i < 64; i++) {
+        const s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >>> 3);
+        const s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >>> 10);
+        w[i] = (w[i - 16] + s0 + w[i - 7] + s1) >>> 0;
+      }
+      let [a, b, c, d, e, f, g, h] = hash;
+      for (let i = 0; i < 64; i++) {
+        const t1 = (h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + SHA256_K[i] + w[i]) >>> 0;
+        const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
+        h = g; g = f; f = e; e = (d + t1) >>> 0; d = c; c = b; b = a; a = (t1 + t2) >>> 0;
+      }
+      [a, b, c, d, e, f, g, h].forEach((value, i) => { hash[i] = (hash[i] + value) >>> 0; });
+    }
+    return Array.from(hash, (word) => word.toString(16).padStart(8, "0")).join("");
+  };
 
   MC.gamePath = function (rest) {
     return "/api/games/" + encodeURIComponent(MC.game) + (rest || "");
@@ -592,6 +649,11 @@
     }
     const names = MC.waitingFor(view);
     if (names.length) return MC.t("status.waiting", { names: names.join(", ") });
+    if (view.dice_scheme === "contributed" && view.locked) {
+      const awaited = view.awaiting_reveal || [];
+      if (awaited.length) return MC.t("status.reveals", { names: awaited.join(", ") });
+      return MC.t("status.revealed");
+    }
     if (view.status === "placing") return MC.t("status.placing");
     return MC.t("status.nobody");
   };
@@ -620,12 +682,36 @@
       banner.hidden = !over;
       banner.textContent = over || "";
     }
+    showHeadCode(view);
     const position = document.getElementById("position");
     if (position) position.textContent = view.position || "";
     const name = document.getElementById("game-name");
     if (name) name.textContent = view.game || MC.game;
     document.title = (view.game || MC.game) + " — " + MC.t("page." + MC.page);
   };
+
+  /** The head code after the last turn resolved (view.head_code {turn, seq, code}), in the
+   * page's #head-code: every page shows the same six hex digits, so a phone can check what the
+   * table reads aloud, and anyone who notes it can later run verify --head-code SEQ:CODE. */
+  function showHeadCode(view) {
+    const box = document.getElementById("head-code");
+    if (!box) return;
+    const head = view && view.head_code;
+    box.hidden = !head;
+    if (!head) {
+      box.replaceChildren();
+      delete box.dataset.code;
+      return;
+    }
+    box.dataset.code = head.code;
+    box.dataset.seq = String(head.seq);
+    box.dataset.turn = String(head.turn);
+    const code = MC.el("strong", { class: "code" }, head.code);
+    const aloud = MC.page === "table" ? " — " + MC.t("headcode.aloud") : "";
+    box.replaceChildren(MC.t("headcode.after", { turn: head.turn }) + " ", code, aloud,
+      MC.el("span", { class: "muted seq" }, " (" + MC.t("headcode.seq", { seq: head.seq }) + ")"));
+  }
+  MC.showHeadCode = showHeadCode;
 
   /** A table of ships: name, owner, square, facing, damage, state. */
   MC.shipsTable = function (ships, columns) {

@@ -357,17 +357,183 @@
     document.getElementById("orders-section").hidden = !(canOrder && !blockade);
     document.getElementById("tokens-section").hidden = !(canOrder && blockade);
     if (blockade) drawTokenRounds();
+    drawReceipts();
+    drawDiceStatus(MC.latest || v);
+    revealIfLocked();
+  }
+
+  // --- receipts -----------------------------------------------------------------------------
+
+  /* Each submission carries a fresh random salt (16 bytes, hex) and its answer a receipt: what
+   * was submitted (its salted SHA-256) at which seq, and the log's head after it. The receipts are
+   * kept in localStorage for this game and seat, and offered as one file for
+   * `mortecouille verify GAME --receipts FILE`. They are the player's own: shown on this page,
+   * never sent anywhere. */
+
+  function receiptsKey() { return "mortecouille.receipts:" + MC.game + ":" + (me || ""); }
+
+  function keptReceipts() {
+    if (!me) return [];
+    try {
+      const list = JSON.parse(localStorage.getItem(receiptsKey()) || "[]");
+      return Array.isArray(list) ? list : [];
+    } catch (error) {
+      return [];
+    }
+  }
+
+  /** Keep ``receipt`` (once: a retried request answers the first receipt again). */
+  function keepReceipt(receipt) {
+    if (!receipt || typeof receipt !== "object" || !me) return;
+    const receipts = keptReceipts();
+    const same = (other) => other.seq === receipt.seq && other.commitment === receipt.commitment;
+    if (!receipts.some(same)) receipts.push(receipt);
+    try {
+      localStorage.setItem(receiptsKey(), JSON.stringify(receipts));
+    } catch (error) {
+      /* storage full or refused: the receipt is still offered from memory below */
+    }
+    memoryReceipts = receipts;
+    drawReceipts();
+  }
+
+  let memoryReceipts = null;
+  let downloadUrl = null;
+  let downloadShown = "";
+
+  function drawReceipts() {
+    const receipts = me ? (keptReceipts().length ? keptReceipts() : memoryReceipts || []) : [];
+    document.getElementById("receipts-count").textContent = MC.t("receipts.count", { n: receipts.length });
+    const last = receipts[receipts.length - 1];
+    document.getElementById("receipts-last").textContent = last
+      ? MC.t("receipts.last", { kind: last.kind, subject: last.subject, seq: last.seq, head: String(last.head).slice(0, 12) + "…" })
+      : MC.t("receipts.none");
+    const link = document.getElementById("receipts-download");
+    link.hidden = !receipts.length;
+    const text = JSON.stringify({ receipts: receipts }, null, 2) + "\n";
+    if (receipts.length && text !== downloadShown) {
+      // a Blob of the file, behind an ordinary link: the browser saves it, nothing is sent
+      if (downloadUrl) URL.revokeObjectURL(downloadUrl);
+      downloadUrl = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+      downloadShown = text;
+      link.href = downloadUrl;
+      link.setAttribute("download", safeFileName(MC.game + "-" + me + "-receipts.json"));
+    }
+    link.dataset.count = String(receipts.length);
+  }
+
+  function safeFileName(name) { return name.replace(/[\\/:*?"<>|\x00-\x1f]/g, "_"); }
+
+  // --- dice contributions (D3) -------------------------------------------------------------
+
+  /* In a game of contributed dice the turn's dice also hang on a random contribution of each
+   * player, drawn here and kept on this phone (localStorage, by game, player and turn) until the
+   * turn locks: only its SHA-256 (the commitment) is sent before, with the player's first order
+   * of the turn, so nobody, the server included, can know the dice before every order is final.
+   * When the turn locks (a pushed turn-locked, then the view's `locked`), the page reveals it. */
+
+  function contributed(v) {
+    return Boolean(v && v.dice_scheme === "contributed" && v.own_contribution && me && !ended(v));
+  }
+
+  function contributionsKey(turn) { return "mortecouille.contribution:" + MC.game + ":" + me + ":" + turn; }
+
+  /** The contributions this phone drew for ``turn``, by their commitment (a refused commit may
+   * leave an older one the server holds: each is kept until the turn is over). */
+  function keptContributions(turn) {
+    try {
+      const kept = JSON.parse(localStorage.getItem(contributionsKey(turn)) || "{}");
+      return kept && typeof kept === "object" ? kept : {};
+    } catch (error) {
+      return {};
+    }
+  }
+
+  function keepContribution(turn, commitment, contribution) {
+    const kept = keptContributions(turn);
+    kept[commitment] = contribution;
+    localStorage.setItem(contributionsKey(turn), JSON.stringify(kept));
+  }
+
+  /** Commit a contribution to the current turn unless the server already holds one this phone
+   * can reveal. Called before the orders (tokens) are sent: commit first, then order, or the
+   * player's last order could lock the turn before the commitment comes (docs/service.md). */
+  async function ensureCommitted() {
+    // the view as it is now: the one on screen may still be of the turn just resolved
+    const v = await MC.getJson(MC.gamePath("/view"));
+    if (!contributed(v) || v.locked) return;
+    const own = v.own_contribution;
+    if (own.commitment && keptContributions(own.turn)[own.commitment]) return;
+    const contribution = MC.randomHex(16);
+    const commitment = await MC.sha256Hex(contribution);
+    keepContribution(own.turn, commitment, contribution); // kept before it is sent: an answer lost on the way still finds it
+    const answer = await MC.command("POST", "/commit", { commitment: commitment, salt: MC.randomHex(16) });
+    keepReceipt(answer && answer.receipt);
+    committedNow = { turn: own.turn, commitment: commitment };
+    drawDiceStatus(v);
+  }
+
+  let committedNow = null; // the commitment just sent, before the view catches up
+  const revealsTried = new Set();
+
+  /** Reveal the kept contribution once the turn is locked and the server awaits it. */
+  async function revealIfLocked() {
+    const v = MC.latest;
+    if (!contributed(v) || !v.locked) return;
+    const own = v.own_contribution;
+    if (own.revealed || !own.commitment || !(v.awaiting_reveal || []).includes(me)) return;
+    const contribution = keptContributions(own.turn)[own.commitment];
+    const attempt = own.turn + ":" + own.commitment;
+    if (!contribution || revealsTried.has(attempt)) return;
+    revealsTried.add(attempt);
+    try {
+      const answer = await MC.command("POST", "/reveal", { contribution: contribution, salt: MC.randomHex(16) });
+      keepReceipt(answer && answer.receipt); // the status line (#dice-status) says it is revealed
+    } catch (error) {
+      if (!(error instanceof MC.ApiError)) revealsTried.delete(attempt); // the network: try again at the next view
+      MC.showError(Object.assign(new Error(MC.t("dice.refused", { message: error.message })), { plain: true }));
+    }
+  }
+
+  function drawDiceStatus(v) {
+    const line = document.getElementById("dice-status");
+    if (!contributed(v)) {
+      line.hidden = true;
+      line.textContent = "";
+      delete line.dataset.state;
+      return;
+    }
+    const own = v.own_contribution;
+    const turn = own.turn;
+    const justSent = committedNow && committedNow.turn === turn ? committedNow.commitment : null;
+    const commitment = own.commitment || justSent;
+    const kept = commitment ? keptContributions(turn)[commitment] : null;
+    let state;
+    if (own.revealed) state = "revealed";
+    else if (v.locked && !commitment) state = "none";
+    else if (commitment && !kept) state = "lost";
+    else if (v.locked) state = "revealing";
+    else if (commitment) state = "committed";
+    else state = "pending";
+    line.hidden = false;
+    line.dataset.state = state;
+    line.dataset.turn = String(turn);
+    line.textContent = MC.t("dice." + state, { turn: turn });
   }
 
   // --- sending ------------------------------------------------------------------------------
 
-  /** Send a command; say what was done, or show the refusal with its rule. */
-  async function submit(button, method, path, body, done) {
+  /** Send a command with a fresh salt; keep its receipt; say what was done, or show the refusal
+   * with its rule. ``commitFirst``: an order or tokens, preceded by this turn's dice commitment. */
+  async function submit(button, method, path, body, done, commitFirst) {
     MC.clearError();
     MC.say("");
     button.disabled = true;
     try {
-      const answer = await MC.command(method, path, body);
+      if (commitFirst) await ensureCommitted();
+      // one salt per request, drawn once: a retry of it (same Idempotency-Key) sends the same
+      const answer = await MC.command(method, path, Object.assign({}, body || {}, { salt: MC.randomHex(16) }));
+      keepReceipt(answer && answer.receipt);
       const text = typeof done === "function" ? done(answer) : done;
       MC.say(text + (answer && typeof answer.seq === "number" ? " (#" + answer.seq + ")" : ""));
       return answer;
@@ -403,7 +569,7 @@
     const actions = ordersText();
     const body = { ship: ship, actions: actions };
     if (hasOrders(ship)) body.replace = true;
-    submit(document.getElementById("orders-submit"), "POST", "/orders", body, MC.t("orders.done", { ship: ship, actions: actions }));
+    submit(document.getElementById("orders-submit"), "POST", "/orders", body, MC.t("orders.done", { ship: ship, actions: actions }), true);
   });
   document.getElementById("orders-withdraw").addEventListener("click", () => {
     const ship = document.getElementById("orders-ship").value;
@@ -416,7 +582,7 @@
     const body = { ship: ship, tokens: tokens };
     if (hasTokens(ship)) body.replace = true;
     const shown = tokens.map((token) => token || "-").join(" ");
-    submit(document.getElementById("tokens-submit"), "POST", "/tokens", body, MC.t("tokens.done", { ship: ship, tokens: shown }));
+    submit(document.getElementById("tokens-submit"), "POST", "/tokens", body, MC.t("tokens.done", { ship: ship, tokens: shown }), true);
   });
   document.getElementById("buy-kind").addEventListener("change", () => view && drawBuy(view, fleetOf(view, me)));
   document.getElementById("buy-form").addEventListener("submit", (event) => {

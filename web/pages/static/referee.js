@@ -64,6 +64,35 @@
     if (choices.some(([value]) => value === before)) chooser.value = before;
   }
 
+  /** In a game of contributed dice (D3): who committed, who the locked turn still awaits a
+   * reveal from, the lock button, and the reason asked to resolve without the missing reveals.
+   * ``data-ready`` on the form says the resolve may go through now as far as the dice go. */
+  function drawContributions(v, open) {
+    const box = document.getElementById("dice-contributions");
+    const form = document.getElementById("resolve-form");
+    const resolveButton = document.getElementById("resolve-submit");
+    const contributed = v.dice_scheme === "contributed" && v.status !== "ended";
+    box.hidden = !contributed;
+    const committed = v.committed || [];
+    const awaited = v.locked ? v.awaiting_reveal || [] : [];
+    const lock = document.getElementById("lock-submit");
+    lock.hidden = !contributed || Boolean(v.locked) || v.status !== "playing";
+    lock.disabled = !open;
+    document.getElementById("absent-field").hidden = !contributed || !awaited.length;
+    resolveButton.textContent = awaited.length ? MC.t("referee.resolve.without", { names: awaited.join(", ") }) : MC.t("referee.resolve.submit");
+    let state;
+    if (!contributed) state = "";
+    else if (v.locked) state = awaited.length ? MC.t("referee.dice.awaiting", { names: awaited.join(", ") }) : MC.t("referee.dice.ready");
+    else state = committed.length ? MC.t("referee.dice.committed", { names: committed.join(", ") }) : MC.t("referee.dice.nobody");
+    document.getElementById("dice-state").textContent = state;
+    // ready: nothing of the dice is pending (not contributed; nobody committed, the one-step
+    // path; or locked and every reveal in)
+    const ready = !contributed || (v.locked ? !awaited.length : !committed.length);
+    form.dataset.ready = ready ? "yes" : "no";
+    form.dataset.locked = v.locked ? "yes" : "no";
+    form.dataset.awaiting = awaited.join(",");
+  }
+
   function render(v, how) {
     view = v;
     MC.showCommon(v, how);
@@ -79,6 +108,7 @@
     setChoices(document.getElementById("end-winner"), [["", MC.t("referee.end.nowinner")]].concat((v.players || []).map((p) => [p, p])));
     const open = how.live && !(v.status === "ended" || v.ended);
     document.querySelectorAll("form button[type=submit]").forEach((button) => { button.disabled = !open; });
+    drawContributions(v, open);
   }
 
   async function submit(button, path, body, done) {
@@ -103,12 +133,30 @@
       partial: document.getElementById("resolve-partial").checked,
       idle_turn: document.getElementById("resolve-idle").checked,
     };
+    const awaited = view && view.dice_scheme === "contributed" && view.locked ? view.awaiting_reveal || [] : [];
+    if (awaited.length) {
+      // resolving without a withheld reveal is logged with its reason, for each player missing
+      const reason = document.getElementById("resolve-absent").value.trim();
+      if (!reason) {
+        MC.showError(Object.assign(new Error(MC.t("referee.absent.needed", { names: awaited.join(", ") })), { plain: true }));
+        document.getElementById("resolve-absent").focus();
+        return;
+      }
+      body.absent_reason = reason;
+    }
     const typed = document.getElementById("resolve-dice").value.trim();
     if (view && view.dice_mode === "table" && typed) {
       body.dice = typed.split(/[\s,]+/).filter(Boolean).map(Number);
     }
-    submit(document.getElementById("resolve-submit"), "/resolve", body,
-      (answer) => MC.t("referee.resolved", { seq: answer && typeof answer.seq === "number" ? answer.seq : "?" }));
+    submit(document.getElementById("resolve-submit"), "/resolve", body, (answer) => {
+      const done = MC.t("referee.resolved", { seq: answer && typeof answer.seq === "number" ? answer.seq : "?" });
+      const head = answer && answer.head_code;
+      document.getElementById("resolve-absent").value = "";
+      return head ? done + " " + MC.t("headcode.after", { turn: head.turn }) + " " + head.code : done;
+    });
+  });
+  document.getElementById("lock-submit").addEventListener("click", () => {
+    submit(document.getElementById("lock-submit"), "/lock", undefined, MC.t("referee.lock.done"));
   });
   document.getElementById("ruling-form").addEventListener("submit", (event) => {
     event.preventDefault();
