@@ -335,7 +335,7 @@ class PostgresGameLog:
 
     @contextmanager
     def transaction(self, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[PostgresTransaction]:
-        """Hold the game's writer lock (a session-level advisory lock, polled for up to
+        """Hold the game's writer lock (a session-level advisory lock, waited for at most
         ``timeout`` seconds, else Conflict) for a read-decide-append cycle."""
         with _reachable(), self.store.pool.connection() as conn:
             if _head(conn, self.store, self.game) is None:
@@ -347,6 +347,15 @@ class PostgresGameLog:
             finally:
                 if not conn.closed and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
                     conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", self._lock_key)
+
+    def import_lines(self, data: bytes) -> int:
+        """Create the game from a written log's exact bytes (a file store's log, an export), for a
+        copy that keeps every byte and hash (re-stamping decoded events would not: an int written
+        in a float field comes back as a float). Every line is checked (:func:`check_line`, and
+        decoded as an event) before anything is committed; a bad one is a LogError naming its seq
+        and nothing is created. Conflict if the game exists. Returns the number of lines."""
+        with self.creating() as creation:
+            return creation.write_lines(data)
 
     def append(self, events: Sequence[Event], expected_seq: int | None = None) -> list[Event]:
         """Append under the writer lock; see :meth:`PostgresTransaction.append`."""
@@ -365,9 +374,27 @@ class PostgresCreation:
     def write(self, events: Sequence[Event]) -> list[Event]:
         """Stamp and insert the game's first events; they commit with the creation."""
         stamped, payload = stamp_all(events, 0, GENESIS_HASH)
-        _insert(self.conn, self.log, stamped, payload, 0, GENESIS_HASH)
+        _insert(self.conn, self.log, _rows_of(stamped, payload), 0, GENESIS_HASH)
         self.written = True
         return stamped
+
+    def write_lines(self, data: bytes) -> int:
+        """Write a whole log's lines as they are (see :meth:`PostgresGameLog.import_lines`)."""
+        rows: list[_Row] = []
+        prev = GENESIS_HASH
+        if data and not data.endswith(b"\n"):
+            raise LogError(
+                "the last line has no newline (a torn tail): repair it first", line=data.count(b"\n") + 1
+            )
+        for number, line in enumerate(data.splitlines(), 1):
+            digest = check_line(line, number, number - 1, prev)
+            event = decode_line(line, number)  # an unknown type or a bad field is refused here
+            version = msgspec.json.decode(line, type=dict[str, Any]).get("v", 1)
+            rows.append(_Row(number - 1, event_tag(type(event)), int(version), prev, digest, line))
+            prev = digest
+        _insert(self.conn, self.log, rows, 0, GENESIS_HASH)
+        self.written = True
+        return len(rows)
 
 
 class PostgresTransaction:
@@ -416,24 +443,36 @@ class PostgresTransaction:
             if not events:
                 return []
             stamped, payload = stamp_all(events, next_seq, prev, first_extras)
-            _insert(self.conn, self.log, stamped, payload, next_seq, prev)
+            _insert(self.conn, self.log, _rows_of(stamped, payload), next_seq, prev)
         return stamped
 
 
-def _insert(
-    conn: psycopg.Connection[Any],
-    log: PostgresGameLog,
-    stamped: Sequence[Event],
-    payload: bytes,
-    next_seq: int,
-    prev: str,
-) -> None:
-    """Insert stamped events (their lines cut from ``payload``) inside the caller's transaction,
-    move the head from ``(next_seq, prev)`` by compare-and-set, and notify the store's channel."""
-    store = log.store
-    if not stamped:
-        return
+class _Row(NamedTuple):
+    seq: int
+    type: str
+    v: int
+    prev: str
+    hash: str
+    line: bytes
+
+
+def _rows_of(stamped: Sequence[Event], payload: bytes) -> list[_Row]:
+    """The rows of stamped events, each with its line cut from their ``payload``."""
     lines = payload.split(b"\n")[:-1]
+    return [
+        _Row(event.seq, event_tag(type(event)), event.v, event.prev, event.hash, line)
+        for event, line in zip(stamped, lines, strict=True)
+    ]
+
+
+def _insert(
+    conn: psycopg.Connection[Any], log: PostgresGameLog, rows: Sequence[_Row], next_seq: int, prev: str
+) -> None:
+    """Insert ``rows`` (chained after ``(next_seq, prev)``) inside the caller's transaction, move
+    the head from ``(next_seq, prev)`` by compare-and-set, and notify the store's channel."""
+    store = log.store
+    if not rows:
+        return
     # positions must commit in the order they are taken: one appender at a time holds the table
     conn.execute(sql.SQL("LOCK TABLE {} IN EXCLUSIVE MODE").format(store.table("events")))
     try:
@@ -443,10 +482,7 @@ def _insert(
                     "INSERT INTO {} (game, seq, type, v, prev, hash, line)"
                     " VALUES (%s, %s, %s, %s, %s, %s, %s)"
                 ).format(store.table("events")),
-                [
-                    (log.game, event.seq, event_tag(type(event)), event.v, event.prev, event.hash, line)
-                    for event, line in zip(stamped, lines, strict=True)
-                ],
+                [(log.game, *row) for row in rows],
             )
     except psycopg.errors.UniqueViolation:
         raise Conflict(f"game {log.game!r}: seq {next_seq} is taken; nothing was written") from None
@@ -454,11 +490,11 @@ def _insert(
         sql.SQL(
             "UPDATE {} SET next_seq = %s, last_hash = %s WHERE game = %s AND next_seq = %s AND last_hash = %s"
         ).format(store.table("games")),
-        [stamped[-1].seq + 1, stamped[-1].hash, log.game, next_seq, prev],
+        [rows[-1].seq + 1, rows[-1].hash, log.game, next_seq, prev],
     )
     if moved.rowcount != 1:
         raise Conflict(f"game {log.game!r}: the head moved from seq {next_seq}; nothing was written")
-    notice = msgspec.json.encode({"game": log.game, "seq": stamped[-1].seq}).decode()
+    notice = msgspec.json.encode({"game": log.game, "seq": rows[-1].seq}).decode()
     conn.execute("SELECT pg_notify(%s, %s)", [store.channel, notice])
 
 

@@ -215,6 +215,17 @@ def test_creating_an_existing_game_is_a_conflict_and_a_failed_creation_leaves_no
     assert not other.exists()
 
 
+def test_a_second_writer_waits_at_most_its_timeout_then_is_a_conflict(backend: Backend) -> None:
+    log = backend.log("g")
+    log.create([roll(1)])
+    with log.transaction() as holder:
+        with pytest.raises(Conflict, match="locked by another writer"), log.transaction(timeout=0.2):
+            pass
+        holder.append([roll(2)], expected_seq=1)
+    with log.transaction(timeout=0.2) as tx:  # released with the holder's block
+        assert tx.position()[0] == 2
+
+
 def test_read_from_a_seq_and_the_head(backend: Backend) -> None:
     log = backend.log("g")
     log.create([roll(1)])
@@ -543,5 +554,47 @@ def test_an_append_notifies_the_stores_channel_with_game_and_seq(request: pytest
             backend.log("g").append([roll(2)])
             payloads = [json.loads(n.payload) for n in listener.notifies(timeout=30, stop_after=2)]
         assert payloads == [{"game": "g", "seq": 1}, {"game": "g", "seq": 2}]
+    finally:
+        backend.close()
+
+
+# ----------------------------------------------------------------------------- copying a written log
+
+
+@pytest.mark.parametrize(
+    "golden", sorted(str(path.relative_to(GOLDEN)) for path in GOLDEN.glob("**/*.jsonl"))
+)
+def test_a_written_log_imported_into_postgres_keeps_every_byte(
+    request: pytest.FixtureRequest, golden: str
+) -> None:
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    backend = PostgresBackend(server, f"t_{uuid.uuid4().hex[:16]}")
+    try:
+        data = (GOLDEN / golden).read_bytes()
+        log = backend.store.log("copy")
+        assert log.import_lines(data) == data.count(b"\n")
+        assert log.read_bytes() == data
+        assert log.verify_chain() == data.count(b"\n")
+        head = log.read_head()
+        assert head is not None and head.hash == json.loads(data.splitlines()[-1])["hash"]
+        with pytest.raises(Conflict, match="already exists"):
+            log.import_lines(data)
+    finally:
+        backend.close()
+
+
+def test_a_tampered_log_is_refused_on_import_naming_its_seq_and_nothing_is_created(
+    request: pytest.FixtureRequest,
+) -> None:
+    server: PostgresServer = request.getfixturevalue("postgres_server")
+    backend = PostgresBackend(server, f"t_{uuid.uuid4().hex[:16]}")
+    try:
+        lines = (GOLDEN / "blockade.jsonl").read_bytes().splitlines()
+        lines[5] = _reversed_hash(lines[5])
+        log = backend.store.log("copy")
+        with pytest.raises(LogError) as raised:
+            log.import_lines(b"\n".join(lines) + b"\n")
+        assert raised.value.seq == 5
+        assert not log.exists() and backend.store.tail(0) == []
     finally:
         backend.close()
