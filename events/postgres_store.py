@@ -229,6 +229,8 @@ class PostgresGameLog:
         form, seq, prev, hash) and against its row's columns, then the head: LogError names the
         first bad seq."""
         with self._snapshot() as (conn, (next_seq, last_hash)):
+            if first_seq > next_seq:  # past the end: nothing to read, as a file read cut there
+                return
             prev = GENESIS_HASH
             if first_seq > 0:
                 row = conn.execute(

@@ -39,7 +39,8 @@ def server_binaries() -> Path | None:
     """The folder of the server's binaries (initdb, pg_ctl): ``$PG_BIN`` if set, else the newest
     Debian version, else the PATH's; None if there is none."""
     if os.environ.get("PG_BIN"):
-        return Path(os.environ["PG_BIN"])
+        named = Path(os.environ["PG_BIN"])
+        return named if (named / "initdb").is_file() and (named / "pg_ctl").is_file() else None
     candidates = sorted(
         (Path(found) for found in glob.glob(DEBIAN_SERVER_BINARIES)),
         key=lambda path: int(path.parent.parent.name) if path.parent.parent.name.isdigit() else 0,
