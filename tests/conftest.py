@@ -35,3 +35,7 @@ def created_log(directory: Path, name: str = "g", ruleset: str = "blockade", see
 @pytest.fixture
 def games(tmp_path: Path) -> Path:
     return tmp_path / "games"
+
+
+# The throw-away PostgreSQL cluster of the store conformance suite (session-scoped).
+from tests.postgres_server import postgres_server  # noqa: E402, F401

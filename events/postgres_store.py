@@ -1,0 +1,546 @@
+"""The PostgreSQL store: the same contract as the file store (:mod:`mortecouille.events.stores`),
+for when one machine's files are not enough (issue 17). Imported only when a ``postgresql://`` URL
+is used: psycopg 3 and its pool are the optional ``postgres`` dependency.
+
+Schema (in a PostgreSQL schema of the store's own, ``mortecouille`` by default; see docs/stores.md):
+
+* ``events``: one row per log line, the exact canonical line bytes (``line``, without the newline)
+  with ``game``, ``seq``, ``type``, ``v``, ``prev`` and ``hash`` beside them; primary key
+  ``(game, seq)``; ``position``, a global order over all games (a sequence), unique;
+* ``games``: one row per game, its head (``next_seq``, ``last_hash``): what the store vouches for,
+  moved in the same transaction as the rows, so a removed row or a rewritten one is caught.
+
+An append is one transaction: the game's advisory lock (``pg_advisory_xact_lock``), the head read
+and compared with the expected seq, the new lines stamped after it (:func:`stamp_all`, the file
+store's codec: same bytes, same hashes), ``events`` locked in EXCLUSIVE mode so global positions
+commit in the order they are taken (a reader tailing ``position`` never skips a row that commits
+later: the lesson of Marten's gap bug, and what the ``eventsourcing`` library's recorder does), the
+rows inserted, the head moved by a compare-and-set on ``(next_seq, last_hash)``, and a
+``NOTIFY`` on the store's channel with the game and its last seq; then commit. An append that
+returns is committed (and so durable under PostgreSQL's default ``synchronous_commit``).
+
+A writer's read-decide-append cycle (:meth:`PostgresGameLog.transaction`) also holds the game's
+advisory lock at session level, as the file store holds its ``flock``: one writer per game at a
+time, across processes and machines; a client that dies releases it with its session.
+Reading re-checks every line with the file reader's own check (:func:`check_line`) and the rows'
+columns against their bytes, then the head: a changed byte, hash or a removed row is named by seq.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, NamedTuple
+
+import msgspec
+import psycopg
+import psycopg.errors
+from psycopg import sql
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from mortecouille.events.base import GENESIS_HASH, Event
+from mortecouille.events.codec import LogError, check_line, decode_line, stamp_all
+from mortecouille.events.schema import event_tag
+from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameNotFound, Head, Unwritable
+
+#: How many rows a streaming read fetches from its server-side cursor at a time.
+FETCH_ROWS = 500
+
+#: A schema name the store accepts: a plain lower-case identifier (it is also the NOTIFY channel's stem).
+_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,40}")
+
+
+class StoreUnavailable(Exception):
+    """The PostgreSQL server could not be reached or dropped the connection (exit 2). During an
+    append the outcome is unknown: read the game before retrying."""
+
+    exit_code = 2
+
+
+class Appended(NamedTuple):
+    """One row in the store's global order: its position, its game and its seq in that game."""
+
+    position: int
+    game: str
+    seq: int
+
+
+class PostgresStore:
+    """Every game of one store in a PostgreSQL database: a connection pool and the store's schema.
+
+    ``url``: a libpq connection URL (``postgresql://user@host:port/db``). ``schema``: the
+    PostgreSQL schema holding the store's tables, created if missing; several stores can share a
+    database under different schemas. Close it (or use it as a context manager) when done."""
+
+    def __init__(
+        self, url: str, schema: str = "mortecouille", max_connections: int = 8, timeout: float = 10.0
+    ) -> None:
+        if not _SCHEMA_NAME.fullmatch(schema):
+            raise ValueError(f"schema {schema!r}: a store's schema is a lower-case identifier")
+        self.url = url
+        self.schema = schema
+        #: The NOTIFY channel of this store; each payload is ``{"game": ..., "seq": ...}``.
+        self.channel = f"{schema}_events"
+        self.pool = ConnectionPool(
+            url,
+            min_size=1,
+            max_size=max_connections,
+            kwargs={"autocommit": True},
+            check=ConnectionPool.check_connection,
+            open=False,
+            timeout=timeout,
+        )
+        self.pool.open()
+        try:
+            self.pool.wait(timeout)
+            self._create_schema()
+        except (PoolTimeout, psycopg.OperationalError) as error:
+            self.pool.close()
+            raise StoreUnavailable(
+                f"cannot reach the PostgreSQL store at {_redacted(url)}: {error}"
+            ) from None
+        except BaseException:
+            self.pool.close()
+            raise
+
+    def __enter__(self) -> PostgresStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.pool.close()
+
+    def table(self, name: str) -> sql.Composed:
+        """A table of this store, qualified by its schema."""
+        return sql.SQL("{}.{}").format(sql.Identifier(self.schema), sql.Identifier(name))
+
+    def _create_schema(self) -> None:
+        with self.pool.connection() as conn, conn.transaction():
+            # one creator at a time: IF NOT EXISTS alone races between processes
+            conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", [f"schema {self.schema}"])
+            conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(self.schema)))
+            conn.execute(
+                sql.SQL(
+                    "CREATE TABLE IF NOT EXISTS {games} ("
+                    " game text PRIMARY KEY,"
+                    " next_seq bigint NOT NULL CHECK (next_seq >= 0),"
+                    " last_hash text NOT NULL,"
+                    " created timestamptz NOT NULL DEFAULT now())"
+                ).format(games=self.table("games"))
+            )
+            conn.execute(
+                sql.SQL(
+                    "CREATE TABLE IF NOT EXISTS {events} ("
+                    " position bigserial UNIQUE,"
+                    " game text NOT NULL REFERENCES {games} (game),"
+                    " seq bigint NOT NULL CHECK (seq >= 0),"
+                    " type text NOT NULL,"
+                    " v integer NOT NULL,"
+                    " prev text NOT NULL,"
+                    " hash text NOT NULL,"
+                    " line bytea NOT NULL,"
+                    " PRIMARY KEY (game, seq))"
+                ).format(events=self.table("events"), games=self.table("games"))
+            )
+
+    def log(self, game: str) -> PostgresGameLog:
+        """One game's log in this store (cheap: nothing is read until asked)."""
+        return PostgresGameLog(self, game)
+
+    def games(self) -> list[str]:
+        """The names of every game in the store, sorted."""
+        with self.pool.connection() as conn:
+            rows = conn.execute(sql.SQL("SELECT game FROM {} ORDER BY game").format(self.table("games")))
+            return [str(row[0]) for row in rows]
+
+    def tail(self, after: int = 0, limit: int = 1000) -> list[Appended]:
+        """The rows after global ``position`` ``after`` in position order, at most ``limit``. A reader
+        that keeps the last position it saw and asks again never misses a row committed later:
+        positions are taken and committed in order (the EXCLUSIVE lock of every append)."""
+        with self.pool.connection() as conn:
+            rows = conn.execute(
+                sql.SQL(
+                    "SELECT position, game, seq FROM {} WHERE position > %s ORDER BY position LIMIT %s"
+                ).format(self.table("events")),
+                [after, limit],
+            )
+            return [Appended(int(p), str(g), int(s)) for p, g, s in rows]
+
+
+class PostgresGameLog:
+    """One game's log in a :class:`PostgresStore`, an :class:`~mortecouille.events.stores.EventStore`."""
+
+    def __init__(self, store: PostgresStore, game: str) -> None:
+        self.store = store
+        self.game = game
+
+    @property
+    def name(self) -> str:
+        return self.game
+
+    @property
+    def _lock_key(self) -> tuple[str]:
+        # the advisory lock of this game in this store (hashed to the bigint key server side)
+        return (f"{self.store.schema}/{self.game}",)
+
+    def exists(self) -> bool:
+        with _reachable(), self.store.pool.connection() as conn:
+            row = conn.execute(
+                sql.SQL("SELECT 1 FROM {} WHERE game = %s").format(self.store.table("games")), [self.game]
+            ).fetchone()
+            return row is not None
+
+    def read_head(self) -> Head | None:
+        with _reachable(), self.store.pool.connection() as conn:
+            head = _head(conn, self.store, self.game)
+        if head is None or head[0] == 0:
+            return None
+        return Head(seq=head[0] - 1, hash=head[1])
+
+    # ---------------------------------------------------------------- reading
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[tuple[psycopg.Connection[Any], tuple[int, str]]]:
+        """A connection in a REPEATABLE READ transaction (the head and the rows read from one
+        snapshot, so an append committing meanwhile is not taken for a removed row) and the head."""
+        with _reachable(), self.store.pool.connection() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            head = _head(conn, self.store, self.game)
+            if head is None:
+                raise GameNotFound(f"game {self.game!r}: not in the store {self.store.schema!r}")
+            yield conn, head
+
+    def _rows(self, conn: psycopg.Connection[Any], first_seq: int) -> Iterator[tuple[int, str, str, bytes]]:
+        """The rows (seq, prev, hash, line) from ``first_seq`` on, streamed from a server-side cursor."""
+        query = sql.SQL(
+            "SELECT seq, prev, hash, line FROM {} WHERE game = %s AND seq >= %s ORDER BY seq"
+        ).format(self.store.table("events"))
+        with conn.cursor(name="mortecouille_read") as cursor:
+            cursor.itersize = FETCH_ROWS
+            cursor.execute(query, [self.game, first_seq])
+            for seq, prev, digest, line in cursor:
+                yield int(seq), str(prev), str(digest), bytes(line)
+
+    def _checked_lines(self, first_seq: int = 0) -> Iterator[tuple[int, bytes]]:
+        """Every line from ``first_seq`` on, each checked as the file reader checks a line (canonical
+        form, seq, prev, hash) and against its row's columns, then the head: LogError names the
+        first bad seq."""
+        with self._snapshot() as (conn, (next_seq, last_hash)):
+            if first_seq > next_seq:  # past the end: nothing to read, as a file read cut there
+                return
+            prev = GENESIS_HASH
+            if first_seq > 0:
+                row = conn.execute(
+                    sql.SQL("SELECT hash FROM {} WHERE game = %s AND seq = %s").format(
+                        self.store.table("events")
+                    ),
+                    [self.game, first_seq - 1],
+                ).fetchone()
+                if row is None:
+                    raise _removed(first_seq - 1, next_seq)
+                prev = str(row[0])
+            expected = first_seq
+            for seq, column_prev, column_hash, line in self._rows(conn, first_seq):
+                if seq != expected:
+                    raise _removed(expected, next_seq)
+                digest = check_line(line, seq + 1, seq, prev)
+                if column_hash != digest or column_prev != prev:
+                    raise LogError(
+                        "the row's hash or prev column differs from its line (the row was edited)",
+                        line=seq + 1,
+                        seq=seq,
+                    )
+                yield seq, line
+                prev = digest
+                expected += 1
+            if expected < next_seq:
+                raise _removed(expected, next_seq)
+            if expected > next_seq or (expected > 0 and prev != last_hash):
+                raise LogError(
+                    f"the game's head says seq {next_seq - 1} with hash {last_hash[:12]} but the rows "
+                    f"end at seq {expected - 1} with hash {prev[:12]}: the log was rewritten",
+                    line=next_seq,
+                    seq=max(0, next_seq - 1),
+                )
+
+    def read(self) -> list[Event]:
+        """Every event, typed, after checking the whole chain (see :meth:`_checked_lines`)."""
+        return [decode_line(line, seq + 1) for seq, line in self._checked_lines()]
+
+    def events_from(self, seq: int) -> Iterator[Event]:
+        """The events from ``seq`` on, streamed (batches of :data:`FETCH_ROWS` rows), each checked."""
+        for number, line in self._checked_lines(seq):
+            yield decode_line(line, number + 1)
+
+    def read_bytes(self) -> bytes:
+        """The log as the file store writes it: the canonical lines, each ending with a newline
+        (the bytes as stored; :meth:`verify_chain` checks them)."""
+        with self._snapshot() as (conn, _head_now):
+            return b"".join(line + b"\n" for _seq, _prev, _hash, line in self._rows(conn, 0))
+
+    def verify_chain(self, data: bytes | None = None) -> int:
+        """Check every line and the head; return the number of lines. ``data``: bytes read before
+        (from :meth:`read_bytes`), checked as given against the current head."""
+        if data is None:
+            return sum(1 for _ in self._checked_lines())
+        if data and not data.endswith(b"\n"):
+            raise LogError("the bytes given end without a newline", line=data.count(b"\n") + 1)
+        prev = GENESIS_HASH
+        lines = data.splitlines()
+        hashes: list[str] = []
+        for number, line in enumerate(lines, 1):
+            prev = check_line(line, number, number - 1, prev)
+            hashes.append(prev)
+        head = self.read_head()
+        if head is not None and len(hashes) <= head.seq:
+            raise _removed(len(hashes), head.seq + 1)
+        if head is not None and hashes[head.seq] != head.hash:
+            raise LogError(
+                f"seq {head.seq} has hash {hashes[head.seq][:12]} but the game's head says "
+                f"{head.hash[:12]}: the log was rewritten",
+                line=head.seq + 1,
+                seq=head.seq,
+            )
+        return len(lines)
+
+    # ---------------------------------------------------------------- writing
+
+    def create(self, events: Sequence[Event]) -> list[Event]:
+        """Start the game with ``events``; Conflict if it exists."""
+        with self.creating() as creation:
+            return creation.write(events)
+
+    @contextmanager
+    def creating(self) -> Iterator[PostgresCreation]:
+        """Create the game exclusively (its head row, in a transaction holding its lock) for the
+        block to write its first events. If the block raises or writes nothing, the transaction
+        is rolled back: a refused creation leaves nothing."""
+        if "\0" in self.game:
+            raise Unwritable("a game's name cannot hold a NUL character")
+        with _reachable(), self.store.pool.connection() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", self._lock_key)
+            inserted = conn.execute(
+                sql.SQL(
+                    "INSERT INTO {} (game, next_seq, last_hash) VALUES (%s, 0, %s) ON CONFLICT DO NOTHING"
+                ).format(self.store.table("games")),
+                [self.game, GENESIS_HASH],
+            )
+            if inserted.rowcount != 1:
+                raise Conflict(f"game {self.game!r} already exists in the store {self.store.schema!r}")
+            creation = PostgresCreation(self, conn)
+            yield creation
+            if not creation.written:
+                raise psycopg.Rollback()
+
+    @contextmanager
+    def transaction(self, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[PostgresTransaction]:
+        """Hold the game's writer lock (a session-level advisory lock, waited for at most
+        ``timeout`` seconds, else Conflict) for a read-decide-append cycle."""
+        with _reachable(), self.store.pool.connection() as conn:
+            if _head(conn, self.store, self.game) is None:
+                raise GameNotFound(f"game {self.game!r}: not in the store {self.store.schema!r}")
+            if not _advisory_lock_within(conn, self._lock_key, timeout):
+                raise Conflict(f"game {self.game!r} is locked by another writer (waited {timeout:g} s)")
+            try:
+                yield PostgresTransaction(self, conn)
+            finally:
+                if not conn.closed and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+                    conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", self._lock_key)
+
+    def import_lines(self, data: bytes) -> int:
+        """Create the game from a written log's exact bytes (a file store's log, an export), for a
+        copy that keeps every byte and hash (re-stamping decoded events would not: an int written
+        in a float field comes back as a float). Every line is checked (:func:`check_line`, and
+        decoded as an event) before anything is committed; a bad one is a LogError naming its seq
+        and nothing is created. Conflict if the game exists. Returns the number of lines."""
+        with self.creating() as creation:
+            return creation.write_lines(data)
+
+    def append(self, events: Sequence[Event], expected_seq: int | None = None) -> list[Event]:
+        """Append under the writer lock; see :meth:`PostgresTransaction.append`."""
+        with self.transaction() as tx:
+            return tx.append(events, expected_seq)
+
+
+class PostgresCreation:
+    """A game just created, its head row inserted but not committed (see :meth:`PostgresGameLog.creating`)."""
+
+    def __init__(self, log: PostgresGameLog, conn: psycopg.Connection[Any]) -> None:
+        self.log = log
+        self.conn = conn
+        self.written = False
+
+    def write(self, events: Sequence[Event]) -> list[Event]:
+        """Stamp and insert the game's first events; they commit with the creation."""
+        stamped, payload = stamp_all(events, 0, GENESIS_HASH)
+        _insert(self.conn, self.log, _rows_of(stamped, payload), 0, GENESIS_HASH)
+        self.written = True
+        return stamped
+
+    def write_lines(self, data: bytes) -> int:
+        """Write a whole log's lines as they are (see :meth:`PostgresGameLog.import_lines`)."""
+        rows: list[_Row] = []
+        prev = GENESIS_HASH
+        if data and not data.endswith(b"\n"):
+            raise LogError(
+                "the last line has no newline (a torn tail): repair it first", line=data.count(b"\n") + 1
+            )
+        for number, line in enumerate(data.splitlines(), 1):
+            digest = check_line(line, number, number - 1, prev)
+            event = decode_line(line, number)  # an unknown type or a bad field is refused here
+            version = msgspec.json.decode(line, type=dict[str, Any]).get("v", 1)
+            rows.append(_Row(number - 1, event_tag(type(event)), int(version), prev, digest, line))
+            prev = digest
+        _insert(self.conn, self.log, rows, 0, GENESIS_HASH)
+        self.written = True
+        return len(rows)
+
+
+class PostgresTransaction:
+    """A game held by one writer (see :meth:`PostgresGameLog.transaction`)."""
+
+    def __init__(self, log: PostgresGameLog, conn: psycopg.Connection[Any]) -> None:
+        self.log = log
+        self.conn = conn
+
+    def read(self) -> list[Event]:
+        return self.log.read()
+
+    def position(self) -> tuple[int, str]:
+        """The next seq and the last line's hash, from the game's head row."""
+        with _reachable():
+            head = _head(self.conn, self.log.store, self.log.game)
+        if head is None:
+            raise GameNotFound(f"game {self.log.game!r}: not in the store {self.log.store.schema!r}")
+        return head
+
+    def append(
+        self,
+        events: Sequence[Event],
+        expected_seq: int | None = None,
+        first_extras: Mapping[str, Any] | None = None,
+    ) -> list[Event]:
+        """Stamp ``events`` after the head and commit them in one transaction (see the module's
+        docstring); a stale ``expected_seq`` raises Conflict and nothing is written."""
+        store, game = self.log.store, self.log.game
+        with _reachable(), self.conn.transaction():
+            self.conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", self.log._lock_key)
+            row = self.conn.execute(
+                sql.SQL("SELECT next_seq, last_hash FROM {} WHERE game = %s FOR UPDATE").format(
+                    store.table("games")
+                ),
+                [game],
+            ).fetchone()
+            if row is None:
+                raise GameNotFound(f"game {game!r}: not in the store {store.schema!r}")
+            next_seq, prev = int(row[0]), str(row[1])
+            if expected_seq is not None and expected_seq != next_seq:
+                raise Conflict(
+                    f"game {game!r}: expected seq {expected_seq} but the log is at "
+                    f"{next_seq}; someone else appended first. Nothing was written."
+                )
+            if not events:
+                return []
+            stamped, payload = stamp_all(events, next_seq, prev, first_extras)
+            _insert(self.conn, self.log, _rows_of(stamped, payload), next_seq, prev)
+        return stamped
+
+
+class _Row(NamedTuple):
+    seq: int
+    type: str
+    v: int
+    prev: str
+    hash: str
+    line: bytes
+
+
+def _rows_of(stamped: Sequence[Event], payload: bytes) -> list[_Row]:
+    """The rows of stamped events, each with its line cut from their ``payload``."""
+    lines = payload.split(b"\n")[:-1]
+    return [
+        _Row(event.seq, event_tag(type(event)), event.v, event.prev, event.hash, line)
+        for event, line in zip(stamped, lines, strict=True)
+    ]
+
+
+def _insert(
+    conn: psycopg.Connection[Any], log: PostgresGameLog, rows: Sequence[_Row], next_seq: int, prev: str
+) -> None:
+    """Insert ``rows`` (chained after ``(next_seq, prev)``) inside the caller's transaction, move
+    the head from ``(next_seq, prev)`` by compare-and-set, and notify the store's channel."""
+    store = log.store
+    if not rows:
+        return
+    # positions must commit in the order they are taken: one appender at a time holds the table
+    conn.execute(sql.SQL("LOCK TABLE {} IN EXCLUSIVE MODE").format(store.table("events")))
+    try:
+        with conn.cursor() as cursor:
+            cursor.executemany(
+                sql.SQL(
+                    "INSERT INTO {} (game, seq, type, v, prev, hash, line)"
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s)"
+                ).format(store.table("events")),
+                [(log.game, *row) for row in rows],
+            )
+    except psycopg.errors.UniqueViolation:
+        raise Conflict(f"game {log.game!r}: seq {next_seq} is taken; nothing was written") from None
+    moved = conn.execute(
+        sql.SQL(
+            "UPDATE {} SET next_seq = %s, last_hash = %s WHERE game = %s AND next_seq = %s AND last_hash = %s"
+        ).format(store.table("games")),
+        [rows[-1].seq + 1, rows[-1].hash, log.game, next_seq, prev],
+    )
+    if moved.rowcount != 1:
+        raise Conflict(f"game {log.game!r}: the head moved from seq {next_seq}; nothing was written")
+    notice = msgspec.json.encode({"game": log.game, "seq": rows[-1].seq}).decode()
+    conn.execute("SELECT pg_notify(%s, %s)", [store.channel, notice])
+
+
+def _head(conn: psycopg.Connection[Any], store: PostgresStore, game: str) -> tuple[int, str] | None:
+    row = conn.execute(
+        sql.SQL("SELECT next_seq, last_hash FROM {} WHERE game = %s").format(store.table("games")), [game]
+    ).fetchone()
+    return None if row is None else (int(row[0]), str(row[1]))
+
+
+def _advisory_lock_within(conn: psycopg.Connection[Any], key: tuple[str], timeout: float) -> bool:
+    """Take the session advisory lock ``key``, waiting at most ``timeout`` seconds (as
+    :func:`mortecouille.events.store.lock_within` waits for a file lock: a bounded wait)."""
+    milliseconds = max(1, int(timeout * 1000))
+    try:
+        with conn.transaction():
+            conn.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(f"{milliseconds}ms")))
+            conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", key)
+    except psycopg.errors.LockNotAvailable:
+        return False
+    return True
+
+
+def _removed(seq: int, next_seq: int) -> LogError:
+    return LogError(
+        f"the game's head says seq {next_seq - 1} but seq {seq} is missing: "
+        f"seq {seq} to {next_seq - 1} were removed",
+        line=seq + 1,
+        seq=seq,
+    )
+
+
+@contextmanager
+def _reachable() -> Iterator[None]:
+    """A dropped or refused connection as :class:`StoreUnavailable`, not a driver traceback."""
+    try:
+        yield
+    except (psycopg.OperationalError, PoolTimeout) as error:
+        raise StoreUnavailable(
+            f"the PostgreSQL store is unreachable ({str(error).strip() or type(error).__name__}); "
+            "an append in flight may or may not have been committed: read the game before retrying"
+        ) from None
+
+
+def _redacted(url: str) -> str:
+    """The URL without its password, for messages."""
+    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
