@@ -630,6 +630,91 @@ def test_a_mortecouille_turn_through_the_api_verifies(client: TestClient[Litesta
     verified(games)
 
 
+def resolved_blockade_turn(client: TestClient[Litestar]) -> Game:
+    """A blockade game after one turn resolved (a command boundary at its last seq)."""
+    game = placed_blockade(client)
+    for ship, tokens, player in (("A1", ["F", "F", "R", None], "Anne"), ("B1", ["F", "L", "-", "F"], "Bart")):
+        body = {"ship": ship, "tokens": tokens}
+        given = client.post("/api/games/g/tokens", json=body, headers=game.players[player])
+        assert given.status_code == 200, given.text
+    resolved = client.post("/api/games/g/resolve", json={}, headers=game.referee)
+    assert resolved.status_code == 200, resolved.text
+    return game
+
+
+def test_the_referee_forks_a_game_into_a_new_one_with_its_own_seats_that_verifies(
+    client: TestClient[Litestar], games: Path
+) -> None:
+    game = resolved_blockade_turn(client)
+    last = lines(games)[-1]["seq"]
+    before = (games / "g.jsonl").read_bytes()
+    answer = client.post("/api/games/g/fork", json={"name": "what-if", "at": last}, headers=game.referee)
+    assert answer.status_code == 201, answer.text
+    forked = answer.json()
+    assert forked["game"] == "what-if" and forked["forked_from"] == "g" and forked["seq"] == last
+    assert forked["referee"]["link"].endswith("/referee/what-if#token=" + forked["referee"]["token"])
+    assert set(forked["players"]) == {"Anne", "Bart"}
+    assert (games / "g.jsonl").read_bytes() == before  # the original is only read
+    created = lines(games, "what-if")[0]
+    assert created["forked_from"] == "g" and created["forked_at_seq"] == last
+    verified(games, "what-if")
+    # the new game's seats are its own: its referee commands there, the original's does not
+    new_referee = bearer(forked["referee"]["token"])
+    error_of(client.post("/api/games/what-if/deadline", json={"seconds": 60}, headers=game.referee), 401)
+    set_there = client.post("/api/games/what-if/deadline", json={"seconds": 60}, headers=new_referee)
+    assert set_there.status_code == 200, set_there.text
+
+
+def test_only_the_referee_forks(client: TestClient[Litestar], games: Path) -> None:
+    game = resolved_blockade_turn(client)
+    before = file_digests(games)
+    for headers in ({}, game.players["Anne"]):
+        answer = client.post("/api/games/g/fork", json={"name": "mine", "at": 0}, headers=headers)
+        error_of(answer, 403)
+    assert file_digests(games) == before
+
+
+def test_a_fork_point_that_is_no_command_boundary_is_refused_naming_at_and_writes_nothing(
+    client: TestClient[Litestar], games: Path
+) -> None:
+    game = resolved_blockade_turn(client)
+    started = next(line["seq"] for line in lines(games) if line["type"] == "turn-started")
+    before = file_digests(games)
+    refusals = [
+        ({"at": started}, "at", "inside the resolution of turn 1"),
+        ({"at": 10_000}, "at", "is not in the log"),
+        ({"at": -1}, "at", "is not in the log"),
+        ({"at": "first"}, "at", ""),
+        ({"at": 0, "dice": "loaded"}, "dice", "is not seeded or table"),
+        ({"at": 0, "name": "a/b"}, "name", "use letters, digits"),
+        ({"at": 0, "seed": "x"}, "seed", ""),  # no chosen seed: the fork's is fresh and random
+    ]
+    for body, field_named, said in refusals:
+        sent = {"name": "w", **body}
+        error = error_of(client.post("/api/games/g/fork", json=sent, headers=game.referee), 400)
+        assert error["field"] == field_named and said in error["message"], (body, error)
+    assert file_digests(games) == before
+
+
+def test_a_fork_to_a_name_taken_is_refused_as_a_creation_is(
+    client: TestClient[Litestar], games: Path
+) -> None:
+    game = resolved_blockade_turn(client)
+    create(client, "taken")
+    before = file_digests(games)
+    error_of(client.post("/api/games/g/fork", json={"name": "taken", "at": 0}, headers=game.referee), 409)
+    assert file_digests(games) == before
+
+
+def test_a_fork_takes_the_dice_asked_for(client: TestClient[Litestar], games: Path) -> None:
+    game = resolved_blockade_turn(client)
+    body = {"name": "by-hand", "at": 0, "dice": "table"}
+    answer = client.post("/api/games/g/fork", json=body, headers=game.referee)
+    assert answer.status_code == 201, answer.text
+    assert lines(games, "by-hand")[0]["dice_mode"] == "table"
+    verified(games, "by-hand")
+
+
 def test_table_dice_are_typed_on_resolve(client: TestClient[Litestar], games: Path) -> None:
     game = create(client, dice="table")
     client.post(

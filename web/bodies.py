@@ -46,6 +46,16 @@ class NewGameBody(Body, frozen=True):
     seed: Short | None = None
 
 
+class ForkBody(Body, frozen=True):
+    """A what-if from a game's log: the new game's ``name``, the last seq copied (``at``, a
+    command boundary) and its dice (``seeded`` or ``table``; absent, the original's). No seed:
+    the fork always gets a fresh random one, which nobody (the referee included) chose."""
+
+    name: Short
+    at: int
+    dice: Short | None = None
+
+
 class BuyBody(Submission, frozen=True, kw_only=True):
     ship: Short
     kind: Short

@@ -57,6 +57,7 @@ from mortecouille.app.deadlines import (
     reveal_wait,
     set_deadline,
 )
+from mortecouille.app.fork import fork_game
 from mortecouille.app.idempotency import IdempotencyIndex, key_digest
 from mortecouille.app.order_grammar import parse_actions_text
 from mortecouille.app.prices import price_list
@@ -74,7 +75,7 @@ from mortecouille.core.fleet.commands import (
     SealFleet,
     WithdrawShip,
 )
-from mortecouille.core.life_cycle import Command
+from mortecouille.core.life_cycle import Command, check_game_name
 from mortecouille.core.mortecouille.orders import GiveOrder, WithdrawOrder
 from mortecouille.core.rulings import RecordRuling, parse_adjustment
 from mortecouille.core.state import GameState
@@ -91,6 +92,7 @@ from mortecouille.web.bodies import (
     DeadlineBody,
     EndBody,
     EquipBody,
+    ForkBody,
     NewGameBody,
     OrdersBody,
     PlaceBody,
@@ -436,6 +438,16 @@ def allow(viewer: access.Viewer, roles: tuple[str, ...]) -> None:
         raise Forbidden(f"{who} may not do this; it is for the {' or '.join(roles)}")
 
 
+def fork_target(games: Path, name: str) -> GameLog:
+    """The fork's log, its name checked first so a bad one is refused naming ``name`` (the body's
+    field; the command path would name the CLI's ``GAME``, here the game forked from)."""
+    try:
+        check_game_name(name)
+        return game_log(games, name)
+    except BadInput as error:
+        raise BadInput("name", error.message) from None
+
+
 def if_match(request: Request[Any, Any, Any]) -> int | None:
     """``If-Match: SEQ`` (the CLI's ``--expect-seq``): the seq the first new event must get."""
     header = request.headers.get("If-Match")
@@ -563,6 +575,22 @@ def build_app(
         )
         seats = access.issue(log_, service.base(request), created)
         return {"seq": created[-1].seq, **seats}
+
+    @post("/api/games/{game:str}/fork", sync_to_thread=True, status_code=201)
+    def game_fork(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[ForkBody]
+    ) -> dict[str, Any]:
+        """What-if (the CLI's ``fork``): a new game from GAME's log up to ``at``, with its own
+        fresh seed and its own seats, answered as a game's creation is. GAME is only read."""
+        log_ = service.existing_log(game)
+        viewer = access.viewer_for(log_, request.headers.get("Authorization"))
+        allow(viewer, ("referee",))
+        if data.dice is not None and data.dice not in ("seeded", "table"):
+            raise BadInput("dice", f"{data.dice!r} is not seeded or table")
+        target = fork_target(service.games, data.name)
+        forked = fork_game(service.games, game, data.name, data.at, data.dice, None)
+        seats = access.issue(target, service.base(request), forked.events)
+        return {"seq": forked.events[-1].seq, "forked_from": game, "forked_at_seq": data.at, **seats}
 
     @get("/api/games/{game:str}/view", sync_to_thread=True)
     def game_view(
@@ -871,6 +899,7 @@ def build_app(
         route_handlers=[
             games_list,
             games_create,
+            game_fork,
             game_view,
             game_stream,
             prices,
