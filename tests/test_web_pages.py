@@ -436,6 +436,11 @@ def test_a_whole_blockade_game_through_the_pages(server: Server, browser: Any) -
 
 def played_through_the_api(server: Server, game: str) -> dict[str, Any]:
     """A blockade game of two resolved turns, ended: played through the API, not the pages."""
+    return played_with_seats(server, game)[1]
+
+
+def played_with_seats(server: Server, game: str) -> tuple[Seats, dict[str, Any]]:
+    """:func:`played_through_the_api`'s game, with its seats."""
     seats = create_game(server, game, ruleset="blockade", players=["Anne", "Bart"], board={"size": "8x8"})
     for player, ship, square, facing in (("Anne", "Sloopy", "C2", "N"), ("Bart", "Frig", "F7", "S")):
         body = {"ship": ship, "square": square, "facing": facing, "kind": "sloop", "owner": player}
@@ -447,7 +452,7 @@ def played_through_the_api(server: Server, game: str) -> dict[str, Any]:
         assert server.api("POST", f"/api/games/{game}/resolve", token=seats.referee, body={}).status_code == 200
     ended = server.api("POST", f"/api/games/{game}/end", token=seats.referee, body={"winner": "Anne"})
     assert ended.status_code == 200, ended.text
-    return dict(server.api("GET", f"/api/games/{game}/view").json())
+    return seats, dict(server.api("GET", f"/api/games/{game}/view").json())
 
 
 def test_a_link_with_seq_reopens_the_game_there_and_the_scrubber_moves_by_turns(server: Server, browser: Any) -> None:
@@ -518,3 +523,58 @@ def test_hostile_names_are_shown_as_text_never_run(server: Server, browser: Any)
     finally:
         games.close()
         close_all(viewers)
+
+
+def test_the_referee_forks_a_what_if_from_the_page_and_opens_the_new_game(server: Server, browser: Any) -> None:
+    from mortecouille.app.commands import game_log
+    from mortecouille.replays.reading.verify import verify_log
+
+    seats, view = played_with_seats(server, "original")
+    first = view["turns"][0]
+    logged = [json.loads(line) for line in (server.games / "original.jsonl").read_bytes().splitlines()]
+    inside_turn = next(line["seq"] for line in logged if line["type"] == "turn-started") + 1
+    referee = Viewer(browser, f"{server.url}/referee/original#seq={first['last']}&token={seats.referee}", phone=False)
+    opened: list[Any] = []
+    try:
+        page = referee.page
+        # the page proposes the scrubber's position, a command boundary
+        page.wait_for_function("n => document.getElementById('fork-at').value === String(n)", arg=first["last"])
+        before = (server.games / "original.jsonl").read_bytes()
+        # a seq inside a turn's resolution is refused, naming the field, and nothing is written
+        page.fill("#fork-name", "what-if")
+        page.fill("#fork-at", str(inside_turn))
+        page.click("#fork-submit")
+        page.wait_for_function("() => document.getElementById('errors').textContent")
+        assert "at: " in page.locator("#errors").inner_text()
+        assert page.locator("#fork-at").get_attribute("aria-invalid") == "true"
+        assert not (server.games / "what-if.jsonl").exists()
+        page.fill("#fork-at", str(first["last"]))
+        page.select_option("#fork-dice", "table")
+        page.click("#fork-submit")
+        page.locator("#fork-result").wait_for(state="visible")
+        assert page.locator("#errors").inner_text() == ""
+        link = page.locator("#fork-referee-link")
+        assert re.search(r"/referee/what-if#token=[\w-]+$", link.inner_text())
+        assert link.get_attribute("href") == link.inner_text()
+        assert (server.games / "original.jsonl").read_bytes() == before  # only read
+        report = verify_log(game_log(server.games, "what-if"))
+        assert report.ok, [f for f in report.findings if not f.ok]
+        # the new game's referee page opens on request, as its referee
+        with referee.context.expect_page() as new_referee:
+            page.click("#fork-open")
+        opened.append(new_referee.value)
+        opened[-1].wait_for_selector("body[data-seq]", state="attached")
+        assert opened[-1].locator("#game-name").inner_text() == "what-if"
+        assert opened[-1].locator("#dice-field").is_visible()  # the table dice asked for
+        # and its table page shows the game where it was forked
+        with referee.context.expect_page() as table:
+            page.click("#fork-table-link")
+        opened.append(table.value)
+        opened[-1].wait_for_function("n => Number(document.body.dataset.seq) === n", arg=first["last"])
+        assert opened[-1].url.endswith("/table/what-if")
+        no_script_problems([referee])
+    finally:
+        for extra in opened:
+            extra.close()
+        close_all([referee])
+

@@ -207,7 +207,22 @@ window.MC_WORDS = {
     "referee.lock.done": "Turn locked: the players' pages reveal their contributions.",
     "referee.absent": "Reason to resolve without them",
     "referee.absent.needed": "Give a reason to resolve without {names}.",
-    "referee.resolve.without": "Resolve without {names}"
+    "referee.resolve.without": "Resolve without {names}",
+    "referee.fork": "Fork (what-if)",
+    "referee.fork.note": "A new game from this one's log up to the seq chosen, with its own dice and seats. This game is left as it is.",
+    "referee.fork.name": "New game's name",
+    "referee.fork.at": "Up to seq (a command boundary)",
+    "referee.fork.dice": "Dice",
+    "referee.fork.dice.same": "As this game",
+    "referee.fork.dice.seeded": "Seeded",
+    "referee.fork.dice.table": "Table dice",
+    "referee.fork.submit": "Fork",
+    "referee.fork.done": "Game {game} forked from {from} at seq {seq}. Its links are shown this once: keep them.",
+    "referee.fork.link": "Referee page of {game}",
+    "referee.fork.open": "Open its referee page",
+    "referee.fork.table": "Its table page",
+    "referee.fork.player": "Link for {player}: ",
+    "referee.fork.missing": "Give the new game's name and the seq to fork at."
   },
   fr: {
     "lang.name": "Français",
@@ -408,6 +423,21 @@ window.MC_WORDS = {
     "referee.lock.done": "Tour verrouillé : les pages des joueurs révèlent leurs contributions.",
     "referee.absent": "Raison de résoudre sans eux",
     "referee.absent.needed": "Donnez une raison pour résoudre sans {names}.",
-    "referee.resolve.without": "Résoudre sans {names}"
+    "referee.resolve.without": "Résoudre sans {names}",
+    "referee.fork": "Bifurquer (et si…)",
+    "referee.fork.note": "Une nouvelle partie tirée du journal de celle-ci jusqu'à l'événement choisi, avec ses propres dés et ses propres places. Cette partie reste telle quelle.",
+    "referee.fork.name": "Nom de la nouvelle partie",
+    "referee.fork.at": "Jusqu'à l'événement (entre deux commandes)",
+    "referee.fork.dice": "Dés",
+    "referee.fork.dice.same": "Comme cette partie",
+    "referee.fork.dice.seeded": "Avec graine",
+    "referee.fork.dice.table": "Dés de table",
+    "referee.fork.submit": "Bifurquer",
+    "referee.fork.done": "Partie {game} tirée de {from} à l'événement {seq}. Ses liens ne sont montrés qu'une fois : gardez-les.",
+    "referee.fork.link": "Page d'arbitre de {game}",
+    "referee.fork.open": "Ouvrir sa page d'arbitre",
+    "referee.fork.table": "Sa page de table",
+    "referee.fork.player": "Lien de {player} : ",
+    "referee.fork.missing": "Donnez le nom de la nouvelle partie et l'événement où bifurquer."
   }
 };

@@ -1,5 +1,5 @@
 /* The referee's page: seats and their QR codes, who has submitted, resolving (seeded dice, or
- * the table's dice typed), rulings, the deadline, ending the game. The referee sees what the
+ * the table's dice typed), rulings, the deadline, ending the game, forking a what-if. The referee sees what the
  * table sees (the orders are the players'), plus the seats. */
 "use strict";
 
@@ -108,7 +108,75 @@
     setChoices(document.getElementById("end-winner"), [["", MC.t("referee.end.nowinner")]].concat((v.players || []).map((p) => [p, p])));
     const open = how.live && !(v.status === "ended" || v.ended);
     document.querySelectorAll("form button[type=submit]").forEach((button) => { button.disabled = !open; });
+    // a fork only reads this game: it may be made after the end, or while looking back
+    document.getElementById("fork-submit").disabled = false;
     drawContributions(v, open);
+    proposeForkPoint();
+  }
+
+  // --- fork (what-if) ----------------------------------------------------------------------
+
+  let forkAtTyped = false; // once the referee typed a seq, the page stops proposing one
+
+  /** Where a fork is proposed: the scrubber's position (#seq=) if set, else the last command
+   * boundary of the game: its last event while it is open, before its last turn once it ended
+   * (a victory belongs to its turn, and no fork goes past an end). */
+  function forkPoint() {
+    const wanted = MC.fragmentSeq();
+    if (wanted !== null) return wanted;
+    const latest = MC.latest || view;
+    if (!latest) return null;
+    const last = MC.lastSeqOf(latest);
+    if (!(latest.status === "ended" || latest.ended)) return last;
+    const spans = MC.turnSpans(latest);
+    return Math.max(0, spans.length ? spans[spans.length - 1].first - 1 : last - 1);
+  }
+
+  function proposeForkPoint() {
+    if (forkAtTyped) return;
+    const at = forkPoint();
+    if (at !== null && at >= 0) document.getElementById("fork-at").value = String(at);
+  }
+
+  /** A link the server gave, kept only if it is a web address (never ``javascript:``). */
+  function safeLink(link) {
+    if (typeof link !== "string") return null;
+    if (link.startsWith("/")) return location.origin + link;
+    return /^https?:\/\//i.test(link) ? link : null;
+  }
+
+  const forkFields = { name: "fork-name", at: "fork-at", dice: "fork-dice" };
+
+  function markForkField(field) {
+    Object.values(forkFields).forEach((id) => document.getElementById(id).removeAttribute("aria-invalid"));
+    const id = forkFields[field];
+    if (!id) return;
+    const input = document.getElementById(id);
+    input.setAttribute("aria-invalid", "true");
+    input.focus();
+  }
+
+  function showFork(answer) {
+    const box = document.getElementById("fork-result");
+    const referee = safeLink(answer.referee && answer.referee.link);
+    const table = safeLink(answer.table);
+    document.getElementById("fork-done").textContent = MC.t("referee.fork.done", { game: answer.game, from: MC.game, seq: answer.forked_at_seq });
+    const link = document.getElementById("fork-referee-link");
+    link.textContent = referee || "";
+    link.href = referee || "#";
+    link.setAttribute("aria-label", MC.t("referee.fork.link", { game: answer.game }));
+    document.getElementById("fork-open").dataset.link = referee || "";
+    const tableLink = document.getElementById("fork-table-link");
+    tableLink.href = table || "#";
+    tableLink.hidden = !table;
+    const players = Object.entries(answer.players || {}).map(([player, seat]) => {
+      const playerLink = safeLink(seat && seat.link);
+      return MC.el("li", { "data-player": player }, MC.t("referee.fork.player", { player: player }),
+        playerLink ? MC.el("a", { class: "link", href: playerLink, target: "_blank", rel: "noopener noreferrer" }, playerLink) : "");
+    });
+    document.getElementById("fork-players").replaceChildren(...players);
+    box.hidden = false;
+    link.focus();
   }
 
   async function submit(button, path, body, done) {
@@ -184,6 +252,41 @@
     if (winner) body.winner = winner;
     if (reason) body.reason = reason;
     submit(document.getElementById("end-submit"), "/end", body, MC.t("referee.end.done"));
+  });
+
+  document.getElementById("fork-at").addEventListener("input", () => { forkAtTyped = true; });
+  document.getElementById("fork-form").addEventListener("submit", async (event) => {
+    event.preventDefault();
+    MC.clearError();
+    MC.say("");
+    const name = document.getElementById("fork-name").value.trim();
+    const typedAt = document.getElementById("fork-at").value.trim();
+    if (!name || !/^\d+$/.test(typedAt)) {
+      MC.showError(Object.assign(new Error(MC.t("referee.fork.missing")), { plain: true }));
+      markForkField(!name ? "name" : "at");
+      return;
+    }
+    const body = { name: name, at: Number(typedAt) };
+    const dice = document.getElementById("fork-dice").value;
+    if (dice) body.dice = dice;
+    const button = document.getElementById("fork-submit");
+    button.disabled = true;
+    try {
+      const answer = await MC.command("POST", "/fork", body);
+      markForkField(null);
+      forkAtTyped = false;
+      showFork(answer);
+      MC.say(MC.t("referee.fork.done", { game: answer.game, from: MC.game, seq: answer.forked_at_seq }));
+    } catch (error) {
+      MC.showError(error);
+      if (error instanceof MC.ApiError) markForkField(error.field);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  document.getElementById("fork-open").addEventListener("click", (event) => {
+    const link = event.currentTarget.dataset.link;
+    if (link) window.open(link, "_blank", "noopener,noreferrer");
   });
 
   MC.start({ render: render, needsToken: true });
