@@ -28,10 +28,11 @@ BOARD_MAX: Final = 100
 #: the most ships one game holds, bought, placed or set up
 SHIPS_MAX: Final = 200
 
-#: the suffixes of a game's own files in the games directory (log, head anchor, secret seed, lock):
-#: a game name ending with one (``new x.jsonl``) would make ``x.jsonl.jsonl``, and an output named
-#: like one could destroy a game
-GAME_FILE_SUFFIXES: Final = frozenset({".jsonl", ".head", ".seed", ".lock"})
+#: the suffixes of a game's own files in the games directory (log, head anchor, secret seed, lock,
+#: the seats' token hashes and their replacement, ``app.commands.SIBLINGS``): a game name ending
+#: with one (``new x.jsonl``) would make ``x.jsonl.jsonl``, and an output named like one could
+#: destroy a game
+GAME_FILE_SUFFIXES: Final = frozenset({".jsonl", ".head", ".seed", ".lock", ".seats", ".seats-new"})
 
 #: Unicode categories refused: controls (C0, DEL, C1), surrogates, line and paragraph separators
 _UNSAFE_CATEGORIES: Final = frozenset({"Cc", "Cs", "Zl", "Zp"})

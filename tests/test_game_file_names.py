@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from mortecouille.app.commands import SIBLINGS
+from mortecouille.core.limits import GAME_FILE_SUFFIXES
 from tests.cli_helpers import ok, play_blockade_turn, run, tree_digest
 
 
-@pytest.mark.parametrize("name", ["x.jsonl", "x.head", "x.seed", "x.lock", "x.JSONL"])
+@pytest.mark.parametrize("name", ["x.jsonl", "x.head", "x.seed", "x.lock", "x.seats", "x.seats-new", "x.JSONL"])
 def test_new_refuses_a_game_name_ending_with_a_game_file_suffix_naming_the_stem(
     name: str, games: Path
 ) -> None:
@@ -34,3 +36,9 @@ def test_fork_refuses_a_new_game_name_ending_with_jsonl(games: Path) -> None:
 def test_a_dot_inside_a_game_name_is_still_accepted(games: Path) -> None:
     ok(games, "new", "spring.2026", "--players", "Anne,Bart")
     assert (games / "spring.2026.jsonl").exists()
+
+
+def test_every_file_kept_beside_a_log_is_a_game_file_suffix() -> None:
+    """The files the app keeps beside a log (seed, seats) are game files too: no game may be named
+    after them and no output may overwrite them."""
+    assert set(SIBLINGS) <= GAME_FILE_SUFFIXES
