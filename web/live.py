@@ -81,6 +81,15 @@ class GameWatcher:
             except Exception:  # noqa: BLE001 - a watcher keeps watching; the log is verify's to judge
                 _log.warning("watcher could not read the log", game=self.log.name, exc_info=True)
 
+    def wake(self) -> None:
+        """Poll now, for an append this service just made (listeners need not wait for the tick)."""
+        if not self.listeners:
+            return
+        try:
+            self.poll()
+        except Exception:  # noqa: BLE001 - as in _run: the next tick tries again
+            _log.warning("watcher could not read the log", game=self.log.name, exc_info=True)
+
     def poll(self) -> None:
         """Read the complete lines appended since the last poll and hand them to the listeners."""
         size = self._size()
@@ -107,6 +116,16 @@ class LiveHub:
     def __init__(self, interval: float = POLL_SECONDS) -> None:
         self.interval = interval
         self.watchers: dict[Path, GameWatcher] = {}
+        #: the event loop the watchers run on, once the service has started (see :meth:`wake`)
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def wake(self, log_: GameLog) -> None:
+        """This service appended to ``log_``: have its watcher read the new lines now, on the event
+        loop (this is called from the worker thread that ran the command), instead of at its next
+        tick. The tick stays, for appends made by others (the CLI)."""
+        watcher = self.watchers.get(log_.path)
+        if watcher is not None and self.loop is not None:
+            self.loop.call_soon_threadsafe(watcher.wake)
 
     def watcher(self, log_: GameLog) -> GameWatcher:
         watcher = self.watchers.get(log_.path)

@@ -218,6 +218,7 @@ class Service:
     def answer(self, log_: GameLog, viewer: access.Viewer, outcome: Outcome) -> dict[str, Any]:
         """``{seq, events, lines}``: the appended events as ``viewer`` may see them (a player sees
         their own orders; a referee's resolve shows the outcome)."""
+        self.hub.wake(log_)
         events = log_.read()
         return access.answer(events, viewer, outcome.events)
 
@@ -882,6 +883,7 @@ def build_app(
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        service.hub.loop = asyncio.get_running_loop()
         if cut_torn_tails:
             await asyncio.to_thread(service.cut_torn_tails)
         await asyncio.to_thread(service.find_deadlines)
