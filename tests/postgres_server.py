@@ -5,8 +5,8 @@ its unix socket in that directory, one database; stopped (``pg_ctl stop -m fast`
 after the session. ``initdb`` refuses to run as root: as root the cluster belongs to the
 ``postgres`` user (Debian's package creates it) and every server command runs as that user.
 
-Without the server binaries (Debian: ``apt-get install postgresql``; ``tools/system-packages.sh``
-installs it) the PostgreSQL tests are skipped with that reason, except in CI (``CI`` set), where
+Without the server binaries (Debian's package ``postgresql``, which ``tools/system-packages.sh``
+installs) the PostgreSQL tests are skipped with that reason, except in CI (``CI`` set), where
 they fail: the conformance suite must run on both stores there.
 """
 
@@ -26,7 +26,7 @@ import pytest
 PORTS = range(5500, 5600)
 DATABASE = "mortecouille_test"
 INSTALL_HINT = (
-    "the PostgreSQL server binaries (Debian: apt-get install postgresql; tools/system-packages.sh does it)"
+    "the PostgreSQL server binaries (Debian's package postgresql; tools/system-packages.sh installs it)"
 )
 
 

@@ -17,7 +17,6 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from litestar import Litestar
 from litestar.testing import TestClient
 
@@ -859,25 +858,12 @@ def test_a_deadline_needs_the_referee_and_a_sensible_duration(
 # ------------------------------------------------------------------------------------ live push
 
 
-def free_port() -> int:
-    """A port nobody listens on (``$MORTECOUILLE_TEST_PORTS`` if set, else the system's pick)."""
-    return web_server.free_port(web_server.ports_from_environment())
-
-
 @pytest.fixture
 def server(games: Path, clock: FakeClock) -> Iterator[httpx.Client]:
     """The service on a real loopback socket (uvicorn in a thread): a stream needs one."""
     app = build_app(games, clock=clock, deadline_seconds=None, poll_seconds=0.05, heartbeat_seconds=0.5)
-    port = free_port()
-    running = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    while not running.started:
-        time.sleep(0.02)
-    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+    with web_server.serving_in_a_thread(app) as http:
         yield http
-    running.should_exit = True
-    thread.join(timeout=30)
 
 
 @dataclass
@@ -962,25 +948,15 @@ def test_an_append_of_the_service_reaches_a_listener_without_waiting_for_the_wat
     """The watcher's own tick is for appends made by others; what the service appends wakes it at
     once. Here the tick never comes (an hour), so only the wake-up can deliver the tokens."""
     app = build_app(games, clock=clock, deadline_seconds=None, poll_seconds=3600, heartbeat_seconds=0.5)
-    port = free_port()
-    running = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    while not running.started:
-        time.sleep(0.02)
-    try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
-            game = placed_blockade(http)  # type: ignore[arg-type]
-            reader = StreamReader(http, {})
-            reader.until(lambda ms: len([m for m in ms if m.event == "event"]) == 3)
-            answer = http.post("/api/games/g/tokens", json={"ship": "A1", "tokens": ["F"]}, headers=game.players["Anne"])
-            assert answer.status_code == 200, answer.text
-            messages = reader.until(lambda ms: any(m.id == 3 for m in ms))
-            reader.close()
-            assert [m.data["type"] for m in messages if m.id == 3] == ["tokens-given"]
-    finally:
-        running.should_exit = True
-        thread.join(timeout=30)
+    with web_server.serving_in_a_thread(app) as http:
+        game = placed_blockade(http)  # type: ignore[arg-type]
+        reader = StreamReader(http, {})
+        reader.until(lambda ms: len([m for m in ms if m.event == "event"]) == 3)
+        answer = http.post("/api/games/g/tokens", json={"ship": "A1", "tokens": ["F"]}, headers=game.players["Anne"])
+        assert answer.status_code == 200, answer.text
+        messages = reader.until(lambda ms: any(m.id == 3 for m in ms))
+        reader.close()
+        assert [m.data["type"] for m in messages if m.id == 3] == ["tokens-given"]
 
 
 def test_an_event_the_cli_appends_reaches_a_listener(server: httpx.Client, games: Path) -> None:

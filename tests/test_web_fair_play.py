@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
-import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,7 +17,6 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from litestar import Litestar
 from litestar.testing import TestClient
 
@@ -28,6 +25,7 @@ from mortecouille.app.deadlines import pass_deadline_if_due, set_deadline
 from mortecouille.core.mortecouille.orders import GiveOrder
 from mortecouille.events.orders import Advance
 from mortecouille.web.server import build_app
+from tests import web_server
 from tests.cli_helpers import run
 from tests.helpers import file_digests
 from tests.test_web_api import (
@@ -36,7 +34,6 @@ from tests.test_web_api import (
     StreamReader,
     create,
     error_of,
-    free_port,
     lines,
     mortecouille_ready,
     placed_blockade,
@@ -552,16 +549,8 @@ def test_passing_a_deadline_never_raises_when_pages_committed(games: Path) -> No
 def server(games: Path, clock: FakeClock) -> Iterator[httpx.Client]:
     """The service on a real loopback socket (uvicorn in a thread): a stream needs one."""
     app = build_app(games, clock=clock, deadline_seconds=None, poll_seconds=0.05, heartbeat_seconds=0.5)
-    port = free_port()
-    running = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    while not running.started:
-        time.sleep(0.02)
-    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as http:
+    with web_server.serving_in_a_thread(app) as http:
         yield http
-    running.should_exit = True
-    thread.join(timeout=30)
 
 
 def test_the_contribution_events_reach_every_listener_readable(server: httpx.Client, games: Path) -> None:

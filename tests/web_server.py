@@ -24,6 +24,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from types import TracebackType
 from typing import Any
 
 import httpx
+import uvicorn
 
 HOST = "127.0.0.1"
 #: How long a server may take to answer after its start before the test gives up: a guard against
@@ -264,3 +266,23 @@ def create_game(client: httpx.Client, name: str, **fields: Any) -> SeatTokens:
     answer = client.post("/api/games", json={"name": name, **fields})
     assert answer.status_code == 201, f"creating {name}: {answer.status_code} {answer.text}"
     return seat_tokens(name, answer.json())
+
+
+@contextlib.contextmanager
+def serving_in_a_thread(app: Any) -> Iterator[httpx.Client]:
+    """``app`` (an ASGI app, e.g. ``build_app(...)``) served by uvicorn in a thread on a free
+    loopback port, for tests that need a real socket (a stream), and a client for it."""
+    port = free_port(ports_from_environment())
+    running = uvicorn.Server(uvicorn.Config(app, host=HOST, port=port, log_level="warning"))
+    thread = threading.Thread(target=running.run, daemon=True)
+    thread.start()
+    try:
+        while not running.started:
+            if not thread.is_alive():
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.02)
+        with httpx.Client(base_url=f"http://{HOST}:{running.config.port}", timeout=30) as http:
+            yield http
+    finally:
+        running.should_exit = True
+        thread.join(timeout=30)
