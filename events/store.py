@@ -263,11 +263,32 @@ class GameLog:
         except FileNotFoundError:
             raise GameNotFound(f"game {self.name!r}: no log at {self.path}") from None
 
-    def read(self) -> list[Event]:
-        """Every event, typed. Raises TornTail or CorruptLine; never skips a line."""
+    def read(self, *, settle: bool = True) -> list[Event]:
+        """Every event, typed. Raises TornTail or CorruptLine; never skips a line.
+
+        A reader that does not hold the writer lock (a view, ``state``, a stream's backlog) may
+        catch an append half written: when the tail has no newline, the log is read again under a
+        shared lock, which waits for the writer to finish, so only a tail still torn with no
+        writer at work (a crash's) is reported. ``settle=False``: the caller holds the writer
+        lock (a transaction), so any torn tail is a crash's."""
         data = self.read_bytes()
-        complete = _complete_part(data)
-        return decode_lines(complete)
+        if settle and data and not data.endswith(b"\n"):
+            data = self._read_settled(data)
+        return decode_lines(_complete_part(data))
+
+    def _read_settled(self, data: bytes) -> bytes:
+        """The log's bytes read under a shared lock (no append in progress); ``data`` as read
+        before if the lock cannot be had in time (a torn tail then stands, as it would have)."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | _NO_LINK)
+        except OSError:
+            return data
+        try:
+            if not lock_within(fd, LOCK_TIMEOUT_SECONDS, shared=True):
+                return data
+            return self.read_bytes()
+        finally:
+            os.close(fd)  # closing releases the shared lock
 
     def verify_chain(self, data: bytes | None = None) -> int:
         """Check every line's canonical form, seq, prev and hash, then the tail against the head
@@ -515,7 +536,7 @@ class Transaction:
         self.fd = fd
 
     def read(self) -> list[Event]:
-        return self.log.read()
+        return self.log.read(settle=False)  # this transaction holds the writer lock
 
     def position(self) -> tuple[int, str]:
         """The next seq and the last line's hash, read from the end of the file only."""
@@ -616,15 +637,17 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def lock_within(fd: int, timeout: float) -> bool:
-    """Take the exclusive lock on ``fd``, waiting at most ``timeout`` seconds (polling, backing off
-    up to 50 ms); False when another holder kept it that long. Every lock of the project (a game's,
-    the archive's) waits this way, so a crashed holder never hangs a command for good."""
+def lock_within(fd: int, timeout: float, *, shared: bool = False) -> bool:
+    """Take the exclusive lock on ``fd`` (``shared``: the shared one, which waits only for a
+    writer), waiting at most ``timeout`` seconds (polling, backing off up to 50 ms); False when
+    another holder kept it that long. Every lock of the project (a game's, the archive's) waits
+    this way, so a crashed holder never hangs a command for good."""
     deadline = time.monotonic() + timeout
     delay = 0.001
+    mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
     while True:
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(fd, mode | fcntl.LOCK_NB)
             return True
         except OSError as error:
             if error.errno not in (errno.EAGAIN, errno.EACCES):
