@@ -502,11 +502,16 @@ def anne_orders(
 
 ORDER_CHOICES = st.lists(st.integers(0, len(ACTIONS) - 1), min_size=4, max_size=4)
 
+#: Two ways Anne's orders may go (the turn, her choices, another set, a replacement each): a few
+#: examples, as each plays whole games.
+def annes_two_order_sets(test: Callable[..., None]) -> Callable[..., None]:
+    choices = given(
+        st.integers(1, 2), ORDER_CHOICES, ORDER_CHOICES, st.integers(0, len(ACTIONS) - 1), st.integers(0, 5)
+    )
+    return settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])(choices(test))
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    st.integers(1, 2), ORDER_CHOICES, ORDER_CHOICES, st.integers(0, len(ACTIONS) - 1), st.integers(0, 5)
-)
+
+@annes_two_order_sets
 def test_annes_orders_change_nothing_the_others_are_sent(
     turn: int, choices: list[int], other_choices: list[int], replacement: int, other_replacement: int
 ) -> None:
@@ -569,10 +574,7 @@ def anne_orders_with_contributions(
     return play
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    st.integers(1, 2), ORDER_CHOICES, ORDER_CHOICES, st.integers(0, len(ACTIONS) - 1), st.integers(0, 5)
-)
+@annes_two_order_sets
 def test_annes_orders_change_nothing_the_others_are_sent_in_a_game_of_contributed_dice(
     turn: int, choices: list[int], other_choices: list[int], replacement: int, other_replacement: int
 ) -> None:

@@ -42,13 +42,15 @@ from tests.test_web_pages import (
     referee_url,
     tokens,
 )
-from tests.web_helpers import CHROMIUM, CHROMIUM_ARGS, Server, create_game, running_server
-
-# Outside CI a machine without Chromium skips these; in CI (``.ci/run`` sets CI) they run and fail.
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None and not os.environ.get("CI"),
-    reason="Chromium is missing: run tools/system-packages.sh (it installs Debian's package chromium)",
+from tests.web_helpers import (
+    NEEDS_CHROMIUM,
+    Server,
+    create_game,
+    launched_chromium,
+    running_server,
 )
+
+pytestmark = NEEDS_CHROMIUM
 
 GAME = "fairplay"
 
@@ -63,14 +65,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with launched_chromium() as launched:
+        yield launched
 
 
 def mortecouille(server: Server, *words: str) -> subprocess.CompletedProcess[str]:

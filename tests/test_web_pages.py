@@ -25,8 +25,7 @@ import pytest
 
 from tests.helpers import ROOT
 from tests.web_helpers import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
+    NEEDS_CHROMIUM,
     PHONE,
     SCREEN,
     Seats,
@@ -35,15 +34,12 @@ from tests.web_helpers import (
     create_game,
     create_game_with_the_cli,
     everything_seen,
+    launched_chromium,
     received_seqs,
     running_server,
 )
 
-# Outside CI a machine without Chromium skips these; in CI (``.ci/run`` sets CI) they run and fail.
-pytestmark = pytest.mark.skipif(
-    CHROMIUM is None and not os.environ.get("CI"),
-    reason="Chromium is missing: run tools/system-packages.sh (it installs Debian's package chromium)",
-)
+pytestmark = NEEDS_CHROMIUM
 
 #: How long a page may take to show what the server has (the machine is shared and loaded).
 WAIT_MS = 30_000
@@ -61,14 +57,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as driver:
-        launched = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with launched_chromium() as launched:
+        yield launched
 
 
 class Viewer:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.web_server import ports_from_environment
 
@@ -223,3 +224,24 @@ def everything_seen(page: Any, watch: Watch) -> list[tuple[str, str]]:
         *((f"pushed message {index}", data) for index, data in enumerate(pushed_messages(page))),
         ("the DOM", page.content()),
     ]
+
+
+#: The browser tests' mark: outside CI a machine without Chromium skips them; in CI (``.ci/run``
+#: sets CI) they run and fail, naming what is missing.
+NEEDS_CHROMIUM = pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"),
+    reason="Chromium is missing: run tools/system-packages.sh (it installs Debian's package chromium)",
+)
+
+
+@contextlib.contextmanager
+def launched_chromium() -> Iterator[Any]:
+    """Debian's Chromium driven by playwright (never playwright's own download), closed after."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield launched
+        finally:
+            launched.close()
