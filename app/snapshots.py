@@ -1,0 +1,567 @@
+"""Derived files beside a game's log: what makes a command's cost independent of the log's length
+(issue 16, item 1), never trusted over the log.
+
+Two files, each derived from the log alone and rebuilt from it whenever it cannot be used:
+
+* ``GAME.state``, the *snapshot*: the folded state after some event, so a command folds only the
+  events after it (at most :data:`SNAPSHOT_EVERY` of them before a command writes a newer one);
+* ``GAME.turns``, the *turn index*: where every turn starts and ends (by seq), the rulings' lines,
+  and a *keyframe* (the folded state) every :data:`KEYFRAME_EVERY` events, so ``replay --turn N``,
+  ``explain --turn N`` and ``board --turn N`` fold at most that many events, at any turn.
+
+Each stands on one line of the log, its :class:`Anchor`: the seq, the hash and the byte where that
+line ends. Before either is used, that one line is read back from the log (at that byte) and its
+seq, its hash and the hash of its body are compared: since every line's hash covers the previous
+line's, a line that checks out vouches for every line before it, so a state derived from them is
+the fold of the log as it is. A file that is missing, damaged (its own SHA-256 does not match),
+of another format version, another game's, or whose line the log no longer holds (a repair cut
+the tail, the log was replaced) is ignored and rebuilt; a file merely behind the log is used and
+the events after it are folded. Deleting them changes nothing but speed; ``verify`` never reads
+them.
+
+They are written by temporary file and rename (no fsync: a lost one is rebuilt), only after a
+command succeeded or by a reading command that found them stale, never on a refused command; a
+failure to write one is logged and otherwise ignored, so it can never change an outcome.
+
+The PostgreSQL store, indexed by seq already, keeps no such files: its games are folded from
+their events (:func:`mortecouille.events.stores.events_from`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import secrets
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, Final
+
+import msgspec
+
+from mortecouille.core.errors import BadInput
+from mortecouille.core.game import evolve, fold
+from mortecouille.core.state import EMPTY, GameState
+from mortecouille.events.base import Event
+from mortecouille.events.codec import decode_line, line_hash
+from mortecouille.events.game import GameEnded, TurnEnded, TurnStarted
+from mortecouille.events.house_log import get_logger
+from mortecouille.events.rulings import RulingRecorded
+from mortecouille.events.store import GameLog
+from mortecouille.events.stores import EventStore, events_from
+
+_log = get_logger("mortecouille")
+
+#: The derived files' suffixes (in ``GAME_FILE_SUFFIXES``: no game is named after them).
+SNAPSHOT_SUFFIX: Final = ".state"
+TURNS_SUFFIX: Final = ".turns"
+DERIVED_SUFFIXES: Final = (SNAPSHOT_SUFFIX, TURNS_SUFFIX)
+
+#: The format version of both files; a file of any other version is rebuilt, never read.
+FORMAT: Final = 1
+
+#: A snapshot is rewritten once this many events have been folded past it: a command folds at
+#: most this many events (and small games, in the tests, keep no snapshot at all).
+SNAPSHOT_EVERY = 256
+
+#: The turn index keeps the state every this many events (positions 0, K, 2K, ...): a turn's
+#: position is reached by folding at most K - 1 events from its keyframe.
+KEYFRAME_EVERY = 2048
+
+_SNAPSHOT_MAGIC: Final = b"mortecouille-snapshot %d\n" % FORMAT
+_TURNS_MAGIC: Final = b"mortecouille-turns %d\n" % FORMAT
+
+
+class Anchor(msgspec.Struct, frozen=True, array_like=True):
+    """The line a derived state stands on: its seq, its hash, and the byte just after its newline
+    (where the events after it start)."""
+
+    seq: int
+    hash: str
+    end: int
+
+
+class _LineHead(msgspec.Struct):
+    seq: Any = None
+    hash: Any = None
+
+
+_LINE_HEAD = msgspec.json.Decoder(_LineHead)
+_RAW_LINE = msgspec.json.Decoder(dict[str, Any])
+
+
+def anchor_holds(log_: GameLog, anchor: Anchor) -> bool:
+    """Whether the log's line ending at ``anchor.end`` is the line the anchor names: the same seq
+    and hash, and a hash that is its body's (so the line, and the chain before it, are intact)."""
+    try:
+        line = log_.line_ending_at(anchor.end)
+    except OSError:
+        return False
+    if line is None:
+        return False
+    try:
+        head = _LINE_HEAD.decode(line)
+        if head.seq != anchor.seq or head.hash != anchor.hash:
+            return False
+        body = _RAW_LINE.decode(line)
+    except (msgspec.DecodeError, RecursionError):
+        return False
+    body.pop("hash", None)
+    return line_hash(body) == anchor.hash
+
+
+# --- writing a derived file --------------------------------------------------------------------
+
+
+def _write_derived(path: Path, payload: bytes) -> bool:
+    """Replace ``path`` with ``payload`` by a temporary file of its own and a rename (no fsync: a
+    derived file lost in a crash is rebuilt). Never through a link; a failure is logged and
+    leaves the file as it was. True when written."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+        try:
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        os.replace(temporary, path)
+        return True
+    except OSError as error:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        _log.warning("derived file not written", path=str(path), error=error.strerror or str(error))
+        return False
+
+
+def _read_derived(path: Path) -> bytes | None:
+    """A derived file's bytes, or None (missing, a link, unreadable: all rebuilt)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.sha256(data).digest()
+
+
+_STATE_ENCODER = msgspec.msgpack.Encoder()
+_STATE_DECODER = msgspec.msgpack.Decoder(GameState)
+
+
+def encode_state(state: GameState) -> bytes:
+    """A state as the derived files keep it (msgpack); :func:`decode_state` gives it back equal,
+    with the same ``state_hash``."""
+    return _STATE_ENCODER.encode(state)
+
+
+def decode_state(data: bytes) -> GameState:
+    return _STATE_DECODER.decode(data)
+
+
+# --- the snapshot --------------------------------------------------------------------------------
+
+
+class _SnapshotHead(msgspec.Struct, frozen=True):
+    name: str
+    anchor: Anchor
+    digest: bytes
+
+
+def snapshot_path(log_: GameLog) -> Path:
+    return log_.sibling(SNAPSHOT_SUFFIX)
+
+
+def read_snapshot(log_: GameLog) -> tuple[Anchor, GameState] | None:
+    """The snapshot beside ``log_`` and the line it stands on, if it can be used: its format, its
+    game, its own digest and its anchor's line in the log all check out; else None."""
+    data = _read_derived(snapshot_path(log_))
+    if data is None or not data.startswith(_SNAPSHOT_MAGIC):
+        return None
+    try:
+        body = data[len(_SNAPSHOT_MAGIC) :]
+        length = int.from_bytes(body[:4], "big")
+        head = msgspec.msgpack.decode(body[4 : 4 + length], type=_SnapshotHead)
+        encoded = body[4 + length :]
+        if head.name != log_.name or _digest(encoded) != head.digest:
+            return None
+        if not anchor_holds(log_, head.anchor):
+            return None
+        return head.anchor, decode_state(encoded)
+    except (msgspec.DecodeError, msgspec.ValidationError, ValueError):
+        return None
+
+
+def write_snapshot(log_: GameLog, anchor: Anchor, state: GameState) -> bool:
+    """Keep ``state``, the fold of the log through ``anchor``, beside the log."""
+    encoded = encode_state(state)
+    head = msgspec.msgpack.encode(_SnapshotHead(name=log_.name, anchor=anchor, digest=_digest(encoded)))
+    payload = _SNAPSHOT_MAGIC + len(head).to_bytes(4, "big") + head + encoded
+    return _write_derived(snapshot_path(log_), payload)
+
+
+class Folded(msgspec.Struct, frozen=True):
+    """A log's current state, the line it stands on (None: an empty log) and how many events were
+    folded past the snapshot to reach it (all of them without one)."""
+
+    state: GameState
+    anchor: Anchor | None
+    folded: int
+
+
+def fold_log(log_: GameLog, *, end: int | None = None, settle: bool = True) -> Folded:
+    """The fold of ``log_`` from its snapshot (when it can be used) and the events after it,
+    read as a stream. ``end``: the log's size when the caller holds the writer lock (then
+    ``settle`` is False); else the log is read as it stands once any append in progress is done."""
+    found = read_snapshot(log_)
+    state, anchor = (EMPTY, None) if found is None else (found[1], found[0])
+    size = log_.settled_size() if end is None else end
+    if anchor is not None and anchor.end > size:  # cannot hold: the log is shorter than it
+        state, anchor = EMPTY, None
+    start, first_seq = (0, 0) if anchor is None else (anchor.end, anchor.seq + 1)
+    counted = _Counted(log_.stream(start, first_seq, settle=settle, end=size))
+    state = fold(counted, state)
+    if counted.last is not None:
+        anchor = Anchor(counted.last.seq, counted.last.hash, size)
+    return Folded(state, anchor, counted.count)
+
+
+class _Counted:
+    """The events of a stream as they pass: how many, and the last."""
+
+    def __init__(self, events: Iterable[Event]) -> None:
+        self._events = iter(events)
+        self.count = 0
+        self.last: Event | None = None
+
+    def __iter__(self) -> Iterator[Event]:
+        for event in self._events:
+            self.count += 1
+            self.last = event
+            yield event
+
+
+def current_state(store: EventStore, *, keep: bool = False) -> GameState:
+    """The game's current state: from the snapshot and the events after it (a file store), or
+    from all its events (another store). ``keep``: a reading command's success path, which
+    rewrites a snapshot left :data:`SNAPSHOT_EVERY` or more events behind."""
+    if not isinstance(store, GameLog):
+        return fold(events_from(store, 0))
+    folded = fold_log(store)
+    if keep:
+        keep_snapshot(store, folded)
+    return folded.state
+
+
+def keep_snapshot(log_: GameLog, folded: Folded) -> None:
+    """Rewrite the snapshot when ``folded`` went :data:`SNAPSHOT_EVERY` or more events past it."""
+    if folded.anchor is not None and folded.folded >= SNAPSHOT_EVERY:
+        write_snapshot(log_, folded.anchor, folded.state)
+
+
+# --- the turn index --------------------------------------------------------------------------
+
+STARTED: Final = 0
+ENDED: Final = 1
+GAME_ENDED: Final = 2
+
+
+class Marker(msgspec.Struct, frozen=True, array_like=True):
+    """A turn started or ended, or the game ended, at ``seq``."""
+
+    seq: int
+    kind: int
+    turn: int
+
+
+class Keyframe(msgspec.Struct, frozen=True, array_like=True):
+    """The state at ``position`` (events applied), stored at ``start`` in the index file."""
+
+    position: int
+    start: int
+    length: int
+    digest: bytes
+
+
+class _Directory(msgspec.Struct, frozen=True):
+    name: str
+    #: the last line the index covers (None: an empty log)
+    covered: Anchor | None
+    markers: list[Marker]
+    #: the rulings' lines by seq (a position's rulings in force, read without the log)
+    rulings: list[tuple[int, bytes]]
+    keyframes: list[Keyframe]
+    #: the state at the covered end (where an index behind the log resumes)
+    final: Keyframe
+
+
+def turns_path(log_: GameLog) -> Path:
+    return log_.sibling(TURNS_SUFFIX)
+
+
+class TurnIndex:
+    """Where every turn of a log starts and ends, and its keyframes: positions of a long game
+    reached by folding at most :data:`KEYFRAME_EVERY` events. Built or brought up to date by
+    :func:`turn_index`; the turn lookups give what :mod:`mortecouille.replays.reading.replay` and
+    :func:`~mortecouille.replays.reading.explain.story_span` give on the whole list of events."""
+
+    def __init__(
+        self,
+        log_: GameLog,
+        covered: Anchor | None,
+        markers: list[Marker],
+        rulings: list[tuple[int, bytes]],
+        keyframes: dict[int, bytes | Keyframe],
+        offsets: dict[int, int],
+        final: GameState,
+        file_bytes: bytes | None,
+    ) -> None:
+        self.log = log_
+        self.covered = covered
+        self.markers = markers
+        self.rulings = rulings
+        #: position -> the state's encoding (in memory) or where it is in the index file
+        self.keyframes = keyframes
+        #: position -> the byte where the line of that seq starts (where folding resumes)
+        self.offsets = offsets
+        self.final = final
+        self._file = file_bytes
+        #: events folded into the index since it was read from its file
+        self.added = 0
+        #: True when no kept index could be used
+        self.rebuilt = file_bytes is None
+
+    @property
+    def end(self) -> int:
+        """How many events the log holds (the current position)."""
+        return 0 if self.covered is None else self.covered.seq + 1
+
+    def resolved_turns(self) -> list[int]:
+        return [m.turn for m in self.markers if m.kind == ENDED]
+
+    def position_after_turn(self, turn: int) -> int:
+        """As :func:`~mortecouille.replays.reading.replay.position_after_turn`."""
+        for marker in self.markers:
+            if marker.kind == STARTED and marker.turn > turn:
+                return marker.seq
+            if marker.kind == ENDED and marker.turn == turn:
+                return marker.seq + 1
+        return self.end
+
+    def story_span(self, turn: int) -> tuple[int, int]:
+        """As :func:`~mortecouille.replays.reading.explain.story_span`, with the same refusal."""
+        start: int | None = None
+        bounds: tuple[int, int] | None = None
+        for marker in self.markers:
+            if marker.kind == STARTED and marker.turn == turn:
+                start = marker.seq
+            elif marker.kind == ENDED and marker.turn == turn and start is not None:
+                bounds = (start, marker.seq)
+                break
+        if bounds is None:
+            done = self.resolved_turns()
+            known = f"resolved turns: {done[0]}..{done[-1]}" if done else "no turn has been resolved yet"
+            raise BadInput("--turn", f"turn {turn} has not been resolved ({known})")
+        start, end = bounds
+        first = start
+        if first > 1:
+            ended_before = [m.seq for m in self.markers if m.kind == ENDED and m.seq < start]
+            first = max(1, ended_before[-1] + 1) if ended_before else 1
+        last = end + 1
+        if any(m.kind == GAME_ENDED and m.seq == last for m in self.markers) and last < self.end:
+            last += 1
+        return first, last
+
+    def rulings_until(self, position: int) -> list[RulingRecorded]:
+        """The rulings among the first ``position`` events."""
+        found = []
+        for seq, line in self.rulings:
+            if seq >= position:
+                break
+            event = decode_line(line, seq + 1)
+            assert isinstance(event, RulingRecorded)
+            found.append(event)
+        return found
+
+    def keyframe_bytes(self, position: int) -> bytes:
+        """The encoded state at keyframe ``position``."""
+        stored = self.keyframes[position]
+        if isinstance(stored, bytes):
+            return stored
+        assert self._file is not None
+        return self._file[stored.start : stored.start + stored.length]
+
+    def keyframe_at_or_before(self, position: int) -> int:
+        return max(p for p in self.keyframes if p <= position)
+
+    def span(self, first: int, last: int) -> tuple[GameState, list[Event]]:
+        """The state at position ``first`` and the events ``first``..``last - 1``, folded from the
+        keyframe at or before ``first``."""
+        first = max(0, min(first, self.end))
+        last = max(first, min(last, self.end))
+        if first == self.end:
+            return self.final, []
+        origin = self.keyframe_at_or_before(first)
+        state = decode_state(self.keyframe_bytes(origin))
+        events: list[Event] = []
+        end = self.covered.end if self.covered is not None else 0
+        seq = origin
+        # lines decoded one by one, and only up to ``last``: a turn needs a few hundred of the
+        # thousands of lines a chunk holds
+        for line in self.log.stream_lines(self.offsets[origin], origin, end=end):
+            if seq >= last:
+                break
+            event = decode_line(line, seq + 1)
+            if seq < first:
+                state = evolve(state, event)
+            else:
+                events.append(event)
+            seq += 1
+        return state, events
+
+    def state_at(self, position: int) -> tuple[GameState, Event | None]:
+        """The state at ``position`` and the event that led there (None at 0)."""
+        if position <= 0:
+            return EMPTY, None
+        before, events = self.span(position - 1, position)
+        if not events:
+            return self.final, None
+        return evolve(before, events[0]), events[0]
+
+    def keep(self) -> None:
+        """Write the index beside the log when it was rebuilt or went :data:`KEYFRAME_EVERY` or
+        more events past the one kept (a reading command's success path: nothing is written for
+        a log shorter than that, folded whole as cheaply)."""
+        worth = self.end >= KEYFRAME_EVERY and (self.rebuilt or self.added >= KEYFRAME_EVERY)
+        if worth and _write_turn_index(self):
+            self.rebuilt, self.added = False, 0
+
+
+def _read_turn_index(log_: GameLog) -> TurnIndex | None:
+    data = _read_derived(turns_path(log_))
+    if data is None or not data.startswith(_TURNS_MAGIC):
+        return None
+    try:
+        at = len(_TURNS_MAGIC)
+        length = int.from_bytes(data[at : at + 8], "big")
+        digest = data[at + 8 : at + 40]
+        directory_bytes = data[at + 40 : at + 40 + length]
+        if _digest(directory_bytes) != digest:
+            return None
+        directory = msgspec.msgpack.decode(directory_bytes, type=_Directory)
+        if directory.name != log_.name:
+            return None
+        if directory.covered is not None and not anchor_holds(log_, directory.covered):
+            return None
+        for frame in (*directory.keyframes, directory.final):
+            if _digest(data[frame.start : frame.start + frame.length]) != frame.digest:
+                return None
+        final = decode_state(data[directory.final.start : directory.final.start + directory.final.length])
+    except (msgspec.DecodeError, msgspec.ValidationError, ValueError):
+        return None
+    return TurnIndex(
+        log_,
+        directory.covered,
+        list(directory.markers),
+        list(directory.rulings),
+        {frame.position: frame for frame in directory.keyframes},
+        dict(_offsets_of(directory.keyframes, data)),
+        final,
+        data,
+    )
+
+
+def _offsets_of(frames: Iterable[Keyframe], data: bytes) -> Iterator[tuple[int, int]]:
+    for frame in frames:
+        yield frame.position, int.from_bytes(data[frame.start - 8 : frame.start], "big")
+
+
+def _empty_index(log_: GameLog) -> TurnIndex:
+    return TurnIndex(log_, None, [], [], {0: encode_state(EMPTY)}, {0: 0}, EMPTY, None)
+
+
+def _extend(index: TurnIndex, size: int) -> None:
+    """Fold the lines of the log after the index's covered end, up to byte ``size``, into it."""
+    covered = index.covered
+    offset = 0 if covered is None else covered.end
+    seq = index.end
+    state = index.final
+    last: tuple[int, str] | None = None
+    for line in index.log.stream_lines(offset, seq, end=size):
+        event = decode_line(line, seq + 1)
+        state = evolve(state, event)
+        if isinstance(event, TurnStarted):
+            index.markers.append(Marker(seq, STARTED, event.turn))
+        elif isinstance(event, TurnEnded):
+            index.markers.append(Marker(seq, ENDED, event.turn))
+        elif isinstance(event, GameEnded):
+            index.markers.append(Marker(seq, GAME_ENDED, 0))
+        elif isinstance(event, RulingRecorded):
+            index.rulings.append((seq, bytes(line)))
+        offset += len(line) + 1
+        seq += 1
+        last = (event.seq, event.hash)
+        if seq % KEYFRAME_EVERY == 0:
+            index.keyframes[seq] = encode_state(state)
+            index.offsets[seq] = offset
+        index.added += 1
+    if last is not None:
+        index.covered = Anchor(last[0], last[1], size)
+    index.final = state
+
+
+def _write_turn_index(index: TurnIndex) -> bool:
+    """The index as a file: magic, the directory's length and digest, the directory, then each
+    keyframe's state, each after the 8-byte offset of its position's line."""
+    blobs: list[bytes] = []
+    frames: list[Keyframe] = []
+    pending: list[tuple[int, bytes]] = []
+    for position in sorted(index.keyframes):
+        pending.append((position, index.keyframe_bytes(position)))
+    final = encode_state(index.final)
+
+    def layout(base: int) -> tuple[list[Keyframe], Keyframe, list[bytes]]:
+        at = base
+        frames_, blobs_ = [], []
+        for position, encoded in pending:
+            blobs_.append(index.offsets[position].to_bytes(8, "big") + encoded)
+            frames_.append(Keyframe(position, at + 8, len(encoded), _digest(encoded)))
+            at += 8 + len(encoded)
+        blobs_.append(b"\0" * 8 + final)
+        return frames_, Keyframe(index.end, at + 8, len(final), _digest(final)), blobs_
+
+    # the directory's size depends on the offsets in it: lay out twice (the second is stable,
+    # offsets being fixed-width in msgpack once large enough, else a third pass settles it)
+    base = 0
+    for _ in range(4):
+        frames, final_frame, blobs = layout(base)
+        directory = msgspec.msgpack.encode(
+            _Directory(index.log.name, index.covered, index.markers, index.rulings, frames, final_frame)
+        )
+        wanted = len(_TURNS_MAGIC) + 40 + len(directory)
+        if wanted == base:
+            break
+        base = wanted
+    else:  # pragma: no cover - the layout always settles within a few passes
+        return False
+    header = _TURNS_MAGIC + len(directory).to_bytes(8, "big") + _digest(directory)
+    return _write_derived(turns_path(index.log), b"".join([header, directory, *blobs]))
+
+
+def turn_index(log_: GameLog) -> TurnIndex:
+    """The turn index of ``log_`` up to its end: the one kept beside it if it can be used
+    (brought up to date with the events after it), else rebuilt from the log. Nothing is
+    written: a reading command calls :meth:`TurnIndex.keep` once it has succeeded."""
+    size = log_.settled_size()
+    index = _read_turn_index(log_)
+    if index is None or (index.covered is not None and index.covered.end > size):
+        index = _empty_index(log_)
+    _extend(index, size)
+    return index
