@@ -66,7 +66,7 @@ SNAPSHOT_EVERY = 256
 
 #: The turn index keeps the state every this many events (positions 0, K, 2K, ...): a turn's
 #: position is reached by folding at most K - 1 events from its keyframe.
-KEYFRAME_EVERY = 2048
+KEYFRAME_EVERY = 1024
 
 _SNAPSHOT_MAGIC: Final = b"mortecouille-snapshot %d\n" % FORMAT
 _TURNS_MAGIC: Final = b"mortecouille-turns %d\n" % FORMAT
@@ -282,12 +282,18 @@ class Marker(msgspec.Struct, frozen=True, array_like=True):
 
 
 class Keyframe(msgspec.Struct, frozen=True, array_like=True):
-    """The state at ``position`` (events applied), stored at ``start`` in the index file."""
+    """The state at ``position`` (events applied), whose next line starts at byte ``offset`` of
+    the log, stored at ``start`` in the index file (``length`` bytes, their SHA-256 ``digest``)."""
 
     position: int
+    offset: int
     start: int
     length: int
     digest: bytes
+
+
+class _DamagedKeyframe(Exception):
+    """A keyframe's bytes in the index file are gone or do not match their digest."""
 
 
 class _Directory(msgspec.Struct, frozen=True):
@@ -321,7 +327,7 @@ class TurnIndex:
         keyframes: dict[int, bytes | Keyframe],
         offsets: dict[int, int],
         final: GameState,
-        file_bytes: bytes | None,
+        kept_in: Path | None,
     ) -> None:
         self.log = log_
         self.covered = covered
@@ -332,11 +338,14 @@ class TurnIndex:
         #: position -> the byte where the line of that seq starts (where folding resumes)
         self.offsets = offsets
         self.final = final
-        self._file = file_bytes
+        #: the index file the keyframes not in memory are read from (each checked by its digest)
+        self._kept_in = kept_in
         #: events folded into the index since it was read from its file
         self.added = 0
         #: True when no kept index could be used
-        self.rebuilt = file_bytes is None
+        self.rebuilt = kept_in is None
+        #: True when a keyframe of the file did not match its digest: the file is built anew
+        self.damaged = False
 
     @property
     def end(self) -> int:
@@ -391,12 +400,20 @@ class TurnIndex:
         return found
 
     def keyframe_bytes(self, position: int) -> bytes:
-        """The encoded state at keyframe ``position``."""
+        """The encoded state at keyframe ``position``; :class:`_DamagedKeyframe` when its bytes in
+        the index file do not match their digest (the file changed or was damaged since)."""
         stored = self.keyframes[position]
         if isinstance(stored, bytes):
             return stored
-        assert self._file is not None
-        return self._file[stored.start : stored.start + stored.length]
+        data = _read_range(self._kept_in, stored.start, stored.length)
+        if data is None or _digest(data) != stored.digest:
+            raise _DamagedKeyframe(position)
+        return data
+
+    def offset_of(self, position: int) -> int:
+        """The byte of the log where the line after keyframe ``position`` starts."""
+        stored = self.keyframes[position]
+        return self.offsets[position] if isinstance(stored, bytes) else stored.offset
 
     def keyframe_at_or_before(self, position: int) -> int:
         return max(p for p in self.keyframes if p <= position)
@@ -408,14 +425,22 @@ class TurnIndex:
         last = max(first, min(last, self.end))
         if first == self.end:
             return self.final, []
-        origin = self.keyframe_at_or_before(first)
-        state = decode_state(self.keyframe_bytes(origin))
+        while True:
+            origin = self.keyframe_at_or_before(first)
+            try:
+                state = decode_state(self.keyframe_bytes(origin))
+                break
+            except (_DamagedKeyframe, msgspec.DecodeError, msgspec.ValidationError):
+                # never used: an earlier keyframe is folded from instead (position 0, the empty
+                # state, is always there), and the index is written anew when kept
+                del self.keyframes[origin]
+                self.rebuilt = self.damaged = True
         events: list[Event] = []
         end = self.covered.end if self.covered is not None else 0
         seq = origin
         # lines decoded one by one, and only up to ``last``: a turn needs a few hundred of the
         # thousands of lines a chunk holds
-        for line in self.log.stream_lines(self.offsets[origin], origin, end=end):
+        for line in self.log.stream_lines(self.offset_of(origin), origin, end=end):
             if seq >= last:
                 break
             event = decode_line(line, seq + 1)
@@ -440,47 +465,73 @@ class TurnIndex:
         more events past the one kept (a reading command's success path: nothing is written for
         a log shorter than that, folded whole as cheaply)."""
         worth = self.end >= KEYFRAME_EVERY and (self.rebuilt or self.added >= KEYFRAME_EVERY)
-        if worth and _write_turn_index(self):
+        if not worth:
+            return
+        if self.damaged:  # a file found damaged is replaced by one built from the log alone
+            fresh = _empty_index(self.log)
+            _extend(fresh, self.covered.end if self.covered is not None else 0)
+            if _write_turn_index(fresh):
+                self.rebuilt = self.damaged = False
+                self.added = 0
+            return
+        if _write_turn_index(self):
             self.rebuilt, self.added = False, 0
 
 
-def _read_turn_index(log_: GameLog) -> TurnIndex | None:
-    data = _read_derived(turns_path(log_))
-    if data is None or not data.startswith(_TURNS_MAGIC):
+def _read_range(path: Path | None, start: int, length: int) -> bytes | None:
+    """``length`` bytes of a derived file from ``start``; None when they cannot be read."""
+    if path is None:
         return None
     try:
-        at = len(_TURNS_MAGIC)
-        length = int.from_bytes(data[at : at + 8], "big")
-        digest = data[at + 8 : at + 40]
-        directory_bytes = data[at + 40 : at + 40 + length]
-        if _digest(directory_bytes) != digest:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        data = os.pread(fd, length, start)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data if len(data) == length else None
+
+
+def _read_turn_index(log_: GameLog) -> TurnIndex | None:
+    """The index kept beside ``log_`` if it can be used: its format, game, directory digest, the
+    state at its end and its covered line check out. Its keyframes are read when needed, each
+    checked against its digest then."""
+    path = turns_path(log_)
+    at = len(_TURNS_MAGIC)
+    header = _read_range(path, 0, at + 40)
+    if header is None or not header.startswith(_TURNS_MAGIC):
+        return None
+    try:
+        length = int.from_bytes(header[at : at + 8], "big")
+        directory_bytes = _read_range(path, at + 40, length)
+        if directory_bytes is None or _digest(directory_bytes) != header[at + 8 : at + 40]:
             return None
         directory = msgspec.msgpack.decode(directory_bytes, type=_Directory)
         if directory.name != log_.name:
             return None
         if directory.covered is not None and not anchor_holds(log_, directory.covered):
             return None
-        for frame in (*directory.keyframes, directory.final):
-            if _digest(data[frame.start : frame.start + frame.length]) != frame.digest:
-                return None
-        final = decode_state(data[directory.final.start : directory.final.start + directory.final.length])
+        final_bytes = _read_range(path, directory.final.start, directory.final.length)
+        if final_bytes is None or _digest(final_bytes) != directory.final.digest:
+            return None
+        final = decode_state(final_bytes)
     except (msgspec.DecodeError, msgspec.ValidationError, ValueError):
         return None
+    keyframes: dict[int, bytes | Keyframe] = {frame.position: frame for frame in directory.keyframes}
+    keyframes[0] = encode_state(EMPTY)  # always at hand: where every fold can start
     return TurnIndex(
         log_,
         directory.covered,
         list(directory.markers),
         list(directory.rulings),
-        {frame.position: frame for frame in directory.keyframes},
-        dict(_offsets_of(directory.keyframes, data)),
+        keyframes,
+        {0: 0},
         final,
-        data,
+        path,
     )
-
-
-def _offsets_of(frames: Iterable[Keyframe], data: bytes) -> Iterator[tuple[int, int]]:
-    for frame in frames:
-        yield frame.position, int.from_bytes(data[frame.start - 8 : frame.start], "big")
 
 
 def _empty_index(log_: GameLog) -> TurnIndex:
@@ -518,30 +569,28 @@ def _extend(index: TurnIndex, size: int) -> None:
 
 
 def _write_turn_index(index: TurnIndex) -> bool:
-    """The index as a file: magic, the directory's length and digest, the directory, then each
-    keyframe's state, each after the 8-byte offset of its position's line."""
-    blobs: list[bytes] = []
-    frames: list[Keyframe] = []
+    """The index as a file: magic, the directory's length and SHA-256, the directory, then each
+    keyframe's state and the state at the end (where the directory says, each with its digest)."""
     pending: list[tuple[int, bytes]] = []
     for position in sorted(index.keyframes):
-        pending.append((position, index.keyframe_bytes(position)))
+        try:
+            pending.append((position, index.keyframe_bytes(position)))
+        except _DamagedKeyframe:
+            continue  # left out: the position is reached from an earlier one
     final = encode_state(index.final)
 
-    def layout(base: int) -> tuple[list[Keyframe], Keyframe, list[bytes]]:
+    def layout(base: int) -> tuple[list[Keyframe], Keyframe]:
         at = base
-        frames_, blobs_ = [], []
+        frames = []
         for position, encoded in pending:
-            blobs_.append(index.offsets[position].to_bytes(8, "big") + encoded)
-            frames_.append(Keyframe(position, at + 8, len(encoded), _digest(encoded)))
-            at += 8 + len(encoded)
-        blobs_.append(b"\0" * 8 + final)
-        return frames_, Keyframe(index.end, at + 8, len(final), _digest(final)), blobs_
+            frames.append(Keyframe(position, index.offset_of(position), at, len(encoded), _digest(encoded)))
+            at += len(encoded)
+        return frames, Keyframe(index.end, 0, at, len(final), _digest(final))
 
-    # the directory's size depends on the offsets in it: lay out twice (the second is stable,
-    # offsets being fixed-width in msgpack once large enough, else a third pass settles it)
-    base = 0
-    for _ in range(4):
-        frames, final_frame, blobs = layout(base)
+    # the directory holds the blobs' places, which follow it: laid out until its length settles
+    base = len(_TURNS_MAGIC) + 40
+    for _ in range(8):
+        frames, final_frame = layout(base)
         directory = msgspec.msgpack.encode(
             _Directory(index.log.name, index.covered, index.markers, index.rulings, frames, final_frame)
         )
@@ -549,10 +598,11 @@ def _write_turn_index(index: TurnIndex) -> bool:
         if wanted == base:
             break
         base = wanted
-    else:  # pragma: no cover - the layout always settles within a few passes
+    else:  # pragma: no cover - msgpack integers grow by steps: a few passes settle it
         return False
     header = _TURNS_MAGIC + len(directory).to_bytes(8, "big") + _digest(directory)
-    return _write_derived(turns_path(index.log), b"".join([header, directory, *blobs]))
+    blobs = [encoded for _, encoded in pending]
+    return _write_derived(turns_path(index.log), b"".join([header, directory, *blobs, final]))
 
 
 def turn_index(log_: GameLog) -> TurnIndex:

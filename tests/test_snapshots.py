@@ -250,24 +250,31 @@ def test_a_repair_that_cuts_the_tail_invalidates_what_stood_beyond_the_cut(tmp_p
     assert index.rebuilt and index.final == fold(after)
 
 
-def test_a_damaged_or_foreign_turn_index_is_rebuilt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_damaged_or_foreign_turn_index_is_not_used_and_is_rebuilt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(snapshots, "KEYFRAME_EVERY", 5)
     log_ = golden_copy(tmp_path, "mortecouille")
-    expected = fold(log_.read())
+    events = log_.read()
+    expected = [fold(events[:position]) for position in range(len(events) + 1)]
     turn_index(log_).keep()
     kept = turns_path(log_).read_bytes()
     assert not turn_index(log_).rebuilt
+    middle = len(kept) // 2  # in a keyframe's state: found when that keyframe is needed
     for spoilt in (
         kept[:-50],
         kept[:40] + bytes([kept[40] ^ 1]) + kept[41:],
-        kept[: len(kept) // 2] + bytes([kept[len(kept) // 2] ^ 1]) + kept[len(kept) // 2 + 1 :],
+        kept[:middle] + bytes([kept[middle] ^ 1]) + kept[middle + 1 :],
         kept.replace(b"mortecouille-turns 1\n", b"mortecouille-turns 9\n", 1),
         b"",
     ):
         turns_path(log_).write_bytes(spoilt)
         index = turn_index(log_)
-        assert index.rebuilt
-        assert index.final == expected
+        assert [index.state_at(position)[0] for position in range(len(events) + 1)] == expected
+        assert index.final == expected[-1]
+        assert index.rebuilt  # so the next keep writes it anew
+        index.keep()
+        assert turns_path(log_).read_bytes() == kept
     other = golden_copy(tmp_path / "other", "blockade")
     turns_path(other).write_bytes(kept)
     assert turn_index(other).rebuilt
