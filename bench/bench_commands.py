@@ -195,9 +195,8 @@ WRAPPER = (
 def max_rss_mb(games: Path, *args: str) -> float:
     """The most memory (MB) one fresh ``mortecouille ARGS`` process took."""
     command = [sys.executable, "-c", "from mortecouille.cli.main import main; main()"]
-    done = subprocess.run(
-        [sys.executable, "-c", WRAPPER, *command, "--games-dir", str(games), *args], capture_output=True, text=True
-    )
+    wrapped = [sys.executable, "-c", WRAPPER, *command, "--games-dir", str(games), *args]
+    done = subprocess.run(wrapped, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(args)}: the measuring wrapper failed: {done.stderr[-500:]}")
     return int(done.stdout.split()[-1]) / 1024  # ru_maxrss is in KiB on Linux
