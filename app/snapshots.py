@@ -29,6 +29,7 @@ their events (:func:`mortecouille.events.stores.events_from`).
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import hashlib
 import os
@@ -43,7 +44,7 @@ from mortecouille.core.errors import BadInput
 from mortecouille.core.game import evolve, fold
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
-from mortecouille.events.codec import decode_line, line_hash
+from mortecouille.events.codec import decode_line, decode_lines, line_hash
 from mortecouille.events.game import GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.house_log import get_logger
 from mortecouille.events.rulings import RulingRecorded
@@ -273,12 +274,9 @@ ENDED: Final = 1
 GAME_ENDED: Final = 2
 
 
-class Marker(msgspec.Struct, frozen=True, array_like=True):
-    """A turn started or ended, or the game ended, at ``seq``."""
-
-    seq: int
-    kind: int
-    turn: int
+#: A turn started or ended, or the game ended: (seq, STARTED | ENDED | GAME_ENDED, turn); plain
+#: tuples, the cheapest to decode and scan in their thousands
+Marker = tuple[int, int, int]
 
 
 class Keyframe(msgspec.Struct, frozen=True, array_like=True):
@@ -353,26 +351,24 @@ class TurnIndex:
         return 0 if self.covered is None else self.covered.seq + 1
 
     def resolved_turns(self) -> list[int]:
-        return [m.turn for m in self.markers if m.kind == ENDED]
+        return [turn for _, kind, turn in self.markers if kind == ENDED]
 
     def position_after_turn(self, turn: int) -> int:
         """As :func:`~mortecouille.replays.reading.replay.position_after_turn`."""
-        for marker in self.markers:
-            if marker.kind == STARTED and marker.turn > turn:
-                return marker.seq
-            if marker.kind == ENDED and marker.turn == turn:
-                return marker.seq + 1
+        for seq, kind, marked in self.markers:
+            if (kind == STARTED and marked > turn) or (kind == ENDED and marked == turn):
+                return seq if kind == STARTED else seq + 1
         return self.end
 
     def story_span(self, turn: int) -> tuple[int, int]:
         """As :func:`~mortecouille.replays.reading.explain.story_span`, with the same refusal."""
         start: int | None = None
         bounds: tuple[int, int] | None = None
-        for marker in self.markers:
-            if marker.kind == STARTED and marker.turn == turn:
-                start = marker.seq
-            elif marker.kind == ENDED and marker.turn == turn and start is not None:
-                bounds = (start, marker.seq)
+        for seq, kind, marked in self.markers:
+            if kind == STARTED and marked == turn:
+                start = seq
+            elif kind == ENDED and marked == turn and start is not None:
+                bounds = (start, seq)
                 break
         if bounds is None:
             done = self.resolved_turns()
@@ -381,23 +377,21 @@ class TurnIndex:
         start, end = bounds
         first = start
         if first > 1:
-            ended_before = [m.seq for m in self.markers if m.kind == ENDED and m.seq < start]
+            ended_before = [seq for seq, kind, _ in self.markers if kind == ENDED and seq < start]
             first = max(1, ended_before[-1] + 1) if ended_before else 1
         last = end + 1
-        if any(m.kind == GAME_ENDED and m.seq == last for m in self.markers) and last < self.end:
+        if (last, GAME_ENDED, 0) in self.markers and last < self.end:
             last += 1
         return first, last
 
     def rulings_until(self, position: int) -> list[RulingRecorded]:
         """The rulings among the first ``position`` events."""
-        found = []
-        for seq, line in self.rulings:
-            if seq >= position:
-                break
-            event = decode_line(line, seq + 1)
-            assert isinstance(event, RulingRecorded)
-            found.append(event)
-        return found
+        count = bisect.bisect_left(self.rulings, position, key=lambda ruling: ruling[0])
+        if count == 0:
+            return []
+        # one decoding call for all of them: a long game's rulings run into thousands
+        found = decode_lines(b"\n".join(line for _, line in self.rulings[:count]) + b"\n")
+        return [event for event in found if isinstance(event, RulingRecorded)]
 
     def keyframe_bytes(self, position: int) -> bytes:
         """The encoded state at keyframe ``position``; :class:`_DamagedKeyframe` when its bytes in
@@ -549,11 +543,11 @@ def _extend(index: TurnIndex, size: int) -> None:
         event = decode_line(line, seq + 1)
         state = evolve(state, event)
         if isinstance(event, TurnStarted):
-            index.markers.append(Marker(seq, STARTED, event.turn))
+            index.markers.append((seq, STARTED, event.turn))
         elif isinstance(event, TurnEnded):
-            index.markers.append(Marker(seq, ENDED, event.turn))
+            index.markers.append((seq, ENDED, event.turn))
         elif isinstance(event, GameEnded):
-            index.markers.append(Marker(seq, GAME_ENDED, 0))
+            index.markers.append((seq, GAME_ENDED, 0))
         elif isinstance(event, RulingRecorded):
             index.rulings.append((seq, bytes(line)))
         offset += len(line) + 1
