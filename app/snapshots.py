@@ -34,6 +34,7 @@ import contextlib
 import hashlib
 import os
 import secrets
+from array import array
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Final
@@ -298,12 +299,104 @@ class _Directory(msgspec.Struct, frozen=True):
     name: str
     #: the last line the index covers (None: an empty log)
     covered: Anchor | None
-    markers: list[Marker]
-    #: the rulings' lines by seq (a position's rulings in force, read without the log)
-    rulings: list[tuple[int, bytes]]
+    #: the seqs and turns of the turn-started and turn-ended events, and the seqs of game-ended
+    #: ones, as arrays of int64 (``array('q')`` bytes: tens of thousands read at once)
+    started_turns: bytes
+    started_seqs: bytes
+    ended_turns: bytes
+    ended_seqs: bytes
+    game_ended: bytes
+    #: each turn started once, after the one before ended, and ended once: lookups by bisection
+    ordered: bool
+    #: the rulings' lines (each with its newline) and seqs, and where each line ends in them: a
+    #: position's rulings in force, read without the log
+    ruling_seqs: bytes
+    ruling_ends: bytes
+    ruling_lines: bytes
     keyframes: list[Keyframe]
     #: the state at the covered end (where an index behind the log resumes)
     final: Keyframe
+
+
+def _int64s(data: bytes = b"") -> array[int]:
+    values = array("q")
+    values.frombytes(data)
+    return values
+
+
+class _Marks:
+    """Where turns start and end and where the rulings are, as the turn index keeps them."""
+
+    def __init__(self, directory: _Directory | None = None) -> None:
+        self.started_turns = _int64s(directory.started_turns if directory else b"")
+        self.started_seqs = _int64s(directory.started_seqs if directory else b"")
+        self.ended_turns = _int64s(directory.ended_turns if directory else b"")
+        self.ended_seqs = _int64s(directory.ended_seqs if directory else b"")
+        self.game_ended = _int64s(directory.game_ended if directory else b"")
+        self.ordered = directory.ordered if directory else True
+        self.ruling_seqs = _int64s(directory.ruling_seqs if directory else b"")
+        self.ruling_ends = _int64s(directory.ruling_ends if directory else b"")
+        self.ruling_lines = bytearray(directory.ruling_lines if directory else b"")
+
+    def note(self, seq: int, event: Event, line: bytes) -> None:
+        """Take note of ``event`` (at ``seq``, from ``line``) if it is one the index keeps."""
+        if isinstance(event, TurnStarted):
+            # ordered: every turn started after the one before ended, with a greater number
+            self.ordered &= len(self.started_turns) == len(self.ended_turns) and (
+                not self.started_turns or event.turn > self.started_turns[-1]
+            )
+            self.started_turns.append(event.turn)
+            self.started_seqs.append(seq)
+        elif isinstance(event, TurnEnded):
+            # ordered: it ends the turn started last, which had not ended
+            self.ordered &= len(self.started_turns) == len(self.ended_turns) + 1 and (
+                event.turn == self.started_turns[-1]
+            )
+            self.ended_turns.append(event.turn)
+            self.ended_seqs.append(seq)
+        elif isinstance(event, GameEnded):
+            self.game_ended.append(seq)
+        elif isinstance(event, RulingRecorded):
+            self.ruling_lines += line + b"\n"
+            self.ruling_seqs.append(seq)
+            self.ruling_ends.append(len(self.ruling_lines))
+
+    def merged(self) -> list[Marker]:
+        """Every marker in seq order (for a log whose turns are not :attr:`ordered`)."""
+        found = [
+            (seq, STARTED, turn) for seq, turn in zip(self.started_seqs, self.started_turns, strict=True)
+        ]
+        found += [(seq, ENDED, turn) for seq, turn in zip(self.ended_seqs, self.ended_turns, strict=True)]
+        found += [(seq, GAME_ENDED, 0) for seq in self.game_ended]
+        return sorted(found)
+
+    def turn_bounds(self, turn: int) -> tuple[int, int] | None:
+        """As :func:`~mortecouille.replays.reading.replay.turn_bounds`, by seq."""
+        if self.ordered:  # the k-th turn ended is the k-th started
+            at = bisect.bisect_left(self.ended_turns, turn)
+            if at < len(self.ended_turns) and self.ended_turns[at] == turn:
+                return self.started_seqs[at], self.ended_seqs[at]
+            return None
+        start: int | None = None
+        for seq, kind, marked in self.merged():
+            if kind == STARTED and marked == turn:
+                start = seq
+            elif kind == ENDED and marked == turn and start is not None:
+                return start, seq
+        return None
+
+    def directory_fields(self) -> dict[str, Any]:
+        return {
+            "started_turns": self.started_turns.tobytes(),
+            "started_seqs": self.started_seqs.tobytes(),
+            "ended_turns": self.ended_turns.tobytes(),
+            "ended_seqs": self.ended_seqs.tobytes(),
+            "game_ended": self.game_ended.tobytes(),
+            "ordered": self.ordered,
+            "ruling_seqs": self.ruling_seqs.tobytes(),
+            "ruling_ends": self.ruling_ends.tobytes(),
+            "ruling_lines": bytes(self.ruling_lines),
+        }
 
 
 def turns_path(log_: GameLog) -> Path:
@@ -320,8 +413,7 @@ class TurnIndex:
         self,
         log_: GameLog,
         covered: Anchor | None,
-        markers: list[Marker],
-        rulings: list[tuple[int, bytes]],
+        marks: _Marks,
         keyframes: dict[int, bytes | Keyframe],
         offsets: dict[int, int],
         final: GameState,
@@ -329,8 +421,7 @@ class TurnIndex:
     ) -> None:
         self.log = log_
         self.covered = covered
-        self.markers = markers
-        self.rulings = rulings
+        self.marks = marks
         #: position -> the state's encoding (in memory) or where it is in the index file
         self.keyframes = keyframes
         #: position -> the byte where the line of that seq starts (where folding resumes)
@@ -351,46 +442,57 @@ class TurnIndex:
         return 0 if self.covered is None else self.covered.seq + 1
 
     def resolved_turns(self) -> list[int]:
-        return [turn for _, kind, turn in self.markers if kind == ENDED]
+        return list(self.marks.ended_turns)
 
     def position_after_turn(self, turn: int) -> int:
         """As :func:`~mortecouille.replays.reading.replay.position_after_turn`."""
-        for seq, kind, marked in self.markers:
-            if (kind == STARTED and marked > turn) or (kind == ENDED and marked == turn):
-                return seq if kind == STARTED else seq + 1
-        return self.end
+        marks = self.marks
+        if not marks.ordered:
+            for seq, kind, marked in marks.merged():
+                if (kind == STARTED and marked > turn) or (kind == ENDED and marked == turn):
+                    return seq if kind == STARTED else seq + 1
+            return self.end
+        # ordered: the first turn started after ``turn`` is the one with the least greater number
+        later = bisect.bisect_right(marks.started_turns, turn)
+        started = marks.started_seqs[later] if later < len(marks.started_turns) else None
+        at = bisect.bisect_left(marks.ended_turns, turn)
+        ended = (
+            marks.ended_seqs[at] if at < len(marks.ended_turns) and marks.ended_turns[at] == turn else None
+        )
+        if ended is not None and (started is None or ended < started):
+            return ended + 1
+        return started if started is not None else self.end
 
     def story_span(self, turn: int) -> tuple[int, int]:
         """As :func:`~mortecouille.replays.reading.explain.story_span`, with the same refusal."""
-        start: int | None = None
-        bounds: tuple[int, int] | None = None
-        for seq, kind, marked in self.markers:
-            if kind == STARTED and marked == turn:
-                start = seq
-            elif kind == ENDED and marked == turn and start is not None:
-                bounds = (start, seq)
-                break
+        marks = self.marks
+        bounds = marks.turn_bounds(turn)
         if bounds is None:
             done = self.resolved_turns()
             known = f"resolved turns: {done[0]}..{done[-1]}" if done else "no turn has been resolved yet"
             raise BadInput("--turn", f"turn {turn} has not been resolved ({known})")
         start, end = bounds
         first = start
-        if first > 1:
-            ended_before = [seq for seq, kind, _ in self.markers if kind == ENDED and seq < start]
-            first = max(1, ended_before[-1] + 1) if ended_before else 1
+        if first > 1:  # back to just after the last turn that ended before it
+            before = bisect.bisect_left(marks.ended_seqs, start) if marks.ordered else None
+            if before is not None:
+                ended_before = marks.ended_seqs[before - 1] if before > 0 else None
+            else:
+                ended_before = max((seq for seq in marks.ended_seqs if seq < start), default=None)
+            first = 1 if ended_before is None else max(1, ended_before + 1)
         last = end + 1
-        if (last, GAME_ENDED, 0) in self.markers and last < self.end:
+        if last < self.end and last in marks.game_ended:
             last += 1
         return first, last
 
     def rulings_until(self, position: int) -> list[RulingRecorded]:
         """The rulings among the first ``position`` events."""
-        count = bisect.bisect_left(self.rulings, position, key=lambda ruling: ruling[0])
+        marks = self.marks
+        count = bisect.bisect_left(marks.ruling_seqs, position)
         if count == 0:
             return []
         # one decoding call for all of them: a long game's rulings run into thousands
-        found = decode_lines(b"\n".join(line for _, line in self.rulings[:count]) + b"\n")
+        found = decode_lines(bytes(marks.ruling_lines[: marks.ruling_ends[count - 1]]))
         return [event for event in found if isinstance(event, RulingRecorded)]
 
     def keyframe_bytes(self, position: int) -> bytes:
@@ -519,8 +621,7 @@ def _read_turn_index(log_: GameLog) -> TurnIndex | None:
     return TurnIndex(
         log_,
         directory.covered,
-        list(directory.markers),
-        list(directory.rulings),
+        _Marks(directory),
         keyframes,
         {0: 0},
         final,
@@ -529,7 +630,7 @@ def _read_turn_index(log_: GameLog) -> TurnIndex | None:
 
 
 def _empty_index(log_: GameLog) -> TurnIndex:
-    return TurnIndex(log_, None, [], [], {0: encode_state(EMPTY)}, {0: 0}, EMPTY, None)
+    return TurnIndex(log_, None, _Marks(), {0: encode_state(EMPTY)}, {0: 0}, EMPTY, None)
 
 
 def _extend(index: TurnIndex, size: int) -> None:
@@ -542,14 +643,7 @@ def _extend(index: TurnIndex, size: int) -> None:
     for line in index.log.stream_lines(offset, seq, end=size):
         event = decode_line(line, seq + 1)
         state = evolve(state, event)
-        if isinstance(event, TurnStarted):
-            index.markers.append((seq, STARTED, event.turn))
-        elif isinstance(event, TurnEnded):
-            index.markers.append((seq, ENDED, event.turn))
-        elif isinstance(event, GameEnded):
-            index.markers.append((seq, GAME_ENDED, 0))
-        elif isinstance(event, RulingRecorded):
-            index.rulings.append((seq, bytes(line)))
+        index.marks.note(seq, event, bytes(line))
         offset += len(line) + 1
         seq += 1
         last = (event.seq, event.hash)
@@ -586,7 +680,13 @@ def _write_turn_index(index: TurnIndex) -> bool:
     for _ in range(8):
         frames, final_frame = layout(base)
         directory = msgspec.msgpack.encode(
-            _Directory(index.log.name, index.covered, index.markers, index.rulings, frames, final_frame)
+            _Directory(
+                name=index.log.name,
+                covered=index.covered,
+                keyframes=frames,
+                final=final_frame,
+                **index.marks.directory_fields(),
+            )
         )
         wanted = len(_TURNS_MAGIC) + 40 + len(directory)
         if wanted == base:

@@ -8,13 +8,14 @@ that stays representative to its end (built once per size, kept in ``bench/out/`
 into a games directory of its own (with its secret seed, so ``order`` rolls as a referee's would).
 
 * Log work (the command's path through ``mortecouille.app`` without the process's start-up,
-  which ``bench_startup.py`` measures): ``state`` and ``board`` read the current state (the board
-  also drawn), ``order`` gives a ship its blockade tokens and ``place`` places a new ship (both
-  lock, fold, decide, append with its fsync). Each is measured after one warm-up run, which keeps
-  the derived files a long game's commands find (``app/snapshots.py``); the warm-up's time, that
-  of a game with no derived file yet, is printed too, and the old path (read the whole log and
-  fold it) at the largest size as the baseline. Goal: the largest of 1k/10k/100k within 2x of 1k
-  (the 1M-event row is printed and judged the same way when asked for).
+  which ``bench_startup.py`` measures): ``state`` and ``board`` read the current state (drawing the
+  board grows with its ships, not the log: timed apart), ``order`` gives a ship its blockade
+  tokens and ``place`` places a new ship (both lock, fold, decide, append with its fsync). Each
+  is measured after one warm-up run, which keeps the derived files a long game's commands find
+  (``app/snapshots.py``); the warm-up's time, that of a game with no derived file yet, is printed
+  too, and the old path (read the whole log and fold it) at the largest size as the baseline.
+  Goal: each size within 2x of the smallest (the issue's: 100k within 2x of 1k). The sizes are
+  measured in turn, run after run.
 * ``replay --turn N`` and ``explain --turn N`` (the whole CLI command in-process, output
   included) at the first and the last turn of a ``--turns-events`` game. Goals: under 150 ms at
   any turn; the last turn within 2x of the first (the baseline).
@@ -82,7 +83,8 @@ def give_tokens(log_: GameLog) -> None:
 
 
 def guard_ship(state: GameState) -> str:
-    return min(s.id for s in state.ships.values() if s.afloat and s.id.startswith("G"))
+    """A ship afloat (the 36 guards early on; late in the 1M-event battle only raiders are left)."""
+    return min(s.id for s in state.ships.values() if s.afloat)
 
 
 def place_ship(log_: GameLog) -> None:
@@ -103,15 +105,26 @@ def read_state(log_: GameLog) -> None:
     load_state(log_, keep=True)
 
 
-def draw_board(log_: GameLog) -> None:
-    render_board(load_state(log_, keep=True))
+def board_state(log_: GameLog) -> None:
+    """``board``'s log work: the state it draws (the drawing grows with the ships, not the log:
+    timed apart, see :func:`drawing`)."""
+    load_state(log_, keep=True)
+
+
+def drawing(sizes: list[int], runs: int) -> None:
+    for size in sizes:
+        state = load_state(GameLog(cached_log(size)))
+        print(
+            f"  (drawing the board of {size:,} events, {len(state.ships)} ships: "
+            f"{timed(lambda state=state: render_board(state), runs).shown('ms')}; not log work)"
+        )  # type: ignore[misc]
 
 
 COMMANDS: dict[str, Callable[[GameLog], None]] = {
     "state": read_state,
     "order": give_tokens,
     "place": place_ship,
-    "board": draw_board,
+    "board": board_state,
 }
 
 
@@ -119,17 +132,23 @@ def log_work(sizes: list[int], runs: int, work: Path) -> bool:
     met = True
     print("log work of a command (in-process, after one warm-up run that keeps the derived files)")
     medians: dict[str, dict[int, Timing]] = {name: {} for name in COMMANDS}
-    for size in sizes:
-        for name, command in COMMANDS.items():
-            log_ = game_copy(work / f"{name}-{size}", size)
-            cold = timed(lambda log_=log_, command=command: command(log_), 1)  # type: ignore[misc]
-            timing = timed(lambda log_=log_, command=command: command(log_), runs)  # type: ignore[misc]
-            medians[name][size] = timing
+    for name, command in COMMANDS.items():
+        logs = {size: game_copy(work / f"{name}-{size}", size) for size in sizes}
+        cold = {
+            size: timed(lambda log_=log_, command=command: command(log_), 1) for size, log_ in logs.items()
+        }  # type: ignore[misc]
+        spent: dict[int, list[float]] = {size: [] for size in sizes}
+        for _ in range(runs):  # the sizes in turn, run after run: the machine's load hits them alike
+            for size, log_ in logs.items():
+                spent[size].extend(timed(lambda log_=log_, command=command: command(log_), 1).runs)  # type: ignore[misc]
+        for size in sizes:
+            medians[name][size] = Timing(spent[size])
             print(
-                f"  {name:5} {size:>9,} events: {timing.shown('ms')}; "
-                f"first run, no derived file yet: {cold.runs[0] * 1e3:.0f} ms"
+                f"  {name:5} {size:>9,} events: {medians[name][size].shown('ms')}; "
+                f"first run, no derived file yet: {cold[size].runs[0] * 1e3:.0f} ms"
             )
             shutil.rmtree(work / f"{name}-{size}")
+    drawing(sizes, runs)
     largest = max(sizes)
     baseline_log = game_copy(work / "baseline", largest)
     baseline = timed(lambda: fold(baseline_log.read()), runs)

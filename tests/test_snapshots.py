@@ -27,11 +27,15 @@ from mortecouille.app.snapshots import (
     turns_path,
     write_snapshot,
 )
+from mortecouille.core.errors import BadInput
 from mortecouille.core.game import fold
 from mortecouille.core.limits import GAME_FILE_SUFFIXES
 from mortecouille.core.rulings import RecordRuling
 from mortecouille.core.state import GameState, state_hash
-from mortecouille.events.rulings import Adjustment
+from mortecouille.events.base import Event
+from mortecouille.events.board import Board
+from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
+from mortecouille.events.rulings import Adjustment, RulingRecorded
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.explain import story_span
 from mortecouille.replays.reading.replay import position_after_turn, resolved_turns
@@ -148,6 +152,57 @@ def test_the_turn_index_answers_as_the_whole_list_of_events(tmp_path: Path, name
             assert event == (events[position - 1] if position else None)
             assert [r.seq for r in index.rulings_until(position)] == [
                 e.seq for e in events[:position] if type(e).__name__ == "RulingRecorded"
+            ]
+
+
+MARKER_EVENTS = st.one_of(
+    st.builds(lambda turn: TurnStarted(turn=turn), st.integers(1, 4)),
+    st.builds(lambda turn: TurnEnded(turn=turn, state_hash="0" * 64), st.integers(1, 4)),
+    st.just(GameEnded(reason="referee", winner=None)),
+    st.builds(lambda turn: RulingRecorded(turn=turn, rule="T2", text="noted"), st.integers(1, 4)),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(body=st.lists(MARKER_EVENTS, max_size=14), keyframe_every=st.integers(1, 6))
+def test_turn_lookups_match_the_list_functions_whatever_order_the_turns_come_in(
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    body: list[Event],
+    keyframe_every: int,
+) -> None:
+    """Turns restarted, ended twice, out of order or never ended (a log written by hand, or cut):
+    the index gives what the functions over the whole list give, by bisection when the turns
+    come in order and by a scan otherwise."""
+    monkeypatch.setattr(snapshots, "KEYFRAME_EVERY", keyframe_every)
+    directory = tmp_path_factory.mktemp("odd")
+    created = GameCreated(
+        game="odd", ruleset="blockade", players=("A", "B"), budget=0, board=Board(width=5, height=5),
+        rules_version="t", dice_mode="table",
+    )  # fmt: skip
+    log_ = GameLog(directory / "odd.jsonl")
+    log_.create([created, *body])
+    events = log_.read()
+    for attempt in ("built", "read back"):
+        index = turn_index(log_)
+        index.rebuilt = True
+        index.keep()
+        assert index.resolved_turns() == resolved_turns(events), attempt
+        for turn in range(0, 6):
+            assert index.position_after_turn(turn) == position_after_turn(events, turn)
+            try:
+                expected: tuple[int, int] | str = story_span(events, turn)
+            except BadInput as error:
+                expected = str(error)
+            try:
+                found: tuple[int, int] | str = index.story_span(turn)
+            except BadInput as error:
+                found = str(error)
+            assert found == expected, (turn, attempt)
+        for position in range(len(events) + 1):
+            assert index.state_at(position)[0] == fold(events[:position])
+            assert index.rulings_until(position) == [
+                e for e in events[:position] if isinstance(e, RulingRecorded)
             ]
 
 
