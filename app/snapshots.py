@@ -13,7 +13,7 @@ Each stands on one line of the log, its :class:`Anchor`: the seq, the hash and t
 line ends. Before either is used, that one line is read back from the log (at that byte) and its
 seq, its hash and the hash of its body are compared: since every line's hash covers the previous
 line's, a line that checks out vouches for every line before it, so a state derived from them is
-the fold of the log as it is. A file that is missing, damaged (its own SHA-256 does not match),
+the fold of the log as it is. A file that is missing, damaged (its own checksum does not match),
 of another format version, another game's, or whose line the log no longer holds (a repair cut
 the tail, the log was replaced) is ignored and rebuilt; a file merely behind the log is used and
 the events after it are folded. Deleting them changes nothing but speed; ``verify`` never reads
@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import bisect
 import contextlib
-import hashlib
 import os
 import secrets
+import zlib
 from array import array
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -150,8 +150,15 @@ def _read_derived(path: Path) -> bytes | None:
         return None
 
 
+#: The bytes of :func:`_digest`.
+_DIGEST_SIZE: Final = 4
+
+
 def _digest(data: bytes) -> bytes:
-    return hashlib.sha256(data).digest()
+    """The CRC-32 of a derived file's part: it catches a damaged or cut file (a derived file is
+    no defence against whoever can write the games directory: they could write the log), at a
+    fraction of a cryptographic hash's cost on every command."""
+    return zlib.crc32(data).to_bytes(_DIGEST_SIZE, "big")
 
 
 _STATE_ENCODER = msgspec.msgpack.Encoder()
@@ -282,7 +289,7 @@ Marker = tuple[int, int, int]
 
 class Keyframe(msgspec.Struct, frozen=True, array_like=True):
     """The state at ``position`` (events applied), whose next line starts at byte ``offset`` of
-    the log, stored at ``start`` in the index file (``length`` bytes, their SHA-256 ``digest``)."""
+    the log, stored at ``start`` in the index file (``length`` bytes, their CRC-32 ``digest``)."""
 
     position: int
     offset: int
@@ -597,13 +604,13 @@ def _read_turn_index(log_: GameLog) -> TurnIndex | None:
     checked against its digest then."""
     path = turns_path(log_)
     at = len(_TURNS_MAGIC)
-    header = _read_range(path, 0, at + 40)
+    header = _read_range(path, 0, at + 8 + _DIGEST_SIZE)
     if header is None or not header.startswith(_TURNS_MAGIC):
         return None
     try:
         length = int.from_bytes(header[at : at + 8], "big")
-        directory_bytes = _read_range(path, at + 40, length)
-        if directory_bytes is None or _digest(directory_bytes) != header[at + 8 : at + 40]:
+        directory_bytes = _read_range(path, at + 8 + _DIGEST_SIZE, length)
+        if directory_bytes is None or _digest(directory_bytes) != header[at + 8 :]:
             return None
         directory = msgspec.msgpack.decode(directory_bytes, type=_Directory)
         if directory.name != log_.name:
@@ -657,7 +664,7 @@ def _extend(index: TurnIndex, size: int) -> None:
 
 
 def _write_turn_index(index: TurnIndex) -> bool:
-    """The index as a file: magic, the directory's length and SHA-256, the directory, then each
+    """The index as a file: magic, the directory's length and CRC-32, the directory, then each
     keyframe's state and the state at the end (where the directory says, each with its digest)."""
     pending: list[tuple[int, bytes]] = []
     for position in sorted(index.keyframes):
@@ -676,7 +683,7 @@ def _write_turn_index(index: TurnIndex) -> bool:
         return frames, Keyframe(index.end, 0, at, len(final), _digest(final))
 
     # the directory holds the blobs' places, which follow it: laid out until its length settles
-    base = len(_TURNS_MAGIC) + 40
+    base = len(_TURNS_MAGIC) + 8 + _DIGEST_SIZE
     for _ in range(8):
         frames, final_frame = layout(base)
         directory = msgspec.msgpack.encode(
@@ -688,7 +695,7 @@ def _write_turn_index(index: TurnIndex) -> bool:
                 **index.marks.directory_fields(),
             )
         )
-        wanted = len(_TURNS_MAGIC) + 40 + len(directory)
+        wanted = len(_TURNS_MAGIC) + 8 + _DIGEST_SIZE + len(directory)
         if wanted == base:
             break
         base = wanted

@@ -15,7 +15,8 @@ into a games directory of its own (with its secret seed, so ``order`` rolls as a
   (``app/snapshots.py``); the warm-up's time, that of a game with no derived file yet, is printed
   too, and the old path (read the whole log and fold it) at the largest size as the baseline.
   Goal: each size within 2x of the smallest (the issue's: 100k within 2x of 1k). The sizes are
-  measured in turn, run after run.
+  measured in turn, run after run, in CPU time of the process (on a shared machine wall time
+  measures the neighbours; the fsync's wait is ``bench_append.py``'s), the reads 20 at a time.
 * ``replay --turn N`` and ``explain --turn N`` (the whole CLI command in-process, output
   included) at the first and the last turn of a ``--turns-events`` game. Goals: under 150 ms at
   any turn; the last turn within 2x of the first (the baseline).
@@ -31,11 +32,14 @@ Each time prints the median of ``--runs`` (at least 5) runs with min and max and
 from __future__ import annotations
 
 import argparse
+import gc
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -43,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from click.testing import CliRunner  # noqa: E402
 
 from bench.bench_fold import cached_log  # noqa: E402
-from bench.timing import Timing, timed, verdict  # noqa: E402
+from bench.timing import Timing, interleaved, timed, verdict  # noqa: E402
 from mortecouille.app.commands import load_state, run_command  # noqa: E402
 from mortecouille.app.snapshots import DERIVED_SUFFIXES  # noqa: E402
 from mortecouille.cli.main import cli  # noqa: E402
@@ -101,6 +105,11 @@ def place_ship(log_: GameLog) -> None:
     run_command(log_, command)
 
 
+#: Calls per timed run of the reads, each well under a millisecond: a run of one would time the
+#: machine's load more than the read
+READS_PER_RUN = 20
+
+
 def read_state(log_: GameLog) -> None:
     load_state(log_, keep=True)
 
@@ -111,13 +120,30 @@ def board_state(log_: GameLog) -> None:
     load_state(log_, keep=True)
 
 
-def drawing(sizes: list[int], runs: int) -> None:
-    for size in sizes:
-        state = load_state(GameLog(cached_log(size)))
+def drawing(boards: dict[int, GameState], runs: int) -> None:
+    for size, state in boards.items():
+        timing = timed(partial(render_board, state), runs)
         print(
             f"  (drawing the board of {size:,} events, {len(state.ships)} ships: "
-            f"{timed(lambda state=state: render_board(state), runs).shown('ms')}; not log work)"
-        )  # type: ignore[misc]
+            f"{timing.shown('ms')}; not log work)"
+        )
+
+
+def cpu_timed(fn: Callable[[], object], runs: int) -> Timing:
+    """As :func:`bench.timing.timed`, in CPU seconds of this process: the log work itself, not
+    the fsync's wait for the disk nor the neighbours' load on a shared machine."""
+    spent = []
+    for _ in range(runs):
+        gc.collect()
+        start = time.process_time()
+        fn()
+        spent.append(time.process_time() - start)
+    return Timing(spent)
+
+
+def repeat(command: Callable[[GameLog], None], log_: GameLog, times: int) -> None:
+    for _ in range(times):
+        command(log_)
 
 
 COMMANDS: dict[str, Callable[[GameLog], None]] = {
@@ -130,25 +156,27 @@ COMMANDS: dict[str, Callable[[GameLog], None]] = {
 
 def log_work(sizes: list[int], runs: int, work: Path) -> bool:
     met = True
-    print("log work of a command (in-process, after one warm-up run that keeps the derived files)")
+    print("log work of a command (CPU time in-process, after one warm-up run that keeps the derived files)")
     medians: dict[str, dict[int, Timing]] = {name: {} for name in COMMANDS}
+    boards: dict[int, GameState] = {}
     for name, command in COMMANDS.items():
         logs = {size: game_copy(work / f"{name}-{size}", size) for size in sizes}
-        cold = {
-            size: timed(lambda log_=log_, command=command: command(log_), 1) for size, log_ in logs.items()
-        }  # type: ignore[misc]
+        cold = {size: timed(partial(command, log_), 1) for size, log_ in logs.items()}
         spent: dict[int, list[float]] = {size: [] for size in sizes}
+        per_call = READS_PER_RUN if name in ("state", "board") else 1
         for _ in range(runs):  # the sizes in turn, run after run: the machine's load hits them alike
             for size, log_ in logs.items():
-                spent[size].extend(timed(lambda log_=log_, command=command: command(log_), 1).runs)  # type: ignore[misc]
+                spent[size].extend(cpu_timed(partial(repeat, command, log_, per_call), 1).runs)
+        if name == "board":
+            boards = {size: load_state(log_) for size, log_ in logs.items()}
         for size in sizes:
-            medians[name][size] = Timing(spent[size])
+            medians[name][size] = Timing([run / per_call for run in spent[size]])
             print(
                 f"  {name:5} {size:>9,} events: {medians[name][size].shown('ms')}; "
                 f"first run, no derived file yet: {cold[size].runs[0] * 1e3:.0f} ms"
             )
             shutil.rmtree(work / f"{name}-{size}")
-    drawing(sizes, runs)
+    drawing(boards, runs)
     largest = max(sizes)
     baseline_log = game_copy(work / "baseline", largest)
     baseline = timed(lambda: fold(baseline_log.read()), runs)
@@ -166,7 +194,9 @@ def log_work(sizes: list[int], runs: int, work: Path) -> bool:
     return met
 
 
-def cli_time(games: Path, args: list[str], runs: int) -> Timing:
+def cli_command(games: Path, args: list[str]) -> Callable[[], None]:
+    """The whole CLI command ``args`` in-process (output included), run once to warm up (which
+    keeps the turn index)."""
     runner = CliRunner()
 
     def once() -> None:
@@ -174,8 +204,8 @@ def cli_time(games: Path, args: list[str], runs: int) -> Timing:
         if result.exit_code != 0:
             raise SystemExit(f"{' '.join(args)} failed: {result.output}")
 
-    once()  # the warm-up keeps the turn index
-    return timed(once, runs)
+    once()
+    return once
 
 
 def turn_reads(events: int, runs: int, work: Path) -> bool:
@@ -189,8 +219,12 @@ def turn_reads(events: int, runs: int, work: Path) -> bool:
     )
     print(f"  first replay, no turn index yet (it is built): {cold.runs[0]:.2f} s")
     for command in ("replay", "explain"):
-        first = cli_time(games, [command, GAME, "--turn", "1"], runs)
-        last = cli_time(games, [command, GAME, "--turn", str(turns)], runs)
+        # first and last turn in turn, run after run: the machine's load hits both alike
+        first, last = interleaved(
+            cli_command(games, [command, GAME, "--turn", "1"]),
+            cli_command(games, [command, GAME, "--turn", str(turns)]),
+            runs,
+        )
         print(f"  {command} --turn 1:      {first.shown('ms')}")
         print(f"  {command} --turn {turns}: {last.shown('ms')}")
         met &= verdict(f"{command} --turn 1 at {events:,} events (ms)", first.median * 1e3, 150, False)
