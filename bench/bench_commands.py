@@ -205,6 +205,8 @@ def cli_command(games: Path, args: list[str]) -> Callable[[], None]:
             raise SystemExit(f"{' '.join(args)} failed: {result.output}")
 
     once()
+    warm = runner.invoke(cli, ["--games-dir", str(games), *args])
+    print(f"  ({' '.join(args)} prints {warm.output.count(chr(10)):,} lines)")
     return once
 
 
