@@ -331,8 +331,8 @@ class GameLog:
 
     def line_at(self, offset: int) -> bytes | None:
         """The complete line starting at byte ``offset``, without its newline; None when the log
-        has no complete line there (shorter, or torn there). Reads only that line: this is how a
-        derived index checks the line it stands on before it is trusted."""
+        has no complete line there (shorter, or torn there). Reads only that line (the derived
+        files, which know where their line ends, use :meth:`line_ending_at`)."""
         try:
             fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
         except FileNotFoundError:

@@ -134,3 +134,18 @@ def test_a_stream_waits_for_an_append_in_progress_instead_of_calling_it_torn(tmp
     os.close(writer)
     reader.join(timeout=60)
     assert read == [before + 1]
+
+
+@pytest.mark.parametrize("source", GOLDEN_LOGS[:2], ids=lambda path: path.stem)
+def test_the_line_ending_at_a_byte_and_a_stream_up_to_it(tmp_path: Path, source: Path) -> None:
+    log = copied(tmp_path, source)
+    events, data = log.read(), log.read_bytes()
+    ends = [start - 1 for start in line_starts(data)[1:]] + [len(data) - 1]  # each line's newline
+    assert log.settled_size() == len(data)
+    for seq, newline in enumerate(ends):
+        assert log.line_ending_at(newline + 1) == data[:newline].rsplit(b"\n", 1)[-1]
+        assert list(log.stream(end=newline + 1)) == events[: seq + 1]
+        assert list(log.stream_lines(end=newline + 1)) == data[: newline + 1].split(b"\n")[:-1]
+    assert log.line_ending_at(0) is None
+    assert log.line_ending_at(ends[3]) is None  # not after a newline: no line ends there
+    assert log.line_ending_at(len(data) + 10) is None  # beyond the log
