@@ -133,7 +133,8 @@ def _write_derived(path: Path, payload: bytes) -> bool:
     except OSError as error:
         with contextlib.suppress(OSError):
             os.unlink(temporary)
-        _log.warning("derived file not written", path=str(path), error=error.strerror or str(error))
+        # derived: only speed is lost, so no warning on every read of a read-only games directory
+        _log.info("derived file not written", path=str(path), error=error.strerror or str(error))
         return False
 
 

@@ -387,3 +387,15 @@ def test_verify_ignores_the_derived_files(tmp_path: Path) -> None:
     turns_path(log_).write_bytes(b"not an index")
     again = run(tmp_path, "verify", "mortecouille")
     assert (again.exit_code, again.output) == (clean.exit_code, clean.output)
+
+
+@pytest.mark.usefixtures("small_thresholds")
+def test_a_derived_file_that_cannot_be_written_changes_no_output(tmp_path: Path) -> None:
+    log_ = golden_copy(tmp_path, "blockade")
+    expected = ok(tmp_path, "state", "blockade", "--json")
+    without_derived(log_)
+    snapshot_path(log_).mkdir()  # in the way of the rename: the write fails
+    result = run(tmp_path, "state", "blockade", "--json")
+    assert (result.exit_code, result.output) == (0, expected)
+    assert snapshot_path(log_).is_dir() and not any(snapshot_path(log_).iterdir())
+    assert [path.name for path in tmp_path.iterdir() if path.name.endswith(".tmp")] == []
