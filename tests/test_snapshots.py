@@ -399,3 +399,22 @@ def test_a_derived_file_that_cannot_be_written_changes_no_output(tmp_path: Path)
     assert (result.exit_code, result.output) == (0, expected)
     assert snapshot_path(log_).is_dir() and not any(snapshot_path(log_).iterdir())
     assert [path.name for path in tmp_path.iterdir() if path.name.endswith(".tmp")] == []
+
+
+@pytest.mark.usefixtures("small_thresholds")
+def test_a_repair_that_cuts_an_unfinished_append_invalidates_what_stood_on_it(tmp_path: Path) -> None:
+    log_ = golden_copy(tmp_path, "mortecouille")
+    events = log_.read()
+    turn_index(log_).keep()
+    assert turns_path(log_).exists()
+    poisoned_snapshot(log_)  # stands on the last line
+    kept = events[-4]
+    log_.write_head(kept.seq, kept.hash)  # a crash before the anchor moved past the last 3 lines
+    with log_.path.open("ab") as handle:
+        handle.write(b'{"type":"torn')  # and the next append torn
+    assert log_.repair() != b""  # the torn line and the 3 unanchored lines go
+    assert log_.read() == events[:-3]
+    assert read_snapshot(log_) is None
+    assert fold_log(log_).state == fold(events[:-3])
+    index = turn_index(log_)
+    assert index.rebuilt and index.final == fold(events[:-3])
