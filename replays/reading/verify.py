@@ -104,7 +104,7 @@ def verify_own(
     except LogError as error:
         report.findings.append(Finding("chain", False, str(error), error.seq))
         return report
-    status = log.head_status() if isinstance(log, GameLog) else "the store's head matches the last line"
+    status = log.head_status() if isinstance(log, GameLog) else f"store head at seq {report.events - 1} matches"
     report.findings.append(Finding("chain", True, f"{report.events} lines chained; {status}"))
     if events is None:
         try:
