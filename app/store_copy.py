@@ -22,7 +22,7 @@ from typing import NamedTuple
 from mortecouille.app.commands import game_log
 from mortecouille.core.errors import BadInput
 from mortecouille.events.codec import LogError
-from mortecouille.events.store import Conflict, GameLog, GameNotFound
+from mortecouille.events.store import Conflict, GameLog, GameNotFound, Head, Unwritable
 from mortecouille.events.store_errors import StoreError
 from mortecouille.events.stores import (
     SEATS,
@@ -41,10 +41,23 @@ COPIED_SECRETS: tuple[str, ...] = (SEED, SEATS)
 def verified_bytes(log: EventStore) -> bytes:
     """The game's log as the file store writes it, read under its writer lock and checked against
     the store's head (LogError names the first bad seq): what ``export-log`` prints."""
-    with log.transaction():
-        data = log.read_bytes()
-        log.verify_chain(data)
+    data, _ = _held_read(log)
+    log.verify_chain(data)
     return data
+
+
+def _held_read(log: EventStore) -> tuple[bytes, Head | None]:
+    """The log's bytes and its head, read under the writer lock, so no append falls between them
+    (else a head read after an append would take the bytes read before it for a cut log). A file
+    log the user may not write (a read-only folder, an archive) is read without the lock: a
+    torn tail from an append in flight is then reported, not copied."""
+    try:
+        with log.transaction():
+            return log.read_bytes(), log.read_head()
+    except Unwritable:
+        if not isinstance(log, GameLog):
+            raise
+        return log.read_bytes(), log.read_head()
 
 
 class CopyResult(NamedTuple):
@@ -102,9 +115,7 @@ def mirror_game(log: EventStore, directory: Path) -> Path:
     its head anchor at the store's head) without checking it: a reader of the files (the archive,
     ``query --logs``) then finds exactly what the store holds, a tampered log included, and its
     own checks refuse it as they would a file's."""
-    with log.transaction():
-        data = log.read_bytes()
-        head = log.read_head()
+    data, head = _held_read(log)
     mirrored = GameLog(directory / f"{log.name}.jsonl")
     mirrored.path.write_bytes(data)
     if head is not None:
