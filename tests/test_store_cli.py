@@ -250,6 +250,14 @@ def test_a_bad_store_url_is_refused_naming_the_option(url: str, named: str) -> N
 
 
 @pytest.mark.usefixtures("clean_environment")
+def test_a_bad_store_from_the_environment_is_named_as_such(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MORTECOUILLE_STORE", "mysql://db/games")
+    result = CliRunner().invoke(cli, ["games"])
+    assert result.exit_code == 2
+    assert result.output.startswith("error: $MORTECOUILLE_STORE mysql://db/games: unknown kind of store")
+
+
+@pytest.mark.usefixtures("clean_environment")
 def test_commands_that_need_no_store_do_not_open_one() -> None:
     # an unreachable database is never contacted by the price list or the odds
     for args in (["prices"], ["odds", "--distance", "3", "--cannons", "2"]):
