@@ -22,6 +22,7 @@ from mortecouille.app.commands import (
 from mortecouille.app.receipts import turn_head_code
 from mortecouille.app.scenario import parse_scenario, run_scenario, scenario_output
 from mortecouille.app.snapshots import turn_index
+from mortecouille.app.store_copy import log_as_file
 from mortecouille.cli.receipt_output import echo_receipt, receipts_option
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.blockade.commands import GiveTokens
@@ -94,7 +95,7 @@ def place(
     except ValueError as error:
         raise BadInput("--facing", str(error)) from None
     outcome = run_command(
-        game_log(ctx.games, game),
+        game_log(ctx.store, game),
         lambda state: PlaceShip(ship=ship, at=at, facing=facing, kind=kind, owner=owner),
         expected_seq=expect_seq,
     )
@@ -123,7 +124,7 @@ def tokens(
     """Give a blockade SHIP its TOKENS for this turn, one per round: F, L, R or - (P1)."""
     given = tuple(None if t == "-" else t.upper() for t in tokens)
     outcome = run_command(
-        game_log(ctx.games, game),
+        game_log(ctx.store, game),
         lambda state: GiveTokens(ship=ship, tokens=given, replace=replace_tokens),
         expected_seq=expect_seq,
     )
@@ -185,13 +186,13 @@ def resolve(
     if lock_only:
         if absent_reason is not None or partial or idle_turn or dice_text:
             raise BadInput("--lock", "only locks the turn: give the other options to the resolve after it")
-        echo_lines(lock_turn(game_log(ctx.games, game), expected_seq=expect_seq).lines())
+        echo_lines(lock_turn(game_log(ctx.store, game), expected_seq=expect_seq).lines())
         return
     interactive = sys.stdin.isatty() if prompt is None else prompt
     ask: AskDie | None = prompt_for_die if interactive else None
     confirm: ConfirmDice | None = None if assume_yes else confirm_table_dice
     outcome = resolve_turn(
-        game_log(ctx.games, game),
+        game_log(ctx.store, game),
         partial=partial,
         idle_turn=idle_turn,
         table_values=parse_dice_values(dice_text),
@@ -216,16 +217,19 @@ def resolve(
 @reports_errors
 def board(ctx: Context, game: str, turn: int | None, color: bool | None) -> None:
     """Draw GAME's board: ships with facing arrows, rocks, wind, whirlpools."""
-    log_ = game_log(ctx.games, game)
+    log_ = game_log(ctx.store, game)
     if turn is None:  # the current board: from the snapshot and the events after it
         click.echo(render_board(load_state(log_, keep=True)), color=color)
         return
-    index = turn_index(log_)  # a past board: from the keyframe before that turn
-    resolved = len(index.resolved_turns())
-    if not 0 <= turn <= resolved:
-        raise BadInput("--turn", f"{turn} is not a resolved turn of {game!r}: 0 (the start) to {resolved}")
-    shown, _ = index.state_at(index.position_after_turn(turn))
-    index.keep()
+    with log_as_file(log_) as readable:
+        index = turn_index(readable)  # a past board: from the keyframe before that turn
+        resolved = len(index.resolved_turns())
+        if not 0 <= turn <= resolved:
+            raise BadInput(
+                "--turn", f"{turn} is not a resolved turn of {game!r}: 0 (the start) to {resolved}"
+            )
+        shown, _ = index.state_at(index.position_after_turn(turn))
+        index.keep()
     click.echo(render_board(shown), color=color)
 
 

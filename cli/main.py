@@ -18,10 +18,10 @@ from typing import overload
 
 import click
 
-from mortecouille.app.commands import games_dir as resolve_games_dir
 from mortecouille.cli.shared import (
     GAMES_DIR_HELP,
     LOG_JSON_HELP,
+    STORE_HELP,
     VERBOSE_HELP,
     Context,
     configure_logging,
@@ -157,7 +157,7 @@ COMMAND_TABLE: tuple[tuple[str, str, str], ...] = (
     (
         "games",
         "referee_commands",
-        "List the games of the games directory: ruleset, turn, status, whose orders are missing.",
+        "List the games of the store: ruleset, turn, status, whose orders are missing.",
     ),
     (
         "prices",
@@ -169,6 +169,13 @@ COMMAND_TABLE: tuple[tuple[str, str, str], ...] = (
         "seat_commands",
         "GAME's seats: without --reissue, which seats have a link (a link is shown only when issued).",
     ),
+    (
+        "export-log",
+        "store_commands",
+        "GAME's log as JSON lines, byte for byte as a file store holds it (same hashes), from any "
+        "store; checked against the store's head first (exit 4 if it is corrupt or tampered).",
+    ),
+    ("store", "store_commands", "Work on whole stores: copy games from one store to another."),
     (
         "serve",
         "serve_command",
@@ -266,6 +273,7 @@ class RefereeGroup(click.Group):
 
 
 @click.group(cls=RefereeGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--store", metavar="URL", default=None, help=STORE_HELP)
 @click.option(
     "--games-dir",
     type=click.Path(file_okay=False),
@@ -276,10 +284,10 @@ class RefereeGroup(click.Group):
 @click.option("--log-json", is_flag=True, help=LOG_JSON_HELP)
 @click.version_option(package_name="mortecouille", prog_name="mortecouille", message="%(prog)s %(version)s")
 @click.pass_context
-def cli(ctx: click.Context, games_dir: str | None, verbose: int, log_json: bool) -> None:
+def cli(ctx: click.Context, store: str | None, games_dir: str | None, verbose: int, log_json: bool) -> None:
     """Mortecouille: an event-sourced referee for tabletop naval battles."""
     configure_logging(verbose, log_json)
-    ctx.obj = Context(games=resolve_games_dir(games_dir), verbose=verbose, log_json=log_json)
+    ctx.obj = Context(store_option=store, games_option=games_dir, verbose=verbose, log_json=log_json)
 
 
 cli.commands = _TableCommands()

@@ -18,6 +18,7 @@ from mortecouille.app.commands import game_log, run_command
 from mortecouille.app.fork import fork_game
 from mortecouille.app.outputs import HTML_SUFFIXES, SVG_SUFFIXES, check_output, write_output
 from mortecouille.app.snapshots import TurnIndex, turn_index
+from mortecouille.app.store_copy import log_as_file
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.board.geometry import square_name
 from mortecouille.core.errors import BadInput
@@ -46,7 +47,7 @@ QUIT_KEYS = frozenset({"q", "Q", "\x03", "\x1b"})
 
 
 def read_events(ctx: Context, game: str) -> list[Event]:
-    return game_log(ctx.games, game).read()
+    return game_log(ctx.store, game).read()
 
 
 def start_position(events: Sequence[Event], turn: int | None, seq: int | None) -> int:
@@ -175,10 +176,12 @@ def replay(ctx: Context, game: str, turn: int | None, seq: int | None, step: boo
     """The state of GAME at any point, or walked through event by event (--step)."""
     if not step:
         # one position: from the turn index's keyframe before it, whatever the log's length
-        index = turn_index(game_log(ctx.games, game))
-        position = indexed_position(index, turn, seq)
-        state, event = index.state_at(position)
-        rulings = index.rulings_until(position)
+        with log_as_file(game_log(ctx.store, game)) as log_:
+            index = turn_index(log_)
+            position = indexed_position(index, turn, seq)
+            state, event = index.state_at(position)
+            rulings = index.rulings_until(position)
+            index.keep()
         if as_json:
             body = {
                 "game": state.game, "position": position,
@@ -189,7 +192,6 @@ def replay(ctx: Context, game: str, turn: int | None, seq: int | None, step: boo
             click.echo(msgspec.json.encode(body).decode())
         else:
             click.echo(position_lines(state, event, rulings))
-        index.keep()
         return
     events = read_events(ctx, game)
     engine = Replay(events)
@@ -218,15 +220,17 @@ def replay(ctx: Context, game: str, turn: int | None, seq: int | None, step: boo
 @reports_errors
 def explain(ctx: Context, game: str, turn: int, ship: str | None, as_json: bool) -> None:
     """Turn N of GAME as a story: phases, dice, claims and collisions with their rule IDs."""
-    index = turn_index(game_log(ctx.games, game))
-    state = index.final
-    if ship is not None and ship not in state.ships:
-        raise BadInput("--ship", f"no ship {ship!r} in {game!r}: {', '.join(sorted(state.ships)) or 'none'}")
-    # the turn's story only, from the keyframe before it: the same lines as from the whole log
-    first, last = index.story_span(turn)
-    base, story = index.span(first, last)
-    lines = explain_turn(story, turn, ship, base=base, span=(0, len(story)))
-    index.keep()
+    with log_as_file(game_log(ctx.store, game)) as log_:
+        index = turn_index(log_)
+        state = index.final
+        if ship is not None and ship not in state.ships:
+            known = ", ".join(sorted(state.ships)) or "none"
+            raise BadInput("--ship", f"no ship {ship!r} in {game!r}: {known}")
+        # the turn's story only, from the keyframe before it: the same lines as from the whole log
+        first, last = index.story_span(turn)
+        base, story = index.span(first, last)
+        lines = explain_turn(story, turn, ship, base=base, span=(0, len(story)))
+        index.keep()
     if as_json:
         click.echo(msgspec.json.encode(lines).decode())
         return
@@ -244,10 +248,10 @@ def explain(ctx: Context, game: str, turn: int, ship: str | None, as_json: bool)
 @reports_errors
 def render(ctx: Context, game: str, turn: int, svg_path: Path, force: bool) -> None:
     """Draw turn N of GAME as SVG: the board, ships, paths, collisions and shots."""
-    check_output(svg_path, "--svg", ctx.games, force, SVG_SUFFIXES)
+    check_output(svg_path, "--svg", ctx.games_directory, force, SVG_SUFFIXES)
     events = read_events(ctx, game)
     svg = turn_picture(events, turn, Replay(events))
-    write_output(svg_path, svg, "--svg", ctx.games, force, SVG_SUFFIXES)
+    write_output(svg_path, svg, "--svg", ctx.games_directory, force, SVG_SUFFIXES)
     click.echo(f"wrote {svg_path}")
 
 
@@ -259,8 +263,9 @@ def render(ctx: Context, game: str, turn: int, svg_path: Path, force: bool) -> N
 @reports_errors
 def export(ctx: Context, game: str, html_path: Path, force: bool) -> None:
     """The whole of GAME as one self-contained HTML page: board, turn slider, explanations."""
-    check_output(html_path, "--html", ctx.games, force, HTML_SUFFIXES)
-    write_output(html_path, build_html(read_events(ctx, game)), "--html", ctx.games, force, HTML_SUFFIXES)
+    check_output(html_path, "--html", ctx.games_directory, force, HTML_SUFFIXES)
+    page = build_html(read_events(ctx, game))
+    write_output(html_path, page, "--html", ctx.games_directory, force, HTML_SUFFIXES)
     click.echo(f"wrote {html_path}")
 
 
@@ -285,7 +290,7 @@ def fork(
     weak_seed: bool,
 ) -> None:
     """What-if: copy GAME's log up to --at SEQ into NEWGAME, which records where it came from."""
-    events, mode = fork_game(ctx.games, game, new_game, at_seq, dice_mode, seed, weak_seed=weak_seed)
+    events, mode = fork_game(ctx.store, game, new_game, at_seq, dice_mode, seed, weak_seed=weak_seed)
     click.echo(f"forked {game} at seq {at_seq} into {new_game} ({len(events)} events, {mode} dice)")
 
 
@@ -316,7 +321,7 @@ def ruling(
         if change.strip()
     )
     outcome = run_command(
-        game_log(ctx.games, game),
+        game_log(ctx.store, game),
         lambda state: RecordRuling(rule=rule, text=text, adjustments=parsed),
         expected_seq=expect_seq,
     )
