@@ -103,9 +103,15 @@ def position_text(replay: Replay) -> str:
     return position_lines(replay.state, replay.current_event(), rulings_until(replay.events, replay.position))
 
 
+#: The rulings a position's text shows, the latest ones: a table makes a handful in a game, but a
+#: long one can gather thousands (a wreck refloated by ruling each turn), which would bury the
+#: board; the JSON output keeps them all.
+SHOWN_RULINGS = 20
+
+
 def position_lines(state: GameState, event: Event | None, rulings: Sequence[RulingRecorded]) -> str:
     """The board at a position: the event that led there (None: the start), the board and ship
-    list, and the rulings in force there."""
+    list, and the latest rulings made up to there (:data:`SHOWN_RULINGS`)."""
     where = f"seq {event.seq}" if event is not None else "the start (no event applied)"
     caption = position_caption(state)
     lines = [shown(f"{state.game or '?'} at {where}; {caption}; state hash {state_hash(state)[:12]}")]
@@ -115,7 +121,10 @@ def position_lines(state: GameState, event: Event | None, rulings: Sequence[Ruli
         lines.append("last event: " + describe_event(event, hide=("state_hash",)).strip())
     if state.created:
         lines.append(render_board(state))
-    for ruling in rulings:
+    earlier = len(rulings) - SHOWN_RULINGS
+    if earlier > 0:
+        lines.append(f"{earlier:,} earlier ruling(s) not shown (replay --json lists them all)")
+    for ruling in rulings[-SHOWN_RULINGS:]:
         effects = "; ".join(describe_adjustment(a) for a in ruling.adjustments) or "no change"
         lines.append(shown(f"ruling seq {ruling.seq} [{ruling.rule}]: {ruling.text} -> {effects}"))
     return "\n".join(lines)

@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+from mortecouille.cli.replay_commands import SHOWN_RULINGS
 from mortecouille.core.rulings import RULE_IDS
 from tests.cli_helpers import play_blockade_turn, run
 from tests.forgery import log_bodies
@@ -136,3 +137,18 @@ def test_sunk_false_puts_a_ship_back_afloat(games: Path) -> None:
     tiny = json.loads(run(games, "state", "b", "--json").output)["ships"]["Tiny"]
     assert tiny["sunk"] is False and tiny["damage"] == 8
     assert run(games, "verify", "b").exit_code == 0
+
+
+def test_a_position_shows_its_latest_rulings_and_counts_the_earlier_ones(games: Path) -> None:
+    play_blockade_turn(games)
+    made = SHOWN_RULINGS + 3
+    for number in range(made):
+        ruled = run(
+            games, "ruling", "b", "--rule", "M3", "--text", f"ruling {number}", "--adjust", "Sloopy", "wind=1"
+        )
+        assert ruled.exit_code == 0, ruled.output
+    replayed = run(games, "replay", "b").output
+    assert "3 earlier ruling(s) not shown" in replayed
+    assert "ruling 2 ->" not in replayed and "ruling 3 ->" in replayed and f"ruling {made - 1} ->" in replayed
+    as_json = json.loads(run(games, "replay", "b", "--json").output)
+    assert [r["text"] for r in as_json["rulings"]] == [f"ruling {n}" for n in range(made)]
