@@ -27,7 +27,7 @@ from mortecouille.core.state import GameState, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.rulings import RulingRecorded
 from mortecouille.replays.pictures.board_text import render_board
-from mortecouille.replays.pictures.html import build_html
+from mortecouille.replays.pictures.html import page_parts
 from mortecouille.replays.pictures.turns import turn_picture
 from mortecouille.replays.reading.describe import describe_event
 from mortecouille.replays.reading.explain import (
@@ -213,8 +213,8 @@ def explain(ctx: Context, game: str, turn: int, ship: str | None, as_json: bool)
 def render(ctx: Context, game: str, turn: int, svg_path: Path, force: bool) -> None:
     """Draw turn N of GAME as SVG: the board, ships, paths, collisions and shots."""
     check_output(svg_path, "--svg", ctx.games, force, SVG_SUFFIXES)
-    events = read_events(ctx, game)
-    svg = turn_picture(events, turn, Replay(events))
+    # read as a stream, and only as far as the turn drawn
+    svg = turn_picture(game_log(ctx.games, game).stream(), turn)
     write_output(svg_path, svg, "--svg", ctx.games, force, SVG_SUFFIXES)
     click.echo(f"wrote {svg_path}")
 
@@ -228,7 +228,9 @@ def render(ctx: Context, game: str, turn: int, svg_path: Path, force: bool) -> N
 def export(ctx: Context, game: str, html_path: Path, force: bool) -> None:
     """The whole of GAME as one self-contained HTML page: board, turn slider, explanations."""
     check_output(html_path, "--html", ctx.games, force, HTML_SUFFIXES)
-    write_output(html_path, build_html(read_events(ctx, game)), "--html", ctx.games, force, HTML_SUFFIXES)
+    # the log read once as a stream: the page is built turn by turn, never from the whole decoded log
+    page = page_parts(game_log(ctx.games, game).stream())
+    write_output(html_path, page, "--html", ctx.games, force, HTML_SUFFIXES)
     click.echo(f"wrote {html_path}")
 
 

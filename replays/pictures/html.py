@@ -199,7 +199,9 @@ def opening_turn(start: GameState, frames: PageFrames) -> dict[str, Any]:
     return {
         "turn": 0,
         "frames": [frames.add("before turn 1", start, [], opening_picture(start))],
-        "explain": [{"seq": -1, "phase": SET_UP.name, "text": "the board before the first turn", "rules": []}],
+        "explain": [
+            {"seq": -1, "phase": SET_UP.name, "text": "the board before the first turn", "rules": []}
+        ],
     }
 
 
@@ -283,7 +285,12 @@ def embed_json(data: Any) -> str:
     """JSON safe inside a script element: no ``</`` can close it early and no ``<!--`` can change
     how the browser reads it, and no control or bidi character stays raw; every replacement is a
     JSON escape, made in one pass, so ``JSON.parse`` reads the same strings."""
-    return _SCRIPT_UNSAFE.sub(_script_escape, msgspec.json.encode(data).decode())
+    return embed_text(msgspec.json.encode(data).decode())
+
+
+def embed_text(json_text: str) -> str:
+    """JSON text made safe inside a script element as :func:`embed_json` says."""
+    return _SCRIPT_UNSAFE.sub(_script_escape, json_text)
 
 
 #: what ``embed_json`` rewrites: ``</``, ``<!--``, and any character outside printable ASCII
@@ -304,17 +311,37 @@ def _script_escape(found: re.Match[str]) -> str:
 def build_html(events: Iterable[Event]) -> str:
     """The page: the template with the title and the game data filled in. ``events`` are read
     once, front to back (a stream of the log will do)."""
+    return "".join(page_parts(events))
+
+
+def page_parts(events: Iterable[Event]) -> Iterator[str]:
+    """The page of :func:`build_html` in consecutive parts, so a writer need not hold it whole:
+    the game data is encoded one turn at a time, each turn's frames let go once encoded."""
     data = game_data(checked_start(events))
-    fills = {
-        "__TITLE__": xml_text(f"{data['game']} - Mortecouille replay"),
-        "__GAME_DATA__": embed_json(data),
-    }
-    # one pass: a placeholder's name inside a filled value (a game called __GAME_DATA__) stays text
-    return PLACEHOLDERS.sub(lambda found: fills[found.group(0)], TEMPLATE)
+    head, tail = TEMPLATE.split("__GAME_DATA__")
+    title = xml_text(f"{data['game']} - Mortecouille replay")
+    # one pass: a placeholder's name inside the title (a game called __GAME_DATA__) stays text
+    yield PLACEHOLDERS.sub(lambda _: title, head)
+    turns: list[dict[str, Any]] = data["turns"]
+    data["turns"] = []
+    # The data with no turns, cut where they go: a JSON key's quotes are never inside a string
+    # (they would be escaped), so the first ``"turns":[]`` is the key's. Each part is escaped
+    # alone: a part ends with ``[``, ``,`` or ``}``, so no ``</`` or ``<!--`` straddles two.
+    around = msgspec.json.encode(data).decode()
+    cut = around.index('"turns":[]') + len('"turns":[')
+    yield embed_text(around[:cut])
+    turns.reverse()  # popped from the end, in order
+    separator = ""
+    while turns:
+        yield separator + embed_json(turns.pop())
+        separator = ","
+    yield embed_text(around[cut:])
+    yield tail
 
 
-# The page. Placeholders are filled in one pass by PLACEHOLDERS (the CSS and script are full of braces).
-PLACEHOLDERS = re.compile("__TITLE__|__GAME_DATA__")
+# The page. Its title is filled by PLACEHOLDERS, its data where ``__GAME_DATA__`` stands (the CSS and
+# script are full of braces).
+PLACEHOLDERS = re.compile("__TITLE__")
 TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

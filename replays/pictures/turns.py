@@ -84,9 +84,8 @@ class TurnStories:
                     state = states[-1]
                     self.count += 1
                     continue
-            if self._opening is None:
-                if isinstance(event, TurnStarted) and event.turn > 0:
-                    self._opening = state
+            if self._opening is None and isinstance(event, TurnStarted) and event.turn > 0:
+                self._opening = state
             after = evolve(state, event)
             self.count += 1
             if self.count == 1:
