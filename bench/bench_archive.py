@@ -128,6 +128,17 @@ def copies_corpus(directory: Path, pool: Path, games: int) -> int:
     return events
 
 
+def peak_rss_mb() -> float:
+    """This process's peak RSS since it started its program (``VmHWM``): ``ru_maxrss`` would also
+    count the parent's memory this process had before its exec (a spawned child shares it)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def archive_child(source: str, target: str, flush_events: str, jobs: str) -> None:
     """One archive run in this fresh process: its time and max RSS (own, largest worker's)."""
     import resource
@@ -141,7 +152,7 @@ def archive_child(source: str, target: str, flush_events: str, jobs: str) -> Non
         jobs=int(jobs),
     )
     spent = time.perf_counter() - started
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    own = peak_rss_mb()
     worker = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(json.dumps({"seconds": spent, "own_mb": own, "worker_mb": worker, "games": len(result.archived)}))
 
