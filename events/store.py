@@ -44,9 +44,18 @@ from typing import Any, NamedTuple
 import msgspec
 
 from mortecouille.events.base import GENESIS_HASH, Event
-from mortecouille.events.codec import LogError, TornTail, check_line, decode_lines, stamp_all
+from mortecouille.events.codec import (
+    LogError,
+    TornTail,
+    check_line,
+    decode_line,
+    decode_lines,
+    event_decoder,
+    stamp_all,
+)
 from mortecouille.events.game import LossRecorded
 from mortecouille.events.house_log import get_logger
+from mortecouille.events.schema import CURRENT_VERSIONS, event_tag
 
 _log = get_logger("mortecouille")
 
@@ -317,6 +326,101 @@ class GameLog:
             return self.read_bytes()
         finally:
             os.close(fd)  # closing releases the shared lock
+
+    def stream(self, offset: int = 0, first_seq: int = 0, *, settle: bool = True) -> Iterator[Event]:
+        """The events from byte ``offset`` on, typed, decoded a chunk at a time: the decoded log is
+        never held whole (issue 16, item 2). ``offset`` must be where a line starts (0, or an
+        offset a derived index recorded and checked), and ``first_seq`` the seq of that line: it
+        numbers the lines in errors as :meth:`read` does (line = seq + 1).
+
+        The same errors as :meth:`read`, raised at the same point: a torn tail (the log not ending
+        with a newline, after waiting for a writer at work when ``settle``, as :meth:`read` does)
+        raises :class:`TornTail` before any event is yielded; a corrupt line raises
+        :class:`CorruptLine` when the stream reaches it (events before it were yielded: a caller
+        that acts on each event as it comes must be ready to stop halfway). The stream ends
+        where the log ended when it was opened; lines appended after that are not read."""
+        for start_seq, block in self._complete_blocks(offset, first_seq, settle):
+            yield from _decode_block(block, start_seq + 1)
+
+    def stream_lines(self, offset: int = 0, first_seq: int = 0, *, settle: bool = True) -> Iterator[bytes]:
+        """The log's lines from byte ``offset`` on, as bytes without their newline, read a chunk at a
+        time (for the chain check, which needs the exact bytes). ``offset``, ``first_seq``,
+        ``settle``, the torn-tail check and the end: as :meth:`stream`."""
+        for _, block in self._complete_blocks(offset, first_seq, settle):
+            lines = block.split(b"\n")
+            lines.pop()  # the empty piece after the block's last newline
+            yield from lines
+
+    def line_at(self, offset: int) -> bytes | None:
+        """The complete line starting at byte ``offset``, without its newline; None when the log
+        has no complete line there (shorter, or torn there). Reads only that line: this is how a
+        derived index checks the line it stands on before it is trusted."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError:
+            raise GameNotFound(f"game {self.name!r}: no log at {self.path}") from None
+        try:
+            collected = b""
+            position = offset
+            size = 4096
+            while True:
+                block = os.pread(fd, size, position)
+                if not block:
+                    return None
+                end = block.find(b"\n")
+                if end >= 0:
+                    return collected + block[:end]
+                collected += block
+                position += len(block)
+                size = min(size * 2, STREAM_CHUNK_BYTES)
+        finally:
+            os.close(fd)
+
+    def _complete_blocks(self, offset: int, first_seq: int, settle: bool) -> Iterator[tuple[int, bytes]]:
+        """The log from ``offset`` to its end as blocks of complete lines (each ending with a
+        newline), about :data:`STREAM_CHUNK_BYTES` each, with the seq of each block's first line.
+        The tail is checked first (see :meth:`stream`), so a torn log yields nothing."""
+        if offset < 0 or first_seq < 0:
+            raise ValueError(f"offset {offset} and seq {first_seq} must be 0 or more")
+        try:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError:
+            raise GameNotFound(f"game {self.name!r}: no log at {self.path}") from None
+        try:
+            end = self._settled_end(fd, settle)
+            if end > offset and os.pread(fd, 1, end - 1) != b"\n":
+                raise _torn_tail_at(fd, offset, first_seq, end)
+            position, seq, carry = offset, first_seq, b""
+            while position < end:
+                block = os.pread(fd, min(STREAM_CHUNK_BYTES, end - position), position)
+                if not block:  # cut while read (only repair cuts, and only a torn tail)
+                    break
+                position += len(block)
+                data = carry + block if carry else block
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:  # one line longer than a chunk: keep reading it
+                    carry = data
+                    continue
+                carry = data[cut:]
+                complete = data[:cut] if carry else data
+                yield seq, complete
+                seq += complete.count(b"\n")
+            if carry:
+                raise TornTail(line=seq + 1, fragment=carry)
+        finally:
+            os.close(fd)
+
+    def _settled_end(self, fd: int, settle: bool) -> int:
+        """The log's size; when it ends without a newline and ``settle``, its size once a writer at
+        work (if any) has finished, under a shared lock, as :meth:`read` waits for it."""
+        end = os.fstat(fd).st_size
+        torn = end > 0 and os.pread(fd, 1, end - 1) != b"\n"
+        if settle and torn and lock_within(fd, LOCK_TIMEOUT_SECONDS, shared=True):
+            try:
+                end = os.fstat(fd).st_size
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        return end
 
     def verify_chain(self, data: bytes | None = None) -> int:
         """Check every line's canonical form, seq, prev and hash, then the tail against the head
@@ -615,6 +719,53 @@ class Transaction:
                 appended=f"seq {stamped[0].seq}..{stamped[-1].seq}",
             )
         return stamped
+
+
+#: How much of a log :meth:`GameLog.stream` reads at a time: large enough that decoding runs at
+#: msgspec's speed, small enough that a stream's memory does not grow with the log.
+STREAM_CHUNK_BYTES = 1 << 20
+
+#: The schema's current versions by class: a decoded event of another version is upcast.
+_CURRENT_VERSION_OF: dict[type[Event], int] = {}
+
+
+def _decode_block(data: bytes, first_number: int) -> list[Event]:
+    """Decode a block of complete lines, numbering lines from ``first_number`` in errors: the
+    same result and errors as :func:`decode_lines` on the whole log, a block at a time."""
+    try:
+        events: list[Event] = event_decoder().decode_lines(data)
+    except (msgspec.DecodeError, RecursionError):
+        return [decode_line(line, number) for number, line in enumerate(data.splitlines(), first_number)]
+    stale = [index for index, event in enumerate(events) if event.v != _current_version(type(event))]
+    if stale:
+        lines = data.splitlines()
+        for index in stale:
+            events[index] = decode_line(lines[index], first_number + index)
+    return events
+
+
+def _current_version(cls: type[Event]) -> int:
+    version = _CURRENT_VERSION_OF.get(cls)
+    if version is None:
+        version = _CURRENT_VERSION_OF[cls] = CURRENT_VERSIONS[event_tag(cls)]
+    return version
+
+
+def _torn_tail_at(fd: int, offset: int, first_seq: int, end: int) -> TornTail:
+    """The :class:`TornTail` of a log whose bytes from ``offset`` (the line of ``first_seq``) to
+    ``end`` do not end with a newline: its line number counted a chunk at a time."""
+    lines, position, last_newline = 0, offset, offset - 1
+    while position < end:
+        block = os.pread(fd, min(STREAM_CHUNK_BYTES, end - position), position)
+        if not block:
+            break
+        lines += block.count(b"\n")
+        found = block.rfind(b"\n")
+        if found >= 0:
+            last_newline = position + found
+        position += len(block)
+    fragment = os.pread(fd, end - last_newline - 1, last_newline + 1)
+    return TornTail(line=first_seq + lines + 1, fragment=fragment)
 
 
 def _complete_part(data: bytes) -> bytes:
