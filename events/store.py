@@ -36,7 +36,7 @@ import os
 import stat
 import time
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -47,7 +47,7 @@ from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import (
     LogError,
     TornTail,
-    check_line,
+    checked_body,
     decode_line,
     decode_lines,
     event_decoder,
@@ -422,20 +422,38 @@ class GameLog:
                 fcntl.flock(fd, fcntl.LOCK_UN)
         return end
 
-    def verify_chain(self, data: bytes | None = None) -> int:
+    def verify_chain(
+        self,
+        data: bytes | None = None,
+        on_line: Callable[[int, bytes, dict[str, Any]], None] | None = None,
+    ) -> int:
         """Check every line's canonical form, seq, prev and hash, then the tail against the head
         anchor; return the number of lines. Raises LogError naming the first bad seq.
 
-        ``data``: the log's bytes when the caller has read them already (checked as given)."""
-        data = _complete_part(self.read_bytes() if data is None else data)
+        ``data``: the log's bytes when the caller has read them already (checked as given); else
+        the log is read as a stream (:meth:`stream_lines`), never held whole. ``on_line``: called
+        with each line's seq, bytes and decoded body once the line is checked, so a caller learns what
+        it needs from the one pass (``verify``'s dice and seed)."""
+        lines = self.stream_lines() if data is None else iter(_complete_part(data).splitlines())
+        try:
+            head: Head | LogError | None = self.read_head()
+        except LogError as error:  # raised after the chain, whose errors come first
+            head = error
+        anchored_seq = head.seq if isinstance(head, Head) else -1
         prev = GENESIS_HASH
-        lines = data.splitlines()
-        hashes: list[str] = []
-        for number, line in enumerate(lines, 1):
-            prev = check_line(line, number, number - 1, prev)
-            hashes.append(prev)
-        self._check_head(hashes)
-        return len(lines)
+        at_anchor: str | None = None
+        seq = -1
+        for seq, line in enumerate(lines):
+            body = checked_body(line, seq + 1, seq, prev)
+            prev = body["hash"]
+            if seq == anchored_seq:
+                at_anchor = prev
+            if on_line is not None:
+                on_line(seq, line, body)
+        if isinstance(head, LogError):
+            raise head
+        self._check_head(head, seq + 1, at_anchor)
+        return seq + 1
 
     def head_status(self) -> str:
         """How the log's tail stands against its head anchor, for a report (the chain is not checked)."""
@@ -451,20 +469,22 @@ class GameLog:
             )
         return f"head anchor at seq {head.seq} matches the last line"
 
-    def _check_head(self, hashes: list[str]) -> None:
-        head = self.read_head()
+    @staticmethod
+    def _check_head(head: Head | None, lines: int, at_anchor: str | None) -> None:
+        """Refuse a log of ``lines`` lines shorter than its ``head``, or whose line at the head's
+        seq has another hash (``at_anchor``)."""
         if head is None:
             return
-        if len(hashes) <= head.seq:
+        if lines <= head.seq:
             raise LogError(
-                f"the log ends at seq {len(hashes) - 1} but its head anchor says seq {head.seq}: "
-                f"seq {len(hashes)} to {head.seq} were removed",
-                line=len(hashes) + 1,
-                seq=len(hashes),
+                f"the log ends at seq {lines - 1} but its head anchor says seq {head.seq}: "
+                f"seq {lines} to {head.seq} were removed",
+                line=lines + 1,
+                seq=lines,
             )
-        if hashes[head.seq] != head.hash:
+        if at_anchor != head.hash:
             raise LogError(
-                f"seq {head.seq} has hash {hashes[head.seq][:12]} but the head anchor says "
+                f"seq {head.seq} has hash {str(at_anchor)[:12]} but the head anchor says "
                 f"{head.hash[:12]}: the log was rewritten",
                 line=head.seq + 1,
                 seq=head.seq,
