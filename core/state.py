@@ -139,6 +139,10 @@ def state_hash(state: GameState) -> str:
             # the bulk of a big game: the same result as without_defaults, at C speed, and a ship
             # left unchanged by the last events (sunk, at anchor) is not converted again
             body[name] = {sid: _canonical_ship(ship) for sid, ship in value.items()}
+        elif name == "tokens":
+            # plain strings and None in tuples: encoded as they are, the JSON without_defaults
+            # gives (a tuple is an array), without converting every ship's tokens each turn end
+            body[name] = value
         else:
             body[name] = _hashable(value)
     return hashlib.sha256(msgspec.json.encode(body, order="sorted")).hexdigest()

@@ -215,35 +215,12 @@ def checked_body(line: bytes, number: int, expected_seq: int, expected_prev: str
             line=number,
             seq=expected_seq,
         )
-    claimed = body.get("hash")
-    if not isinstance(claimed, str) or claimed != _hash_without_member(line, body, claimed):
+    claimed = body.pop("hash", None)
+    if claimed != line_hash(body):
         raise LogError(
             "field `hash` does not match the line's content (the line was edited)",
             line=number,
             seq=expected_seq,
         )
+    body["hash"] = claimed
     return body
-
-
-def _hash_without_member(line: bytes, body: dict[str, Any], claimed: str) -> str:
-    """The hash of ``body`` without its ``hash`` field, for a ``line`` already known canonical.
-
-    The canonical encoding of the body without ``hash`` is the line with its member
-    ``"hash":"..."`` and one comma taken out, so it is hashed as it is, not encoded again (the
-    chain check's second encoding was a fifth of ``verify``, issue 16). Taking out an identical
-    member nested deeper instead would change the hashed bytes, which can then match ``claimed``
-    only if SHA-256 had a fixed point; a claim the text search cannot find (one that needs
-    escaping) is checked by encoding, as before."""
-    # letters and digits (a real hash's hex digits) are written as they are: no escape to search for
-    if not (claimed.isascii() and claimed.isalnum()):
-        return line_hash({key: value for key, value in body.items() if key != "hash"})
-    member = b'"hash":"' + claimed.encode("ascii") + b'"'
-    start = line.find(member)
-    if start <= 0:
-        return line_hash({key: value for key, value in body.items() if key != "hash"})
-    end = start + len(member)
-    if line[start - 1] == 44:  # a comma before it: another member precedes
-        start -= 1
-    elif line[end] == 44:  # the first member: the comma after it goes
-        end += 1
-    return hashlib.sha256(line[:start] + line[end:]).hexdigest()
