@@ -104,14 +104,20 @@ def verify_own(
     caller are used as they are."""
     report = Report(game=log.name)
     gathered = Gathered()
+    # only the file store streams and reports lines as it checks them; a store without (or bytes
+    # given) is checked from the bytes, as before
+    streams = isinstance(log, GameLog)
     try:
-        report.events = log.verify_chain(data, on_line=gathered.line if events is None else None)
+        if not streams and data is None:
+            data = log.read_bytes()
+        if streams and events is None:
+            report.events = log.verify_chain(data, on_line=gathered.line)
+        else:
+            report.events = log.verify_chain(data)
     except LogError as error:
         report.findings.append(Finding("chain", False, str(error), error.seq))
         return report
     report.findings.append(Finding("chain", True, f"{report.events} lines chained; {log.head_status()}"))
-    if events is not None:
-        gathered = Gathered.of(events)
     typed: Iterable[Event]
     if events is not None:
         typed = events
@@ -124,6 +130,9 @@ def verify_own(
     else:
         # only the lines the chain check vouched for: an append since then is not verified
         typed = itertools.islice(log.stream(), report.events)
+    if not (streams and events is None):
+        assert isinstance(typed, list)
+        gathered = Gathered.of(typed)
     try:
         report.findings.extend(check_stream(typed, gathered, rederive_turns))
     except LogError as error:  # only decoding raises it here: the checks report their own
