@@ -12,15 +12,26 @@ Each prints the median of ``--runs`` (at least 5) with min and max, and OK or MI
 blockade battle that stays representative to its end: sunk ships keep being replaced, so moves,
 collisions, damage and sinkings go on, and the state grows as a long game's does.
 ``--hashes`` also times ``state_hash`` at every turn end, as ``verify`` computes it.
+
+* replay vs the ``eventsourcing`` library (``--eventsourcing-events``, a shorter log): the same
+  number of events, each stored with as many bytes as the log's lines have on average, read back
+  from its SQLite recorder (a file, as the log is) and reconstructed into an aggregate by its
+  repository, against our replay of that log; goal: at least 8x faster. ``eventsourcing`` is not a
+  dependency of the project: when it is missing, the benchmark installs it into the running
+  environment (``pip install eventsourcing``) or says how.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import random
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -161,10 +172,89 @@ def time_turn_end_hashes(events: list[Event]) -> tuple[int, float]:
     return count, spent
 
 
+def eventsourcing_module() -> Any | None:
+    """The ``eventsourcing`` library, installed into the running environment first if missing
+    (it is the benchmark's baseline, not a dependency of the project); None if it cannot be."""
+    try:
+        return importlib.import_module("eventsourcing.application")
+    except ImportError:
+        pass
+    print("installing eventsourcing for the comparison: pip install eventsourcing", flush=True)
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "eventsourcing"], check=False)
+    if done.returncode != 0:
+        print(f"could not install it; run `{sys.executable} -m pip install eventsourcing` and run again")
+        return None
+    importlib.invalidate_caches()
+    return importlib.import_module("eventsourcing.application")
+
+
+def eventsourcing_replay(count: int, line_bytes: int, directory: Path) -> tuple[Any, Any, int]:
+    """An ``eventsourcing`` application on a SQLite file holding one aggregate of ``count``
+    events, each event's stored state padded to ``line_bytes`` bytes; the application, the
+    aggregate's id, and the bytes one event's state takes."""
+    from eventsourcing.application import Application
+    from eventsourcing.domain import Aggregate, event
+
+    class Ship(Aggregate):
+        """An aggregate whose every event changes it, as our moves change a ship."""
+
+        def __init__(self) -> None:
+            self.moves = 0
+            self.last = ""
+
+        @event("Moved")
+        def move(self, payload: str) -> None:
+            self.moves += 1
+            self.last = payload
+
+    class Fleet(Application):
+        pass
+
+    app = Fleet(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(directory / "es.db")})
+    probe = Ship()
+    probe.move("")
+    empty = len(app.mapper.to_stored_event(probe.collect_events()[-1]).state)
+    ship = Ship()
+    payload = "x" * max(0, line_bytes - empty)
+    for _ in range(count - 1):  # with its creation, ``count`` events
+        ship.move(payload)
+    app.save(ship)
+    stored = app.recorder.select_events(ship.id, gt=1, limit=1)[0].state
+    return app, ship.id, len(stored)
+
+
+def compare_with_eventsourcing(log_path: Path, count: int, runs: int) -> None:
+    """Our replay of ``log_path`` against ``eventsourcing`` reconstructing an aggregate from as
+    many events of the same mean size, interleaved run after run."""
+    if eventsourcing_module() is None:
+        print("MISSED replay vs the eventsourcing library: not measured (the library is not installed)")
+        return
+    data = log_path.read_bytes()
+    line_bytes = round(len(data) / count)
+    log = GameLog(log_path)
+    with tempfile.TemporaryDirectory(prefix="eventsourcing-") as directory:
+        app, aggregate, stored = eventsourcing_replay(count, line_bytes, Path(directory))
+        ours, theirs = interleaved(lambda: fold(log.read()), lambda: app.repository.get(aggregate), runs)
+        app.close()
+    print(f"eventsourcing log:    {count:,} events; our lines {line_bytes} bytes on average, "
+          f"its stored events {stored} bytes each (SQLite recorder, JSON transcoder)")  # fmt: skip
+    print(f"our replay:           {count / ours.median:,.0f} events/s, {ours.shown()}")
+    print(f"eventsourcing get:    {count / theirs.median:,.0f} events/s, {theirs.shown()}")
+    ratios = sorted(t / o for o, t in zip(ours.runs, theirs.runs, strict=True))
+    verdict(
+        "replay vs the eventsourcing library, events of the same size (speed ratio)",
+        theirs.median / ours.median,
+        8.0,
+        at_least=True,
+        detail=f"per-run ratios {ratios[0]:.1f}..{ratios[-1]:.1f}",
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--verify-events", type=int, default=50_000)
+    parser.add_argument("--eventsourcing-events", type=int, default=50_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--hashes", action="store_true", help="also time state_hash at every turn end")
     args = parser.parse_args()
@@ -204,6 +294,7 @@ def main() -> None:
     print(f"verify:               {t_verify.shown()}")
     ratio = t_verify.median / t_replay.median
     verdict("verify per event vs a replay (time ratio)", ratio, 3.0, at_least=False)
+    compare_with_eventsourcing(cached_log(args.eventsourcing_events), args.eventsourcing_events, args.runs)
 
 
 if __name__ == "__main__":
