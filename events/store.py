@@ -455,12 +455,15 @@ class GameLog:
         self._check_head(head, seq + 1, at_anchor)
         return seq + 1
 
-    def head_status(self) -> str:
-        """How the log's tail stands against its head anchor, for a report (the chain is not checked)."""
+    def head_status(self, lines: int | None = None) -> str:
+        """How the log's tail stands against its head anchor, for a report (the chain is not checked).
+        ``lines``: the log's line count when the caller has it (``verify``, from the chain check);
+        else the lines are counted as a stream, never holding the log."""
         head = self.read_head()
         if head is None:
             return "no head anchor: a removed tail cannot be detected"
-        lines = _complete_part(self.read_bytes()).count(b"\n")
+        if lines is None:
+            lines = sum(block.count(b"\n") for _, block in self._complete_blocks(0, 0, True))
         extra = lines - 1 - head.seq
         if extra > 0:
             return (

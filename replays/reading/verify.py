@@ -117,7 +117,8 @@ def verify_own(
     except LogError as error:
         report.findings.append(Finding("chain", False, str(error), error.seq))
         return report
-    report.findings.append(Finding("chain", True, f"{report.events} lines chained; {log.head_status()}"))
+    status = log.head_status(report.events) if streams else log.head_status()
+    report.findings.append(Finding("chain", True, f"{report.events} lines chained; {status}"))
     typed: Iterable[Event]
     if events is not None:
         typed = events
