@@ -195,14 +195,19 @@ def check_stream(events: Iterable[Event], gathered: Gathered, rederive_turns: bo
 
     def observed() -> Iterator[Event]:
         nonlocal rederiver
-        first = True
-        for event in events:
-            if first:
-                first = False
-                if rederive_turns and isinstance(event, GameCreated):
-                    rederiver = TurnRederiver(event, gathered.rolls, gathered.seed, gathered.contributions)
-            dice.see(event)
-            turns.see(event)
+        stream = iter(events)
+        first = next(stream, None)
+        if first is None:
+            return
+        if rederive_turns and isinstance(first, GameCreated):
+            rederiver = TurnRederiver(first, gathered.rolls, gathered.seed, gathered.contributions)
+        dice.see(first)
+        turns.see(first)
+        yield first
+        for event in stream:
+            if isinstance(event, _WATCHED):  # the few kinds the dice and turn checks look at
+                dice.see(event)
+                turns.see(event)
             yield event
 
     for resolved, segment in turn_segments(observed()):
@@ -217,6 +222,10 @@ def check_stream(events: Iterable[Event], gathered: Gathered, rederive_turns: bo
     if rederiver is not None:
         findings.append(rederiver.finding())
     return findings
+
+
+#: the events :class:`DiceCheck` and :class:`TurnsClosedCheck` act on (after the first)
+_WATCHED = (TurnLocked, TurnStarted, TurnEnded, DieRolled)
 
 
 class StateCheck:
