@@ -21,6 +21,8 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+import msgspec
+
 from mortecouille.core.dice import (
     CONTRIBUTED,
     DiceForgery,
@@ -167,7 +169,9 @@ class Gathered:
 
     def event(self, event: Event) -> None:
         if isinstance(event, DieRolled):
-            self.rolls.append(event)
+            # kept until the end: without its line's two hashes (most of its size), which no
+            # check of a die reads (its seq names it)
+            self.rolls.append(msgspec.structs.replace(event, prev="", hash=""))
         elif isinstance(event, GameEnded):
             if event.seed and self.seed is None:
                 self.seed = event.seed
