@@ -327,7 +327,9 @@ class GameLog:
         finally:
             os.close(fd)  # closing releases the shared lock
 
-    def stream(self, offset: int = 0, first_seq: int = 0, *, settle: bool = True) -> Iterator[Event]:
+    def stream(
+        self, offset: int = 0, first_seq: int = 0, *, settle: bool = True, end: int | None = None
+    ) -> Iterator[Event]:
         """The events from byte ``offset`` on, typed, decoded a chunk at a time: the decoded log is
         never held whole (issue 16, item 2). ``offset`` must be where a line starts (0, or an
         offset a derived index recorded and checked), and ``first_seq`` the seq of that line: it
@@ -338,15 +340,19 @@ class GameLog:
         raises :class:`TornTail` before any event is yielded; a corrupt line raises
         :class:`CorruptLine` when the stream reaches it (events before it were yielded: a caller
         that acts on each event as it comes must be ready to stop halfway). The stream ends
-        where the log ended when it was opened; lines appended after that are not read."""
-        for start_seq, block in self._complete_blocks(offset, first_seq, settle):
+        where the log ended when it was opened (lines appended after that are not read), or at byte
+        ``end`` when given (a line's end the caller knows: :meth:`settled_size`, or a locked log's
+        size), so the caller knows which line the stream stopped after."""
+        for start_seq, block in self._complete_blocks(offset, first_seq, settle, end):
             yield from _decode_block(block, start_seq + 1)
 
-    def stream_lines(self, offset: int = 0, first_seq: int = 0, *, settle: bool = True) -> Iterator[bytes]:
+    def stream_lines(
+        self, offset: int = 0, first_seq: int = 0, *, settle: bool = True, end: int | None = None
+    ) -> Iterator[bytes]:
         """The log's lines from byte ``offset`` on, as bytes without their newline, read a chunk at a
         time (for the chain check, which needs the exact bytes). ``offset``, ``first_seq``,
-        ``settle``, the torn-tail check and the end: as :meth:`stream`."""
-        for _, block in self._complete_blocks(offset, first_seq, settle):
+        ``settle``, ``end``, the torn-tail check and where it ends: as :meth:`stream`."""
+        for _, block in self._complete_blocks(offset, first_seq, settle, end):
             lines = block.split(b"\n")
             lines.pop()  # the empty piece after the block's last newline
             yield from lines
@@ -376,7 +382,51 @@ class GameLog:
         finally:
             os.close(fd)
 
-    def _complete_blocks(self, offset: int, first_seq: int, settle: bool) -> Iterator[tuple[int, bytes]]:
+    def settled_size(self) -> int:
+        """The log's size in bytes, once a writer at work (if any) has finished its append: where a
+        stream (``end``) stops so its caller knows the last line it read. A torn tail with no writer
+        at work stays in it (a stream up to it raises :class:`TornTail`)."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError:
+            raise GameNotFound(f"game {self.name!r}: no log at {self.path}") from None
+        try:
+            return self._settled_end(fd, True)
+        finally:
+            os.close(fd)
+
+    def line_ending_at(self, end: int) -> bytes | None:
+        """The complete line whose newline is the byte before ``end``, without its newline; None
+        when there is none (the log is shorter, or has no newline there). Reads only that line,
+        backwards from ``end``: how a derived file checks the line it stands on."""
+        if end < 1:
+            return None
+        try:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError:
+            raise GameNotFound(f"game {self.name!r}: no log at {self.path}") from None
+        try:
+            if os.pread(fd, 1, end - 1) != b"\n":
+                return None
+            collected = b""
+            position = end - 1
+            size = 4096
+            while position > 0:
+                start = max(0, position - size)
+                block = os.pread(fd, position - start, start)
+                found = block.rfind(b"\n")
+                if found >= 0:
+                    return block[found + 1 :] + collected
+                collected = block + collected
+                position = start
+                size = min(size * 2, STREAM_CHUNK_BYTES)
+            return collected
+        finally:
+            os.close(fd)
+
+    def _complete_blocks(
+        self, offset: int, first_seq: int, settle: bool, end: int | None = None
+    ) -> Iterator[tuple[int, bytes]]:
         """The log from ``offset`` to its end as blocks of complete lines (each ending with a
         newline), about :data:`STREAM_CHUNK_BYTES` each, with the seq of each block's first line.
         The tail is checked first (see :meth:`stream`), so a torn log yields nothing."""
@@ -387,7 +437,8 @@ class GameLog:
         except FileNotFoundError:
             raise GameNotFound(f"game {self.name!r}: no log at {self.path}") from None
         try:
-            end = self._settled_end(fd, settle)
+            if end is None:
+                end = self._settled_end(fd, settle)
             if end > offset and os.pread(fd, 1, end - 1) != b"\n":
                 raise _torn_tail_at(fd, offset, first_seq, end)
             position, seq, carry = offset, first_seq, b""
