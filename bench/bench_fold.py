@@ -8,7 +8,10 @@ Run: ``.venv/bin/python bench/bench_fold.py [--events N] [--verify-events N] [--
 * verify per event vs a replay of the same log (``--verify-events``, a shorter log: verify resolves
   every turn again); goal: at most 3x.
 
-Each prints the median of ``--runs`` (at least 5) with min and max, and OK or MISSED. The log is a
+Each prints the median of ``--runs`` (at least 5) with min and max, and OK or MISSED. Each run is
+timed in this process's CPU time by default (``--clock wall``: wall time): every measure here is
+one thread's work on a file in the page cache, and on the shared machine wall-time runs moved with
+others' load far more than with the code. The log is a
 blockade battle that stays representative to its end: sunk ships keep being replaced, so moves,
 collisions, damage and sinkings go on, and the state grows as a long game's does.
 ``--hashes`` also times ``state_hash`` at every turn end, as ``verify`` computes it.
@@ -24,18 +27,20 @@ collisions, damage and sinkings go on, and the state grows as a long game's does
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import random
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.timing import interleaved, verdict  # noqa: E402
+from bench.timing import Timing, interleaved, verdict  # noqa: E402
 from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import TableDice, seed_commitment
@@ -50,6 +55,9 @@ from mortecouille.events.game import TurnEnded
 from mortecouille.events.rulings import Adjustment
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.verify import verify_log
+
+#: how two measures are timed run after run: :func:`cpu_interleaved` or ``bench.timing.interleaved``
+Measure = Callable[[Callable[[], object], Callable[[], object], int], tuple[Timing, Timing]]
 
 GRID = 6  # a 6x6 grid of ships circling in their own 3x3 boxes, plus a few ramming ones
 WILD = 6
@@ -172,6 +180,24 @@ def time_turn_end_hashes(events: list[Event]) -> tuple[int, float]:
     return count, spent
 
 
+def cpu_interleaved(
+    first: Callable[[], object], second: Callable[[], object], runs: int
+) -> tuple[Timing, Timing]:
+    """:func:`bench.timing.interleaved` in this process's CPU time (user and system): every measure
+    here is one thread's work on a file in the page cache, and on a machine shared with others the
+    wall time of each run moves with their load far more than with the code (per-run ratios from
+    0.3 to 1.5 in one run); the CPU time does not wait for them."""
+    a: list[float] = []
+    b: list[float] = []
+    for _ in range(runs):
+        for fn, into in ((first, a), (second, b)):
+            gc.collect()
+            start = time.process_time()
+            fn()
+            into.append(time.process_time() - start)
+    return Timing(a), Timing(b)
+
+
 def eventsourcing_module() -> Any | None:
     """The ``eventsourcing`` library, installed into the running environment first if missing
     (it is the benchmark's baseline, not a dependency of the project); None if it cannot be."""
@@ -223,7 +249,7 @@ def eventsourcing_replay(count: int, line_bytes: int, directory: Path) -> tuple[
     return app, ship.id, len(stored)
 
 
-def compare_with_eventsourcing(log_path: Path, count: int, runs: int) -> None:
+def compare_with_eventsourcing(log_path: Path, count: int, runs: int, measure: Measure) -> None:
     """Our replay of ``log_path`` against ``eventsourcing`` reconstructing an aggregate from as
     many events of the same mean size, interleaved run after run."""
     if eventsourcing_module() is None:
@@ -234,7 +260,7 @@ def compare_with_eventsourcing(log_path: Path, count: int, runs: int) -> None:
     log = GameLog(log_path)
     with tempfile.TemporaryDirectory(prefix="eventsourcing-") as directory:
         app, aggregate, stored = eventsourcing_replay(count, line_bytes, Path(directory))
-        ours, theirs = interleaved(lambda: fold(log.read()), lambda: app.repository.get(aggregate), runs)
+        ours, theirs = measure(lambda: fold(log.read()), lambda: app.repository.get(aggregate), runs)
         app.close()
     print(f"eventsourcing log:    {count:,} events; our lines {line_bytes} bytes on average, "
           f"its stored events {stored} bytes each (SQLite recorder, JSON transcoder)")  # fmt: skip
@@ -256,8 +282,16 @@ def main() -> None:
     parser.add_argument("--verify-events", type=int, default=50_000)
     parser.add_argument("--eventsourcing-events", type=int, default=50_000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--clock",
+        choices=("cpu", "wall"),
+        default="cpu",
+        help="each run's CPU time in this process (the default: robust to others' load) or wall time",
+    )
     parser.add_argument("--hashes", action="store_true", help="also time state_hash at every turn end")
     args = parser.parse_args()
+    measure: Measure = cpu_interleaved if args.clock == "cpu" else interleaved
+    print(f"clock: {'CPU time of this process' if args.clock == 'cpu' else 'wall time'}")
     started = time.perf_counter()
     path = cached_log(args.events)
     print(f"log ready in {time.perf_counter() - started:.1f} s: {path}")
@@ -271,7 +305,7 @@ def main() -> None:
         fold(log.read())
 
     n = args.events
-    t_decode, t_fold = interleaved(decode_only, end_to_end, args.runs)
+    t_decode, t_fold = measure(decode_only, end_to_end, args.runs)
     print(f"events:               {n:,} ({path.stat().st_size / 1e6:.0f} MB, a long blockade game)")
     print(f"decode only:          {n / t_decode.median:,.0f} events/s, {t_decode.shown()}")
     print(f"read + decode + fold: {n / t_fold.median:,.0f} events/s, {t_fold.shown()}")
@@ -288,13 +322,14 @@ def main() -> None:
         count, spent = min((time_turn_end_hashes(events) for _ in range(args.runs)), key=lambda r: r[1])
         print(f"state_hash at turn ends: {count / spent:,.0f} hashes/s ({count:,} hashes, {spent:.2f} s)")
     short = GameLog(cached_log(args.verify_events))
-    t_replay, t_verify = interleaved(lambda: fold(short.read()), lambda: verify_log(short), args.runs)
+    t_replay, t_verify = measure(lambda: fold(short.read()), lambda: verify_log(short), args.runs)
     print(f"verify log:           {args.verify_events:,} events")
     print(f"replay:               {t_replay.shown()}")
     print(f"verify:               {t_verify.shown()}")
     ratio = t_verify.median / t_replay.median
     verdict("verify per event vs a replay (time ratio)", ratio, 3.0, at_least=False)
-    compare_with_eventsourcing(cached_log(args.eventsourcing_events), args.eventsourcing_events, args.runs)
+    es_events = args.eventsourcing_events
+    compare_with_eventsourcing(cached_log(es_events), es_events, args.runs, measure)
 
 
 if __name__ == "__main__":
