@@ -30,6 +30,7 @@ from typing import NamedTuple
 import msgspec
 
 from mortecouille.app.idempotency import IdempotencyIndex, envelope
+from mortecouille.app.snapshots import Anchor, Folded, current_state, fold_log, keep_snapshot
 from mortecouille.core.contributions import (
     CommitDiceContribution,
     LockTurn,
@@ -207,9 +208,18 @@ def revealed_seed(log_: GameLog, state: GameState) -> str | None:
 
 
 def load(log_: GameLog) -> tuple[list[Event], GameState]:
-    """The game's events and their fold."""
+    """The game's events and their fold, for a reader that needs every event (a page's view, the
+    log printed); one that needs the state only calls :func:`load_state`."""
     events = log_.read()
     return events, fold(events)
+
+
+def load_state(log_: GameLog, *, keep: bool = False) -> GameState:
+    """The game's current state, folded from its snapshot and the events after it
+    (:mod:`mortecouille.app.snapshots`): the cost of a read does not grow with the log.
+    ``keep``: called on a reading command's success path, which may then rewrite a snapshot left
+    far behind (never on a path that can still refuse: a refused command writes nothing)."""
+    return current_state(log_, keep=keep)
 
 
 # --- dice ------------------------------------------------------------------------------------
@@ -311,10 +321,13 @@ def run_command(
                 # the batch is acknowledged now: no later repair may cut it (see anchor_through)
                 tx.anchor_through(events[-1])
                 return Outcome(events[earlier.first : earlier.first + earlier.count], fold(events))
+        folded: Folded | None = None
         if known is not None and tx.position() == (known.next_seq, known.last_hash):
             state = known.state
         else:
-            state = fold(tx.read())
+            # from the snapshot and the events after it, up to where the locked log ends
+            folded = fold_log(log_, end=os.fstat(tx.fd).st_size, settle=False)
+            state = folded.state
         command = make_command(state)
         dice = dice_for(log_, state, table_values, ask)
         produced = decide(state, command, dice)
@@ -326,7 +339,14 @@ def run_command(
         extras = envelope(idempotency.digest, len(produced)) if idempotency is not None else None
         appended = tx.append(produced, expected_seq, extras)
         log.info("appended", game=log_.name, command=type(command).__name__, events=len(appended))
-        return Outcome(appended, fold(appended, state))
+        after = fold(appended, state)
+        if folded is not None and appended:
+            # the command succeeded: a snapshot left far behind is rewritten (derived, so a
+            # failure to write it is only logged)
+            last = appended[-1]
+            anchor = Anchor(last.seq, last.hash, os.fstat(tx.fd).st_size)
+            keep_snapshot(log_, Folded(after, anchor, folded.folded + len(appended)))
+        return Outcome(appended, after)
 
 
 # --- a game's life cycle ---------------------------------------------------------------------

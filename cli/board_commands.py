@@ -14,12 +14,14 @@ from mortecouille.app.commands import (
     ConfirmDice,
     describe_events,
     game_log,
+    load_state,
     lock_turn,
     resolve_turn,
     run_command,
 )
 from mortecouille.app.receipts import turn_head_code
 from mortecouille.app.scenario import parse_scenario, run_scenario, scenario_output
+from mortecouille.app.snapshots import turn_index
 from mortecouille.cli.receipt_output import echo_receipt, receipts_option
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.blockade.commands import GiveTokens
@@ -27,12 +29,10 @@ from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import RollIdentity
 from mortecouille.core.errors import BadInput
-from mortecouille.core.game import fold
 from mortecouille.core.limits import shown as shown_text
 from mortecouille.core.scenario import ScenarioProblems
 from mortecouille.events.game import DieRolled
-from mortecouille.replays.pictures.board_text import render_board, state_after_turn
-from mortecouille.replays.reading.replay import resolved_turns
+from mortecouille.replays.pictures.board_text import render_board
 
 
 def parse_dice_values(text: str | None) -> list[int] | None:
@@ -216,11 +216,16 @@ def resolve(
 @reports_errors
 def board(ctx: Context, game: str, turn: int | None, color: bool | None) -> None:
     """Draw GAME's board: ships with facing arrows, rocks, wind, whirlpools."""
-    events = game_log(ctx.games, game).read()
-    resolved = len(resolved_turns(events))
-    if turn is not None and not 0 <= turn <= resolved:
+    log_ = game_log(ctx.games, game)
+    if turn is None:  # the current board: from the snapshot and the events after it
+        click.echo(render_board(load_state(log_, keep=True)), color=color)
+        return
+    index = turn_index(log_)  # a past board: from the keyframe before that turn
+    resolved = len(index.resolved_turns())
+    if not 0 <= turn <= resolved:
         raise BadInput("--turn", f"{turn} is not a resolved turn of {game!r}: 0 (the start) to {resolved}")
-    shown = fold(events) if turn is None else state_after_turn(events, turn)
+    shown, _ = index.state_at(index.position_after_turn(turn))
+    index.keep()
     click.echo(render_board(shown), color=color)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 import msgspec
 
-from mortecouille.app.commands import describe_events, end_game, game_log, load, new_game
+from mortecouille.app.commands import describe_events, end_game, game_log, load, load_state, new_game
 from mortecouille.app.seats import DEFAULT_BASE_URL, issue_seats, refuse_leftover_seats, seat_links
 from mortecouille.cli.seat_commands import URL_HELP, seat_link_lines
 from mortecouille.cli.shared import Context, echo_lines, fail, pass_context, reports_errors
@@ -149,7 +149,7 @@ def log_command(ctx: Context, game: str, as_json: bool) -> None:
 @reports_errors
 def state(ctx: Context, game: str, as_json: bool) -> None:
     """Print GAME's current state (the fold of its log)."""
-    _, folded = load(game_log(ctx.games, game))
+    folded = load_state(game_log(ctx.games, game), keep=True)
     if as_json:
         body = state_as_dict(folded)
         body["state_hash"] = state_hash(folded)

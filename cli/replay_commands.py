@@ -14,9 +14,10 @@ from typing import Any
 import click
 import msgspec
 
-from mortecouille.app.commands import game_log, load, run_command
+from mortecouille.app.commands import game_log, run_command
 from mortecouille.app.fork import fork_game
 from mortecouille.app.outputs import HTML_SUFFIXES, SVG_SUFFIXES, check_output, write_output
+from mortecouille.app.snapshots import TurnIndex, turn_index
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.board.geometry import square_name
 from mortecouille.core.errors import BadInput
@@ -64,6 +65,22 @@ def start_position(events: Sequence[Event], turn: int | None, seq: int | None) -
     return len(events)
 
 
+def indexed_position(index: TurnIndex, turn: int | None, seq: int | None) -> int:
+    """:func:`start_position` read from a turn index: the same positions and refusals."""
+    if turn is not None and seq is not None:
+        raise BadInput("--turn/--seq", "give one of --turn and --seq, not both")
+    if seq is not None:
+        if not 0 <= seq < index.end:
+            raise BadInput("--seq", f"seq {seq} is not in the log (0..{index.end - 1})")
+        return seq + 1
+    if turn is not None:
+        resolved = len(index.resolved_turns())
+        if not 0 <= turn <= resolved:
+            raise BadInput("--turn", f"{turn} is not a resolved turn: 0 (before the first) to {resolved}")
+        return index.position_after_turn(turn)
+    return index.end
+
+
 def rulings_until(events: Sequence[Event], position: int) -> list[RulingRecorded]:
     return [e for e in events[:position] if isinstance(e, RulingRecorded)]
 
@@ -82,7 +99,12 @@ def ship_summary(state: GameState) -> dict[str, Any]:
 
 def position_text(replay: Replay) -> str:
     """The board at the cursor: what led there, the board and ship list, rulings in force."""
-    state, event = replay.state, replay.current_event()
+    return position_lines(replay.state, replay.current_event(), rulings_until(replay.events, replay.position))
+
+
+def position_lines(state: GameState, event: Event | None, rulings: Sequence[RulingRecorded]) -> str:
+    """The board at a position: the event that led there (None: the start), the board and ship
+    list, and the rulings in force there."""
     where = f"seq {event.seq}" if event is not None else "the start (no event applied)"
     caption = position_caption(state)
     lines = [shown(f"{state.game or '?'} at {where}; {caption}; state hash {state_hash(state)[:12]}")]
@@ -92,7 +114,7 @@ def position_text(replay: Replay) -> str:
         lines.append("last event: " + describe_event(event, hide=("state_hash",)).strip())
     if state.created:
         lines.append(render_board(state))
-    for ruling in rulings_until(replay.events, replay.position):
+    for ruling in rulings:
         effects = "; ".join(describe_adjustment(a) for a in ruling.adjustments) or "no change"
         lines.append(shown(f"ruling seq {ruling.seq} [{ruling.rule}]: {ruling.text} -> {effects}"))
     return "\n".join(lines)
@@ -151,21 +173,26 @@ def step_range(events: Sequence[Event], turn: int | None, seq: int | None) -> tu
 @reports_errors
 def replay(ctx: Context, game: str, turn: int | None, seq: int | None, step: bool, as_json: bool) -> None:
     """The state of GAME at any point, or walked through event by event (--step)."""
-    events = read_events(ctx, game)
-    engine = Replay(events)
     if not step:
-        engine.seek(start_position(events, turn, seq))
+        # one position: from the turn index's keyframe before it, whatever the log's length
+        index = turn_index(game_log(ctx.games, game))
+        position = indexed_position(index, turn, seq)
+        state, event = index.state_at(position)
+        rulings = index.rulings_until(position)
         if as_json:
             body = {
-                "game": engine.state.game, "position": engine.position,
-                "seq": engine.position - 1, "turn": engine.state.turn,
-                "state_hash": state_hash(engine.state), "state": msgspec.to_builtins(engine.state),
-                "rulings": [msgspec.to_builtins(r) for r in rulings_until(events, engine.position)],
+                "game": state.game, "position": position,
+                "seq": position - 1, "turn": state.turn,
+                "state_hash": state_hash(state), "state": msgspec.to_builtins(state),
+                "rulings": [msgspec.to_builtins(r) for r in rulings],
             }  # fmt: skip
             click.echo(msgspec.json.encode(body).decode())
         else:
-            click.echo(position_text(engine))
+            click.echo(position_lines(state, event, rulings))
+        index.keep()
         return
+    events = read_events(ctx, game)
+    engine = Replay(events)
     first, last = step_range(events, turn, seq)
     if as_json or not sys.stdout.isatty():
         engine.seek(first)
@@ -191,10 +218,15 @@ def replay(ctx: Context, game: str, turn: int | None, seq: int | None, step: boo
 @reports_errors
 def explain(ctx: Context, game: str, turn: int, ship: str | None, as_json: bool) -> None:
     """Turn N of GAME as a story: phases, dice, claims and collisions with their rule IDs."""
-    events, state = load(game_log(ctx.games, game))
+    index = turn_index(game_log(ctx.games, game))
+    state = index.final
     if ship is not None and ship not in state.ships:
         raise BadInput("--ship", f"no ship {ship!r} in {game!r}: {', '.join(sorted(state.ships)) or 'none'}")
-    lines = explain_turn(events, turn, ship)
+    # the turn's story only, from the keyframe before it: the same lines as from the whole log
+    first, last = index.story_span(turn)
+    base, story = index.span(first, last)
+    lines = explain_turn(story, turn, ship, base=base, span=(0, len(story)))
+    index.keep()
     if as_json:
         click.echo(msgspec.json.encode(lines).decode())
         return

@@ -29,10 +29,13 @@ BOARD_MAX: Final = 100
 SHIPS_MAX: Final = 200
 
 #: the suffixes of a game's own files in the games directory (log, head anchor, secret seed, lock,
-#: the seats' token hashes and their replacement, ``app.commands.SIBLINGS``): a game name ending
+#: the seats' token hashes and their replacement, ``app.commands.SIBLINGS``; the derived snapshot
+#: and turn index, ``app.snapshots.DERIVED_SUFFIXES``): a game name ending
 #: with one (``new x.jsonl``) would make ``x.jsonl.jsonl``, and an output named like one could
 #: destroy a game
-GAME_FILE_SUFFIXES: Final = frozenset({".jsonl", ".head", ".seed", ".lock", ".seats", ".seats-new"})
+GAME_FILE_SUFFIXES: Final = frozenset(
+    {".jsonl", ".head", ".seed", ".lock", ".seats", ".seats-new", ".state", ".turns"}
+)
 
 #: Unicode categories refused: controls (C0, DEL, C1), surrogates, line and paragraph separators
 _UNSAFE_CATEGORIES: Final = frozenset({"Cc", "Cs", "Zl", "Zp"})

@@ -1,0 +1,309 @@
+"""Commands against the log's length (issue 16): the log work of ``state``, ``order``, ``place`` and
+``board``; ``replay --turn N`` and ``explain --turn N`` at the first and last turn; the most memory
+``state`` and ``verify`` take on a long game.
+
+Run: ``.venv/bin/python bench/bench_commands.py [--sizes 1000 10000 100000 1000000]
+[--turns-events N] [--rss-events N] [--runs 5]``. The logs are ``bench_fold.py``'s blockade battle
+that stays representative to its end (built once per size, kept in ``bench/out/``), each copied
+into a games directory of its own (with its secret seed, so ``order`` rolls as a referee's would).
+
+* Log work (the command's path through ``mortecouille.app`` without the process's start-up,
+  which ``bench_startup.py`` measures): ``state`` and ``board`` read the current state (drawing the
+  board grows with its ships, not the log: timed apart), ``order`` gives a ship its blockade
+  tokens and ``place`` places a new ship (both lock, fold, decide, append with its fsync). Each
+  is measured after one warm-up run, which keeps the derived files a long game's commands find
+  (``app/snapshots.py``); the warm-up's time, that of a game with no derived file yet, is printed
+  too, and the old path (read the whole log and fold it) at the largest size as the baseline.
+  Goal: each size within 2x of the smallest (the issue's: 100k within 2x of 1k). The sizes are
+  measured in turn, run after run, in CPU time of the process (on a shared machine wall time
+  measures the neighbours; the fsync's wait is ``bench_append.py``'s), the reads 20 at a time.
+* ``replay --turn N`` and ``explain --turn N`` (the whole CLI command in-process, output
+  included) at the first and the last turn of a ``--turns-events`` game. Goals: under 150 ms at
+  any turn; the last turn within 2x of the first (the baseline).
+* Max RSS of ``state`` and ``verify`` on an ``--rss-events`` game, each a fresh process
+  (``resource.getrusage(RUSAGE_CHILDREN).ru_maxrss`` of a wrapper that runs only it); ``state``
+  both without derived files (a stream of the whole log) and with them; the baseline is
+  ``state`` on a 1,000-event game. Goal: under 200 MB.
+
+Each time prints the median of ``--runs`` (at least 5) runs with min and max and OK or MISSED
+(``bench/timing.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from click.testing import CliRunner  # noqa: E402
+
+from bench.bench_fold import cached_log  # noqa: E402
+from bench.timing import Timing, interleaved, timed, verdict  # noqa: E402
+from mortecouille.app.commands import load_state, run_command  # noqa: E402
+from mortecouille.app.snapshots import DERIVED_SUFFIXES  # noqa: E402
+from mortecouille.cli.main import cli  # noqa: E402
+from mortecouille.core.blockade.commands import GiveTokens  # noqa: E402
+from mortecouille.core.board.ships import PlaceShip  # noqa: E402
+from mortecouille.core.game import fold  # noqa: E402
+from mortecouille.core.state import GameState  # noqa: E402
+from mortecouille.events.store import GameLog  # noqa: E402
+from mortecouille.replays.pictures.board_text import render_board  # noqa: E402
+
+#: the secret seed of bench_fold's game (its CreateGame commits to it)
+SEED = "bench"
+GAME = "bench"
+
+
+def game_copy(directory: Path, events: int) -> GameLog:
+    """A copy of the ``events``-event benchmark log as a game of ``directory``, with its seed and
+    no derived file."""
+    source = cached_log(events)
+    directory.mkdir(parents=True, exist_ok=True)
+    target = directory / f"{GAME}.jsonl"
+    shutil.copyfile(source, target)
+    shutil.copyfile(source.with_suffix(".head"), target.with_suffix(".head"))
+    target.with_suffix(".seed").write_text(SEED + "\n")
+    return GameLog(target)
+
+
+def drop_derived(log_: GameLog) -> None:
+    for suffix in DERIVED_SUFFIXES:
+        log_.sibling(suffix).unlink(missing_ok=True)
+
+
+def give_tokens(log_: GameLog) -> None:
+    """``order`` of a blockade game: a guard ship's four tokens for the turn."""
+    four = ("L", "L", "L", "L")
+    run_command(log_, lambda state: GiveTokens(ship=guard_ship(state), tokens=four, replace=True))
+
+
+def guard_ship(state: GameState) -> str:
+    """A ship afloat (the 36 guards early on; late in the 1M-event battle only raiders are left)."""
+    return min(s.id for s in state.ships.values() if s.afloat)
+
+
+def place_ship(log_: GameLog) -> None:
+    """``place``: a new ship on a free square (the game holds at most 200: a few runs fit)."""
+
+    def command(state: GameState) -> PlaceShip:
+        taken = {s.at for s in state.ships.values() if s.at is not None}
+        free = next(
+            (x, y) for y in range(state.board.height) for x in range(state.board.width) if (x, y) not in taken
+        )
+        name = f"P{len(state.ships)}"
+        return PlaceShip(ship=name, at=free, facing="N", kind="sloop", owner="B")
+
+    run_command(log_, command)
+
+
+#: Calls per timed run of the reads, each well under a millisecond: a run of one would time the
+#: machine's load more than the read
+READS_PER_RUN = 20
+
+
+def read_state(log_: GameLog) -> None:
+    load_state(log_, keep=True)
+
+
+def board_state(log_: GameLog) -> None:
+    """``board``'s log work: the state it draws (the drawing grows with the ships, not the log:
+    timed apart, see :func:`drawing`)."""
+    load_state(log_, keep=True)
+
+
+def drawing(boards: dict[int, GameState], runs: int) -> None:
+    for size, state in boards.items():
+        timing = timed(partial(render_board, state), runs)
+        print(
+            f"  (drawing the board of {size:,} events, {len(state.ships)} ships: "
+            f"{timing.shown('ms')}; not log work)"
+        )
+
+
+def cpu_timed(fn: Callable[[], object], runs: int) -> Timing:
+    """As :func:`bench.timing.timed`, in CPU seconds of this process: the log work itself, not
+    the fsync's wait for the disk nor the neighbours' load on a shared machine."""
+    spent = []
+    for _ in range(runs):
+        gc.collect()
+        start = time.process_time()
+        fn()
+        spent.append(time.process_time() - start)
+    return Timing(spent)
+
+
+def repeat(command: Callable[[GameLog], None], log_: GameLog, times: int) -> None:
+    for _ in range(times):
+        command(log_)
+
+
+COMMANDS: dict[str, Callable[[GameLog], None]] = {
+    "state": read_state,
+    "order": give_tokens,
+    "place": place_ship,
+    "board": board_state,
+}
+
+
+def log_work(sizes: list[int], runs: int, work: Path) -> bool:
+    met = True
+    print("log work of a command (CPU time in-process, after one warm-up run that keeps the derived files)")
+    medians: dict[str, dict[int, Timing]] = {name: {} for name in COMMANDS}
+    boards: dict[int, GameState] = {}
+    for name, command in COMMANDS.items():
+        logs = {size: game_copy(work / f"{name}-{size}", size) for size in sizes}
+        cold = {size: timed(partial(command, log_), 1) for size, log_ in logs.items()}
+        spent: dict[int, list[float]] = {size: [] for size in sizes}
+        per_call = READS_PER_RUN if name in ("state", "board") else 1
+        for _ in range(runs):  # the sizes in turn, run after run: the machine's load hits them alike
+            for size, log_ in logs.items():
+                spent[size].extend(cpu_timed(partial(repeat, command, log_, per_call), 1).runs)
+        if name == "board":
+            boards = {size: load_state(log_) for size, log_ in logs.items()}
+        for size in sizes:
+            medians[name][size] = Timing([run / per_call for run in spent[size]])
+            print(
+                f"  {name:5} {size:>9,} events: {medians[name][size].shown('ms')}; "
+                f"first run, no derived file yet: {cold[size].runs[0] * 1e3:.0f} ms"
+            )
+            shutil.rmtree(work / f"{name}-{size}")
+    drawing(boards, runs)
+    largest = max(sizes)
+    baseline_log = game_copy(work / "baseline", largest)
+    baseline = timed(lambda: fold(baseline_log.read()), runs)
+    shutil.rmtree(work / "baseline")
+    print(
+        f"  baseline, the old path (read the whole log, fold it), {largest:,} events: {baseline.shown('ms')}"
+    )
+    smallest = min(sizes)
+    for name in COMMANDS:
+        for size in sizes[1:]:
+            ratio = medians[name][size].median / medians[name][smallest].median
+            met &= verdict(
+                f"{name}: log work at {size:,} events vs {smallest:,} (time ratio)", ratio, 2.0, False
+            )
+    return met
+
+
+def cli_command(games: Path, args: list[str]) -> Callable[[], None]:
+    """The whole CLI command ``args`` in-process (output included), run once to warm up (which
+    keeps the turn index)."""
+    runner = CliRunner()
+
+    def once() -> None:
+        result = runner.invoke(cli, ["--games-dir", str(games), *args])
+        if result.exit_code != 0:
+            raise SystemExit(f"{' '.join(args)} failed: {result.output}")
+
+    once()
+    warm = runner.invoke(cli, ["--games-dir", str(games), *args])
+    print(f"  ({' '.join(args)} prints {warm.output.count(chr(10)):,} lines)")
+    return once
+
+
+def turn_reads(events: int, runs: int, work: Path) -> bool:
+    met = True
+    games = work / "turns"
+    log_ = game_copy(games, events)
+    turns = load_state(log_).turn - 1
+    print(f"replay/explain --turn N on a {events:,}-event game ({turns:,} turns resolved)")
+    cold = timed(
+        lambda: CliRunner().invoke(cli, ["--games-dir", str(games), "replay", GAME, "--turn", "1"]), 1
+    )
+    print(f"  first replay, no turn index yet (it is built): {cold.runs[0]:.2f} s")
+    for command in ("replay", "explain"):
+        # first and last turn in turn, run after run: the machine's load hits both alike
+        first, last = interleaved(
+            cli_command(games, [command, GAME, "--turn", "1"]),
+            cli_command(games, [command, GAME, "--turn", str(turns)]),
+            runs,
+        )
+        print(f"  {command} --turn 1:      {first.shown('ms')}")
+        print(f"  {command} --turn {turns}: {last.shown('ms')}")
+        met &= verdict(f"{command} --turn 1 at {events:,} events (ms)", first.median * 1e3, 150, False)
+        met &= verdict(f"{command} --turn {turns} at {events:,} events (ms)", last.median * 1e3, 150, False)
+        met &= verdict(
+            f"{command}: last turn vs first turn (time ratio, the first is the baseline)",
+            last.median / first.median,
+            2.0,
+            False,
+        )
+    shutil.rmtree(games)
+    return met
+
+
+WRAPPER = (
+    "import resource, subprocess, sys; subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL); "
+    "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+)
+
+
+def max_rss_mb(games: Path, *args: str) -> float:
+    """The most memory (MB) one fresh ``mortecouille ARGS`` process took."""
+    command = [sys.executable, "-c", "from mortecouille.cli.main import main; main()"]
+    wrapped = [sys.executable, "-c", WRAPPER, *command, "--games-dir", str(games), *args]
+    done = subprocess.run(wrapped, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(args)}: the measuring wrapper failed: {done.stderr[-500:]}")
+    return int(done.stdout.split()[-1]) / 1024  # ru_maxrss is in KiB on Linux
+
+
+def memory(events: int, work: Path) -> bool:
+    met = True
+    print(f"max RSS of one command on a {events:,}-event game (fresh processes)")
+    small = work / "rss-small"
+    game_copy(small, 1_000)
+    floor = max_rss_mb(small, "state", GAME)
+    print(f"  baseline: state on a 1,000-event game: {floor:.0f} MB")
+    games = work / "rss"
+    log_ = game_copy(games, events)
+    cold = max_rss_mb(games, "state", GAME)  # no derived file: the whole log streamed and folded
+    warm = max_rss_mb(games, "state", GAME)  # from the snapshot the first kept
+    drop_derived(log_)
+    verify = max_rss_mb(games, "verify", GAME)
+    print(
+        f"  state, no derived file: {cold:.0f} MB; state from its snapshot: {warm:.0f} MB; "
+        f"verify: {verify:.0f} MB"
+    )
+    for label, value in (("state (no derived file)", cold), ("state", warm), ("verify", verify)):
+        met &= verdict(
+            f"max RSS of {label} at {events:,} events (MB; {value / floor:.1f}x the 1k baseline)",
+            value,
+            200,
+            False,
+        )
+    shutil.rmtree(games)
+    shutil.rmtree(small)
+    return met
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000, 1_000_000])
+    parser.add_argument("--turns-events", type=int, default=1_000_000)
+    parser.add_argument("--rss-events", type=int, default=1_000_000)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--only", nargs="*", choices=("work", "turns", "rss"), default=None)
+    args = parser.parse_args()
+    runs = max(args.runs, 5)
+    with tempfile.TemporaryDirectory(prefix="bench-commands-") as scratch:
+        work = Path(scratch)
+        if args.only is None or "work" in args.only:
+            log_work(sorted(args.sizes), runs, work)
+        if args.only is None or "turns" in args.only:
+            turn_reads(args.turns_events, runs, work)
+        if args.only is None or "rss" in args.only:
+            memory(args.rss_events, work)
+
+
+if __name__ == "__main__":
+    main()
