@@ -187,9 +187,14 @@ def stage_game(path: Path, rederive_turns: bool, month: str) -> StagedGame | Ref
     if not isinstance(prepared, PreparedGame):
         return prepared
     encoder = msgspec.json.Encoder()
-    partition = {"ruleset": prepared.ruleset, "month": month}
+    # Each row is encoded as its struct (no dict per row) and the partition columns are spliced
+    # into every line's closing brace: JSON text has no raw newline inside a value, so every
+    # b"}\n" of encode_lines' output ends a row. (Most of the encoding's time is the events'
+    # payloads, a JSON text escaped into a JSON string, whichever way the rows are encoded.)
+    partition = encoder.encode({"ruleset": prepared.ruleset, "month": month})
+    closing = b"," + partition[1:] + b"\n"
     lines = {
-        table: b"".join(encoder.encode(msgspec.structs.asdict(row) | partition) + b"\n" for row in rows)
+        table: encoder.encode_lines(rows).replace(b"}\n", closing)
         for table, rows in prepared.rows.items()
         if rows
     }
@@ -323,7 +328,10 @@ def columns_struct(columns: Columns) -> str:
 def write_batch(archive: Path, batch: str, sources: dict[str, Path]) -> None:
     """Write each table's staged rows (JSON lines, partition columns included) as Parquet files
     named after ``batch``. DuckDB reads them as a stream: its memory is bounded by the batch's
-    size (:data:`FLUSH_EVENTS`), never by the number of games."""
+    size (:data:`FLUSH_EVENTS`), never by the number of games. ZSTD at level 1: on the archive's
+    tables (the events' payloads most of all) it wrote smaller files than its default level 3 for
+    about a third less of DuckDB's time (measured on 100,000 events: 5.2 vs 5.8 MB, 0.26-0.30 vs
+    0.32-0.41 s of CPU)."""
     import duckdb  # lazily: only archiving and querying pay for it
 
     connection = duckdb.connect()
@@ -335,7 +343,7 @@ def write_batch(archive: Path, batch: str, sources: dict[str, Path]) -> None:
             connection.execute(
                 f"COPY (SELECT * FROM read_json({sql_string(str(source))}, "
                 f"format='newline_delimited', columns={columns_struct(columns)})) "
-                f"TO {sql_string(str(target))} (FORMAT PARQUET, COMPRESSION ZSTD, "
+                f"TO {sql_string(str(target))} (FORMAT PARQUET, COMPRESSION ZSTD, COMPRESSION_LEVEL 1, "
                 f"PARTITION_BY ({', '.join(PARTITION_COLUMNS)}), "
                 f"FILENAME_PATTERN {sql_string(f'part-{batch}-{{i}}')}, OVERWRITE_OR_IGNORE)"
             )
