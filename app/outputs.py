@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from mortecouille.core.errors import BadInput
@@ -57,18 +58,25 @@ def check_output(path: Path, option: str, games: Path | None, force: bool, suffi
 
 
 def write_output(
-    path: Path, data: str | bytes, option: str, games: Path | None, force: bool, suffixes: tuple[str, ...]
+    path: Path,
+    data: str | bytes | Iterable[str],
+    option: str,
+    games: Path | None,
+    force: bool,
+    suffixes: tuple[str, ...],
 ) -> None:
-    """Write ``data`` (text as UTF-8) to ``path`` after :func:`check_output`, atomically."""
+    """Write ``data`` (text as UTF-8) to ``path`` after :func:`check_output`, atomically.
+    ``data`` may come in consecutive text parts (a big page need not be held whole)."""
     check_output(path, option, games, force, suffixes)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    parts = (data,) if isinstance(data, str | bytes) else data
     try:
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as error:
         raise BadInput(option, f"cannot write {path}: {error.strerror}") from None
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
+            for part in parts:
+                handle.write(part.encode("utf-8") if isinstance(part, str) else part)
             handle.flush()
             os.fchmod(handle.fileno(), OUTPUT_MODE)
             os.fsync(handle.fileno())

@@ -8,23 +8,39 @@ Run: ``.venv/bin/python bench/bench_fold.py [--events N] [--verify-events N] [--
 * verify per event vs a replay of the same log (``--verify-events``, a shorter log: verify resolves
   every turn again); goal: at most 3x.
 
-Each prints the median of ``--runs`` (at least 5) with min and max, and OK or MISSED. The log is a
+Each prints the median of ``--runs`` (at least 5) with min and max, and OK or MISSED. Each run is
+timed in this process's CPU time by default (``--clock wall``: wall time): every measure here is
+one thread's work on a file in the page cache, and on the shared machine wall-time runs moved with
+others' load far more than with the code. The log is a
 blockade battle that stays representative to its end: sunk ships keep being replaced, so moves,
 collisions, damage and sinkings go on, and the state grows as a long game's does.
 ``--hashes`` also times ``state_hash`` at every turn end, as ``verify`` computes it.
+
+* replay vs the ``eventsourcing`` library (``--eventsourcing-events``, a shorter log): the same
+  number of events, each stored with as many bytes as the log's lines have on average, read back
+  from its SQLite recorder (a file, as the log is) and reconstructed into an aggregate by its
+  repository, against our replay of that log; goal: at least 8x faster. ``eventsourcing`` is not a
+  dependency of the project: when it is missing, the benchmark installs it into the running
+  environment (``pip install eventsourcing``) or says how.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import importlib
 import random
+import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.timing import interleaved, verdict  # noqa: E402
+from bench.timing import Timing, interleaved, verdict  # noqa: E402
 from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import TableDice, seed_commitment
@@ -39,6 +55,9 @@ from mortecouille.events.game import TurnEnded
 from mortecouille.events.rulings import Adjustment
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.verify import verify_log
+
+#: how two measures are timed run after run: :func:`cpu_interleaved` or ``bench.timing.interleaved``
+Measure = Callable[[Callable[[], object], Callable[[], object], int], tuple[Timing, Timing]]
 
 GRID = 6  # a 6x6 grid of ships circling in their own 3x3 boxes, plus a few ramming ones
 WILD = 6
@@ -161,13 +180,118 @@ def time_turn_end_hashes(events: list[Event]) -> tuple[int, float]:
     return count, spent
 
 
+def cpu_interleaved(
+    first: Callable[[], object], second: Callable[[], object], runs: int
+) -> tuple[Timing, Timing]:
+    """:func:`bench.timing.interleaved` in this process's CPU time (user and system): every measure
+    here is one thread's work on a file in the page cache, and on a machine shared with others the
+    wall time of each run moves with their load far more than with the code (per-run ratios from
+    0.3 to 1.5 in one run); the CPU time does not wait for them."""
+    a: list[float] = []
+    b: list[float] = []
+    for _ in range(runs):
+        for fn, into in ((first, a), (second, b)):
+            gc.collect()
+            start = time.process_time()
+            fn()
+            into.append(time.process_time() - start)
+    return Timing(a), Timing(b)
+
+
+def eventsourcing_module() -> Any | None:
+    """The ``eventsourcing`` library, installed into the running environment first if missing
+    (it is the benchmark's baseline, not a dependency of the project); None if it cannot be."""
+    try:
+        return importlib.import_module("eventsourcing.application")
+    except ImportError:
+        pass
+    print("installing eventsourcing for the comparison: pip install eventsourcing", flush=True)
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "eventsourcing"], check=False)
+    if done.returncode != 0:
+        print(f"could not install it; run `{sys.executable} -m pip install eventsourcing` and run again")
+        return None
+    importlib.invalidate_caches()
+    return importlib.import_module("eventsourcing.application")
+
+
+def eventsourcing_replay(count: int, line_bytes: int, directory: Path) -> tuple[Any, Any, int]:
+    """An ``eventsourcing`` application on a SQLite file holding one aggregate of ``count``
+    events, each event's stored state padded to ``line_bytes`` bytes; the application, the
+    aggregate's id, and the bytes one event's state takes."""
+    from eventsourcing.application import Application
+    from eventsourcing.domain import Aggregate, event
+
+    class Ship(Aggregate):
+        """An aggregate whose every event changes it, as our moves change a ship."""
+
+        def __init__(self) -> None:
+            self.moves = 0
+            self.last = ""
+
+        @event("Moved")
+        def move(self, payload: str) -> None:
+            self.moves += 1
+            self.last = payload
+
+    class Fleet(Application):
+        pass
+
+    app = Fleet(env={"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(directory / "es.db")})
+    probe = Ship()
+    probe.move("")
+    empty = len(app.mapper.to_stored_event(probe.collect_events()[-1]).state)
+    ship = Ship()
+    payload = "x" * max(0, line_bytes - empty)
+    for _ in range(count - 1):  # with its creation, ``count`` events
+        ship.move(payload)
+    app.save(ship)
+    stored = app.recorder.select_events(ship.id, gt=1, limit=1)[0].state
+    return app, ship.id, len(stored)
+
+
+def compare_with_eventsourcing(log_path: Path, count: int, runs: int, measure: Measure) -> None:
+    """Our replay of ``log_path`` against ``eventsourcing`` reconstructing an aggregate from as
+    many events of the same mean size, interleaved run after run."""
+    if eventsourcing_module() is None:
+        print("MISSED replay vs the eventsourcing library: not measured (the library is not installed)")
+        return
+    data = log_path.read_bytes()
+    line_bytes = round(len(data) / count)
+    log = GameLog(log_path)
+    with tempfile.TemporaryDirectory(prefix="eventsourcing-") as directory:
+        app, aggregate, stored = eventsourcing_replay(count, line_bytes, Path(directory))
+        ours, theirs = measure(lambda: fold(log.read()), lambda: app.repository.get(aggregate), runs)
+        app.close()
+    print(f"eventsourcing log:    {count:,} events; our lines {line_bytes} bytes on average, "
+          f"its stored events {stored} bytes each (SQLite recorder, JSON transcoder)")  # fmt: skip
+    print(f"our replay:           {count / ours.median:,.0f} events/s, {ours.shown()}")
+    print(f"eventsourcing get:    {count / theirs.median:,.0f} events/s, {theirs.shown()}")
+    ratios = sorted(t / o for o, t in zip(ours.runs, theirs.runs, strict=True))
+    verdict(
+        "replay vs the eventsourcing library, events of the same size (speed ratio)",
+        theirs.median / ours.median,
+        8.0,
+        at_least=True,
+        detail=f"per-run ratios {ratios[0]:.1f}..{ratios[-1]:.1f}",
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=1_000_000)
     parser.add_argument("--verify-events", type=int, default=50_000)
+    parser.add_argument("--eventsourcing-events", type=int, default=50_000)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--clock",
+        choices=("cpu", "wall"),
+        default="cpu",
+        help="each run's CPU time in this process (the default: robust to others' load) or wall time",
+    )
     parser.add_argument("--hashes", action="store_true", help="also time state_hash at every turn end")
     args = parser.parse_args()
+    measure: Measure = cpu_interleaved if args.clock == "cpu" else interleaved
+    print(f"clock: {'CPU time of this process' if args.clock == 'cpu' else 'wall time'}")
     started = time.perf_counter()
     path = cached_log(args.events)
     print(f"log ready in {time.perf_counter() - started:.1f} s: {path}")
@@ -181,7 +305,7 @@ def main() -> None:
         fold(log.read())
 
     n = args.events
-    t_decode, t_fold = interleaved(decode_only, end_to_end, args.runs)
+    t_decode, t_fold = measure(decode_only, end_to_end, args.runs)
     print(f"events:               {n:,} ({path.stat().st_size / 1e6:.0f} MB, a long blockade game)")
     print(f"decode only:          {n / t_decode.median:,.0f} events/s, {t_decode.shown()}")
     print(f"read + decode + fold: {n / t_fold.median:,.0f} events/s, {t_fold.shown()}")
@@ -198,12 +322,14 @@ def main() -> None:
         count, spent = min((time_turn_end_hashes(events) for _ in range(args.runs)), key=lambda r: r[1])
         print(f"state_hash at turn ends: {count / spent:,.0f} hashes/s ({count:,} hashes, {spent:.2f} s)")
     short = GameLog(cached_log(args.verify_events))
-    t_replay, t_verify = interleaved(lambda: fold(short.read()), lambda: verify_log(short), args.runs)
+    t_replay, t_verify = measure(lambda: fold(short.read()), lambda: verify_log(short), args.runs)
     print(f"verify log:           {args.verify_events:,} events")
     print(f"replay:               {t_replay.shown()}")
     print(f"verify:               {t_verify.shown()}")
     ratio = t_verify.median / t_replay.median
     verdict("verify per event vs a replay (time ratio)", ratio, 3.0, at_least=False)
+    es_events = args.eventsourcing_events
+    compare_with_eventsourcing(cached_log(es_events), es_events, args.runs, measure)
 
 
 if __name__ == "__main__":

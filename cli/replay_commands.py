@@ -28,8 +28,9 @@ from mortecouille.core.rulings import RecordRuling, describe_adjustment, parse_a
 from mortecouille.core.state import GameState, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.rulings import RulingRecorded
+from mortecouille.events.stores import events_from
 from mortecouille.replays.pictures.board_text import render_board
-from mortecouille.replays.pictures.html import build_html
+from mortecouille.replays.pictures.html import page_parts
 from mortecouille.replays.pictures.turns import turn_picture
 from mortecouille.replays.reading.describe import describe_event
 from mortecouille.replays.reading.explain import (
@@ -258,8 +259,8 @@ def explain(ctx: Context, game: str, turn: int, ship: str | None, as_json: bool)
 def render(ctx: Context, game: str, turn: int, svg_path: Path, force: bool) -> None:
     """Draw turn N of GAME as SVG: the board, ships, paths, collisions and shots."""
     check_output(svg_path, "--svg", ctx.games_directory, force, SVG_SUFFIXES)
-    events = read_events(ctx, game)
-    svg = turn_picture(events, turn, Replay(events))
+    # read as a stream, and only as far as the turn drawn
+    svg = turn_picture(events_from(game_log(ctx.store, game), 0), turn)
     write_output(svg_path, svg, "--svg", ctx.games_directory, force, SVG_SUFFIXES)
     click.echo(f"wrote {svg_path}")
 
@@ -273,7 +274,8 @@ def render(ctx: Context, game: str, turn: int, svg_path: Path, force: bool) -> N
 def export(ctx: Context, game: str, html_path: Path, force: bool) -> None:
     """The whole of GAME as one self-contained HTML page: board, turn slider, explanations."""
     check_output(html_path, "--html", ctx.games_directory, force, HTML_SUFFIXES)
-    page = build_html(read_events(ctx, game))
+    # the log read once as a stream: the page is built turn by turn, never from the whole decoded log
+    page = page_parts(events_from(game_log(ctx.store, game), 0))
     write_output(html_path, page, "--html", ctx.games_directory, force, HTML_SUFFIXES)
     click.echo(f"wrote {html_path}")
 

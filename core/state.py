@@ -114,6 +114,20 @@ class WorkingShips(dict[str, ShipState]):
         self.open = False
 
 
+class WorkingTokens(dict[str, tuple[str | None, ...]]):
+    """The blockade tokens of the states inside one fold, changed in place as
+    :class:`WorkingShips` are: a turn gives every ship its tokens, one event each, and copying the
+    dict of all tokens for each was an eighth of a long blockade game's fold. Made by the first
+    TokensGiven of a turn inside a fold (``open`` while that fold runs), closed by the fold before
+    the state is handed out; a dict like any other from then on."""
+
+    __slots__ = ("open",)
+
+    def __init__(self, tokens: dict[str, tuple[str | None, ...]]) -> None:
+        super().__init__(tokens)
+        self.open = False
+
+
 def state_as_dict(state: GameState) -> dict[str, Any]:
     """Every field, defaults included, as plain JSON-ready values (``state --json``)."""
     body = msgspec.structs.asdict(state)
@@ -139,6 +153,10 @@ def state_hash(state: GameState) -> str:
             # the bulk of a big game: the same result as without_defaults, at C speed, and a ship
             # left unchanged by the last events (sunk, at anchor) is not converted again
             body[name] = {sid: _canonical_ship(ship) for sid, ship in value.items()}
+        elif name == "tokens":
+            # plain strings and None in tuples: encoded as they are, the JSON without_defaults
+            # gives (a tuple is an array), without converting every ship's tokens each turn end
+            body[name] = value
         else:
             body[name] = _hashable(value)
     return hashlib.sha256(msgspec.json.encode(body, order="sorted")).hexdigest()

@@ -182,6 +182,12 @@ def decode_lines(data: bytes) -> list[Event]:
 
 def check_line(line: bytes, number: int, expected_seq: int, expected_prev: str) -> str:
     """Check one line's place in the chain and its hash; return its hash or raise LogError."""
+    return str(checked_body(line, number, expected_seq, expected_prev)["hash"])
+
+
+def checked_body(line: bytes, number: int, expected_seq: int, expected_prev: str) -> dict[str, Any]:
+    """:func:`check_line`, returning the line's decoded body (its ``hash`` included): a caller
+    reading the log once for the chain can pick what it needs from the lines as they pass."""
     try:
         body = _RAW.decode(line)
     except RecursionError:
@@ -216,4 +222,5 @@ def check_line(line: bytes, number: int, expected_seq: int, expected_prev: str) 
             line=number,
             seq=expected_seq,
         )
-    return str(claimed)
+    body["hash"] = claimed
+    return body

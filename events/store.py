@@ -30,15 +30,14 @@ by rename, once.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import fcntl
 import os
 import stat
 import time
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -48,7 +47,7 @@ from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import (
     LogError,
     TornTail,
-    check_line,
+    checked_body,
     decode_line,
     decode_lines,
     event_decoder,
@@ -113,6 +112,23 @@ class HeadSlots:
         return best
 
     @classmethod
+    def newest_counter(cls, data: bytes) -> int | None:
+        """The counter of :meth:`decode`'s slot, or None when no slot is valid: what an update
+        needs, found without building the anchor (the higher counter's CRC checked first, and the
+        other slot's only when that one is torn)."""
+        candidates = []
+        for start in (0, cls.SIZE):
+            slot = data[start : start + cls.SIZE]
+            counter = slot[len(cls.MAGIC) :].partition(b" ")[0]
+            if slot.startswith(cls.MAGIC) and counter.isdigit():
+                candidates.append((int(counter), slot))
+        for _, slot in sorted(candidates, reverse=True):
+            found = cls._slot(slot)
+            if found is not None:
+                return found[0]
+        return None
+
+    @classmethod
     def _slot(cls, slot: bytes) -> tuple[int, Head] | None:
         body, _, crc = slot.rstrip(b" \n").rpartition(b" ")
         if not body.startswith(cls.MAGIC) or len(crc) != 8 or b"%08x" % zlib.crc32(body) != crc:
@@ -138,6 +154,7 @@ class GameLog:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._head_cache: tuple[Path, str, str] | None = None
 
     @property
     def name(self) -> str:
@@ -150,6 +167,16 @@ class GameLog:
     @property
     def head_temporary(self) -> Path:
         return self.head_path.with_name(f".{self.head_path.name}.tmp")
+
+    def _head_files(self) -> tuple[str, str]:
+        """The head anchor's path and its temporary file's, as strings, worked out once per path:
+        every append writes the anchor, and ``pathlib`` costs more than the ``pwrite`` itself."""
+        cached = self._head_cache
+        if cached is None or cached[0] is not self.path:
+            head = self.head_path
+            cached = (self.path, str(head), str(head.with_name(f".{head.name}.tmp")))
+            self._head_cache = cached
+        return cached[1], cached[2]
 
     def sibling(self, suffix: str) -> Path:
         """A file kept beside the log (``.seed``): same stem, another suffix."""
@@ -213,13 +240,13 @@ class GameLog:
         or a file with other links) by slots, so an old log pays the rename once; none at all (a
         log from before anchors, or a tool anchoring a log written by hand, such as the golden
         logs' maker) by the one JSON object earlier versions wrote, byte for byte."""
-        head = self.head_path
+        head, temporary = self._head_files()
         if self._update_slot_in_place(head, seq, digest):
             # a temporary file here is stale or planted (only the lock holder writes the anchor):
             # removed as the rename path would, a link itself and never its target (one failing
             # unlink when there is none)
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(head.with_name(f".{head.name}.tmp"))
+            with suppress(FileNotFoundError):
+                os.unlink(temporary)
             return
         if os.path.lexists(head):
             self.start_head(seq, digest)
@@ -227,9 +254,10 @@ class GameLog:
             self._replace_head(msgspec.json.encode(Head(seq=seq, hash=digest)) + b"\n")
 
     @staticmethod
-    def _update_slot_in_place(head: Path, seq: int, digest: str) -> bool:
+    def _update_slot_in_place(head: str, seq: int, digest: str) -> bool:
         """Overwrite the older slot of the head in slots at ``head``; False (nothing written) for
-        any other head."""
+        any other head. Every command pays this after its fsync, so it is kept to five system
+        calls and no more parsing than finding the newest valid slot (issue 16)."""
         try:
             fd = os.open(head, os.O_RDWR | _NO_LINK)
         except OSError:
@@ -239,10 +267,10 @@ class GameLog:
             # a hard link would carry the write into another name's file: replaced instead
             if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size != 2 * HeadSlots.SIZE:
                 return False
-            found = HeadSlots.decode(os.pread(fd, 2 * HeadSlots.SIZE, 0))
-            if found is None:
+            newest = HeadSlots.newest_counter(os.pread(fd, 2 * HeadSlots.SIZE, 0))
+            if newest is None:
                 return False
-            counter = found[0] + 1
+            counter = newest + 1
             record = HeadSlots.encode(counter, seq, digest)
             if os.pwrite(fd, record, (counter % 2) * HeadSlots.SIZE) != len(record):
                 raise OSError(errno.EIO, "short write of the head anchor")
@@ -445,27 +473,48 @@ class GameLog:
                 fcntl.flock(fd, fcntl.LOCK_UN)
         return end
 
-    def verify_chain(self, data: bytes | None = None) -> int:
+    def verify_chain(
+        self,
+        data: bytes | None = None,
+        on_line: Callable[[int, bytes, dict[str, Any]], None] | None = None,
+    ) -> int:
         """Check every line's canonical form, seq, prev and hash, then the tail against the head
         anchor; return the number of lines. Raises LogError naming the first bad seq.
 
-        ``data``: the log's bytes when the caller has read them already (checked as given)."""
-        data = _complete_part(self.read_bytes() if data is None else data)
+        ``data``: the log's bytes when the caller has read them already (checked as given); else
+        the log is read as a stream (:meth:`stream_lines`), never held whole. ``on_line``: called
+        with each line's seq, bytes and decoded body once the line is checked, so a caller learns what
+        it needs from the one pass (``verify``'s dice and seed)."""
+        lines = self.stream_lines() if data is None else iter(_complete_part(data).splitlines())
+        try:
+            head: Head | LogError | None = self.read_head()
+        except LogError as error:  # raised after the chain, whose errors come first
+            head = error
+        anchored_seq = head.seq if isinstance(head, Head) else -1
         prev = GENESIS_HASH
-        lines = data.splitlines()
-        hashes: list[str] = []
-        for number, line in enumerate(lines, 1):
-            prev = check_line(line, number, number - 1, prev)
-            hashes.append(prev)
-        self._check_head(hashes)
-        return len(lines)
+        at_anchor: str | None = None
+        seq = -1
+        for seq, line in enumerate(lines):
+            body = checked_body(line, seq + 1, seq, prev)
+            prev = body["hash"]
+            if seq == anchored_seq:
+                at_anchor = prev
+            if on_line is not None:
+                on_line(seq, line, body)
+        if isinstance(head, LogError):
+            raise head
+        self._check_head(head, seq + 1, at_anchor)
+        return seq + 1
 
-    def head_status(self) -> str:
-        """How the log's tail stands against its head anchor, for a report (the chain is not checked)."""
+    def head_status(self, lines: int | None = None) -> str:
+        """How the log's tail stands against its head anchor, for a report (the chain is not checked).
+        ``lines``: the log's line count when the caller has it (``verify``, from the chain check);
+        else the lines are counted as a stream, never holding the log."""
         head = self.read_head()
         if head is None:
             return "no head anchor: a removed tail cannot be detected"
-        lines = _complete_part(self.read_bytes()).count(b"\n")
+        if lines is None:
+            lines = sum(block.count(b"\n") for _, block in self._complete_blocks(0, 0, True))
         extra = lines - 1 - head.seq
         if extra > 0:
             return (
@@ -474,20 +523,22 @@ class GameLog:
             )
         return f"head anchor at seq {head.seq} matches the last line"
 
-    def _check_head(self, hashes: list[str]) -> None:
-        head = self.read_head()
+    @staticmethod
+    def _check_head(head: Head | None, lines: int, at_anchor: str | None) -> None:
+        """Refuse a log of ``lines`` lines shorter than its ``head``, or whose line at the head's
+        seq has another hash (``at_anchor``)."""
         if head is None:
             return
-        if len(hashes) <= head.seq:
+        if lines <= head.seq:
             raise LogError(
-                f"the log ends at seq {len(hashes) - 1} but its head anchor says seq {head.seq}: "
-                f"seq {len(hashes)} to {head.seq} were removed",
-                line=len(hashes) + 1,
-                seq=len(hashes),
+                f"the log ends at seq {lines - 1} but its head anchor says seq {head.seq}: "
+                f"seq {lines} to {head.seq} were removed",
+                line=lines + 1,
+                seq=lines,
             )
-        if hashes[head.seq] != head.hash:
+        if at_anchor != head.hash:
             raise LogError(
-                f"seq {head.seq} has hash {hashes[head.seq][:12]} but the head anchor says "
+                f"seq {head.seq} has hash {str(at_anchor)[:12]} but the head anchor says "
                 f"{head.hash[:12]}: the log was rewritten",
                 line=head.seq + 1,
                 seq=head.seq,
@@ -719,7 +770,7 @@ class Transaction:
         ``first_extras``: envelope fields for the first line (``idem``, see
         :data:`mortecouille.events.codec.ENVELOPE_EXTRAS`), written in the same write and fsync.
         """
-        next_seq, prev = _tail_position(self.fd, self.log.name)
+        size, next_seq, prev = _tail(self.fd, self.log.name)
         if expected_seq is not None and expected_seq != next_seq:
             raise Conflict(
                 f"game {self.log.name!r}: expected seq {expected_seq} but the log is at "
@@ -728,7 +779,7 @@ class Transaction:
         if not events:
             return []
         stamped, payload = stamp_all(events, next_seq, prev, first_extras)
-        _append_or_take_back(self.fd, payload, os.fstat(self.fd).st_size, self.log.path)
+        _append_or_take_back(self.fd, payload, size, self.log.path)
         try:
             self.log.write_head(stamped[-1].seq, stamped[-1].hash)
         except OSError as error:
@@ -860,11 +911,26 @@ def lock_within(fd: int, timeout: float, *, shared: bool = False) -> bool:
         delay = min(delay * 2, 0.05)
 
 
+class _LastLine(msgspec.Struct):
+    """What the tail of a log tells an append: the last line's seq and hash (its other fields skipped)."""
+
+    seq: int
+    hash: str
+
+
+_LAST_LINE = msgspec.json.Decoder(_LastLine)
+
+
 def _tail_position(fd: int, name: str) -> tuple[int, str]:
     """The next seq and the last hash, read from the end of the file only."""
+    return _tail(fd, name)[1:]
+
+
+def _tail(fd: int, name: str) -> tuple[int, int, str]:
+    """The file's size, the next seq and the last hash, read from the end of the file only."""
     size = os.fstat(fd).st_size
     if size == 0:
-        return 0, GENESIS_HASH
+        return 0, 0, GENESIS_HASH
     chunk = 4096
     buffer = b""
     position = size
@@ -883,8 +949,7 @@ def _tail_position(fd: int, name: str) -> tuple[int, str]:
             break
         chunk *= 2
     try:
-        head = msgspec.json.decode(last, type=dict)
-        seq, digest = int(head["seq"]), str(head["hash"])
-    except (msgspec.DecodeError, KeyError, TypeError, ValueError):
+        found = _LAST_LINE.decode(last)
+    except (msgspec.DecodeError, RecursionError):
         raise LogError(f"game {name!r}: the last line is not a valid event; run verify") from None
-    return seq + 1, digest
+    return size, found.seq + 1, found.hash

@@ -166,6 +166,8 @@ def events_from(store: EventStore, seq: int) -> Iterator[Event]:
         raise ValueError(f"seq {seq} is not a seq (0 or more)")
     if isinstance(store, ReadsFromSeq):
         return store.events_from(seq)
+    if isinstance(store, GameLog) and seq == 0:  # the file log streams from its start
+        return store.stream()
     return iter(store.read()[seq:])
 
 

@@ -11,9 +11,18 @@ from hypothesis import strategies as st
 
 from mortecouille.app.botgame import play_in_memory
 from mortecouille.core.game import evolve, fold
-from mortecouille.core.life_cycle import UnappliableEvent, change_ship, with_ship
-from mortecouille.core.state import EMPTY, GameState, ShipState, WorkingShips, state_as_dict, state_hash
+from mortecouille.core.life_cycle import UnappliableEvent, change_ship, give_tokens, with_ship
+from mortecouille.core.state import (
+    EMPTY,
+    GameState,
+    ShipState,
+    WorkingShips,
+    WorkingTokens,
+    state_as_dict,
+    state_hash,
+)
 from mortecouille.events.base import Event
+from mortecouille.events.blockade import TokensGiven
 from mortecouille.events.game import TurnEnded
 from mortecouille.events.movement import ShipMoved
 from mortecouille.events.store import GameLog
@@ -105,3 +114,31 @@ def test_an_unappliable_event_after_a_change_leaves_the_callers_state_unchanged(
     with pytest.raises(UnappliableEvent):
         fold([moved, forged], state)
     assert state_as_dict(state) == snapshot
+
+
+def blockade_turn_half_given() -> list[Event]:
+    """The golden blockade game up to the middle of a turn's tokens: the state then holds the
+    turn's working dict of tokens."""
+    events = GameLog(GOLDEN / "blockade.jsonl").read()
+    given = [index for index, event in enumerate(events) if isinstance(event, TokensGiven)]
+    assert len(given) >= 2
+    return events[: given[1] + 1]
+
+
+def test_the_tokens_handed_out_are_closed_so_a_later_change_copies_them() -> None:
+    state = fold(blockade_turn_half_given())
+    assert isinstance(state.tokens, WorkingTokens) and not state.tokens.open
+    before = dict(state.tokens)
+    given = give_tokens(state, "newcomer", ("F",))
+    assert given.tokens == {**before, "newcomer": ("F",)}
+    assert state.tokens == before  # evolve stays pure on what a fold handed out
+
+
+def test_a_fold_from_a_state_with_tokens_leaves_them_unchanged() -> None:
+    events = GameLog(GOLDEN / "blockade.jsonl").read()
+    half = blockade_turn_half_given()
+    before = fold(half)
+    tokens = dict(before.tokens)
+    after = fold(events[len(half) :], before)
+    assert after != before and before.tokens == tokens
+    assert_same_game(events)

@@ -27,7 +27,7 @@ from mortecouille.core.life_cycle import (
     Evolve,
     ResolveTurn,
     fold_with,
-    replace,
+    give_tokens,
     shared_fields,
     ship_named,
 )
@@ -93,7 +93,7 @@ def decide_tokens(state: GameState, command: GiveTokens, dice: DiceSource) -> li
 
 
 def evolve_tokens(state: GameState, event: TokensGiven) -> GameState:
-    return replace(state, tokens={**state.tokens, event.ship: event.tokens})
+    return give_tokens(state, event.ship, event.tokens)
 
 
 BLOCKADE_EVOLVERS: dict[type[Event], Evolve] = {**SHARED_EVOLVERS, TokensGiven: evolve_tokens}

@@ -9,7 +9,7 @@ from mortecouille.core.board.geometry import FACING_VECTORS, ORTHOGONAL_FACINGS,
 from mortecouille.core.board.terrain import board_index
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
-from mortecouille.core.life_cycle import Command, Decide, Evolve, change_ship, replace, with_ship
+from mortecouille.core.life_cycle import Command, Decide, Evolve, change_ship, move_ship, replace, with_ship
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.game import TurnEnded
@@ -74,7 +74,7 @@ def evolve_placed(state: GameState, event: ShipPlaced) -> GameState:
 
 
 def evolve_moved(state: GameState, event: ShipMoved) -> GameState:
-    return change_ship(state, event.ship, at=event.at, facing=event.facing)
+    return move_ship(state, event.ship, event.at, event.facing)
 
 
 def evolve_damage(state: GameState, event: DamageTaken) -> GameState:

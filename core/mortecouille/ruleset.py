@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from mortecouille.core.blockade.commands import GiveTokens
+from mortecouille.core.dice import DiceSource
 from mortecouille.core.fleet.commands import FLEET_DECIDERS, place_mortecouille_ship
+from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.mortecouille import narrators
 from mortecouille.core.mortecouille.common import SetUpShip, decide_set_up
 from mortecouille.core.mortecouille.evolution import MORTECOUILLE_EVOLVERS, MORTECOUILLE_IGNORED
@@ -14,8 +16,26 @@ from mortecouille.core.mortecouille.orders import (
     decide_withdraw_order,
 )
 from mortecouille.core.mortecouille.scenario import build_mortecouille_scenario
-from mortecouille.core.mortecouille.turn import resolve_mortecouille_turn, victory
-from mortecouille.core.ruleset import Refusal, compose_ruleset
+from mortecouille.core.ruleset import Refusal, Victory, compose_ruleset
+from mortecouille.core.state import GameState
+from mortecouille.events.base import Event
+
+
+def resolve_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> list[Event]:
+    """The mortecouille turn (T2): its module (fire, movement, collisions, gunnery, upkeep), the
+    bulk of the rules, is imported on the first resolve, since folding or showing a game never
+    needs it (issue 16, the CLI's start-up)."""
+    from mortecouille.core.mortecouille.turn import resolve_mortecouille_turn
+
+    return resolve_mortecouille_turn(state, command, dice)
+
+
+def end_test(state: GameState) -> Victory | None:
+    """T3, imported with the turn's module (see :func:`resolve_turn`)."""
+    from mortecouille.core.mortecouille.turn import victory
+
+    return victory(state)
+
 
 MORTECOUILLE = compose_ruleset(
     "mortecouille",
@@ -27,9 +47,9 @@ MORTECOUILLE = compose_ruleset(
     },
     evolvers=MORTECOUILLE_EVOLVERS,
     ignored=MORTECOUILLE_IGNORED,
-    end_test=victory,
+    end_test=end_test,
     placement=place_mortecouille_ship,
-    resolve_turn=resolve_mortecouille_turn,
+    resolve_turn=resolve_turn,
     narrators=narrators.NARRATORS,
     phases=narrators.PHASES,
     scenario=build_mortecouille_scenario,

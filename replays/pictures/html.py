@@ -19,20 +19,19 @@ explanation lines of the phase.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import msgspec
 
 from mortecouille.core.board.geometry import square_name
 from mortecouille.core.errors import BadInput
-from mortecouille.core.game import fold
 from mortecouille.core.limits import unsafe
-from mortecouille.core.narration import ending_text
-from mortecouille.core.phases import END, SET_UP
+from mortecouille.core.narration import ExplainContext, ending_text
+from mortecouille.core.phases import END, ORDERS, SET_UP
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
-from mortecouille.events.game import GameCreated
+from mortecouille.events.game import GameCreated, TurnStarted
 from mortecouille.replays.pictures.svg import (
     NO_OWNER_COLOUR,
     board_layer,
@@ -42,9 +41,8 @@ from mortecouille.replays.pictures.svg import (
     render_turn_svg,
     xml_text,
 )
-from mortecouille.replays.pictures.turns import opening_picture, outcome_picture
-from mortecouille.replays.reading.explain import ExplainLine, explain_turn, story_span, turn_started_index
-from mortecouille.replays.reading.replay import Replay, position_after_turn, resolved_turns
+from mortecouille.replays.pictures.turns import TurnStories, TurnStory, opening_picture, outcome_picture
+from mortecouille.replays.reading.explain import ExplainLine, narrate
 
 
 def ship_rows(state: GameState, colours: dict[str, str]) -> list[list[Any]]:
@@ -105,60 +103,84 @@ def frame_picture(data: dict[str, Any], shown: dict[str, Any]) -> str:
     return svg
 
 
-def game_data(events: Sequence[Event]) -> dict[str, Any]:
+class PageFrames:
+    """The frames of a page, built while the log is read once.
+
+    What every frame shares is known only at the end (the players' colours in the ships tables,
+    the layers the page keeps once: those of the final state), yet a frame is kept only in its
+    final, small form, never as a whole picture. So each picture has its *own* layers replaced by
+    their markers at once (the layers of the state it draws, the final ones in every game whose
+    board and players do not change), and a ship row holds its owner in the colour's place; at
+    the end (:meth:`finish`) the owners become the final colours, and the few pictures whose
+    layers were not the final ones get theirs back and the final ones taken out instead, so the
+    page is byte for byte the one the final state's layers give."""
+
+    def __init__(self) -> None:
+        self.rows: list[list[Any]] = []
+        #: each distinct own-layers table once, and the frames whose picture used it
+        self.layer_sets: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+
+    def add(self, label: str, state: GameState, seqs: list[int], svg: str) -> dict[str, Any]:
+        """The frame of ``state`` (the state its picture ``svg`` draws on the board)."""
+        owners = {ship.owner or "": ship.owner or "" for ship in state.ships.values()}
+        shown = frame(label, state, owners, seqs, svg)
+        self.rows.extend(shown["ships"])
+        own = own_layers(state)
+        for mark, layer in zip((BOARD_MARKER, LEGEND_MARKER, DEFS_MARKER), own, strict=True):
+            shown["svg"] = shown["svg"].replace(layer, mark, 1)
+        self.layer_sets.setdefault(own, []).append(shown)
+        return shown
+
+    def finish(self, colours: dict[str, str], layers: dict[str, str]) -> None:
+        """Fill in the final colours and make every picture's markers stand for ``layers``."""
+        for row in self.rows:
+            row[3] = colours.get(row[3], NO_OWNER_COLOUR)
+        final = (layers[BOARD_MARKER], layers[LEGEND_MARKER], layers[DEFS_MARKER])
+        for own, frames in self.layer_sets.items():
+            if own == final:
+                continue
+            marks = (BOARD_MARKER, LEGEND_MARKER, DEFS_MARKER)
+            for shown in frames:
+                svg: str = shown["svg"]
+                # undone in reverse order: each marker was put where its layer was, and a
+                # picture never holds a marker of its own (user text is escaped)
+                for mark, layer in reversed(list(zip(marks, own, strict=True))):
+                    svg = svg.replace(mark, layer, 1)
+                for mark, layer in zip(marks, final, strict=True):
+                    svg = svg.replace(layer, mark, 1)
+                shown["svg"] = svg
+
+
+def own_layers(state: GameState) -> tuple[str, str, str]:
+    """The shared layers of a picture drawn of ``state`` (board, legend, definitions)."""
+    return (
+        board_layer(state.board),
+        legend_layer(state.board, tuple(owner_colours(state).items()))[0],
+        picture_defs(),
+    )
+
+
+def game_data(events: Iterable[Event]) -> dict[str, Any]:
     """Everything the page shows, as plain JSON-able data.
 
-    The replay only moves forward (each frame's state is the previous one plus the frame's
-    events), so the page costs two passes over the log (the fold for the colours, the replay)
-    plus one picture per frame.
+    ``events`` are read once, front to back (a stream of the log will do): each turn's frames
+    and explanation are made as soon as its story has been read, and only they are kept, so
+    the cost is linear in the log and the memory that of the page, not of the decoded log.
     """
-    # The final state (for the players' colours) by a plain fold, so the replay below only moves
-    # forward and never falls back to a keyframe to reach a turn.
-    final = fold(events)
+    stories = TurnStories(events)
+    frames = PageFrames()
+    turns: list[dict[str, Any]] = []
+    for story in stories:
+        if not turns:
+            turns.append(opening_turn(stories.opening, frames))
+        turns.append(turn_data(story, frames))
+    if not turns:  # no turn resolved: the opening is the current state
+        turns.append(opening_turn(stories.opening, frames))
+    final = stories.final
     colours = owner_colours(final)
-    replay = Replay(events)
-    start = replay.seek(position_after_turn(events, 0))
-    # The titles and arguments of the turn-0 and "after" pictures are those of the render command,
-    # so those frames are byte for byte what ``render --turn N --svg`` writes.
-    opening = opening_picture(start)
-    turns: list[dict[str, Any]] = [
-        {
-            "turn": 0,
-            "frames": [frame("before turn 1", start, colours, [], opening)],
-            "explain": [
-                {"seq": -1, "phase": SET_UP.name, "text": "the board before the first turn", "rules": []}
-            ],
-        }
-    ]
-    for turn in resolved_turns(events):
-        first, last = story_span(events, turn)
-        lines = explain_turn(events, turn, base=replay.seek(first), span=(first, last))
-        started = turn_started_index(events, first, last)
-        before = replay.seek(started + 1)
-        name = before.game
-        frames = [
-            frame(
-                f"turn {turn}: before",
-                before,
-                colours,
-                [e.seq for e in events[first : started + 1]],
-                render_turn_svg(before, before, [], f"{name}: turn {turn}, before"),
-            )
-        ]
-        for phase, group in phase_groups(lines, events[started + 1 : last]):
-            state = replay.seek(group[-1].seq + 1)
-            picture = render_turn_svg(before, state, group, f"{name}: turn {turn}, {phase}")
-            frames.append(frame(phase, state, colours, [e.seq for e in group], picture))
-        # The frame a turn opens on: the outcome with every path, collision and shot of the turn.
-        after = replay.seek(last)
-        picture = outcome_picture(before, after, events[started:last], turn)
-        frames.append(
-            frame(f"turn {turn}: after", after, colours, [e.seq for e in events[started + 1 : last]], picture)
-        )
-        turns.append({"turn": turn, "frames": frames, "explain": [msgspec.to_builtins(x) for x in lines]})
     board = final.board
     layers = shared_layers(final, colours)
-    share_layers(turns, layers)
+    frames.finish(colours, layers)
     return {
         "game": final.game,
         "ruleset": final.ruleset,
@@ -169,6 +191,60 @@ def game_data(events: Sequence[Event]) -> dict[str, Any]:
         "turns": turns,
         "game_over": game_over(final),
     }
+
+
+def opening_turn(start: GameState, frames: PageFrames) -> dict[str, Any]:
+    """Turn 0: the board before the first turn. Its picture (like every turn's "after") is the
+    one ``render --turn N --svg`` writes, byte for byte."""
+    return {
+        "turn": 0,
+        "frames": [frames.add("before turn 1", start, [], opening_picture(start))],
+        "explain": [
+            {"seq": -1, "phase": SET_UP.name, "text": "the board before the first turn", "rules": []}
+        ],
+    }
+
+
+def turn_data(story: TurnStory, frames: PageFrames) -> dict[str, Any]:
+    """One resolved turn: the position before its resolution, one frame per phase of its story,
+    its outcome; and the story told as ``explain`` tells it."""
+    turn, events, started = story.turn, story.events, story.started
+    lines = story_lines(story)
+    before = story.states[started]
+    name = before.game
+    shown = [
+        frames.add(
+            f"turn {turn}: before",
+            before,
+            [e.seq for e in events[: started + 1]],
+            render_turn_svg(before, before, [], f"{name}: turn {turn}, before"),
+        )
+    ]
+    index = started + 1
+    for phase, group in phase_groups(lines, events[started + 1 :]):
+        index += len(group)
+        state = story.states[index - 1]
+        picture = render_turn_svg(before, state, group, f"{name}: turn {turn}, {phase}")
+        shown.append(frames.add(phase, state, [e.seq for e in group], picture))
+    # The frame a turn opens on: the outcome with every path, collision and shot of the turn.
+    after = story.states[-1]
+    picture = outcome_picture(before, after, events[started:], turn)
+    shown.append(frames.add(f"turn {turn}: after", after, [e.seq for e in events[started + 1 :]], picture))
+    return {"turn": turn, "frames": shown, "explain": [msgspec.to_builtins(x) for x in lines]}
+
+
+def story_lines(story: TurnStory) -> list[ExplainLine]:
+    """The turn's story told event by event, as :func:`explain_turn` tells it."""
+    opened = story.events[story.started]
+    rounds = opened.rounds if isinstance(opened, TurnStarted) else 1
+    lines: list[ExplainLine] = []
+    phase = ORDERS.name
+    for index, event in enumerate(story.events):
+        context = ExplainContext(story.state_before(index), story.states[index], rounds)
+        line = narrate(event, context, context.before.ruleset, phase)
+        phase = line.phase
+        lines.append(line)
+    return lines
 
 
 def game_over(state: GameState) -> dict[str, str] | None:
@@ -195,11 +271,26 @@ def phase_groups(lines: Sequence[ExplainLine], events: Sequence[Event]) -> list[
     return groups
 
 
+def checked_start(events: Iterable[Event]) -> Iterator[Event]:
+    """``events``, refused (BadInput) unless the first is the game's creation."""
+    stream = iter(events)
+    first = next(stream, None)
+    if not isinstance(first, GameCreated):
+        raise BadInput("GAME", "the log does not start with game-created")
+    yield first
+    yield from stream
+
+
 def embed_json(data: Any) -> str:
     """JSON safe inside a script element: no ``</`` can close it early and no ``<!--`` can change
     how the browser reads it, and no control or bidi character stays raw; every replacement is a
     JSON escape, made in one pass, so ``JSON.parse`` reads the same strings."""
-    return _SCRIPT_UNSAFE.sub(_script_escape, msgspec.json.encode(data).decode())
+    return embed_text(msgspec.json.encode(data).decode())
+
+
+def embed_text(json_text: str) -> str:
+    """JSON text made safe inside a script element as :func:`embed_json` says."""
+    return _SCRIPT_UNSAFE.sub(_script_escape, json_text)
 
 
 #: what ``embed_json`` rewrites: ``</``, ``<!--``, and any character outside printable ASCII
@@ -217,21 +308,40 @@ def _script_escape(found: re.Match[str]) -> str:
     return f"\\u{ord(text):04x}" if unsafe(text) else text
 
 
-def build_html(events: Sequence[Event]) -> str:
-    """The page: the template with the title and the game data filled in."""
-    if not isinstance(events[0], GameCreated):
-        raise BadInput("GAME", "the log does not start with game-created")
-    data = game_data(events)
-    fills = {
-        "__TITLE__": xml_text(f"{data['game']} - Mortecouille replay"),
-        "__GAME_DATA__": embed_json(data),
-    }
-    # one pass: a placeholder's name inside a filled value (a game called __GAME_DATA__) stays text
-    return PLACEHOLDERS.sub(lambda found: fills[found.group(0)], TEMPLATE)
+def build_html(events: Iterable[Event]) -> str:
+    """The page: the template with the title and the game data filled in. ``events`` are read
+    once, front to back (a stream of the log will do)."""
+    return "".join(page_parts(events))
 
 
-# The page. Placeholders are filled in one pass by PLACEHOLDERS (the CSS and script are full of braces).
-PLACEHOLDERS = re.compile("__TITLE__|__GAME_DATA__")
+def page_parts(events: Iterable[Event]) -> Iterator[str]:
+    """The page of :func:`build_html` in consecutive parts, so a writer need not hold it whole:
+    the game data is encoded one turn at a time, each turn's frames let go once encoded."""
+    data = game_data(checked_start(events))
+    head, tail = TEMPLATE.split("__GAME_DATA__")
+    title = xml_text(f"{data['game']} - Mortecouille replay")
+    # one pass: a placeholder's name inside the title (a game called __GAME_DATA__) stays text
+    yield PLACEHOLDERS.sub(lambda _: title, head)
+    turns: list[dict[str, Any]] = data["turns"]
+    data["turns"] = []
+    # The data with no turns, cut where they go: a JSON key's quotes are never inside a string
+    # (they would be escaped), so the first ``"turns":[]`` is the key's. Each part is escaped
+    # alone: a part ends with ``[``, ``,`` or ``}``, so no ``</`` or ``<!--`` straddles two.
+    around = msgspec.json.encode(data).decode()
+    cut = around.index('"turns":[]') + len('"turns":[')
+    yield embed_text(around[:cut])
+    turns.reverse()  # popped from the end, in order
+    separator = ""
+    while turns:
+        yield separator + embed_json(turns.pop())
+        separator = ","
+    yield embed_text(around[cut:])
+    yield tail
+
+
+# The page. Its title is filled by PLACEHOLDERS, its data where ``__GAME_DATA__`` stands (the CSS and
+# script are full of braces).
+PLACEHOLDERS = re.compile("__TITLE__")
 TEMPLATE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -15,7 +15,7 @@ one renderer, so the page and the command cannot disagree.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from html import escape
 from typing import Final, NamedTuple
@@ -163,7 +163,7 @@ class Box(NamedTuple):
 def label_places(board: Board, ships: Sequence[ShipState]) -> dict[str, Point]:
     """Where each placed ship's name goes (the baseline's middle), so no two names cover each
     other where it can be helped: ships are taken in order, each at its first free place."""
-    placed: list[Box] = []
+    placed = _Boxes()
     places: dict[str, Point] = {}
     for ship in ships:
         if ship.at is None:
@@ -174,15 +174,39 @@ def label_places(board: Board, ships: Sequence[ShipState]) -> dict[str, Point]:
         for dx, dy in LABEL_PLACES:
             x, y = c.x + dx, c.y + dy
             box = Box(x - half, y - LABEL_HEIGHT, x + half, y + 2)
-            if not any(box.meets(other) for other in placed):
+            if not placed.meets(box):
                 chosen = (Point(x, y), box)
                 break
         if chosen is None:  # crowded all round: under the hull, as ever
             x, y = c.x + LABEL_PLACES[0][0], c.y + LABEL_PLACES[0][1]
             chosen = (Point(x, y), Box(x - half, y - LABEL_HEIGHT, x + half, y + 2))
         places[ship.id] = chosen[0]
-        placed.append(chosen[1])
+        placed.add(chosen[1])
     return places
+
+
+class _Boxes:
+    """The names placed so far, filed by the board squares (CELL by CELL) they cover, so a new
+    name is checked against those near it only: a picture of n ships costs n, not n squared.
+    Two boxes that overlap share a point inside both, and so a square both are filed under."""
+
+    def __init__(self) -> None:
+        self._by_square: dict[tuple[int, int], list[Box]] = {}
+
+    @staticmethod
+    def _squares(box: Box) -> Iterator[tuple[int, int]]:
+        for column in range(math.floor(box.left / CELL), math.floor(box.right / CELL) + 1):
+            for row in range(math.floor(box.top / CELL), math.floor(box.bottom / CELL) + 1):
+                yield column, row
+
+    def meets(self, box: Box) -> bool:
+        return any(
+            box.meets(other) for square in self._squares(box) for other in self._by_square.get(square, ())
+        )
+
+    def add(self, box: Box) -> None:
+        for square in self._squares(box):
+            self._by_square.setdefault(square, []).append(box)
 
 
 def hull(ship: ShipState, board: Board, colour: str, ghost: bool = False, label: Point | None = None) -> str:

@@ -16,23 +16,27 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import msgspec
 
 from mortecouille.core.dice import (
     CONTRIBUTED,
     DiceForgery,
     DicePolicy,
     matches_commitment,
-    revealed_contributions,
 )
-from mortecouille.core.game import evolve
-from mortecouille.core.life_cycle import DICE_MODES, UnappliableEvent
+from mortecouille.core.game import fold
+from mortecouille.core.life_cycle import DICE_MODES
 from mortecouille.core.state import EMPTY, GameState, state_hash
 from mortecouille.events.base import Event
-from mortecouille.events.codec import LogError, decode_lines
-from mortecouille.events.dice import TurnLocked
-from mortecouille.events.game import DieRolled, GameCreated, TurnEnded, TurnStarted
+from mortecouille.events.codec import LogError, decode_line, decode_lines
+from mortecouille.events.dice import DiceContributionRevealed, TurnLocked
+from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded, TurnStarted
+from mortecouille.events.schema import event_tag
 from mortecouille.events.store import GameLog
 from mortecouille.events.stores import EventStore
 from mortecouille.replays.reading.findings import Finding, Report
@@ -43,7 +47,12 @@ from mortecouille.replays.reading.receipts import (
     log_lines,
     verify_receipts,
 )
-from mortecouille.replays.reading.rederive import rederive, revealed_seed
+from mortecouille.replays.reading.rederive import (
+    FOLD_ERRORS,
+    TurnRederiver,
+    first_unfoldable,
+    turn_segments,
+)
 
 
 def verify_log(
@@ -91,79 +100,284 @@ def check_kept(
 def verify_own(
     log: EventStore, rederive_turns: bool, data: bytes | None, events: list[Event] | None
 ) -> Report:
-    """The log's own checks (1 to 4 of the module docstring)."""
+    """The log's own checks (1 to 4 of the module docstring), in two streaming passes: the chain
+    (which also gathers the dice and the revealed seed the other checks need first), then every
+    other check in one pass over the typed events, one fold shared by the state hashes and the
+    re-derivation. Neither pass holds the decoded log (issue 16); ``data``/``events`` given by the
+    caller are used as they are."""
     report = Report(game=log.name)
-    if data is None:
-        try:
-            data = log.read_bytes()
-        except LogError as error:
-            report.findings.append(Finding("chain", False, str(error), error.seq))
-            return report
+    gathered = Gathered()
+    # only the file store streams and reports lines as it checks them; a store without (or bytes
+    # given) is checked from the bytes, as before
+    file_log = log if isinstance(log, GameLog) else None
+    streams = file_log is not None
     try:
-        report.events = log.verify_chain(data)
+        if file_log is None and data is None:
+            data = log.read_bytes()
+        if file_log is not None and events is None:
+            report.events = file_log.verify_chain(data, on_line=gathered.line)
+        else:
+            report.events = log.verify_chain(data)
     except LogError as error:
         report.findings.append(Finding("chain", False, str(error), error.seq))
         return report
-    last = report.events - 1
-    status = log.head_status() if isinstance(log, GameLog) else f"store head at seq {last} matches"
+    if file_log is not None:
+        status = file_log.head_status(report.events)
+    else:
+        status = f"store head at seq {report.events - 1} matches"
     report.findings.append(Finding("chain", True, f"{report.events} lines chained; {status}"))
-    if events is None:
+    typed: Iterable[Event]
+    if events is not None:
+        typed = events
+    elif data is not None:
         try:
-            events = decode_lines(data)
+            typed = decode_lines(data)
         except LogError as error:
             report.findings.append(Finding("decode", False, str(error), error.seq))
             return report
-    report.findings.extend(check_dice(events))
-    report.findings.extend(check_turns_closed(events))
-    report.findings.extend(check_turn_hashes(events))
-    if rederive_turns:
-        report.findings.extend(rederive(events))
+    else:
+        # only the lines the chain check vouched for: an append since then is not verified
+        assert file_log is not None  # another store was read as bytes above
+        typed = itertools.islice(file_log.stream(), report.events)
+    if not (streams and events is None):
+        assert isinstance(typed, list)
+        gathered = Gathered.of(typed)
+    try:
+        report.findings.extend(check_stream(typed, gathered, rederive_turns))
+    except LogError as error:  # only decoding raises it here: the checks report their own
+        report.findings.append(Finding("decode", False, str(error), error.seq))
     return report
 
 
-def check_dice(events: list[Event]) -> list[Finding]:
+class Gathered:
+    """What the checks of a log need before they read it in order: its dice by identity, the seed
+    it revealed as it ended (D2), the contributions it revealed (D3). Gathered from the chain
+    check's pass (:meth:`line`), so the log is not decoded twice."""
+
+    def __init__(self) -> None:
+        self.rolls: list[DieRolled] = []
+        self.seed: str | None = None
+        self.contributions: dict[int, dict[str, str]] = {}
+
+    @classmethod
+    def of(cls, events: Iterable[Event]) -> Gathered:
+        gathered = cls()
+        for event in events:
+            gathered.event(event)
+        return gathered
+
+    def line(self, seq: int, line: bytes, body: dict[str, Any]) -> None:
+        if body.get("type") in _GATHERED_TAGS:
+            try:
+                self.event(decode_line(line, seq + 1))
+            except LogError:
+                return  # not an event: the typed pass names the line
+
+    def event(self, event: Event) -> None:
+        if isinstance(event, DieRolled):
+            # kept until the end: without its line's two hashes (most of its size), which no
+            # check of a die reads (its seq names it)
+            self.rolls.append(msgspec.structs.replace(event, prev="", hash=""))
+        elif isinstance(event, GameEnded):
+            if event.seed and self.seed is None:
+                self.seed = event.seed
+        elif isinstance(event, DiceContributionRevealed):
+            self.contributions.setdefault(event.turn, {})[event.player] = event.contribution
+
+
+_GATHERED_TAGS = frozenset(event_tag(cls) for cls in (DieRolled, GameEnded, DiceContributionRevealed))
+
+
+def check_stream(events: Iterable[Event], gathered: Gathered, rederive_turns: bool) -> list[Finding]:
+    """Checks 2 to 4 of the module docstring over ``events`` in one pass (each stops at its first
+    failure, as each did alone): the dice, every started turn ended, the state hash at every turn
+    end, and (``rederive_turns``) the re-derivation of every resolved turn.
+
+    One fold serves the state hashes and the re-derivation. A turn the rules re-derive to exactly
+    the logged events needs no hash of its own: the rules computed the hash its TurnEnded records
+    from the state they folded from the same state with the same events (evolvers never read the
+    envelope), so that hash was checked by the comparison; only a turn not re-derived is hashed.
+    """
+    dice = DiceCheck(gathered)
+    turns = TurnsClosedCheck()
+    states = StateCheck()
+    rederiver: TurnRederiver | None = None
+
+    def observed() -> Iterator[Event]:
+        nonlocal rederiver
+        stream = iter(events)
+        first = next(stream, None)
+        if first is None:
+            return
+        if rederive_turns and isinstance(first, GameCreated):
+            rederiver = TurnRederiver(first, gathered.rolls, gathered.seed, gathered.contributions)
+        dice.see(first)
+        turns.see(first)
+        yield first
+        for event in stream:
+            if isinstance(event, _WATCHED):  # the few kinds the dice and turn checks look at
+                dice.see(event)
+                turns.see(event)
+            yield event
+
+    for resolved, segment in turn_segments(observed()):
+        vouched = False
+        if resolved and rederiver is not None and rederiver.failure is None:
+            if states.unfoldable is not None:  # the log does not fold up to this turn
+                rederiver.unfoldable(*states.unfoldable)
+            else:
+                vouched = rederiver.turn(states.state, segment)
+        states.fold(segment, vouched)
+    findings = [dice.finding(), turns.finding(), states.finding()]
+    if rederiver is not None:
+        findings.append(rederiver.finding())
+    return findings
+
+
+#: the events :class:`DiceCheck` and :class:`TurnsClosedCheck` act on (after the first)
+_WATCHED = (TurnLocked, TurnStarted, TurnEnded, DieRolled)
+
+
+class StateCheck:
+    """The state hash recorded at every turn end matches a fresh fold (check 3); the fold itself,
+    shared with the re-derivation."""
+
+    def __init__(self) -> None:
+        self.state: GameState = EMPTY
+        self.checked = 0
+        self.failure: Finding | None = None
+        #: the first event the fold could not apply, with its error: nothing is folded after it
+        self.unfoldable: tuple[Event, Exception] | None = None
+
+    def fold(self, events: list[Event], vouched: bool) -> None:
+        """Fold ``events``; check the hash before each TurnEnded among them unless ``vouched``
+        (a turn re-derived exactly: its one TurnEnded's hash came from the rules, see
+        :func:`check_stream`)."""
+        if self.unfoldable is not None:
+            return
+        if vouched or self.failure is not None:
+            if vouched and self.failure is None:
+                self.checked += 1
+            self._apply(events)
+            return
+        start = 0
+        for index, event in enumerate(events):
+            if type(event) is TurnEnded:
+                if not self._apply(events[start:index]):
+                    return
+                start = index
+                actual = state_hash(self.state)
+                if actual != event.state_hash:
+                    detail = (
+                        f"seq {event.seq}: turn {event.turn} ends in state {actual[:12]}, "
+                        f"the log says {event.state_hash[:12]}"
+                    )
+                    self.failure = Finding("state", False, detail, event.seq)
+                    self._apply(events[start:])
+                    return
+                self.checked += 1
+        self._apply(events[start:])
+
+    def _apply(self, events: list[Event]) -> bool:
+        try:
+            self.state = fold(events, self.state)
+            return True
+        except FOLD_ERRORS:
+            self.unfoldable = first_unfoldable(events, self.state)
+            if self.unfoldable is None:  # the batch failed but no event alone: never in a real fold
+                raise
+        if self.failure is None:
+            self.failure = inapplicable(*self.unfoldable)
+        return False
+
+    def finding(self) -> Finding:
+        if self.failure is not None:
+            return self.failure
+        return Finding("state", True, f"{self.checked} turn-end state hashes match")
+
+
+class DiceCheck:
     """Every die in the log is one the game could have rolled: from the source its dice mode
     (fixed by game-created) allows, showing 1..6, during its turn's resolution, and once the
     seed is revealed the seed's value for its identity (D1-D2). Which dice the rules asked for,
-    in order, is re-derivation's part."""
-    if not events or not isinstance(events[0], GameCreated):
-        return [Finding("dice", False, "the first event is not game-created", 0)]
-    created = events[0]
-    if created.dice_mode not in DICE_MODES:
-        return [Finding("dice", False, f"seq 0: unknown dice mode {created.dice_mode!r} (D2)", 0)]
-    revealed = revealed_seed(events) if created.dice_mode == "seeded" else None
-    if revealed is not None and not matches_commitment(revealed, created):
-        return [Finding("dice", False, "the revealed seed does not match the commitment (D2)")]
-    contributions = revealed_contributions(events)
-    policy = DicePolicy.of(created, revealed, contributions)
-    counts: Counter[str] = Counter()
-    resolving: int | None = None
-    locked: set[int] = set()
-    for event in events:
+    in order, is re-derivation's part. Fed one event at a time (:meth:`see`)."""
+
+    def __init__(self, gathered: Gathered) -> None:
+        self.gathered = gathered
+        self.policy: DicePolicy | None = None
+        self.created: GameCreated | None = None
+        self.failure: Finding | None = None
+        self.counts: Counter[str] = Counter()
+        self.resolving: int | None = None
+        self.locked: set[int] = set()
+        self.started = False
+
+    def see(self, event: Event) -> None:
+        if self.failure is not None:
+            return
+        if not self.started:
+            self.started = True
+            self._start(event)
+            if self.failure is not None:
+                return
+        policy = self.policy
+        assert policy is not None
         if isinstance(event, TurnLocked):
-            locked.add(event.turn)
+            self.locked.add(event.turn)
         elif isinstance(event, TurnStarted):
             own_turn = event.seq > policy.copied_up_to  # a fork's copied turns were checked in its original
-            if policy.dice_scheme == CONTRIBUTED and event.turn not in locked and own_turn:
+            if policy.dice_scheme == CONTRIBUTED and event.turn not in self.locked and own_turn:
                 detail = f"seq {event.seq}: turn {event.turn} resolved before it was locked"
-                return [Finding("dice", False, f"{detail}: its dice could be foreseen (D3)", event.seq)]
-            resolving = event.turn
+                self.failure = Finding("dice", False, f"{detail}: its dice could be foreseen (D3)", event.seq)
+                return
+            self.resolving = event.turn
         elif isinstance(event, TurnEnded):
-            resolving = None
+            self.resolving = None
         elif isinstance(event, DieRolled):
-            if event.turn != resolving:
+            if event.turn != self.resolving:
                 detail = f"seq {event.seq}: a die of turn {event.turn} outside that turn's resolution"
-                return [Finding("dice", False, f"{detail}: no rule rolls it (D2)", event.seq)]
+                self.failure = Finding("dice", False, f"{detail}: no rule rolls it (D2)", event.seq)
+                return
             try:
                 policy.check(event)
             except DiceForgery as error:
-                return [Finding("dice", False, str(error), error.seq)]
-            counts["copied" if policy.copied(event) else event.source] += 1
-    summary = dice_summary(created, policy, counts)
-    if policy.dice_scheme == CONTRIBUTED:
-        shown = sum(len(players) for players in contributions.values())
-        summary += f"; each turn keyed by the players' contributions (D3): {shown} revealed"
-    return [Finding("dice", True, summary)]
+                self.failure = Finding("dice", False, str(error), error.seq)
+                return
+            self.counts["copied" if policy.copied(event) else event.source] += 1
+
+    def _start(self, first: Event) -> None:
+        if not isinstance(first, GameCreated):
+            self.failure = Finding("dice", False, "the first event is not game-created", 0)
+            return
+        self.created = first
+        if first.dice_mode not in DICE_MODES:
+            self.failure = Finding("dice", False, f"seq 0: unknown dice mode {first.dice_mode!r} (D2)", 0)
+            return
+        revealed = self.gathered.seed if first.dice_mode == "seeded" else None
+        if revealed is not None and not matches_commitment(revealed, first):
+            self.failure = Finding("dice", False, "the revealed seed does not match the commitment (D2)")
+            return
+        self.policy = DicePolicy.of(first, revealed, self.gathered.contributions)
+
+    def finding(self) -> Finding:
+        if not self.started:
+            return Finding("dice", False, "the first event is not game-created", 0)
+        if self.failure is not None:
+            return self.failure
+        assert self.created is not None and self.policy is not None
+        summary = dice_summary(self.created, self.policy, self.counts)
+        if self.policy.dice_scheme == CONTRIBUTED:
+            shown = sum(len(players) for players in self.gathered.contributions.values())
+            summary += f"; each turn keyed by the players' contributions (D3): {shown} revealed"
+        return Finding("dice", True, summary)
+
+
+def check_dice(events: list[Event]) -> list[Finding]:
+    """:class:`DiceCheck` over a whole decoded log."""
+    check = DiceCheck(Gathered.of(events))
+    for event in events:
+        check.see(event)
+    return [check.finding()]
 
 
 def dice_summary(created: GameCreated, policy: DicePolicy, counts: Counter[str]) -> str:
@@ -182,51 +396,47 @@ def dice_summary(created: GameCreated, policy: DicePolicy, counts: Counter[str])
     return "; ".join(parts)
 
 
-def check_turns_closed(events: list[Event]) -> list[Finding]:
+class TurnsClosedCheck:
     """Every turn that started also ended: a turn is appended in one write (TurnStarted to
-    TurnEnded), so a log that stops inside one was cut and re-anchored, or forged."""
-    opened: TurnStarted | None = None
-    for event in events:
-        if isinstance(event, TurnStarted) and opened is not None:
-            break
+    TurnEnded), so a log that stops inside one was cut and re-anchored, or forged. Fed one event
+    at a time (:meth:`see`)."""
+
+    def __init__(self) -> None:
+        self.opened: TurnStarted | None = None
+        self.done = False
+
+    def see(self, event: Event) -> None:
+        if self.done:
+            return
         if isinstance(event, TurnStarted):
-            opened = event
+            if self.opened is not None:
+                self.done = True
+                return
+            self.opened = event
         elif isinstance(event, TurnEnded):
-            opened = None
-    if opened is None:
-        return [Finding("turns", True, "every turn that started ended")]
-    return [
-        Finding(
-            "turns",
-            False,
-            f"seq {opened.seq}: turn {opened.turn} started but never ended (a cut or forged log)",
-            opened.seq,
-        )
-    ]
+            self.opened = None
+
+    def finding(self) -> Finding:
+        opened = self.opened
+        if opened is None:
+            return Finding("turns", True, "every turn that started ended")
+        detail = f"seq {opened.seq}: turn {opened.turn} started but never ended (a cut or forged log)"
+        return Finding("turns", False, detail, opened.seq)
+
+
+def check_turns_closed(events: list[Event]) -> list[Finding]:
+    """:class:`TurnsClosedCheck` over a whole decoded log."""
+    check = TurnsClosedCheck()
+    for event in events:
+        check.see(event)
+    return [check.finding()]
 
 
 def check_turn_hashes(events: list[Event]) -> list[Finding]:
-    state: GameState = EMPTY
-    checked = 0
-    for event in events:
-        if isinstance(event, TurnEnded):
-            actual = state_hash(state)
-            if actual != event.state_hash:
-                return [
-                    Finding(
-                        "state",
-                        False,
-                        f"seq {event.seq}: turn {event.turn} ends in state {actual[:12]}, "
-                        f"the log says {event.state_hash[:12]}",
-                        event.seq,
-                    )
-                ]
-            checked += 1
-        try:
-            state = evolve(state, event)
-        except (UnappliableEvent, KeyError, ValueError, TypeError, AttributeError) as error:
-            return [inapplicable(event, error)]
-    return [Finding("state", True, f"{checked} turn-end state hashes match")]
+    """The state hash at every turn end of a whole decoded log (:class:`StateCheck`)."""
+    check = StateCheck()
+    check.fold(events, vouched=False)
+    return [check.finding()]
 
 
 def inapplicable(event: Event, error: Exception) -> Finding:
