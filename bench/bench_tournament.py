@@ -45,7 +45,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -66,35 +66,14 @@ from mortecouille.events.rulings import RulingRecorded
 from mortecouille.events.store import GameLog
 from mortecouille.events.stores import EventStore
 from tests.postgres_cluster import MissingServer, PostgresServer, throwaway_cluster
-from tests.web_server import HOST, ServerProcess, ports_from_environment
+from tests.store_servers import StoreServer
+from tests.web_server import ServerProcess, ports_from_environment
 
 SUBMIT_GOAL_P95_MS = 300.0
 PUSH_GOAL_P95_MS = 500.0
 #: how long listeners may still take to receive the last events once every submit is answered,
 #: before an undelivered event is counted as missing (a guard, not a goal)
 DELIVERY_GRACE_SECONDS = 30.0
-
-
-class StoreServer(ServerProcess):
-    """``mortecouille --store URL serve`` as a subprocess (the tests' server, another store)."""
-
-    def __init__(self, store: str, work: Path, name: str, ports: Sequence[int] | None) -> None:
-        super().__init__(work / name, ports=ports, output=work / f"{name}.out")
-        self.store = store
-
-    def command(self) -> list[str]:
-        return [
-            sys.executable,
-            "-m",
-            "mortecouille",
-            "--store",
-            self.store,
-            "serve",
-            "--host",
-            HOST,
-            "--port",
-            str(self.port),
-        ]
 
 
 class SetUp:

@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Protocol
 
 import msgspec
@@ -316,6 +316,29 @@ async def event_stream(
                 yield chunk
     finally:
         watcher.unsubscribe(queue)
+
+
+class AppendedRow(Protocol):
+    """One row a change feed hands on (``events.postgres_feed.FeedRow``): its game and event type."""
+
+    @property
+    def game(self) -> str: ...
+
+    @property
+    def type(self) -> str: ...
+
+
+class ChangeFeed(Protocol):
+    """What sees every append to the store, by any process (``events.postgres_feed.PostgresFeed``):
+    started with the service, stopped with it; it calls its receiver from a thread of its own."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+#: How a service makes its change feed: given the receiver of each batch of rows.
+FeedMaker = Callable[[Callable[[Sequence[AppendedRow]], None]], ChangeFeed]
 
 
 class EventRenderer(Protocol):

@@ -24,7 +24,7 @@ import contextlib
 import hashlib
 import os
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -105,7 +105,16 @@ from mortecouille.web.bodies import (
     WithdrawBody,
 )
 from mortecouille.web.errors import EXCEPTION_HANDLERS, HEADERS, Forbidden
-from mortecouille.web.live import HEARTBEAT_SECONDS, POLL_SECONDS, LiveHub, event_stream, parse_last_event_id
+from mortecouille.web.live import (
+    HEARTBEAT_SECONDS,
+    POLL_SECONDS,
+    AppendedRow,
+    ChangeFeed,
+    FeedMaker,
+    LiveHub,
+    event_stream,
+    parse_last_event_id,
+)
 from mortecouille.web.targets import targets_for
 
 _log = structlog.get_logger("mortecouille.web")
@@ -129,6 +138,9 @@ SECURITY_HEADERS = tuple(ResponseHeader(name=name, value=value) for name, value 
 #: How long a turn locked at its deadline waits for its players' reveals before it is resolved
 #: without those still missing (D3): time for every page to see the lock and send its reveal.
 REVEAL_GRACE_SECONDS = 30.0
+
+#: The event types after which a game's deadline (or its reveal wait) may have changed.
+DEADLINE_TYPES = frozenset({"deadline-set", "deadline-passed", "turn-locked"})
 
 #: How many receipts' salts the service remembers, to answer an idempotent retry the very receipt
 #: it answered first (:meth:`Service.receipt_salt`); the oldest are forgotten first.
@@ -171,8 +183,8 @@ class Service:
         #: saw the turn waiting, so a restart gives the pages the whole grace again); same guard
         self.waits: dict[str, Wait] = {}
         self.pending_guard = threading.Lock()
-        #: (log, idempotency key digest) -> the salt of the receipt first answered for that key
-        self.salts: dict[tuple[Path, str], str] = {}
+        #: (game, idempotency key digest) -> the salt of the receipt first answered for that key
+        self.salts: dict[tuple[str, str], str] = {}
         self.salts_guard = threading.Lock()
 
     # --------------------------------------------------------------- requests
@@ -267,7 +279,7 @@ class Service:
         a restart too). Without a key: the salt sent, else a fresh random one."""
         if idempotency is None or key is None:
             return sent or new_receipt_salt()
-        remembered = (log_.path, idempotency.digest)
+        remembered = (log_.name, idempotency.digest)
         with self.salts_guard:
             first = self.salts.get(remembered)
             if first is None:
@@ -289,6 +301,29 @@ class Service:
             return
         if locked is not None:
             _log.info("turn locked: every order and commitment is in", game=log_.name)
+
+    # --------------------------------------------------------------- appends by other processes
+
+    def changed(self, rows: Sequence[AppendedRow]) -> None:
+        """Rows appended to the store by any process, from its change feed (in the feed's thread):
+        wake each game's watcher (live push in every process), and note again the deadline of a
+        game whose new rows may change it (a deadline set, passed or a turn locked by another
+        process, or any append to a game this service has a deadline or a reveal wait for), so
+        that the clock of every process knows every deadline in force."""
+        games = list(dict.fromkeys(row.game for row in rows))
+        for game in games:
+            self.hub.wake_game(game)
+        with self.pending_guard:
+            watched = set(self.pending) | set(self.waits)
+        to_note = [
+            game
+            for game in games
+            if game in watched or any(row.game == game and row.type in DEADLINE_TYPES for row in rows)
+        ]
+        loop = self.hub.loop
+        for game in to_note:
+            if loop is not None:
+                asyncio.run_coroutine_threadsafe(asyncio.to_thread(self.note_deadline, game), loop)
 
     # --------------------------------------------------------------- after a crash
 
@@ -523,6 +558,7 @@ def build_app(
     reveal_grace_seconds: float = REVEAL_GRACE_SECONDS,
     lock_when_all_in: bool = True,
     cut_torn_tails: bool = True,
+    change_feed: FeedMaker | None = None,
     debug: bool = False,
 ) -> Litestar:
     """The game service on ``games``.
@@ -536,7 +572,9 @@ def build_app(
     again; an append cut so was never acknowledged. ``reveal_grace_seconds``: how long a
     contributed turn locked at its deadline waits for its reveals before it is resolved without
     them. ``lock_when_all_in``: lock a contributed turn as soon as every order and every
-    commitment is in (:mod:`mortecouille.app.auto_lock`).
+    commitment is in (:mod:`mortecouille.app.auto_lock`). ``change_feed``: makes the store's feed
+    of every append by any process (PostgreSQL: ``events.postgres_feed.PostgresFeed``), started
+    with the service: live push and deadlines then follow other processes' appends at once.
     """
     service = Service(
         games,
@@ -886,11 +924,16 @@ def build_app(
         service.hub.loop = asyncio.get_running_loop()
         if cut_torn_tails:
             await asyncio.to_thread(service.cut_torn_tails)
+        feed: ChangeFeed | None = change_feed(service.changed) if change_feed is not None else None
+        if feed is not None:  # listening before the deadlines are read: none set meanwhile is missed
+            await asyncio.to_thread(feed.start)
         await asyncio.to_thread(service.find_deadlines)
         ticker = asyncio.create_task(deadline_ticker(service, deadline_seconds)) if deadline_seconds else None
         try:
             yield
         finally:
+            if feed is not None:
+                await asyncio.to_thread(feed.stop)
             if ticker is not None:
                 ticker.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
