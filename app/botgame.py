@@ -35,7 +35,8 @@ from mortecouille.events.board import Board, WindTile
 from mortecouille.events.combat import FireChecked, ShotFired
 from mortecouille.events.game import DieRolled
 from mortecouille.events.movement import CollisionOccurred
-from mortecouille.events.store import Conflict, GameLog
+from mortecouille.events.store import Conflict
+from mortecouille.events.stores import EventStore, GameStore
 from mortecouille.replays.reading.findings import Report
 from mortecouille.replays.reading.verify import verify_log
 
@@ -297,13 +298,13 @@ class DemoRun(msgspec.Struct, frozen=True):
     """A demo game played on disk: its name, log, final state, figures and verification."""
 
     game: str
-    log: GameLog
+    log: EventStore
     state: GameState
     summary: GameSummary
     report: Report
 
 
-def free_demo_name(directory: Path, seed: str | None, name: str | None) -> str:
+def free_demo_name(directory: GameStore | Path, seed: str | None, name: str | None) -> str:
     """``name`` if it is free (else a conflict), or ``demo-SEED`` (``demo`` for a random seed, which
     a name would give away before the game ends) numbered past the games taken."""
     base = name or (f"demo-{seed}" if seed is not None else "demo")
@@ -324,7 +325,9 @@ def free_demo_name(directory: Path, seed: str | None, name: str | None) -> str:
 DEMO_GAME = "demo"
 
 
-def play_demo(directory: Path, seed: str | None, name: str | None = None, max_turns: int = 60) -> DemoRun:
+def play_demo(
+    directory: GameStore | Path, seed: str | None, name: str | None = None, max_turns: int = 60
+) -> DemoRun:
     """A whole seeded bot game written command by command, as a referee's would be, then verified.
     ``seed``: the dice seed (same seed, same game), a random one if ``None``; either way the game
     on disk commits to it with a salted HMAC, as a referee's game does (D2). The file's name

@@ -4,7 +4,8 @@ The CLI, ``demo``, ``simulate``, ``fork`` and the coming HTTP service only parse
 print (or send) what this module returns; none of them decides a command or writes a log itself.
 It owns, in the order of a command's life:
 
-* where games live (``games_dir``) and a game's log (``game_log``);
+* where games live (``store_url``, ``open_games``: a store selected by URL, file or PostgreSQL) and
+  a game's log (``game_log``);
 * the secret seed kept beside a seeded game's log until the game ends and reveals it (D2);
 * reading a game (``load``: read and fold);
 * the dice of one command (``dice_for``): seeded from the kept seed, or table dice from the values
@@ -25,7 +26,7 @@ import os
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, overload
 
 import msgspec
 
@@ -59,7 +60,18 @@ from mortecouille.events.board import Board
 from mortecouille.events.codec import LogError
 from mortecouille.events.game import DieRolled, GameEnded
 from mortecouille.events.house_log import get_logger
-from mortecouille.events.store import Conflict, GameLog, GameNotFound, Unwritable
+from mortecouille.events.store import Conflict, GameLog, GameNotFound, Transaction
+from mortecouille.events.store_errors import StoreError
+from mortecouille.events.stores import (
+    DEFAULT_STORE_URL,
+    SEED,
+    EventStore,
+    FileStore,
+    GameStore,
+    SecretRefused,
+    open_store,
+    secrets_of,
+)
 from mortecouille.replays.reading.describe import describe_event
 
 log = get_logger("mortecouille")
@@ -74,18 +86,88 @@ def games_dir(option: str | None) -> Path:
     return Path(option or os.environ.get("MORTECOUILLE_GAMES") or DEFAULT_GAMES_DIR)
 
 
+#: The environment variables naming the store: a URL, or a games directory (``file:DIR``).
+STORE_VARIABLE = "MORTECOUILLE_STORE"
+GAMES_VARIABLE = "MORTECOUILLE_GAMES"
 
-def game_log(directory: Path, game: str) -> GameLog:
-    """GAME's log in ``directory``; a name that could reach outside it, or whose files (the log,
-    its head anchor and temporary file, its seed) the file system would refuse, is refused before
-    anything is read or written."""
-    if not game or "/" in game or game.startswith("."):
+
+def store_url(store_option: str | None, games_option: str | None) -> str:
+    """The URL of the store a command works on: ``--store URL``, else ``--games-dir DIR``
+    (shorthand for ``file:DIR``), else ``$MORTECOUILLE_STORE``, else ``$MORTECOUILLE_GAMES``, else
+    ``file:./games``. An option wins over the environment; both options given (or, without
+    either, both variables set) are refused, naming both: which one was meant is not for us to guess."""
+    if store_option is not None and games_option is not None:
+        raise BadInput("--store", "give --store URL or --games-dir DIR, not both (--games-dir D is file:D)")
+    if store_option is not None:
+        return store_option
+    if games_option is not None:
+        return f"file:{games_option}"
+    from_store, from_games = os.environ.get(STORE_VARIABLE), os.environ.get(GAMES_VARIABLE)
+    if from_store and from_games:
+        raise BadInput(
+            f"${STORE_VARIABLE}",
+            f"both ${STORE_VARIABLE} and ${GAMES_VARIABLE} are set: unset one "
+            f"(${GAMES_VARIABLE}=D means ${STORE_VARIABLE}=file:D)",
+        )
+    if from_store:
+        return from_store
+    if from_games:
+        return f"file:{from_games}"
+    return DEFAULT_STORE_URL
+
+
+def open_games(url: str, option: str = "--store") -> GameStore:
+    """The store of games ``url`` names (:func:`mortecouille.events.stores.open_store`): a
+    refusal (an unknown URL, a missing driver, an unreachable server) names ``option``."""
+    return open_store(url, option)
+
+
+def check_game_name(game: str) -> None:
+    """Refuse a game name that could reach outside a store's directory: the same names on every
+    store, so a game copies from one to another."""
+    if not game or "/" in game or game.startswith(".") or "\0" in game:
         raise BadInput("GAME", f"{game!r} is not a valid game name")
-    log_ = GameLog(directory / f"{game}.jsonl")
-    problem = log_.path_problem(SIBLINGS)
+
+
+@overload
+def game_log(store: Path, game: str) -> GameLog: ...
+
+
+@overload
+def game_log(store: FileStore, game: str) -> GameLog: ...
+
+
+@overload
+def game_log(store: GameStore, game: str) -> EventStore: ...
+
+
+def game_log(store: GameStore | Path, game: str) -> EventStore:
+    """GAME's log in ``store`` (a :class:`GameStore`, or a games directory, the file store of it);
+    a name that could reach outside a directory, or whose files (the log, its head anchor and
+    temporary file, its seed and seats) the file system would refuse, is refused before anything
+    is read or written, whatever the store (so games copy between stores)."""
+    check_game_name(game)
+    files = FileStore(store) if isinstance(store, Path) else store
+    log_ = files.log(game)
+    problem = (log_ if isinstance(log_, GameLog) else GameLog(Path(f"{game}.jsonl"))).path_problem(SIBLINGS)
     if problem is not None:
         raise BadInput("GAME", problem)
     return log_
+
+
+def describe_location(log_: EventStore) -> str:
+    """Where a game's log is, for a message: its path, or the game in its store."""
+    return str(log_.path) if isinstance(log_, GameLog) else f"game {log_.name!r} in the store"
+
+
+def secret_text(log_: EventStore, kind: str, field: str) -> str | None:
+    """A game's secret as text (None when it has none); a secret that cannot be read as kept
+    (a link planted in its place) is BadInput naming ``field``."""
+    try:
+        data = secrets_of(log_).read(kind)
+    except SecretRefused as error:
+        raise BadInput(field, str(error)) from None
+    return None if data is None else data.decode("utf-8", "replace")
 
 
 # --- the secret seed (D2) --------------------------------------------------------------------
@@ -101,6 +183,7 @@ SIBLINGS: tuple[str, ...] = (SEED_SUFFIX, SEATS_SUFFIX, SEATS_TEMPORARY_SUFFIX)
 
 
 def seed_path(log_: GameLog) -> Path:
+    """Where a file store keeps a game's secret seed (:class:`~mortecouille.events.stores.FileSecrets`)."""
     return log_.sibling(SEED_SUFFIX)
 
 
@@ -161,44 +244,29 @@ def commit_to(secret: str | None) -> SeedCommitment:
     return SeedCommitment(salt, salted_commitment(secret, salt))
 
 
-def store_seed(log_: GameLog, seed: str) -> None:
+def store_seed(log_: EventStore, seed: str, creation: object | None = None) -> None:
     """Keep the secret seed beside the log, readable by its owner only, until it is revealed.
 
     Created exclusively and never through a link (issue 12, item 11): a seed already there, or a
-    link planted where it goes, is refused rather than overwritten or followed."""
-    path = seed_path(log_)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    except FileExistsError:
-        raise Conflict(
-            f"{path} already exists (a seed left without its game, or a link): remove it first"
-        ) from None
-    except OSError as error:
-        raise Unwritable(f"cannot create {path}: {error.strerror}") from None
-    try:
-        with os.fdopen(fd, "w") as handle:
-            handle.write(seed + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError as error:
-        path.unlink(missing_ok=True)
-        raise Unwritable(f"cannot write {path}: {error.strerror}") from None
+    link planted where it goes, is refused rather than overwritten or followed. ``creation``: the
+    game's creation under way, which a store of its own (PostgreSQL) writes the seed with."""
+    secrets_of(log_, creation).create(SEED, (seed + "\n").encode("utf-8"))
 
 
-def load_seed(log_: GameLog, state: GameState) -> str:
-    path = seed_path(log_)
-    try:
-        seed = path.read_text().strip()
-    except FileNotFoundError:
+def load_seed(log_: EventStore, state: GameState) -> str:
+    where = secrets_of(log_).where(SEED)
+    text = secret_text(log_, SEED, "seed")
+    if text is None:
         raise BadInput(
-            "seed", f"the secret seed of {state.game!r} is missing ({path}); cannot roll seeded dice"
-        ) from None
+            "seed", f"the secret seed of {state.game!r} is missing ({where}); cannot roll seeded dice"
+        )
+    seed = text.strip()
     if not matches_commitment(seed, state):
-        raise BadInput("seed", f"{path} does not match the game's commitment (D2)")
+        raise BadInput("seed", f"{where} does not match the game's commitment (D2)")
     return seed
 
 
-def revealed_seed(log_: GameLog, state: GameState) -> str | None:
+def revealed_seed(log_: EventStore, state: GameState) -> str | None:
     """The seed a seeded game reveals as it ends (D2); none for table dice."""
     return load_seed(log_, state) if state.dice_mode == "seeded" else None
 
@@ -206,7 +274,7 @@ def revealed_seed(log_: GameLog, state: GameState) -> str | None:
 # --- reading ---------------------------------------------------------------------------------
 
 
-def load(log_: GameLog) -> tuple[list[Event], GameState]:
+def load(log_: EventStore) -> tuple[list[Event], GameState]:
     """The game's events and their fold."""
     events = log_.read()
     return events, fold(events)
@@ -232,7 +300,7 @@ class NotConfirmed(MortecouilleError):
 
 
 def dice_for(
-    log_: GameLog, state: GameState, table_values: list[int] | None, ask: AskDie | None
+    log_: EventStore, state: GameState, table_values: list[int] | None, ask: AskDie | None
 ) -> DiceSource:
     """Seeded dice from the kept seed, or table dice: ``table_values`` first, then ``ask``."""
     if state.dice_mode == "seeded":
@@ -277,7 +345,7 @@ class KnownState(msgspec.Struct, frozen=True):
 
 
 def run_command(
-    log_: GameLog,
+    log_: EventStore,
     make_command: Callable[[GameState], Command],
     table_values: list[int] | None = None,
     ask: AskDie | None = None,
@@ -305,11 +373,12 @@ def run_command(
         raise BadInput("--expect-seq", f"{expected_seq} is not a seq (0 or more)")
     with log_.transaction() as tx:
         if idempotency is not None:
-            earlier = idempotency.keys.find(log_.path, tx.fd, idempotency.digest)
+            earlier = idempotency.keys.find_in(log_, tx, idempotency.digest)
             if earlier is not None:
                 events = tx.read()
                 # the batch is acknowledged now: no later repair may cut it (see anchor_through)
-                tx.anchor_through(events[-1])
+                if isinstance(tx, Transaction):
+                    tx.anchor_through(events[-1])
                 return Outcome(events[earlier.first : earlier.first + earlier.count], fold(events))
         if known is not None and tx.position() == (known.next_seq, known.last_hash):
             state = known.state
@@ -332,27 +401,30 @@ def run_command(
 # --- a game's life cycle ---------------------------------------------------------------------
 
 
-def create_game(log_: GameLog, events: Sequence[Event], secret: str | None) -> list[Event]:
+def create_game(log_: EventStore, events: Sequence[Event], secret: str | None) -> list[Event]:
     """Start a new log with ``events`` and keep its secret seed beside it.
 
     The log is created first, exclusively and locked, then the seed, then the events are written
     (issue 12, item 4): of processes racing on one name only the one that created the log writes a
-    seed, and a creation refused or failing at any step removes what it wrote, log and seed."""
-    problem = log_.path_problem(SIBLINGS)
-    if problem is not None:
-        raise BadInput("GAME", problem)
+    seed, and a creation refused or failing at any step removes what it wrote, log and seed. On
+    PostgreSQL the seed is written in the creation's own transaction: both commit or neither."""
+    if isinstance(log_, GameLog):
+        problem = log_.path_problem(SIBLINGS)
+        if problem is not None:
+            raise BadInput("GAME", problem)
     with log_.creating() as creation:
         if secret is None:
             return creation.write(events)
-        store_seed(log_, secret)
+        kept = secrets_of(log_, creation)
+        kept.create(SEED, (secret + "\n").encode("utf-8"))
         try:
             return creation.write(events)
         except BaseException:
-            seed_path(log_).unlink(missing_ok=True)  # ours: created exclusively just above
+            kept.remove(SEED)  # ours: created exclusively just above
             raise
 
 
-def start_game(log_: GameLog, command: CreateGame, secret: str | None) -> list[Event]:
+def start_game(log_: EventStore, command: CreateGame, secret: str | None) -> list[Event]:
     """Decide ``command`` and create the game's log with its events, keeping ``secret`` beside it."""
     committed = command.seed_sha256 is not None or command.seed_hmac is not None
     if (secret is None and committed) or (secret is not None and not matches_commitment(secret, command)):
@@ -361,7 +433,7 @@ def start_game(log_: GameLog, command: CreateGame, secret: str | None) -> list[E
 
 
 def new_game(
-    log_: GameLog,
+    log_: EventStore,
     *,
     players: Sequence[str],
     ruleset: str,
@@ -394,7 +466,7 @@ def new_game(
 
 
 def resolve_turn(
-    log_: GameLog,
+    log_: EventStore,
     *,
     partial: bool = False,
     idle_turn: bool = False,
@@ -451,7 +523,7 @@ def drawn_contributions(state: GameState) -> dict[str, str]:
 
 
 def commit_dice_contribution(
-    log_: GameLog, player: str, commitment: str, *, expected_seq: int | None = None
+    log_: EventStore, player: str, commitment: str, *, expected_seq: int | None = None
 ) -> Outcome:
     """``player`` commits to their secret contribution to the current turn's dice (D3): the
     SHA-256 (hex) of 32 random hex digits their page drew and keeps until the turn is locked."""
@@ -462,13 +534,13 @@ def commit_dice_contribution(
     )
 
 
-def lock_turn(log_: GameLog, *, expected_seq: int | None = None) -> Outcome:
+def lock_turn(log_: EventStore, *, expected_seq: int | None = None) -> Outcome:
     """Lock the current turn (D3): its inputs are final, and the players may reveal."""
     return run_command(log_, lambda state: LockTurn(), expected_seq=expected_seq)
 
 
 def reveal_dice_contribution(
-    log_: GameLog, player: str, contribution: str, *, expected_seq: int | None = None
+    log_: EventStore, player: str, contribution: str, *, expected_seq: int | None = None
 ) -> Outcome:
     """``player`` reveals their contribution after the lock; one not matching their commitment is
     refused (D3) and nothing is written."""
@@ -480,13 +552,13 @@ def reveal_dice_contribution(
 
 
 def ending(
-    log_: GameLog, *, winner: str | None = None, reason: str = "referee"
+    log_: EventStore, *, winner: str | None = None, reason: str = "referee"
 ) -> Callable[[GameState], EndGame]:
     """The referee's EndGame for ``run_command``, revealing the seed kept beside ``log_`` (D2)."""
     return lambda state: EndGame(reason=reason, winner=winner, seed=revealed_seed(log_, state))
 
 
-def end_game(log_: GameLog, *, winner: str | None = None, reason: str = "referee") -> GameEnded:
+def end_game(log_: EventStore, *, winner: str | None = None, reason: str = "referee") -> GameEnded:
     """End the game by the referee's decision and reveal its seed (D2)."""
     appended, _ = run_command(log_, ending(log_, winner=winner, reason=reason))
     ended = appended[-1]
@@ -525,16 +597,15 @@ def summarise_game(name: str, state: GameState) -> GameSummary:
     )
 
 
-def list_games(directory: Path) -> list[GameSummary]:
-    """Every game of ``directory``, by name; a log that cannot be read or folded is listed with
-    its problem instead of stopping the list (``verify`` tells the whole story). Reads only."""
-    if not directory.is_dir():
-        return []
+def list_games(store: GameStore | Path) -> list[GameSummary]:
+    """Every game of ``store`` (or of a games directory), by name; a log that cannot be read or
+    folded is listed with its problem instead of stopping the list (``verify`` tells the whole
+    story). Reads only."""
+    games = FileStore(store) if isinstance(store, Path) else store
     summaries = []
-    for path in sorted(directory.glob("*.jsonl")):
-        name = path.name.removesuffix(".jsonl")
+    for name in games.names():
         try:
-            summaries.append(summarise_game(name, load(game_log(directory, name))[1]))
-        except (MortecouilleError, LogError, GameNotFound, Conflict) as error:
+            summaries.append(summarise_game(name, load(game_log(games, name))[1]))
+        except (MortecouilleError, LogError, GameNotFound, Conflict, StoreError) as error:
             summaries.append(GameSummary(name=name, status="unreadable", problem=str(error)))
     return summaries

@@ -33,6 +33,7 @@ from mortecouille.core.life_cycle import check_game_name
 from mortecouille.core.state import EMPTY, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
+from mortecouille.events.stores import GameStore
 
 
 class Forked(NamedTuple):
@@ -43,7 +44,7 @@ class Forked(NamedTuple):
 
 
 def fork_game(
-    directory: Path,
+    store: GameStore | Path,
     game: str,
     new_game: str,
     at_seq: int,
@@ -52,16 +53,17 @@ def fork_game(
     *,
     weak_seed: bool = False,
 ) -> Forked:
-    """Copy ``game``'s log up to ``at_seq`` into the new game ``new_game`` (created exclusively,
+    """Copy ``game``'s log up to ``at_seq`` into the new game ``new_game`` of the same ``store`` (a
+    games directory: its file store) (created exclusively,
     its own secret seed kept beside it); ``dice_mode``: the original's unless given.
     ``weak_seed``: accept a chosen seed shorter than the minimum, as ``new --weak-seed`` does (D2)."""
-    events = game_log(directory, game).read()
+    events = game_log(store, game).read()
     created = events[0] if events else None
     if not isinstance(created, GameCreated):
         raise BadInput("GAME", "the log does not start with game-created")
     mode = dice_mode or created.dice_mode
     secret = secret_seed(mode, seed, weak_seed=weak_seed)
-    target = game_log(directory, new_game)
+    target = game_log(store, new_game)
     forked = fork_events(events, at_seq, new_game, mode, commit_to(secret))
     return Forked(create_game(target, forked, secret), mode)
 

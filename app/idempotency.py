@@ -12,6 +12,8 @@ and hashes, so every existing log stays as it was.
 log's bytes (only what was appended since it last looked) under the game's lock, right before the
 command is decided, so it is never stale when it matters: not after a restart (it starts empty and
 reads the whole log), not when the CLI appended meanwhile, not after a ``repair`` cut the tail.
+On a store that is not a file (PostgreSQL) it catches up the same way from the lines after the
+last seq it read (:meth:`IdempotencyIndex.find_in`).
 """
 
 from __future__ import annotations
@@ -19,12 +21,15 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections.abc import Hashable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import msgspec
 
 from mortecouille.core.errors import BadInput
+from mortecouille.events.store import Transaction
+from mortecouille.events.stores import EventStore, StoreTransaction
 
 #: The envelope field (events.codec.ENVELOPE_EXTRAS) that carries a batch's key.
 IDEM_FIELD = "idem"
@@ -54,8 +59,16 @@ def envelope(digest: str, count: int) -> dict[str, Any]:
     return {IDEM_FIELD: {"key": digest, "events": count}}
 
 
+@runtime_checkable
+class _ReadsLines(Protocol):
+    """A log that gives its checked lines from a seq on (the PostgreSQL store)."""
+
+    def lines_from(self, seq: int) -> Iterator[tuple[int, bytes]]: ...
+
+
 class _GameKeys:
-    """One log's keys and how far its bytes were read (offset of the next unread byte)."""
+    """One log's keys and how far it was read (a file's: offset of the next unread byte; another
+    store's: the next unread seq)."""
 
     def __init__(self) -> None:
         self.offset = 0
@@ -66,7 +79,7 @@ class IdempotencyIndex:
     """key digest -> :class:`Recorded`, per game log, caught up from the log under its lock."""
 
     def __init__(self) -> None:
-        self._games: dict[Path, _GameKeys] = {}
+        self._games: dict[Hashable, _GameKeys] = {}
         self._guard = threading.Lock()  # the dict of games; each game's part runs under its flock
 
     def catch_up(self, path: Path, fd: int) -> dict[str, Recorded]:
@@ -89,6 +102,25 @@ class IdempotencyIndex:
     def find(self, path: Path, fd: int, digest: str) -> Recorded | None:
         """What the key ``digest`` appended to the locked log, if it was used on it."""
         return self.catch_up(path, fd).get(digest)
+
+    def find_in(self, log: EventStore, tx: StoreTransaction, digest: str) -> Recorded | None:
+        """What the key ``digest`` appended to ``log``, held by its writer ``tx``, whatever its store."""
+        if isinstance(tx, Transaction):
+            return self.find(tx.log.path, tx.fd, digest)
+        if not isinstance(log, _ReadsLines):
+            raise TypeError(f"{type(log).__name__} gives no lines to find idempotency keys in")
+        store = getattr(log, "store", None)
+        where: Hashable = (getattr(store, "dsn", None), getattr(store, "schema", None), log.name)
+        with self._guard:
+            game = self._games.setdefault(where, _GameKeys())
+        next_seq, _ = tx.position()
+        if next_seq < game.offset:  # fewer lines than read before: another game of that name
+            game.offset, game.keys = 0, {}
+        for seq, line in log.lines_from(game.offset):
+            if _MARKER in line:
+                _read_key(line, game.keys)
+            game.offset = seq + 1
+        return game.keys.get(digest)
 
 
 def _read_key(line: bytes, keys: dict[str, Recorded]) -> None:

@@ -2,8 +2,9 @@
 
 A game has one referee seat and one seat per player. Each seat is opened by a bearer token: 32
 random bytes, URL-safe base64, handed out once as a link (``/player/GAME#token=T``). Only the
-token's SHA-256 (hex) is kept, in ``GAME.seats`` beside the log, so reading the games directory
-never gives anyone a seat. A token is recognised by comparing its hash with every stored hash in
+token's SHA-256 (hex) is kept, beside the log as one of the game's secrets (in a file store
+``GAME.seats``, mode 0600; in PostgreSQL the store's ``secrets`` table), so reading the store never
+gives anyone a seat. A token is recognised by comparing its hash with every stored hash in
 constant time (:func:`identify`); a seat whose link is lost is given a new token (:func:`reissue`),
 which ends the old one.
 
@@ -13,10 +14,8 @@ Tokens are secrets: nothing here logs them or puts them in an error message, and
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import hmac
-import os
 import secrets
 from collections.abc import Sequence
 from pathlib import Path
@@ -25,10 +24,11 @@ from urllib.parse import quote
 
 import msgspec
 
-from mortecouille.app.commands import SEATS_SUFFIX, SEATS_TEMPORARY_SUFFIX, load
+from mortecouille.app.commands import SEATS_SUFFIX, load, secret_text
 from mortecouille.core.errors import BadInput, MortecouilleError
 from mortecouille.events.house_log import get_logger
-from mortecouille.events.store import Conflict, GameLog, Unwritable
+from mortecouille.events.store import Conflict, GameLog
+from mortecouille.events.stores import SEATS, EventStore, secrets_of
 
 log = get_logger("mortecouille")
 
@@ -119,97 +119,58 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-# --- the seats file ----------------------------------------------------------------------------
+# --- the seats file ---------------------------------------------------------------------------
 
 
 def seats_path(log_: GameLog) -> Path:
+    """Where a file store keeps a game's seats (:class:`~mortecouille.events.stores.FileSecrets`)."""
     return log_.sibling(SEATS_SUFFIX)
 
 
-def read_seats(log_: GameLog) -> SeatHashes | None:
+def read_seats(log_: EventStore) -> SeatHashes | None:
     """The stored hashes, or None for a game without seats (created before seats existed).
 
     Never read through a symbolic link: a link planted where the seats go is refused."""
-    path = seats_path(log_)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except FileNotFoundError:
+    text = secret_text(log_, SEATS, "seats")
+    if text is None:
         return None
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            raise BadInput("seats", f"{path} is a symbolic link; refusing to read through it") from None
-        raise
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read()
     try:
-        return msgspec.json.decode(data, type=SeatHashes)
+        return msgspec.json.decode(text, type=SeatHashes)
     except msgspec.DecodeError as error:
-        raise BadInput("seats", f"{path} is not a seats file: {error}") from None
+        where = secrets_of(log_).where(SEATS)
+        raise BadInput("seats", f"{where} is not a seats file: {error}") from None
 
 
 def _encode(hashes: SeatHashes) -> bytes:
     return msgspec.json.encode(hashes) + b"\n"
 
 
-def _write_new(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path``, created exclusively, mode 0600, never through a link."""
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    except FileExistsError:
-        raise Conflict(f"{path} already exists (seats left without their game, or a link)") from None
-    except OSError as error:
-        raise Unwritable(f"cannot create {path}: {error.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except OSError as error:
-        path.unlink(missing_ok=True)
-        raise Unwritable(f"cannot write {path}: {error.strerror}") from None
-
-
-def _fsync_directory(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _replace_seats(log_: GameLog, hashes: SeatHashes) -> None:
-    """Replace the seats file atomically: a temporary file written and fsync'd, then renamed over
-    it, so a crash leaves the old seats or the new ones, never a mix. Called under the game's lock,
-    so a temporary file already there is one a crash left: it is removed (unlinking never follows
-    a link), then created exclusively."""
-    temporary = log_.sibling(SEATS_TEMPORARY_SUFFIX)
-    temporary.unlink(missing_ok=True)
-    _write_new(temporary, _encode(hashes))
-    try:
-        os.replace(temporary, seats_path(log_))
-        _fsync_directory(temporary.parent)
-    except OSError as error:
-        temporary.unlink(missing_ok=True)
-        raise Unwritable(f"cannot replace {seats_path(log_)}: {error.strerror}") from None
+def _replace_seats(log_: EventStore, hashes: SeatHashes) -> None:
+    """Replace the seats atomically (a file: a temporary file written and fsync'd, then renamed
+    over it), so a crash leaves the old seats or the new ones, never a mix. Called under the
+    game's lock."""
+    secrets_of(log_).replace(SEATS, _encode(hashes))
 
 
 # --- issuing and recognising tokens -------------------------------------------------------------
 
 
-def _players_of(log_: GameLog) -> tuple[str, ...]:
+def _players_of(log_: EventStore) -> tuple[str, ...]:
     return load(log_)[1].players
 
 
-def refuse_leftover_seats(log_: GameLog) -> None:
+def refuse_leftover_seats(log_: EventStore) -> None:
     """Refuse (Conflict) to create a game whose seats file is already there, left by a game of the
     same name that was removed, or a link: checked before the game is created, so ``new`` then
-    :func:`issue_seats` never leaves a game without seats over a stale file."""
-    path = seats_path(log_)
-    if path.is_symlink() or path.exists():
-        raise Conflict(f"{path} already exists (seats left without their game, or a link): remove it first")
+    :func:`issue_seats` never leaves a game without seats over a stale file. (In PostgreSQL a
+    secret cannot outlive its game: its row references the game's.)"""
+    if isinstance(log_, GameLog) and secrets_of(log_).exists(SEATS):
+        raise Conflict(
+            f"{seats_path(log_)} already exists (seats left without their game, or a link): remove it first"
+        )
 
 
-def issue_seats(log_: GameLog, players: Sequence[str] | None = None) -> IssuedSeats:
+def issue_seats(log_: EventStore, players: Sequence[str] | None = None) -> IssuedSeats:
     """Issue the referee's token and one token per player (by default every player of the game;
     ``players`` must be some of them) for a game that has no seats yet, and keep their hashes in
     ``GAME.seats`` (created exclusively: a game's seats are issued once; later, :func:`reissue`)."""
@@ -221,8 +182,7 @@ def issue_seats(log_: GameLog, players: Sequence[str] | None = None) -> IssuedSe
                 raise BadInput("PLAYER", f"{strangers[0]!r} is not a player of {log_.name!r}")
             names = tuple(players)
         issued = IssuedSeats(referee=new_token(), players={name: new_token() for name in names})
-        _write_new(seats_path(log_), _encode(_hashes_of(issued)))
-    _fsync_directory(seats_path(log_).parent)
+        secrets_of(log_).create(SEATS, _encode(_hashes_of(issued)))
     log.info("seats issued", game=log_.name, players=len(names))
     return issued
 
@@ -234,7 +194,7 @@ def _hashes_of(issued: IssuedSeats) -> SeatHashes:
     )
 
 
-def _seat_named(log_: GameLog, who: Viewer | str) -> Viewer:
+def _seat_named(log_: EventStore, who: Viewer | str) -> Viewer:
     """The seat ``who`` names: a Viewer, or a player's exact name (``"referee"``, when no player
     is called so, is the referee's seat)."""
     players = _players_of(log_)
@@ -251,7 +211,7 @@ def _seat_named(log_: GameLog, who: Viewer | str) -> Viewer:
     return who
 
 
-def reissue(log_: GameLog, who: Viewer | str) -> str:
+def reissue(log_: EventStore, who: Viewer | str) -> str:
     """A new token for one seat (a player by exact name or Viewer, or :data:`REFEREE`); the old
     token stops working at once. A game without seats gets a seats file holding this one seat."""
     with log_.transaction():
@@ -268,7 +228,7 @@ def reissue(log_: GameLog, who: Viewer | str) -> str:
     return token
 
 
-def reissue_all(log_: GameLog) -> IssuedSeats:
+def reissue_all(log_: EventStore) -> IssuedSeats:
     """New tokens for every seat, the referee's and each player's; every old token stops working.
     Also how a game created before seats existed gets its seats."""
     with log_.transaction():
@@ -279,7 +239,7 @@ def reissue_all(log_: GameLog) -> IssuedSeats:
     return issued
 
 
-def identify(log_: GameLog, token: str) -> Viewer:
+def identify(log_: EventStore, token: str) -> Viewer:
     """The viewer whose seat ``token`` opens, or :class:`UnknownToken`.
 
     The token's hash is compared with every stored hash, each in constant time and without

@@ -181,14 +181,15 @@ def query(
 def report(ctx: Context, archive_dir: str, name: str, svg: str | None, force: bool) -> None:
     """A built-in report: dice (chi-square), gunnery (against S3/S4/K odds), fire, fleets, rulings."""
     if svg is not None:
-        check_output(Path(svg), "--svg", ctx.games, force, SVG_SUFFIXES)
+        check_output(Path(svg), "--svg", ctx.games_directory, force, SVG_SUFFIXES)
     built = build_report(Path(archive_dir), name)
     click.echo(render_text(built))
     if svg is not None:
         if built.chart is None:
             click.echo(f"no chart written: {built.empty or 'nothing to draw'}", err=True)
         else:
-            write_output(Path(svg), render_svg(built.chart), "--svg", ctx.games, force, SVG_SUFFIXES)
+            chart = render_svg(built.chart)
+            write_output(Path(svg), chart, "--svg", ctx.games_directory, force, SVG_SUFFIXES)
             click.echo(f"chart written to {svg}", err=True)
 
 

@@ -94,7 +94,7 @@ def place(
     except ValueError as error:
         raise BadInput("--facing", str(error)) from None
     outcome = run_command(
-        game_log(ctx.games, game),
+        game_log(ctx.store, game),
         lambda state: PlaceShip(ship=ship, at=at, facing=facing, kind=kind, owner=owner),
         expected_seq=expect_seq,
     )
@@ -123,7 +123,7 @@ def tokens(
     """Give a blockade SHIP its TOKENS for this turn, one per round: F, L, R or - (P1)."""
     given = tuple(None if t == "-" else t.upper() for t in tokens)
     outcome = run_command(
-        game_log(ctx.games, game),
+        game_log(ctx.store, game),
         lambda state: GiveTokens(ship=ship, tokens=given, replace=replace_tokens),
         expected_seq=expect_seq,
     )
@@ -185,13 +185,13 @@ def resolve(
     if lock_only:
         if absent_reason is not None or partial or idle_turn or dice_text:
             raise BadInput("--lock", "only locks the turn: give the other options to the resolve after it")
-        echo_lines(lock_turn(game_log(ctx.games, game), expected_seq=expect_seq).lines())
+        echo_lines(lock_turn(game_log(ctx.store, game), expected_seq=expect_seq).lines())
         return
     interactive = sys.stdin.isatty() if prompt is None else prompt
     ask: AskDie | None = prompt_for_die if interactive else None
     confirm: ConfirmDice | None = None if assume_yes else confirm_table_dice
     outcome = resolve_turn(
-        game_log(ctx.games, game),
+        game_log(ctx.store, game),
         partial=partial,
         idle_turn=idle_turn,
         table_values=parse_dice_values(dice_text),
@@ -216,7 +216,7 @@ def resolve(
 @reports_errors
 def board(ctx: Context, game: str, turn: int | None, color: bool | None) -> None:
     """Draw GAME's board: ships with facing arrows, rocks, wind, whirlpools."""
-    events = game_log(ctx.games, game).read()
+    events = game_log(ctx.store, game).read()
     resolved = len(resolved_turns(events))
     if turn is not None and not 0 <= turn <= resolved:
         raise BadInput("--turn", f"{turn} is not a resolved turn of {game!r}: 0 (the start) to {resolved}")

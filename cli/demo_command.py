@@ -7,6 +7,7 @@ import shlex
 import click
 
 from mortecouille.app.botgame import play_demo
+from mortecouille.app.commands import describe_location
 from mortecouille.cli.shared import Context, pass_context, reports_errors
 from mortecouille.core.narration import ending_text
 from mortecouille.replays.pictures.board_text import render_board
@@ -25,7 +26,7 @@ DEFAULT_MAX_TURNS = 60
 @reports_errors
 def demo(ctx: Context, seed: str | None, name: str | None, max_turns: int) -> None:
     """Play a whole seeded game between two bots and print the winner, the board and a summary."""
-    run = play_demo(ctx.games, seed, name, max_turns)
+    run = play_demo(ctx.store, seed, name, max_turns)
     summary, report = run.summary, run.report
     click.echo(render_board(run.state))
     click.echo("")
@@ -43,17 +44,25 @@ def demo(ctx: Context, seed: str | None, name: str | None, max_turns: int) -> No
         click.echo(f"not over after {summary.turns} turns (--max-turns)")
     else:
         click.echo(f"game over: {ending_text(summary.reason, summary.winner)}")
-    click.echo(
-        f"verify: {'verified' if report.ok else 'FAILED'} ({report.events} events); log at {run.log.path}"
-    )
-    for line in next_commands(str(ctx.games), run.game, run.state.revealed_seed, max_turns):
+    verdict = "verified" if report.ok else "FAILED"
+    click.echo(f"verify: {verdict} ({report.events} events); log at {describe_location(run.log)}")
+    for line in next_commands(store_option(ctx), run.game, run.state.revealed_seed, max_turns):
         click.echo(line)
 
 
-def next_commands(games: str, game: str, seed: str | None, max_turns: int) -> list[str]:
+def store_option(ctx: Context) -> str:
+    """The option naming the store the demo ran in: ``--games-dir DIR`` for a file store (as the
+    hint always read), ``--store URL`` for another (its password, if any, left out)."""
+    directory = ctx.games_directory
+    if directory is not None:
+        return f"--games-dir {shlex.quote(str(directory))}"
+    return f"--store {shlex.quote(ctx.store.url)}"
+
+
+def next_commands(store: str, game: str, seed: str | None, max_turns: int) -> list[str]:
     """The closing hint: commands that run as printed, from the folder the demo ran in (a test runs
-    each one). The games folder is named, since the demo may have been told another one."""
-    folder = f"mortecouille --games-dir {shlex.quote(games)}"
+    each one). The store is named (``store``: its option), since the demo may have been told another one."""
+    folder = f"mortecouille {store}"
     name = shlex.quote(game)
     lines = []
     if seed is not None:  # revealed by the game's end (D2); secret until then

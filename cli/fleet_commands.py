@@ -75,7 +75,7 @@ def buy(
 ) -> None:
     """PLAYER buys a ship of KIND called NAME, with its options (F1-F3). KIND may be French."""
     outcome = run_command(
-        game_log(ctx.games, game), lambda s: BuyShip(player=player, kind=kind, name=name, options=options)
+        game_log(ctx.store, game), lambda s: BuyShip(player=player, kind=kind, name=name, options=options)
     )
     appended, after = outcome
     bought = appended[0]
@@ -100,7 +100,7 @@ def equip(
     ctx: Context, game: str, target: str, option: str, for_fleet: bool, receipts_file: Path | None
 ) -> None:
     """Fit OPTION to the bought ship SHIP, or with --fleet buy it for all of PLAYER's ships (F2)."""
-    log_ = game_log(ctx.games, game)
+    log_ = game_log(ctx.store, game)
     if for_fleet:
         outcome = run_command(log_, lambda s: EquipFleet(player=target, option=option))
     else:
@@ -127,7 +127,7 @@ def equip(
 @reports_errors
 def seal(ctx: Context, game: str, player: str, forfeit: bool, receipts_file: Path | None) -> None:
     """Close PLAYER's purchases so the ships can be placed (F3)."""
-    outcome = run_command(game_log(ctx.games, game), lambda s: SealFleet(player=player, forfeit=forfeit))
+    outcome = run_command(game_log(ctx.store, game), lambda s: SealFleet(player=player, forfeit=forfeit))
     sealed = outcome.events[0]
     assert isinstance(sealed, FleetSealed)
     click.echo(f"sealed {sealed.player}'s fleet; {sealed.forfeited} forfeited")
@@ -144,7 +144,7 @@ def unbuy(ctx: Context, game: str, ship: str, receipts_file: Path | None) -> Non
     """Withdraw the purchase of SHIP, refunding it and its options, before its fleet is sealed (F3).
 
     Logged as an event: the purchase and its withdrawal both stay in the log."""
-    outcome = run_command(game_log(ctx.games, game), lambda s: WithdrawShip(ship=ship))
+    outcome = run_command(game_log(ctx.store, game), lambda s: WithdrawShip(ship=ship))
     appended, after = outcome
     withdrawn = appended[0]
     assert isinstance(withdrawn, ShipWithdrawn)
@@ -220,7 +220,7 @@ def _sheet_text(sheet: FleetSheet) -> str:
 @reports_errors
 def sheet(ctx: Context, game: str, which: str | None, as_json: bool) -> None:
     """The fiche d'état (F4) of every fleet, of one PLAYER's, or of one SHIP within its fleet."""
-    _, state = load(game_log(ctx.games, game))
+    _, state = load(game_log(ctx.store, game))
     sheets = sheets_for(state, which)
     if as_json:
         body = {"game": state.game, "fleets": msgspec.to_builtins(sheets)}
@@ -256,7 +256,7 @@ def _audit_text(report: AuditReport) -> str:
 def audit(ctx: Context, game: str, as_json: bool) -> None:
     """Price every fleet again from GAME's purchases against its rules version (F3). Exit 4 on a mismatch."""
     # Read, not folded: the audit must report a log whose purchases would not fold.
-    report = audit_events(game_log(ctx.games, game).read())
+    report = audit_events(game_log(ctx.store, game).read())
     if as_json:
         body = {"ok": report.ok, **msgspec.to_builtins(report)}
         click.echo(msgspec.json.encode(body).decode())

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 import msgspec
 
-from mortecouille.app.commands import describe_events, end_game, game_log, load, new_game
+from mortecouille.app.commands import describe_events, describe_location, end_game, game_log, load, new_game
 from mortecouille.app.seats import DEFAULT_BASE_URL, issue_seats, refuse_leftover_seats, seat_links
 from mortecouille.cli.seat_commands import URL_HELP, seat_link_lines
 from mortecouille.cli.shared import Context, echo_lines, fail, pass_context, reports_errors
@@ -17,7 +17,7 @@ from mortecouille.core.board.terrain import validate_board
 from mortecouille.core.errors import BadInput
 from mortecouille.core.state import state_as_dict, state_hash
 from mortecouille.events.board import Board, WindTile
-from mortecouille.events.store import AnchoredLoss
+from mortecouille.events.store import AnchoredLoss, GameLog
 from mortecouille.replays.reading.describe import describe_state
 
 
@@ -111,7 +111,7 @@ def new(
 ) -> None:
     """Create GAME: its first event commits to the rules version and the dice seed. Prints the
     seat links (referee, each player), secrets shown once."""
-    log_ = game_log(ctx.games, game)
+    log_ = game_log(ctx.store, game)
     refuse_leftover_seats(log_)
     new_game(
         log_,
@@ -123,7 +123,7 @@ def new(
         seed=seed,
         weak_seed=weak_seed,
     )
-    click.echo(f"created {game} ({ruleset}, {dice_mode} dice) at {log_.path}")
+    click.echo(f"created {game} ({ruleset}, {dice_mode} dice) at {describe_location(log_)}")
     echo_lines(seat_link_lines(seat_links(base_url, game, issue_seats(log_)), game))
 
 
@@ -134,7 +134,7 @@ def new(
 @reports_errors
 def log_command(ctx: Context, game: str, as_json: bool) -> None:
     """Print GAME's events."""
-    log_ = game_log(ctx.games, game)
+    log_ = game_log(ctx.store, game)
     events_, _ = load(log_)
     if as_json:
         sys.stdout.buffer.write(log_.read_bytes())
@@ -149,7 +149,7 @@ def log_command(ctx: Context, game: str, as_json: bool) -> None:
 @reports_errors
 def state(ctx: Context, game: str, as_json: bool) -> None:
     """Print GAME's current state (the fold of its log)."""
-    _, folded = load(game_log(ctx.games, game))
+    _, folded = load(game_log(ctx.store, game))
     if as_json:
         body = state_as_dict(folded)
         body["state_hash"] = state_hash(folded)
@@ -195,7 +195,7 @@ def verify(
             raise BadInput("--head-code", parsed)
         codes.append(parsed)
     receipts = read_receipts_file(receipts_file) if receipts_file is not None else []
-    report = verify_log(game_log(ctx.games, game), receipts=receipts, head_codes=codes)
+    report = verify_log(game_log(ctx.store, game), receipts=receipts, head_codes=codes)
     if as_json:
         click.echo(msgspec.json.encode({"ok": report.ok, **msgspec.to_builtins(report)}).decode())
     else:
@@ -215,7 +215,7 @@ def verify(
 @reports_errors
 def end(ctx: Context, game: str, winner: str | None, reason: str) -> None:
     """End GAME and reveal its seed (D2)."""
-    seed = end_game(game_log(ctx.games, game), winner=winner, reason=reason).seed
+    seed = end_game(game_log(ctx.store, game), winner=winner, reason=reason).seed
     click.echo(
         f"ended {game}" + (f"; winner {winner}" if winner else "") + (f"; seed {seed}" if seed else "")
     )
@@ -237,7 +237,14 @@ def repair(ctx: Context, game: str, yes: bool, record_loss: bool) -> None:
 
     Only a tail after the head anchor is cut: a log missing events the anchor vouches for was cut,
     not torn, and is refused (exit 4) unless --record-loss writes the loss into the log."""
-    log_ = game_log(ctx.games, game)
+    log_ = game_log(ctx.store, game)
+    if not isinstance(log_, GameLog):
+        fail(
+            f"repair: {game!r} is in {ctx.store.url}, where an append is one transaction: it commits "
+            "whole or not at all, so no torn line is ever left to cut. Nothing to repair; "
+            f"`mortecouille verify {game}` checks the log",
+            2,
+        )
     plan = log_.repair_plan()
     if plan.lost and not record_loss:
         raise AnchoredLoss(plan)

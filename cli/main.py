@@ -18,10 +18,10 @@ from typing import overload
 
 import click
 
-from mortecouille.app.commands import games_dir as resolve_games_dir
 from mortecouille.cli.shared import (
     GAMES_DIR_HELP,
     LOG_JSON_HELP,
+    STORE_HELP,
     VERBOSE_HELP,
     Context,
     configure_logging,
@@ -157,7 +157,7 @@ COMMAND_TABLE: tuple[tuple[str, str, str], ...] = (
     (
         "games",
         "referee_commands",
-        "List the games of the games directory: ruleset, turn, status, whose orders are missing.",
+        "List the games of the store: ruleset, turn, status, whose orders are missing.",
     ),
     (
         "prices",
@@ -266,6 +266,7 @@ class RefereeGroup(click.Group):
 
 
 @click.group(cls=RefereeGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--store", metavar="URL", default=None, help=STORE_HELP)
 @click.option(
     "--games-dir",
     type=click.Path(file_okay=False),
@@ -276,10 +277,10 @@ class RefereeGroup(click.Group):
 @click.option("--log-json", is_flag=True, help=LOG_JSON_HELP)
 @click.version_option(package_name="mortecouille", prog_name="mortecouille", message="%(prog)s %(version)s")
 @click.pass_context
-def cli(ctx: click.Context, games_dir: str | None, verbose: int, log_json: bool) -> None:
+def cli(ctx: click.Context, store: str | None, games_dir: str | None, verbose: int, log_json: bool) -> None:
     """Mortecouille: an event-sourced referee for tabletop naval battles."""
     configure_logging(verbose, log_json)
-    ctx.obj = Context(games=resolve_games_dir(games_dir), verbose=verbose, log_json=log_json)
+    ctx.obj = Context(store_option=store, games_option=games_dir, verbose=verbose, log_json=log_json)
 
 
 cli.commands = _TableCommands()

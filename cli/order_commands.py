@@ -60,7 +60,7 @@ def order(
     """Give SHIP its orders for this turn: ACTION [+ ACTION ...] (T1)."""
     actions = parse_actions(action)
     outcome = run_command(
-        game_log(ctx.games, game),
+        game_log(ctx.store, game),
         lambda state: GiveOrder(ship=resolve_ship(state, ship), actions=actions, replace=replace_orders),
         expected_seq=expect_seq,
     )
@@ -80,7 +80,7 @@ def unorder(ctx: Context, game: str, ship: str, expect_seq: int | None, receipts
 
     Logged as an event: the orders and their withdrawal both stay in the log."""
     outcome = run_command(
-        game_log(ctx.games, game),
+        game_log(ctx.store, game),
         lambda state: WithdrawOrder(ship=resolve_ship(state, ship)),
         expected_seq=expect_seq,
     )

@@ -33,14 +33,14 @@ def _summary_line(game: GameSummary) -> str:
 @pass_context
 @reports_errors
 def games(ctx: Context, as_json: bool) -> None:
-    """List the games of the games directory: ruleset, turn, status, whose orders are missing.
+    """List the games of the store: ruleset, turn, status, whose orders are missing.
 
     A log that cannot be read is listed with its problem (run verify on it); exit 4 then."""
-    summaries = list_games(ctx.games)
+    summaries = list_games(ctx.store)
     if as_json:
         click.echo(msgspec.json.encode({"games": summaries}).decode())
     elif not summaries:
-        click.echo(f"no games in {ctx.games}")
+        click.echo(f"no games in {ctx.store.url}")
     else:
         echo_lines(_summary_line(game) for game in summaries)
     if any(game.problem is not None for game in summaries):

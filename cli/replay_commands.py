@@ -45,7 +45,7 @@ QUIT_KEYS = frozenset({"q", "Q", "\x03", "\x1b"})
 
 
 def read_events(ctx: Context, game: str) -> list[Event]:
-    return game_log(ctx.games, game).read()
+    return game_log(ctx.store, game).read()
 
 
 def start_position(events: Sequence[Event], turn: int | None, seq: int | None) -> int:
@@ -191,7 +191,7 @@ def replay(ctx: Context, game: str, turn: int | None, seq: int | None, step: boo
 @reports_errors
 def explain(ctx: Context, game: str, turn: int, ship: str | None, as_json: bool) -> None:
     """Turn N of GAME as a story: phases, dice, claims and collisions with their rule IDs."""
-    events, state = load(game_log(ctx.games, game))
+    events, state = load(game_log(ctx.store, game))
     if ship is not None and ship not in state.ships:
         raise BadInput("--ship", f"no ship {ship!r} in {game!r}: {', '.join(sorted(state.ships)) or 'none'}")
     lines = explain_turn(events, turn, ship)
@@ -212,10 +212,10 @@ def explain(ctx: Context, game: str, turn: int, ship: str | None, as_json: bool)
 @reports_errors
 def render(ctx: Context, game: str, turn: int, svg_path: Path, force: bool) -> None:
     """Draw turn N of GAME as SVG: the board, ships, paths, collisions and shots."""
-    check_output(svg_path, "--svg", ctx.games, force, SVG_SUFFIXES)
+    check_output(svg_path, "--svg", ctx.games_directory, force, SVG_SUFFIXES)
     events = read_events(ctx, game)
     svg = turn_picture(events, turn, Replay(events))
-    write_output(svg_path, svg, "--svg", ctx.games, force, SVG_SUFFIXES)
+    write_output(svg_path, svg, "--svg", ctx.games_directory, force, SVG_SUFFIXES)
     click.echo(f"wrote {svg_path}")
 
 
@@ -227,8 +227,9 @@ def render(ctx: Context, game: str, turn: int, svg_path: Path, force: bool) -> N
 @reports_errors
 def export(ctx: Context, game: str, html_path: Path, force: bool) -> None:
     """The whole of GAME as one self-contained HTML page: board, turn slider, explanations."""
-    check_output(html_path, "--html", ctx.games, force, HTML_SUFFIXES)
-    write_output(html_path, build_html(read_events(ctx, game)), "--html", ctx.games, force, HTML_SUFFIXES)
+    check_output(html_path, "--html", ctx.games_directory, force, HTML_SUFFIXES)
+    page = build_html(read_events(ctx, game))
+    write_output(html_path, page, "--html", ctx.games_directory, force, HTML_SUFFIXES)
     click.echo(f"wrote {html_path}")
 
 
@@ -253,7 +254,7 @@ def fork(
     weak_seed: bool,
 ) -> None:
     """What-if: copy GAME's log up to --at SEQ into NEWGAME, which records where it came from."""
-    events, mode = fork_game(ctx.games, game, new_game, at_seq, dice_mode, seed, weak_seed=weak_seed)
+    events, mode = fork_game(ctx.store, game, new_game, at_seq, dice_mode, seed, weak_seed=weak_seed)
     click.echo(f"forked {game} at seq {at_seq} into {new_game} ({len(events)} events, {mode} dice)")
 
 
@@ -284,7 +285,7 @@ def ruling(
         if change.strip()
     )
     outcome = run_command(
-        game_log(ctx.games, game),
+        game_log(ctx.store, game),
         lambda state: RecordRuling(rule=rule, text=text, adjustments=parsed),
         expected_seq=expect_seq,
     )

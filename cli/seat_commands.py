@@ -71,7 +71,7 @@ def qr_lines(links: SeatLinks) -> list[str]:
 @reports_errors
 def seats(ctx: Context, game: str, who: str | None, base_url: str, qr: bool) -> None:
     """GAME's seats: without --reissue, which seats have a link (a link is shown only when issued)."""
-    log_ = game_log(ctx.games, game)
+    log_ = game_log(ctx.store, game)
     if who is None:
         players = load(log_)[1].players
         stored = read_seats(log_)

@@ -1,4 +1,4 @@
-"""What every CLI command shares: the games context, printing, and how errors become exit codes.
+"""What every CLI command shares: the store of games, printing, and how errors become exit codes.
 
 The click group itself and its list of commands are in mortecouille.cli.main.
 
@@ -16,15 +16,16 @@ from pathlib import Path
 from typing import Any, Final, NoReturn, TypeVar
 
 import click
-import msgspec
 
-from mortecouille.app.commands import game_log, games_dir, load
+from mortecouille.app.commands import game_log, load, open_games, store_url
 from mortecouille.core.errors import MortecouilleError
 from mortecouille.core.fleet.catalogue import catalogue_for
 from mortecouille.core.limits import shown
 from mortecouille.events import house_log
 from mortecouille.events.codec import LogError
 from mortecouille.events.store import Conflict, GameNotFound, Unwritable
+from mortecouille.events.store_errors import StoreError
+from mortecouille.events.stores import FileStore, GameStore, is_file_store_url
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -41,7 +42,7 @@ def reports_errors(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except (MortecouilleError, LogError, Conflict, GameNotFound, Unwritable) as error:
+        except (MortecouilleError, LogError, Conflict, GameNotFound, Unwritable, StoreError) as error:
             fail(str(error), getattr(error, "exit_code", 1))
 
     return wrapper  # type: ignore[return-value]
@@ -54,12 +55,66 @@ def configure_logging(verbose: int, log_json: bool) -> None:
     house_log.configure(level, log_json)
 
 
-class Context(msgspec.Struct):
-    games: Path
-    #: how much the log says and how (``-v``, ``--log-json``): kept so that the same options given
-    #: after a subcommand add to those given before it
-    verbose: int = 0
-    log_json: bool = False
+class Context:
+    """What the global options chose: the store of games (opened when a command first asks for
+    it, so ``prices`` or ``odds`` never connect to a database) and how much the log says."""
+
+    def __init__(
+        self,
+        store_option: str | None = None,
+        games_option: str | None = None,
+        verbose: int = 0,
+        log_json: bool = False,
+    ) -> None:
+        #: ``--store URL`` and ``--games-dir DIR`` as given (before or after the subcommand)
+        self.store_option = store_option
+        self.games_option = games_option
+        #: how much the log says and how (``-v``, ``--log-json``): kept so that the same options
+        #: given after a subcommand add to those given before it
+        self.verbose = verbose
+        self.log_json = log_json
+        self._store: GameStore | None = None
+
+    @property
+    def store_url(self) -> str:
+        """The URL of the store the options and the environment name (see ``app.commands.store_url``)."""
+        return store_url(self.store_option, self.games_option)
+
+    @property
+    def store(self) -> GameStore:
+        """The store of games, opened on first use and closed when the command ends."""
+        if self._store is None:
+            from_games = self.games_option is not None and self.store_option is None
+            option = "--games-dir" if from_games else "--store"
+            self._store = open_games(self.store_url, option)
+            current = click.get_current_context(silent=True)
+            if current is not None:
+                current.find_root().call_on_close(self.close)
+        return self._store
+
+    @property
+    def games(self) -> Path:
+        """The games directory, for what only a file store has (``serve`` until it takes a store):
+        a store of another kind is refused, naming it."""
+        directory = self.games_directory
+        if directory is None:
+            raise StoreError(
+                f"--store {self.store.url}: this command works on a games directory (file:DIR) only"
+            )
+        return directory
+
+    @property
+    def games_directory(self) -> Path | None:
+        """The file store's directory (outputs are never written over its files), or None."""
+        if self._store is None and not is_file_store_url(self.store_url):
+            return None  # no need to connect to a database to learn it has no directory
+        store = self.store
+        return store.directory if isinstance(store, FileStore) else None
+
+    def close(self) -> None:
+        if self._store is not None:
+            store, self._store = self._store, None
+            store.close()
 
 
 pass_context = click.make_pass_decorator(Context)
@@ -71,7 +126,13 @@ pass_context = click.make_pass_decorator(Context)
 # the group reads these options first, then each command takes them again as below, changing
 # the same Context. The group's own options and these share their names and helps from here.
 
-GAMES_DIR_HELP = "Where game logs live (default $MORTECOUILLE_GAMES or ./games)."
+GAMES_DIR_HELP = (
+    "Where game logs live: shorthand for --store file:DIR (default $MORTECOUILLE_GAMES or ./games)."
+)
+STORE_HELP = (
+    "The store of games: file:DIR, a directory, or postgresql://USER@HOST:PORT/DB[?schema=NAME] "
+    "(default $MORTECOUILLE_STORE, else file:./games)."
+)
 VERBOSE_HELP = "More detail on stderr (-vv for debug)."
 LOG_JSON_HELP = "Structured JSON log lines on stderr."
 
@@ -81,13 +142,23 @@ def _settings(ctx: click.Context) -> Context:
     completion parses the command line without running any command)."""
     settings = ctx.find_object(Context)
     if settings is None:
-        settings = ctx.obj = Context(games=games_dir(ctx.find_root().params.get("games_dir")))
+        root = ctx.find_root().params
+        settings = ctx.obj = Context(store_option=root.get("store"), games_option=root.get("games_dir"))
     return settings
 
 
 def _set_games_dir(ctx: click.Context, _: click.Parameter, value: str | None) -> None:
     if value is not None:
-        _settings(ctx).games = games_dir(value)
+        settings = _settings(ctx)
+        settings.close()
+        settings.games_option = value
+
+
+def _set_store(ctx: click.Context, _: click.Parameter, value: str | None) -> None:
+    if value is not None:
+        settings = _settings(ctx)
+        settings.close()
+        settings.store_option = value
 
 
 def _set_verbose(ctx: click.Context, _: click.Parameter, value: int) -> None:
@@ -105,10 +176,19 @@ def _set_log_json(ctx: click.Context, _: click.Parameter, value: bool) -> None:
 
 
 def global_options() -> list[click.Option]:
-    """``--games-dir``, ``-v`` and ``--log-json`` as a command's own options: given after the
+    """``--store``, ``--games-dir``, ``-v`` and ``--log-json`` as a command's own options: given after the
     subcommand, they change the Context the group made (eager, so they apply before any other
     option's callback reads it)."""
     return [
+        click.Option(
+            ["--store"],
+            metavar="URL",
+            default=None,
+            expose_value=False,
+            is_eager=True,
+            callback=_set_store,
+            help=STORE_HELP,
+        ),
         click.Option(
             ["--games-dir"],
             type=click.Path(file_okay=False),
@@ -155,14 +235,14 @@ def with_global_options(command: click.Command) -> click.Command:
 
 # --- shell completion (issue 13.5) ------------------------------------------------------------
 #
-# Completion reads the games directory and never writes; a log it cannot read offers nothing.
+# Completion reads the store and never writes; a log it cannot read offers nothing.
 
 
 def complete_game(ctx: click.Context, _: click.Parameter, incomplete: str) -> list[str]:
-    """The games of the games directory whose names start with what was typed."""
+    """The games of the store whose names start with what was typed."""
     try:
-        names = sorted(path.name.removesuffix(".jsonl") for path in _settings(ctx).games.glob("*.jsonl"))
-    except (OSError, ValueError):
+        names = _settings(ctx).store.names()
+    except Exception:  # noqa: BLE001 - completion offers nothing rather than a traceback
         return []
     return [name for name in names if name.startswith(incomplete)]
 
@@ -173,7 +253,7 @@ def complete_ship(ctx: click.Context, _: click.Parameter, incomplete: str) -> li
     if not isinstance(game, str):
         return []
     try:
-        state = load(game_log(_settings(ctx).games, game))[1]
+        state = load(game_log(_settings(ctx).store, game))[1]
     except Exception:  # noqa: BLE001 - completion offers nothing rather than a traceback
         return []
     bought = [purchase.name for fleet in state.fleets.values() for purchase in fleet.ships]

@@ -43,19 +43,15 @@ from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import LogError, check_line, decode_line, stamp_all
 from mortecouille.events.schema import event_tag
 from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameNotFound, Head, Unwritable
+from mortecouille.events.store_errors import StoreUnavailable, redacted_url
+
+__all__ = ["Appended", "PostgresGameLog", "PostgresSecrets", "PostgresStore", "StoreUnavailable"]
 
 #: How many rows a streaming read fetches from its server-side cursor at a time.
 FETCH_ROWS = 500
 
 #: A schema name the store accepts: a plain lower-case identifier (it is also the NOTIFY channel's stem).
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,40}")
-
-
-class StoreUnavailable(Exception):
-    """The PostgreSQL server could not be reached or dropped the connection (exit 2). During an
-    append the outcome is unknown: read the game before retrying."""
-
-    exit_code = 2
 
 
 class Appended(NamedTuple):
@@ -78,7 +74,9 @@ class PostgresStore:
     ) -> None:
         if not _SCHEMA_NAME.fullmatch(schema):
             raise ValueError(f"schema {schema!r}: a store's schema is a lower-case identifier")
-        self.url = url
+        #: the URL as it may be printed (no password); ``dsn`` is the one to connect with
+        self.url = redacted_url(url)
+        self.dsn = url
         self.schema = schema
         #: The NOTIFY channel of this store; each payload is ``{"game": ..., "seq": ...}``.
         self.channel = f"{schema}_events"
@@ -98,7 +96,7 @@ class PostgresStore:
         except (PoolTimeout, psycopg.OperationalError) as error:
             self.pool.close()
             raise StoreUnavailable(
-                f"cannot reach the PostgreSQL store at {_redacted(url)}: {error}"
+                f"cannot reach the PostgreSQL store at {redacted_url(url)}: {error}"
             ) from None
         except BaseException:
             self.pool.close()
@@ -145,10 +143,26 @@ class PostgresStore:
                     " PRIMARY KEY (game, seq))"
                 ).format(events=self.table("events"), games=self.table("games"))
             )
+            # what the app keeps beside a log, never in it: the secret seed, the seat token hashes
+            conn.execute(
+                sql.SQL(
+                    "CREATE TABLE IF NOT EXISTS {secrets} ("
+                    " game text NOT NULL REFERENCES {games} (game),"
+                    " kind text NOT NULL,"
+                    " data bytea NOT NULL,"
+                    " PRIMARY KEY (game, kind))"
+                ).format(secrets=self.table("secrets"), games=self.table("games"))
+            )
+            conn.execute(sql.SQL("REVOKE ALL ON {} FROM PUBLIC").format(self.table("secrets")))
 
     def log(self, game: str) -> PostgresGameLog:
         """One game's log in this store (cheap: nothing is read until asked)."""
         return PostgresGameLog(self, game)
+
+    def names(self) -> list[str]:
+        """The names of every game in the store, sorted (:class:`~mortecouille.events.stores.GameStore`)."""
+        with _reachable():
+            return self.games()
 
     def games(self) -> list[str]:
         """The names of every game in the store, sorted."""
@@ -266,6 +280,15 @@ class PostgresGameLog:
                     seq=max(0, next_seq - 1),
                 )
 
+    def lines_from(self, seq: int) -> Iterator[tuple[int, bytes]]:
+        """The lines (seq, bytes without the newline) from ``seq`` on, streamed, each checked as
+        :meth:`read` checks them (the idempotency index catches up from them)."""
+        return self._checked_lines(seq)
+
+    def secrets(self) -> PostgresSecrets:
+        """The game's secrets, each written in its own transaction (see :class:`PostgresSecrets`)."""
+        return PostgresSecrets(self)
+
     def read(self) -> list[Event]:
         """Every event, typed, after checking the whole chain (see :meth:`_checked_lines`)."""
         return [decode_line(line, seq + 1) for seq, line in self._checked_lines()]
@@ -373,6 +396,11 @@ class PostgresCreation:
         self.conn = conn
         self.written = False
 
+    def secrets(self) -> PostgresSecrets:
+        """The game's secrets written in the creation's transaction: they commit with it, or
+        nothing does (the secret seed of a new game)."""
+        return PostgresSecrets(self.log, self.conn)
+
     def write(self, events: Sequence[Event]) -> list[Event]:
         """Stamp and insert the game's first events; they commit with the creation."""
         stamped, payload = stamp_all(events, 0, GENESIS_HASH)
@@ -397,6 +425,83 @@ class PostgresCreation:
         _insert(self.conn, self.log, rows, 0, GENESIS_HASH)
         self.written = True
         return len(rows)
+
+
+class PostgresSecrets:
+    """A game's secrets in the store's ``secrets`` table: ``(game, kind) -> data``, the game's row
+    in ``games`` referenced (no secret without its game). ``conn``: the connection of the game's
+    creation under way, whose transaction they then join (committed with the game, or rolled
+    back with it); otherwise each change is a transaction of its own on a pooled connection.
+    The table is revoked from PUBLIC: only the store's role reads it (the file store's 0600)."""
+
+    def __init__(self, log: PostgresGameLog, conn: psycopg.Connection[Any] | None = None) -> None:
+        self.log = log
+        self.conn = conn
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+        if self.conn is not None:
+            yield self.conn
+            return
+        with _reachable(), self.log.store.pool.connection() as conn, conn.transaction():
+            yield conn
+
+    def where(self, kind: str) -> str:
+        return f"the {kind} of {self.log.game!r} in the store {self.log.store.schema!r}"
+
+    def read(self, kind: str) -> bytes | None:
+        with self._connection() as conn:
+            row = conn.execute(
+                sql.SQL("SELECT data FROM {} WHERE game = %s AND kind = %s").format(
+                    self.log.store.table("secrets")
+                ),
+                [self.log.game, kind],
+            ).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def exists(self, kind: str) -> bool:
+        return self.read(kind) is not None
+
+    def create(self, kind: str, data: bytes) -> None:
+        with self._connection() as conn:
+            try:
+                inserted = conn.execute(
+                    sql.SQL(
+                        "INSERT INTO {} (game, kind, data) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING"
+                    ).format(self.log.store.table("secrets")),
+                    [self.log.game, kind, data],
+                )
+            except psycopg.errors.ForeignKeyViolation:
+                raise GameNotFound(self._no_game()) from None
+            if inserted.rowcount != 1:
+                raise Conflict(f"{self.where(kind)} already exists")
+
+    def replace(self, kind: str, data: bytes) -> None:
+        with self._connection() as conn:
+            try:
+                conn.execute(
+                    sql.SQL(
+                        "INSERT INTO {} (game, kind, data) VALUES (%s, %s, %s)"
+                        " ON CONFLICT (game, kind) DO UPDATE SET data = EXCLUDED.data"
+                    ).format(self.log.store.table("secrets")),
+                    [self.log.game, kind, data],
+                )
+            except psycopg.errors.ForeignKeyViolation:
+                raise GameNotFound(self._no_game()) from None
+
+    def _no_game(self) -> str:
+        return f"game {self.log.game!r}: not in the store {self.log.store.schema!r}"
+
+    def remove(self, kind: str) -> None:
+        if self.conn is not None:
+            return  # joined to a creation: its rollback takes the secret back with the game
+        with self._connection() as conn:
+            conn.execute(
+                sql.SQL("DELETE FROM {} WHERE game = %s AND kind = %s").format(
+                    self.log.store.table("secrets")
+                ),
+                [self.log.game, kind],
+            )
 
 
 class PostgresTransaction:
@@ -541,6 +646,5 @@ def _reachable() -> Iterator[None]:
         ) from None
 
 
-def _redacted(url: str) -> str:
-    """The URL without its password, for messages."""
-    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
+#: Kept for callers of the earlier name (see :func:`mortecouille.events.stores.redacted_url`).
+_redacted = redacted_url

@@ -22,16 +22,58 @@ The contract, written from what :class:`GameLog` and its ``Transaction`` offer a
 
 Reading from a seq is :func:`events_from`: a store that can stream from a seq
 (:class:`ReadsFromSeq`) does; otherwise the whole log is read and cut.
+
+A **store of games** (:class:`GameStore`) holds many games: :class:`FileStore` (a directory) or
+``PostgresStore``; :func:`open_store` opens one from its URL (``file:./games``, a bare path,
+``postgresql://...``). Beside each log a store keeps a game's **secrets** (:class:`GameSecrets`:
+the secret seed of D2, the seat token hashes), never in the log itself; :func:`secrets_of` gives
+them for a log. Whole logs move between stores as bytes (:func:`import_lines`), never re-stamped.
 """
 
 from __future__ import annotations
 
+__all__ = [
+    "DEFAULT_STORE_URL",
+    "SEATS",
+    "SEED",
+    "EventStore",
+    "FileSecrets",
+    "FileStore",
+    "GameSecrets",
+    "GameStore",
+    "ReadsFromSeq",
+    "SecretRefused",
+    "StoreCreation",
+    "StoreTransaction",
+    "checked_lines",
+    "events_from",
+    "import_lines",
+    "is_file_store_url",
+    "open_store",
+    "secrets_of",
+]
+
+import contextlib
+import errno
+import os
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from mortecouille.events.base import Event
-from mortecouille.events.store import Head
+from mortecouille.events.base import GENESIS_HASH, Event
+from mortecouille.events.codec import LogError, check_line, decode_line
+from mortecouille.events.store import (
+    Conflict,
+    Creation,
+    GameLog,
+    Head,
+    Unwritable,
+    _append_or_take_back,
+    _fsync_dir,
+)
+from mortecouille.events.store_errors import StoreError, StoreUnavailable, redacted_url
 
 
 class StoreCreation(Protocol):
@@ -125,3 +167,343 @@ def events_from(store: EventStore, seq: int) -> Iterator[Event]:
     if isinstance(store, ReadsFromSeq):
         return store.events_from(seq)
     return iter(store.read()[seq:])
+
+
+# --- a store of many games, selected by URL ----------------------------------------------------
+
+
+class GameStore(Protocol):
+    """Every game of one store: a directory of logs, or a PostgreSQL schema."""
+
+    @property
+    def url(self) -> str:
+        """The store's URL as it may be printed (a password replaced by ``***``)."""
+        ...
+
+    def log(self, game: str) -> EventStore:
+        """One game's log (cheap: nothing is read until asked)."""
+        ...
+
+    def names(self) -> list[str]:
+        """The names of every game of the store, sorted."""
+        ...
+
+    def close(self) -> None:
+        """Give back what the store holds (connections); the store is not used after."""
+        ...
+
+
+#: The suffix of a game's log file in a file store.
+LOG_SUFFIX = ".jsonl"
+
+#: The default store: the ``games`` folder of the working directory.
+DEFAULT_STORE_URL = "file:./games"
+
+
+class FileStore:
+    """The games of a directory: ``GAME.jsonl`` with its head anchor ``GAME.head``, and the
+    game's secrets in files beside them (:class:`FileSecrets`)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    @property
+    def url(self) -> str:
+        return f"file:{self.directory}"
+
+    def log(self, game: str) -> GameLog:
+        return GameLog(self.directory / f"{game}{LOG_SUFFIX}")
+
+    def names(self) -> list[str]:
+        if not self.directory.is_dir():
+            return []
+        return sorted(path.name.removesuffix(LOG_SUFFIX) for path in self.directory.glob(f"*{LOG_SUFFIX}"))
+
+    def close(self) -> None:
+        """Nothing to give back: every method opens what it needs."""
+
+    def __enter__(self) -> FileStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+#: A URL scheme (``postgresql:``, ``file:``): letters, then letters, digits, ``+.-``.
+_SCHEME = re.compile(r"([A-Za-z][A-Za-z0-9+.-]+):")
+
+#: The query parameter naming the PostgreSQL schema of a store (not passed to the server).
+SCHEMA_PARAMETER = "schema"
+
+
+def is_file_store_url(url: str) -> bool:
+    """Whether ``url`` names a file store (``file:DIR`` or a bare path), without opening it."""
+    scheme = _SCHEME.match(url)
+    return scheme is None or scheme.group(1).lower() == "file"
+
+
+def open_store(url: str, option: str = "--store") -> GameStore:
+    """The store ``url`` names: ``file:DIR`` (``file:./games``, ``file:/abs/path``,
+    ``file:///abs/path``) or a bare path, a directory of logs (made when the first game is
+    created); ``postgresql://user@host:port/db[?schema=NAME]``, a PostgreSQL database (psycopg
+    imported only then; the store's tables in the schema ``NAME``, ``mortecouille`` by default).
+
+    A URL of another kind, a missing driver or an unreachable server is a :class:`StoreError`
+    naming ``option`` (exit 2)."""
+    shown = redacted_url(url)
+    if not url.strip():
+        raise StoreError(f"{option}: empty; give file:DIR or postgresql://...")
+    scheme = _SCHEME.match(url)
+    if scheme is None:
+        return FileStore(Path(url))
+    kind = scheme.group(1).lower()
+    if kind == "file":
+        path = url[scheme.end() :]
+        if path.startswith("//"):  # file:///abs/path, file://localhost/abs/path
+            host, _, rest = path[2:].partition("/")
+            if host not in ("", "localhost"):
+                raise StoreError(f"{option} {shown}: a file store is on this machine (file:///path)")
+            path = "/" + rest
+        if not path:
+            raise StoreError(f"{option} {shown}: name the directory, e.g. file:./games")
+        return FileStore(Path(path))
+    if kind in ("postgresql", "postgres"):
+        return _open_postgres(url, option)
+    raise StoreError(f"{option} {shown}: unknown kind of store {kind!r}; give file:DIR or postgresql://...")
+
+
+def _open_postgres(url: str, option: str) -> GameStore:
+    """The PostgreSQL store of ``url`` (its ``schema`` parameter taken out), the driver imported here."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    shown = redacted_url(url)
+    parts = urlsplit(url)
+    parameters = parse_qsl(parts.query, keep_blank_values=True)
+    schemas = [value for key, value in parameters if key == SCHEMA_PARAMETER]
+    rest = [(key, value) for key, value in parameters if key != SCHEMA_PARAMETER]
+    connection_url = urlunsplit(parts._replace(query=urlencode(rest)))
+    try:
+        from mortecouille.events.postgres_store import PostgresStore
+    except ImportError as error:
+        raise StoreError(
+            f"{option} {shown}: the PostgreSQL driver is not installed ({error.name or error}); "
+            "install it with pip install 'mortecouille[postgres]' (psycopg 3 and psycopg-pool)"
+        ) from None
+    try:
+        if schemas:
+            return PostgresStore(connection_url, schema=schemas[-1])
+        return PostgresStore(connection_url)
+    except ValueError as error:
+        raise StoreError(f"{option} {shown}: {error}") from None
+    except StoreUnavailable as error:
+        raise StoreUnavailable(f"{option}: {error}") from None
+
+
+# --- what a store keeps beside a log: the game's secrets ---------------------------------------
+
+
+class SecretRefused(StoreError):
+    """A secret that cannot be read as stored: a link planted in its place, or not readable."""
+
+
+#: The secrets a game may have: its secret seed (D2) and its seat token hashes.
+SEED = "seed"
+SEATS = "seats"
+
+
+class GameSecrets(Protocol):
+    """What a store keeps beside one game's log and never in it: the secret seed until the game
+    reveals it (D2), the hashes of the seat tokens. Each secret is a few bytes under a kind
+    (:data:`SEED`, :data:`SEATS`), readable by the store's owner only (a file of mode 0600; a
+    table no other role is granted)."""
+
+    def where(self, kind: str) -> str:
+        """Where the secret ``kind`` is kept, for messages (a path, or the game in the store)."""
+        ...
+
+    def exists(self, kind: str) -> bool:
+        """Whether something is kept under ``kind`` (for a file: a file or a link)."""
+        ...
+
+    def read(self, kind: str) -> bytes | None:
+        """The secret, or None if there is none; SecretRefused if it cannot be read as kept."""
+        ...
+
+    def create(self, kind: str, data: bytes) -> None:
+        """Keep ``data`` under ``kind``, durably, exclusively: Conflict if something is there."""
+        ...
+
+    def replace(self, kind: str, data: bytes) -> None:
+        """Replace the secret ``kind`` atomically (the old or the new one, never a mix)."""
+        ...
+
+    def remove(self, kind: str) -> None:
+        """Take back what :meth:`create` kept (a creation that failed after it)."""
+        ...
+
+
+@runtime_checkable
+class KeepsSecrets(Protocol):
+    """A log (or a creation under way) that keeps its game's secrets itself (PostgreSQL)."""
+
+    def secrets(self) -> GameSecrets:
+        """The secrets of the game."""
+        ...
+
+
+#: Opening a secret's file: never through a symbolic link (a planted link would redirect it).
+_NO_LINK = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+
+
+class FileSecrets:
+    """A file store's secrets: ``GAME.seed``, ``GAME.seats`` beside the log, mode 0600, created
+    exclusively and never read or written through a link; replaced by a temporary file
+    (``GAME.seats-new``) written, fsync'd and renamed over the secret."""
+
+    def __init__(self, log: GameLog) -> None:
+        self.log = log
+
+    def path(self, kind: str) -> Path:
+        return self.log.sibling(f".{kind}")
+
+    def where(self, kind: str) -> str:
+        return str(self.path(kind))
+
+    def exists(self, kind: str) -> bool:
+        path = self.path(kind)
+        return path.is_symlink() or path.exists()
+
+    def read(self, kind: str) -> bytes | None:
+        path = self.path(kind)
+        try:
+            fd = os.open(path, os.O_RDONLY | _NO_LINK)
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            if error.errno == errno.ELOOP:
+                raise SecretRefused(f"{path} is a symbolic link; refusing to read through it") from None
+            raise SecretRefused(f"cannot read {path}: {error.strerror}") from None
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read()
+
+    def create(self, kind: str, data: bytes) -> None:
+        self._write_new(self.path(kind), data)
+        with _unwritable_dir(self.path(kind).parent):
+            _fsync_dir(self.path(kind).parent)
+
+    def replace(self, kind: str, data: bytes) -> None:
+        # called under the game's lock: a temporary file already there is one a crash left
+        path = self.path(kind)
+        temporary = path.with_name(f"{path.name}-new")
+        temporary.unlink(missing_ok=True)
+        self._write_new(temporary, data)
+        try:
+            os.replace(temporary, path)
+            _fsync_dir(temporary.parent)
+        except OSError as error:
+            temporary.unlink(missing_ok=True)
+            raise Unwritable(f"cannot replace {path}: {error.strerror}") from None
+
+    def remove(self, kind: str) -> None:
+        self.path(kind).unlink(missing_ok=True)
+
+    @staticmethod
+    def _write_new(path: Path, data: bytes) -> None:
+        """Write ``data`` to ``path``, created exclusively, mode 0600, never through a link."""
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_LINK, 0o600)
+        except FileExistsError:
+            raise Conflict(
+                f"{path} already exists (left without its game, or a link): remove it first"
+            ) from None
+        except OSError as error:
+            raise Unwritable(f"cannot create {path}: {error.strerror}") from None
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as error:
+            path.unlink(missing_ok=True)
+            raise Unwritable(f"cannot write {path}: {error.strerror}") from None
+
+
+@contextlib.contextmanager
+def _unwritable_dir(directory: Path) -> Iterator[None]:
+    try:
+        yield
+    except OSError as error:
+        raise Unwritable(f"cannot write {directory}: {error.strerror or error}") from None
+
+
+def secrets_of(log: EventStore, creation: object | None = None) -> GameSecrets:
+    """The secrets of ``log``'s game: its files beside a file log, the store's own otherwise.
+    ``creation``: the game's creation under way (:meth:`EventStore.creating`), for a secret that
+    must commit with it (PostgreSQL: in the creation's transaction)."""
+    if isinstance(creation, KeepsSecrets):
+        return creation.secrets()
+    if isinstance(log, KeepsSecrets):
+        return log.secrets()
+    if isinstance(log, GameLog):
+        return FileSecrets(log)
+    raise TypeError(f"{type(log).__name__} keeps no secrets")
+
+
+# --- moving whole logs as bytes ----------------------------------------------------------------
+
+
+@runtime_checkable
+class ImportsLines(Protocol):
+    """A store that creates a game from a written log's exact bytes (PostgreSQL)."""
+
+    def import_lines(self, data: bytes) -> int:
+        """Create the game from ``data``; return its number of lines."""
+        ...
+
+
+def checked_lines(data: bytes) -> int:
+    """Check a whole log's bytes as a reader would (each line canonical, chained from the genesis
+    hash, and an event this version knows); return the number of lines or raise LogError naming
+    the first bad seq. Nothing is decoded for keeps: the bytes stay as they are."""
+    if data and not data.endswith(b"\n"):
+        torn_at = data.count(b"\n") + 1
+        raise LogError("the last line has no newline (a torn tail): repair it first", line=torn_at)
+    prev = GENESIS_HASH
+    lines = data.splitlines()
+    for number, line in enumerate(lines, 1):
+        prev = check_line(line, number, number - 1, prev)
+        decode_line(line, number)  # an unknown type or a bad field is refused here
+    return len(lines)
+
+
+def import_lines(log: EventStore, data: bytes) -> int:
+    """Create ``log``'s game from a written log's exact bytes (an export, another store's log),
+    checked first (:func:`checked_lines`): a copy keeps every byte and hash, where re-stamping
+    decoded events would not (an int written in a float field comes back as a float). Conflict if
+    the game exists; a bad line is a LogError and nothing is created. Returns the line count.
+
+    A file log is created as any (exclusively, locked), its lines written with one write and one
+    fsync, then its head anchor set to the last line."""
+    if isinstance(log, ImportsLines):
+        return log.import_lines(data)
+    if not isinstance(log, GameLog):
+        raise TypeError(f"{type(log).__name__} cannot import lines")
+    count = checked_lines(data)
+    with log.creating() as creation:
+        _write_lines(creation, data)
+    return count
+
+
+def _write_lines(creation: Creation, data: bytes) -> None:
+    """The file store's raw-lines creation: ``data`` written as it is, then the head anchor."""
+    _append_or_take_back(creation.fd, data, 0, creation.log.path)
+    if data:
+        last = data.splitlines()[-1]
+        head = decode_line(last, data.count(b"\n"))
+        try:
+            creation.log.start_head(head.seq, head.hash)
+        except OSError as error:
+            raise Unwritable(
+                f"cannot write {creation.log.head_path}: {error.strerror}; the game was not created"
+            ) from None
+    creation.written = True

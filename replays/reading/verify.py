@@ -34,6 +34,7 @@ from mortecouille.events.codec import LogError, decode_lines
 from mortecouille.events.dice import TurnLocked
 from mortecouille.events.game import DieRolled, GameCreated, TurnEnded, TurnStarted
 from mortecouille.events.store import GameLog
+from mortecouille.events.stores import EventStore
 from mortecouille.replays.reading.findings import Finding, Report
 from mortecouille.replays.reading.receipts import (
     Malformed,
@@ -46,7 +47,7 @@ from mortecouille.replays.reading.rederive import rederive, revealed_seed
 
 
 def verify_log(
-    log: GameLog,
+    log: EventStore,
     rederive_turns: bool = True,
     data: bytes | None = None,
     events: list[Event] | None = None,
@@ -88,7 +89,7 @@ def check_kept(
 
 
 def verify_own(
-    log: GameLog, rederive_turns: bool, data: bytes | None, events: list[Event] | None
+    log: EventStore, rederive_turns: bool, data: bytes | None, events: list[Event] | None
 ) -> Report:
     """The log's own checks (1 to 4 of the module docstring)."""
     report = Report(game=log.name)
@@ -103,7 +104,8 @@ def verify_own(
     except LogError as error:
         report.findings.append(Finding("chain", False, str(error), error.seq))
         return report
-    report.findings.append(Finding("chain", True, f"{report.events} lines chained; {log.head_status()}"))
+    status = log.head_status() if isinstance(log, GameLog) else "the store's head matches the last line"
+    report.findings.append(Finding("chain", True, f"{report.events} lines chained; {status}"))
     if events is None:
         try:
             events = decode_lines(data)
