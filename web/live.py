@@ -42,7 +42,7 @@ import structlog
 from mortecouille.events.base import Event
 from mortecouille.events.codec import LogError, decode_lines
 from mortecouille.events.store import GameLog
-from mortecouille.events.stores import EventStore, events_from
+from mortecouille.events.stores import EventStore, FileStore, GameStore, events_from
 
 _log = structlog.get_logger("mortecouille.web")
 
@@ -125,8 +125,9 @@ class StoreWatcher:
     event to every listener's queue.
 
     It reads only when woken: by the store's change feed (an append by any process: LISTEN/NOTIFY,
-    :mod:`mortecouille.events.postgres_feed`), by this service's own appends, and by a slow tick
-    (``interval``) as a safety net. Each read asks for the events from the next seq it has not
+    :mod:`mortecouille.events.postgres_feed`), by this service's own appends, and, for a store
+    without a feed, by a tick every ``interval`` seconds (None: no tick); a read that fails is
+    tried again :data:`RETRY_SECONDS` later. Each read asks for the events from the next seq it has not
     handed on (``events_from``) in a worker thread, one read at a time; wakes that come during a
     read cost one more read, not one each. So no event is handed on twice, and an event appended
     after a listener subscribed is handed on (or in that listener's own read; it sends it once).
@@ -135,7 +136,7 @@ class StoreWatcher:
     what was appended before is that listener's own read, what comes after is the watcher's.
     """
 
-    def __init__(self, log_: EventStore, interval: float) -> None:
+    def __init__(self, log_: EventStore, interval: float | None) -> None:
         self.log = log_
         self.interval = interval
         self.listeners: set[asyncio.Queue[list[Event]]] = set()
@@ -174,13 +175,18 @@ class StoreWatcher:
 
     async def _run(self) -> None:
         while True:
-            with contextlib.suppress(TimeoutError):  # the safety tick
-                await asyncio.wait_for(self._changed.wait(), timeout=self.interval)
+            if self.interval is None:
+                await self._changed.wait()
+            else:
+                with contextlib.suppress(TimeoutError):  # the tick, for a store without a feed
+                    await asyncio.wait_for(self._changed.wait(), timeout=self.interval)
             self._changed.clear()
             try:
                 await self._catch_up()
             except Exception:  # noqa: BLE001 - a watcher keeps watching; the log is verify's to judge
                 _log.warning("watcher could not read the log", game=self.log.name, exc_info=True)
+                # read again soon: the appends it could not read may be the last ones for a while
+                asyncio.get_running_loop().call_later(RETRY_SECONDS, self._changed.set)
 
     async def _catch_up(self) -> None:
         if self.next_seq is None:
@@ -200,9 +206,8 @@ class StoreWatcher:
 
 Watcher = GameWatcher | StoreWatcher
 
-#: How often a store watcher reads its game when nothing woke it, in seconds: a safety net only
-#: (the store's change feed and the service's own appends wake it at once).
-STORE_TICK_SECONDS = 5.0
+#: How soon a store watcher whose read failed (the database unreachable) reads again, in seconds.
+RETRY_SECONDS = 1.0
 
 
 class LiveHub:
@@ -210,10 +215,10 @@ class LiveHub:
 
     A game in files is tailed by a :class:`GameWatcher` (its file polled every ``interval``
     seconds, so the CLI's appends arrive too); a game in another store by a :class:`StoreWatcher`,
-    woken by the store's change feed (:meth:`wake_game`, from the feed's thread) and ticking every
-    ``store_interval`` seconds."""
+    woken by the store's change feed (:meth:`wake_game`, from the feed's thread) and by this
+    service's appends; ``store_interval``: its tick, for a store without a feed (None: none)."""
 
-    def __init__(self, interval: float = POLL_SECONDS, store_interval: float = STORE_TICK_SECONDS) -> None:
+    def __init__(self, interval: float = POLL_SECONDS, store_interval: float | None = POLL_SECONDS) -> None:
         self.interval = interval
         self.store_interval = store_interval
         self.watchers: dict[str, Watcher] = {}
@@ -339,6 +344,24 @@ class ChangeFeed(Protocol):
 
 #: How a service makes its change feed: given the receiver of each batch of rows.
 FeedMaker = Callable[[Callable[[Sequence[AppendedRow]], None]], ChangeFeed]
+
+
+def feed_for(store: GameStore) -> FeedMaker | None:
+    """The change feed of ``store``, if it has one: a PostgreSQL store's (one LISTEN connection,
+    :mod:`mortecouille.events.postgres_feed`, imported only then); None for a file store, whose
+    watchers poll the files."""
+    if isinstance(store, FileStore):
+        return None
+    from mortecouille.events.postgres_store import PostgresStore
+
+    if not isinstance(store, PostgresStore):
+        return None
+    from mortecouille.events.postgres_feed import PostgresFeed
+
+    def make(receive: Callable[[Sequence[AppendedRow]], None]) -> ChangeFeed:
+        return PostgresFeed(store.dsn, store.schema, receive)
+
+    return make
 
 
 class EventRenderer(Protocol):

@@ -81,10 +81,12 @@ from mortecouille.core.rulings import RecordRuling, parse_adjustment
 from mortecouille.core.state import GameState
 from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
-from mortecouille.events.store import GameLog, GameNotFound
+from mortecouille.events.store import GameNotFound
+from mortecouille.events.stores import EventStore, FileStore, GameStore
 from mortecouille.replays.reading.receipts import check_salt
 from mortecouille.web import access
 from mortecouille.web.access import builtins
+from mortecouille.web.access_log import hide_query_strings
 from mortecouille.web.board import board_from
 from mortecouille.web.bodies import (
     BuyBody,
@@ -113,6 +115,7 @@ from mortecouille.web.live import (
     FeedMaker,
     LiveHub,
     event_stream,
+    feed_for,
     parse_last_event_id,
 )
 from mortecouille.web.targets import targets_for
@@ -154,11 +157,11 @@ def system_clock() -> datetime:
 
 
 class Service:
-    """What the handlers share: the games directory, the clock, the keys' index, the watchers."""
+    """What the handlers share: the store of games, the clock, the keys' index, the watchers."""
 
     def __init__(
         self,
-        games: Path,
+        store: GameStore,
         base_url: str | None,
         clock: Clock,
         poll: float,
@@ -167,7 +170,7 @@ class Service:
         reveal_grace: timedelta = timedelta(seconds=REVEAL_GRACE_SECONDS),
         lock_when_all_in: bool = True,
     ) -> None:
-        self.games = games
+        self.store = store
         self.base_url = base_url
         self.clock = clock
         self.heartbeat = heartbeat
@@ -189,9 +192,9 @@ class Service:
 
     # --------------------------------------------------------------- requests
 
-    def existing_log(self, game: str) -> GameLog:
+    def existing_log(self, game: str) -> EventStore:
         """GAME's log, or 404 (GameNotFound) when it has none."""
-        log_ = game_log(self.games, game)
+        log_ = game_log(self.store, game)
         if not log_.exists():
             raise GameNotFound(f"game {game!r}: no such game")
         return log_
@@ -227,7 +230,7 @@ class Service:
         )
         return self.answer(log_, viewer, outcome)
 
-    def answer(self, log_: GameLog, viewer: access.Viewer, outcome: Outcome) -> dict[str, Any]:
+    def answer(self, log_: EventStore, viewer: access.Viewer, outcome: Outcome) -> dict[str, Any]:
         """``{seq, events, lines}``: the appended events as ``viewer`` may see them (a player sees
         their own orders; a referee's resolve shows the outcome)."""
         self.hub.wake(log_)
@@ -270,7 +273,7 @@ class Service:
         return answered
 
     def receipt_salt(
-        self, log_: GameLog, key: str | None, idempotency: Idempotency | None, sent: str | None
+        self, log_: EventStore, key: str | None, idempotency: Idempotency | None, sent: str | None
     ) -> str:
         """The salt of a submission's receipt. Under an ``Idempotency-Key`` the service answers a
         retry with the salt of the receipt it answered first, whatever salt the retry sent, as long
@@ -289,7 +292,7 @@ class Service:
                     del self.salts[next(iter(self.salts))]
         return first
 
-    def lock_if_all_in(self, log_: GameLog) -> None:
+    def lock_if_all_in(self, log_: EventStore) -> None:
         """Lock a contributed turn that waits for nobody any more (when enabled). Never fails the
         submission that led here, which is on disk already: a problem is logged."""
         if not self.lock_when_all_in:
@@ -332,11 +335,13 @@ class Service:
         return the games cut. Only a tail after the head anchor is cut: an append whose fsync never
         returned, so no client ever got a 2xx for it (a retry with its Idempotency-Key appends it
         again). A log missing lines its anchor vouches for is left alone: ``repair`` reports it."""
-        cut = []
-        for path in sorted(self.games.glob("*.jsonl")):
+        cut: list[str] = []
+        if not isinstance(self.store, FileStore):
+            return cut  # a database commits an append whole or not at all: no torn tail
+        for path in sorted(self.store.directory.glob("*.jsonl")):
             if not _ends_torn(path):
                 continue
-            log_ = game_log(self.games, path.name.removesuffix(".jsonl"))
+            log_ = self.store.log(path.name.removesuffix(".jsonl"))
             try:
                 plan = log_.repair_plan()
                 if plan.lost or not plan.removed:
@@ -353,14 +358,14 @@ class Service:
 
     def find_deadlines(self) -> None:
         """Note every game's deadline in force (at start: deadlines outlive a restart)."""
-        for path in sorted(self.games.glob("*.jsonl")):
-            self.note_deadline(path.name.removesuffix(".jsonl"))
+        for game in self.store.names():
+            self.note_deadline(game)
 
     def note_deadline(self, game: str) -> None:
         """Note ``game``'s deadline in force as its log says, or forget it if it has none; and
         whether its turn waits for its reveals after its deadline (:attr:`waits`)."""
         try:
-            events, state = load(game_log(self.games, game))
+            events, state = load(game_log(self.store, game))
         except Exception:  # noqa: BLE001 - a log that cannot be read has no deadline to keep
             with self.pending_guard:
                 self.pending.pop(game, None)
@@ -402,7 +407,7 @@ class Service:
             if at > now:
                 continue
             try:
-                if pass_deadline_if_due(game_log(self.games, game), now) is not None:
+                if pass_deadline_if_due(game_log(self.store, game), now) is not None:
                     acted.add(game)
             except Exception:  # noqa: BLE001 - one game's problem never stops the others' deadlines
                 _log.warning("deadline not passed", game=game, exc_info=True)
@@ -429,7 +434,7 @@ class Service:
             else None
         )
         try:
-            resolved = resolve_after_deadline(game_log(self.games, game), absent_reason=reason)
+            resolved = resolve_after_deadline(game_log(self.store, game), absent_reason=reason)
         except Exception:  # noqa: BLE001 - the clock's thread, or a reveal already answered
             _log.warning("turn waiting for its reveals not resolved", game=game, exc_info=True)
             resolved = None
@@ -474,12 +479,12 @@ def allow(viewer: access.Viewer, roles: tuple[str, ...]) -> None:
         raise Forbidden(f"{who} may not do this; it is for the {' or '.join(roles)}")
 
 
-def fork_target(games: Path, name: str) -> GameLog:
+def fork_target(store: GameStore, name: str) -> EventStore:
     """The fork's log, its name checked first so a bad one is refused naming ``name`` (the body's
     field; the command path would name the CLI's ``GAME``, here the game forked from)."""
     try:
         check_game_name(name)
-        return game_log(games, name)
+        return game_log(store, name)
     except BadInput as error:
         raise BadInput("name", error.message) from None
 
@@ -548,7 +553,7 @@ def placing(viewer: access.Viewer, state: GameState, body: PlaceBody) -> PlaceSh
 
 
 def build_app(
-    games: Path,
+    games: GameStore | Path,
     *,
     base_url: str | None = None,
     clock: Clock = system_clock,
@@ -559,9 +564,11 @@ def build_app(
     lock_when_all_in: bool = True,
     cut_torn_tails: bool = True,
     change_feed: FeedMaker | None = None,
+    close_store: bool = False,
     debug: bool = False,
 ) -> Litestar:
-    """The game service on ``games``.
+    """The game service on ``games``: a store of games (``app.commands.open_games``), or a games
+    directory (its file store).
 
     ``base_url``: what links start with (default: the URL each request came to). ``clock``: the
     deadlines' time (tests pass a fake one). ``poll_seconds``: how often the live push looks at
@@ -574,10 +581,15 @@ def build_app(
     them. ``lock_when_all_in``: lock a contributed turn as soon as every order and every
     commitment is in (:mod:`mortecouille.app.auto_lock`). ``change_feed``: makes the store's feed
     of every append by any process (PostgreSQL: ``events.postgres_feed.PostgresFeed``), started
-    with the service: live push and deadlines then follow other processes' appends at once.
+    with the service: live push and deadlines then follow other processes' appends at once
+    (default: the store's own, if it has one). ``close_store``: close the store when the service
+    stops (a store it opened itself).
     """
+    store = FileStore(games) if isinstance(games, Path) else games
+    if change_feed is None:
+        change_feed = feed_for(store)
     service = Service(
-        games,
+        store,
         base_url,
         clock,
         poll_seconds,
@@ -585,6 +597,8 @@ def build_app(
         reveal_grace=timedelta(seconds=reveal_grace_seconds),
         lock_when_all_in=lock_when_all_in,
     )
+    # with a feed, every append wakes its game's watcher: a store watcher need not tick as well
+    service.hub.store_interval = None if change_feed is not None else poll_seconds
 
     # ------------------------------------------------------------- games
 
@@ -594,13 +608,13 @@ def build_app(
         return {
             "games": [
                 {**access.builtins(summary), "table": access.table_link(base, summary.name)}
-                for summary in list_games(service.games)
+                for summary in list_games(service.store)
             ]
         }
 
     @post("/api/games", sync_to_thread=True, status_code=201)
     def games_create(request: Request[Any, Any, Any], data: JSONBody[NewGameBody]) -> dict[str, Any]:
-        log_ = game_log(service.games, data.name)
+        log_ = game_log(service.store, data.name)
         if data.dice not in ("seeded", "table"):
             raise BadInput("dice", f"{data.dice!r} is not seeded or table")
         created = new_game(
@@ -626,8 +640,8 @@ def build_app(
         allow(viewer, ("referee",))
         if data.dice is not None and data.dice not in ("seeded", "table"):
             raise BadInput("dice", f"{data.dice!r} is not seeded or table")
-        target = fork_target(service.games, data.name)
-        forked = fork_game(service.games, game, data.name, data.at, data.dice, None)
+        target = fork_target(service.store, data.name)
+        forked = fork_game(service.store, game, data.name, data.at, data.dice, None)
         seats = access.issue(target, service.base(request), forked.events)
         return {"seq": forked.events[-1].seq, "forked_from": game, "forked_at_seq": data.at, **seats}
 
@@ -934,6 +948,8 @@ def build_app(
         finally:
             if feed is not None:
                 await asyncio.to_thread(feed.stop)
+            if close_store:
+                await asyncio.to_thread(store.close)
             if ticker is not None:
                 ticker.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -979,6 +995,28 @@ def build_app(
     )
     app.state.service = service
     return app
+
+
+# ------------------------------------------------------------------- several processes
+
+#: Where ``serve --workers N`` tells its workers the store's URL and the links' base URL.
+SERVE_STORE_VARIABLE = "MORTECOUILLE_SERVE_STORE"
+SERVE_BASE_URL_VARIABLE = "MORTECOUILLE_SERVE_BASE_URL"
+
+
+def worker_app() -> Litestar:
+    """The service of one worker process of ``serve --workers N`` (uvicorn calls it in each
+    worker): the store named by :data:`SERVE_STORE_VARIABLE`, opened by this process, closed
+    when it stops; the links' base URL from :data:`SERVE_BASE_URL_VARIABLE` (empty: each
+    request's own). Access log lines lose their query strings here too."""
+    from mortecouille.app.commands import open_games
+
+    url = os.environ.get(SERVE_STORE_VARIABLE)
+    if not url:
+        raise RuntimeError(f"${SERVE_STORE_VARIABLE} is not set: run the workers through serve --workers")
+    hide_query_strings()
+    base_url = os.environ.get(SERVE_BASE_URL_VARIABLE) or None
+    return build_app(open_games(url), base_url=base_url, close_store=True)
 
 
 async def deadline_ticker(service: Service, every: float) -> None:
