@@ -49,8 +49,13 @@ def server_binaries() -> Path | None:
     return Path(initdb).parent if initdb and shutil.which("pg_ctl") else None
 
 
-def free_port() -> int:
-    for port in PORTS:
+def free_port(avoid: int | None = None) -> int:
+    """A loopback port of :data:`PORTS` nobody listens on, tried from a random start (other
+    sessions on this machine start clusters in the same range)."""
+    start = int.from_bytes(os.urandom(2), "big") % len(PORTS)
+    for port in [*PORTS[start:], *PORTS[:start]]:
+        if port == avoid:
+            continue
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
             try:
                 probe.bind(("127.0.0.1", port))
@@ -105,7 +110,19 @@ class PostgresServer:
             "C",
         )
 
-    def start(self) -> None:
+    def start(self, attempts: int = 5) -> None:
+        """Start the server; on another free port if its port was taken between the check and the
+        start (by another session's cluster), at most ``attempts`` times."""
+        for attempt in range(1, attempts + 1):
+            try:
+                self._start()
+                return
+            except RuntimeError as error:
+                if attempt == attempts or "already in use" not in str(error):
+                    raise
+                self.port = free_port(avoid=self.port)
+
+    def _start(self) -> None:
         options = f"-p {self.port} -k {self.socket_dir} -c listen_addresses=127.0.0.1 -c max_connections=200"
         self._run(
             str(self.binaries / "pg_ctl"),
