@@ -24,8 +24,11 @@ Figures, each the median over the runs with min and max:
 
 * submit latency p50/p95/p99 (send to 2xx, which comes after the append is durable); goal p95 <
   300 ms (issue 14);
-* push latency p95 from the submitting client's 2xx to each listener of the game receiving the
-  event (every listener must get every event: one missing is a MISSED); goal p95 < 500 ms;
+* push latency p95 to each listener of the game receiving the event (every listener must get
+  every event: one missing is a MISSED); goal p95 < 500 ms. The messages carry no append time
+  and the append happens between the submit's send and its 2xx: judged from the send (an upper
+  bound of the time from the append), printed from the 2xx too (a lower bound; negative when
+  the push overtakes the answer);
 * appends per second of each store, one event per append through the store's contract
   (``GameLog.append``: lock, stamp, write, fsync, head anchor; ``PostgresGameLog.append``: one
   transaction with its locks, insert, head, NOTIFY, commit), against the raw rate of its medium
@@ -138,12 +141,13 @@ async def one_run(urls: list[str], games: list[Game], args: argparse.Namespace) 
 def measure(set_up: SetUp, args: argparse.Namespace, number: int) -> None:
     run = asyncio.run(one_run(set_up.urls, set_up.games, args))
     submit = run.submit_latencies()
-    from_ack, _from_send, missing = run.push_latencies()
+    from_ack, from_send, missing = run.push_latencies()
     row = {
         "p50": percentile(submit, 50) * 1000,
         "p95": percentile(submit, 95) * 1000,
         "p99": percentile(submit, 99) * 1000,
-        "push": percentile(from_ack, 95) * 1000,
+        "push": percentile(from_send, 95) * 1000,
+        "push_ack": percentile(from_ack, 95) * 1000,
         "submits": len(submit),
         "seconds": run.seconds,
     }
@@ -158,7 +162,8 @@ def measure(set_up: SetUp, args: argparse.Namespace, number: int) -> None:
     print(
         f"  {set_up.name}, run {number}: {len(submit)} submits in {run.seconds:.1f} s: submit p50 "
         f"{row['p50']:.1f} ms, p95 {row['p95']:.1f} ms, p99 {row['p99']:.1f} ms; push p95 "
-        f"{row['push']:.1f} ms; {len(from_ack)} deliveries, {missing} missing"
+        f"{row['push']:.1f} ms from the send ({row['push_ack']:.1f} ms from the 2xx); "
+        f"{len(from_ack)} deliveries, {missing} missing"
         + "".join(f"; {note}" for note in notes if note),
         flush=True,
     )
@@ -168,12 +173,18 @@ def report(set_up: SetUp) -> None:
     def timing(key: str) -> Timing:
         return Timing([row[key] / 1000 for row in set_up.runs])
 
-    shown = (("p50", "submit p50"), ("p95", "submit p95"), ("p99", "submit p99"), ("push", "push p95"))
+    shown = (
+        ("p50", "submit p50"),
+        ("p95", "submit p95"),
+        ("p99", "submit p99"),
+        ("push", "push p95 from the send"),
+        ("push_ack", "push p95 from the 2xx"),
+    )
     for key, label in shown:
         print(f"{set_up.name}: {label} {timing(key).shown('ms')}")
     for key, label, goal in (
         ("p95", "submit p95 (ms)", SUBMIT_GOAL_P95_MS),
-        ("push", "push p95 from the 2xx (ms)", PUSH_GOAL_P95_MS),
+        ("push", "push p95 from the submit's send (ms)", PUSH_GOAL_P95_MS),
     ):
         verdict(f"tournament, {set_up.name}: {label}", timing(key).median * 1000, goal, at_least=False)
 

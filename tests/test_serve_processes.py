@@ -180,3 +180,38 @@ def test_serve_with_two_workers_serves_and_pushes_from_both(store_url: str, tmp_
             listener.wait_for(last)
     for listener in listeners:
         assert [seq for seq, _ in listener.messages] == list(range(last + 1)), listener
+
+
+def test_the_readme_starts_a_tournament_with_the_commands_it_shows(
+    postgres_server: PostgresServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's "Running a tournament" commands, its database URL replaced by the throw-away
+    cluster's: ``serve`` opens the store and hands uvicorn two workers on the one port."""
+    import re
+    import shlex
+
+    import uvicorn
+    from click.testing import CliRunner
+
+    from mortecouille.cli.main import cli
+    from tests.helpers import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Running a tournament", 1)[1].split("\n## ", 1)[0]
+    block = re.search(r"```sh\n(.*?)```", section, re.S)
+    assert block is not None
+    lines = [shlex.split(line, comments=True) for line in block.group(1).splitlines()]
+    assert lines[0][0] == "createdb"
+    words = lines[1]
+    assert words[0] == "mortecouille"
+    url = f"{postgres_server.url}?schema=t_{uuid.uuid4().hex[:16]}"
+    written = next(word for word in words if word.startswith("postgresql://"))
+    started: list[dict[str, object]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **options: started.append({"app": app, **options}))
+    for variable in ("MORTECOUILLE_SERVE_STORE", "MORTECOUILLE_SERVE_BASE_URL"):
+        monkeypatch.setenv(variable, "")  # serve sets them for its workers: put back after the test
+    result = CliRunner().invoke(cli, [url if word == written else word for word in words[1:]])
+    assert result.exit_code == 0, result.output
+    assert started and started[0]["workers"] == 2 and started[0]["factory"] is True
+    assert started[0]["app"] == "mortecouille.web.server:worker_app" and started[0]["host"] == "0.0.0.0"
+    assert "(2 processes)" in result.output
