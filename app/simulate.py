@@ -22,7 +22,8 @@ from mortecouille.app.botgame import HOME_SQUARES, FixedFleets, play_in_memory
 from mortecouille.app.commands import create_game, game_log
 from mortecouille.core.errors import BadInput
 from mortecouille.events.base import Event
-from mortecouille.events.store import Conflict, GameLog
+from mortecouille.events.store import Conflict
+from mortecouille.events.stores import EventStore, FileStore, GameStore
 
 DEFAULT_BUDGET = 100_000
 DEFAULT_MAX_TURNS = 60
@@ -80,8 +81,15 @@ def check_ruleset(ruleset: str) -> None:
         )
 
 
+def where(store: GameStore | Path) -> str:
+    """A store as a message names it: a directory by its path, another store by its URL."""
+    if isinstance(store, Path):
+        return str(store)
+    return str(store.directory) if isinstance(store, FileStore) else store.url
+
+
 def simulate(
-    directory: Path,
+    directory: GameStore | Path,
     games: int,
     seed: str,
     budget: int = DEFAULT_BUDGET,
@@ -89,7 +97,7 @@ def simulate(
     ruleset: str = "mortecouille",
     fleets: Fleets = "random",
     on_game: Callable[[str], None] | None = None,
-) -> list[GameLog]:
+) -> list[EventStore]:
     """Play ``games`` seeded bot games into ``directory``; refuse (nothing written) if any exists.
 
     Each game is created like any seeded game (``mortecouille.app.commands.create_game``): its
@@ -104,10 +112,11 @@ def simulate(
     taken = [log.name for log in logs if log.exists()]
     if taken:
         raise Conflict(
-            f"{len(taken)} game(s) of seed {seed!r} already exist in {directory} (first: {taken[0]}); "
+            f"{len(taken)} game(s) of seed {seed!r} already exist in {where(directory)} (first: {taken[0]}); "
             "use another seed or directory"
         )
-    directory.mkdir(parents=True, exist_ok=True)
+    if isinstance(directory, Path | FileStore):
+        (directory if isinstance(directory, Path) else directory.directory).mkdir(parents=True, exist_ok=True)
     for index, log in enumerate(logs):
         dice_seed = game_seed(seed, index)
         create_game(log, play_bot_game(log.name, dice_seed, budget, max_turns, fleets), dice_seed)

@@ -20,10 +20,13 @@ from pathlib import Path
 import click
 
 from mortecouille.app.commands import games_dir as resolve_games_dir
+from mortecouille.app.commands import open_games
 from mortecouille.app.outputs import SVG_SUFFIXES, check_output, write_output
 from mortecouille.app.simulate import DEFAULT_BUDGET, DEFAULT_MAX_TURNS, Fleets, load_fleets, simulate
+from mortecouille.app.store_copy import logs_as_files
 from mortecouille.cli.shared import Context, fail, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
+from mortecouille.events.stores import FileStore, is_file_store_url
 from mortecouille.replays.analytics.archive import archive_games
 from mortecouille.replays.analytics.query import (
     DEFAULT_LIMITS,
@@ -85,22 +88,24 @@ def archive(
     Unfinished games are skipped; a corrupt or tampered log is refused by name (exit 4 at the end,
     the others are archived); a game archived before whose log has changed is refused (exit 3).
     """
-    games = resolve_games_dir(games_option) if games_option is not None else ctx.games
     month = month or current_month()
     if not MONTH.match(month):
         raise BadInput("--month", f"{month!r} is not YYYY-MM")
-    if not games.is_dir():
-        raise BadInput("--games-dir", f"{games} is not a directory")
-    logs = sorted(games.glob("*.jsonl"))
-    with progress(len(logs), "archiving") as advance:
-        result = archive_games(
-            logs,
-            Path(target),
-            month,
-            on_game=advance,
-            rederive_turns=rederive,
-            jobs=jobs or os.cpu_count() or 1,
-        )
+    store = FileStore(resolve_games_dir(games_option)) if games_option is not None else ctx.store
+    if isinstance(store, FileStore) and not store.directory.is_dir():
+        raise BadInput("--games-dir", f"{store.directory} is not a directory")
+    # a store that is not a directory is written out as files, one game at a time, for the workers
+    with logs_as_files(store) as games:
+        logs = sorted(games.glob("*.jsonl"))
+        with progress(len(logs), "archiving") as advance:
+            result = archive_games(
+                logs,
+                Path(target),
+                month,
+                on_game=advance,
+                rederive_turns=rederive,
+                jobs=jobs or os.cpu_count() or 1,
+            )
     for name in result.unfinished:
         click.echo(f"skipped {name}: not finished (no game-ended yet)", err=True)
     for refusal in result.conflicts:
@@ -131,9 +136,10 @@ INTERRUPTED_EXIT = 130
 @click.argument("arguments", nargs=-1, required=True, metavar="[ARCHIVE] SQL")
 @click.option(
     "--logs",
-    type=click.Path(file_okay=False, exists=True),
+    metavar="DIR|URL",
     default=None,
-    help="Query the *.jsonl logs of this directory directly (no ARCHIVE): views events, dice, shots.",
+    help="Query the *.jsonl logs of this directory, or the games of this store (file:DIR, "
+    "postgresql://...), directly (no ARCHIVE): views events, dice, shots.",
 )
 @click.option("--format", "output", type=click.Choice(list(FORMATTERS)), default="table", show_default=True)
 @click.option(
@@ -161,7 +167,7 @@ def query(
         if logs is not None:
             if len(arguments) != 1:
                 raise BadInput("SQL", "with --logs give the SQL only, no ARCHIVE")
-            result = query_logs(Path(logs), arguments[0], limits)
+            result = _query_store_logs(logs, arguments[0], limits)
         else:
             if len(arguments) != 2:
                 raise BadInput("ARCHIVE", "give the archive directory and the SQL (or --logs DIR and SQL)")
@@ -169,6 +175,23 @@ def query(
     except KeyboardInterrupt:
         fail("query interrupted (Ctrl-C)", INTERRUPTED_EXIT)
     click.echo(FORMATTERS[output](result))
+
+
+def _query_store_logs(logs: str, sql: str, limits: QueryLimits) -> QueryResult:
+    """``query --logs``: a directory's logs as they are; another store's written out as files one
+    game at a time (never all in memory) into a temporary directory the query may read."""
+    if is_file_store_url(logs):
+        store = open_games(logs, "--logs")
+        assert isinstance(store, FileStore)
+        if not store.directory.exists():
+            raise BadInput("--logs", f"{store.directory} does not exist")
+        return query_logs(store.directory, sql, limits)
+    store = open_games(logs, "--logs")
+    try:
+        with logs_as_files(store) as directory:
+            return query_logs(directory, sql, limits)
+    finally:
+        store.close()
 
 
 @click.command()
@@ -196,7 +219,9 @@ def report(ctx: Context, archive_dir: str, name: str, svg: str | None, force: bo
 @click.command(name="simulate")
 @click.option("--games", "count", type=click.IntRange(0), required=True, help="How many games.")
 @click.option("--seed", required=True, help="Run seed: game i rolls with seed SEED-i.")
-@click.option("--to", "target", required=True, type=click.Path(file_okay=False), help="Where the logs go.")
+@click.option(
+    "--to", "target", required=True, metavar="DIR|URL", help="Where the games go: a directory or a store URL."
+)
 @click.option("--ruleset", default="mortecouille", show_default=True, help="Only mortecouille has bots.")
 @click.option("--budget", type=click.IntRange(0), default=DEFAULT_BUDGET, show_default=True)
 @click.option("--max-turns", type=click.IntRange(1, 500), default=DEFAULT_MAX_TURNS, show_default=True)
@@ -221,17 +246,21 @@ def simulate_command(
     elif fleets_option != "random":
         fleets = load_fleets(Path(fleets_option))
     started = time.perf_counter()
-    with progress(count, "simulating") as advance:
-        logs = simulate(
-            Path(target),
-            count,
-            seed,
-            budget=budget,
-            max_turns=max_turns,
-            ruleset=ruleset,
-            fleets=fleets,
-            on_game=advance,
-        )
+    store = open_games(target, "--to")
+    try:
+        with progress(count, "simulating") as advance:
+            logs = simulate(
+                store,
+                count,
+                seed,
+                budget=budget,
+                max_turns=max_turns,
+                ruleset=ruleset,
+                fleets=fleets,
+                on_game=advance,
+            )
+    finally:
+        store.close()
     elapsed = time.perf_counter() - started
     rate = f" ({len(logs) / elapsed:.1f} games/s)" if elapsed > 0 and logs else ""
     click.echo(f"simulated {len(logs)} game(s) into {target}{rate}")

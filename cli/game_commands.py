@@ -17,7 +17,7 @@ from mortecouille.core.board.terrain import validate_board
 from mortecouille.core.errors import BadInput
 from mortecouille.core.state import state_as_dict, state_hash
 from mortecouille.events.board import Board, WindTile
-from mortecouille.events.store import AnchoredLoss, GameLog
+from mortecouille.events.store import AnchoredLoss, Conflict, GameLog
 from mortecouille.replays.reading.describe import describe_state
 
 
@@ -112,6 +112,8 @@ def new(
     """Create GAME: its first event commits to the rules version and the dice seed. Prints the
     seat links (referee, each player), secrets shown once."""
     log_ = game_log(ctx.store, game)
+    if log_.exists():  # said the same way by every store (the creation would refuse it too)
+        raise Conflict(f"game {game!r} already exists in {ctx.store.url}")
     refuse_leftover_seats(log_)
     new_game(
         log_,

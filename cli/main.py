@@ -170,6 +170,13 @@ COMMAND_TABLE: tuple[tuple[str, str, str], ...] = (
         "GAME's seats: without --reissue, which seats have a link (a link is shown only when issued).",
     ),
     (
+        "export-log",
+        "store_commands",
+        "GAME's log as JSON lines, byte for byte as a file store holds it (same hashes), from any "
+        "store; checked against the store's head first (exit 4 if it is corrupt or tampered).",
+    ),
+    ("store", "store_commands", "Work on whole stores: copy games from one store to another."),
+    (
         "serve",
         "serve_command",
         "Run the game service on the games directory: the table, player and referee pages, the "

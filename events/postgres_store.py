@@ -74,8 +74,10 @@ class PostgresStore:
     ) -> None:
         if not _SCHEMA_NAME.fullmatch(schema):
             raise ValueError(f"schema {schema!r}: a store's schema is a lower-case identifier")
-        #: the URL as it may be printed (no password); ``dsn`` is the one to connect with
-        self.url = redacted_url(url)
+        #: the URL as it may be printed (no password; a schema other than the default as the
+        #: ``schema`` parameter ``--store`` takes); ``dsn`` is the one to connect with
+        named = "" if schema == "mortecouille" else f"{'&' if '?' in url else '?'}schema={schema}"
+        self.url = redacted_url(url) + named
         self.dsn = url
         self.schema = schema
         #: The NOTIFY channel of this store; each payload is ``{"game": ..., "seq": ...}``.
@@ -373,14 +375,18 @@ class PostgresGameLog:
                 if not conn.closed and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
                     conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", self._lock_key)
 
-    def import_lines(self, data: bytes) -> int:
+    def import_lines(self, data: bytes, secrets: Mapping[str, bytes] | None = None) -> int:
         """Create the game from a written log's exact bytes (a file store's log, an export), for a
         copy that keeps every byte and hash (re-stamping decoded events would not: an int written
         in a float field comes back as a float). Every line is checked (:func:`check_line`, and
         decoded as an event) before anything is committed; a bad one is a LogError naming its seq
-        and nothing is created. Conflict if the game exists. Returns the number of lines."""
+        and nothing is created. Conflict if the game exists. ``secrets`` (kind -> bytes: the seed,
+        the seats) are written in the same transaction. Returns the number of lines."""
         with self.creating() as creation:
-            return creation.write_lines(data)
+            count = creation.write_lines(data)
+            for kind, value in (secrets or {}).items():
+                creation.secrets().create(kind, value)
+            return count
 
     def append(self, events: Sequence[Event], expected_seq: int | None = None) -> list[Event]:
         """Append under the writer lock; see :meth:`PostgresTransaction.append`."""

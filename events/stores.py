@@ -456,8 +456,8 @@ def secrets_of(log: EventStore, creation: object | None = None) -> GameSecrets:
 class ImportsLines(Protocol):
     """A store that creates a game from a written log's exact bytes (PostgreSQL)."""
 
-    def import_lines(self, data: bytes) -> int:
-        """Create the game from ``data``; return its number of lines."""
+    def import_lines(self, data: bytes, secrets: Mapping[str, bytes] | None = None) -> int:
+        """Create the game from ``data`` with its ``secrets``; return its number of lines."""
         ...
 
 
@@ -476,21 +476,34 @@ def checked_lines(data: bytes) -> int:
     return len(lines)
 
 
-def import_lines(log: EventStore, data: bytes) -> int:
+def import_lines(log: EventStore, data: bytes, secrets: Mapping[str, bytes] | None = None) -> int:
     """Create ``log``'s game from a written log's exact bytes (an export, another store's log),
-    checked first (:func:`checked_lines`): a copy keeps every byte and hash, where re-stamping
-    decoded events would not (an int written in a float field comes back as a float). Conflict if
-    the game exists; a bad line is a LogError and nothing is created. Returns the line count.
+    checked first (:func:`checked_lines`), with its ``secrets`` (kind -> bytes: the seed, the
+    seats): a copy keeps every byte and hash, where re-stamping decoded events would not (an int
+    written in a float field comes back as a float). Conflict if the game exists (or, in a file
+    store, a secret's file is already there); a bad line is a LogError; either way nothing is
+    created. Returns the line count.
 
-    A file log is created as any (exclusively, locked), its lines written with one write and one
-    fsync, then its head anchor set to the last line."""
+    A file log is created as any (exclusively, locked), then its secrets (as ``create_game``
+    keeps a seed), then its lines with one write and one fsync, then its head anchor at the last
+    line; a failure at any step removes what was written. PostgreSQL: one transaction."""
     if isinstance(log, ImportsLines):
-        return log.import_lines(data)
+        return log.import_lines(data, secrets)
     if not isinstance(log, GameLog):
         raise TypeError(f"{type(log).__name__} cannot import lines")
     count = checked_lines(data)
     with log.creating() as creation:
-        _write_lines(creation, data)
+        kept = FileSecrets(log)
+        created: list[str] = []
+        try:
+            for kind, value in (secrets or {}).items():
+                kept.create(kind, value)
+                created.append(kind)
+            _write_lines(creation, data)
+        except BaseException:
+            for kind in created:  # ours: created exclusively just above
+                kept.remove(kind)
+            raise
     return count
 
 

@@ -254,6 +254,13 @@ LATER: list[Any] = [
     ("serve", ["--port", "x"], "--port"),
     ("serve", ["--port", "70000"], "--port"),
     ("serve", ["extra"], "Got unexpected extra argument"),
+    ("export-log", [], "GAME"),
+    ("export-log", ["nosuch"], "nosuch"),
+    ("export-log", [G, "-o", "out.txt"], "does not end with .jsonl"),
+    ("export-log", [G, "-o", "games/b.jsonl", "--force"], "a file of the games directory"),
+    ("store", ["copy", "--to", "elsewhere"], "--from"),
+    ("store", ["copy", "--from", "mysql://db/x", "--to", "elsewhere"], "--from mysql://db/x: unknown kind of store"),
+    ("store", ["copy", "--from", "games", "--to", "file:"], "--to file:: name the directory"),
 ]
 CASES += [case for case in LATER if command_of(case) in cli.commands]  # type: ignore[attr-defined]
 

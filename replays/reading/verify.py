@@ -104,7 +104,8 @@ def verify_own(
     except LogError as error:
         report.findings.append(Finding("chain", False, str(error), error.seq))
         return report
-    status = log.head_status() if isinstance(log, GameLog) else "the store's head matches the last line"
+    last = report.events - 1
+    status = log.head_status() if isinstance(log, GameLog) else f"store head at seq {last} matches"
     report.findings.append(Finding("chain", True, f"{report.events} lines chained; {status}"))
     if events is None:
         try:
