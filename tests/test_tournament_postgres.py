@@ -12,8 +12,8 @@ seat on each. Promises checked:
   receives his own orders readable and every other player's sealed until the turn is revealed;
 * an ``Idempotency-Key`` retried on the *other* process answers the first answer and appends
   nothing;
-* every game then verifies (``verify`` on the store) and, its lines copied to a file store, gives
-  byte for byte the lines the database holds, and verifies there too.
+* every game then verifies (``verify`` on the store); ``store copy`` to files and ``export-log``
+  give byte for byte the lines the database holds, and the copies verify too.
 """
 
 from __future__ import annotations
@@ -150,15 +150,18 @@ def test_a_tournament_on_two_serve_processes_sharing_one_postgres(
         verified = cli(store_url, "verify", game.game)
         assert verified.returncode == 0, verified.stdout + verified.stderr
 
-    from mortecouille.events.stores import FileStore, import_lines, open_store
+    from mortecouille.events.stores import open_store
 
     files = tmp_path / "exported"
+    copied = cli(store_url, "store", "copy", "--from", store_url, "--to", f"file:{files}")
+    assert copied.returncode == 0, copied.stdout + copied.stderr
     database = open_store(store_url)
     try:
         for game in games:
             lines = database.log(game.game).read_bytes()
-            import_lines(FileStore(files).log(game.game), lines)  # a file log of the very lines
-            assert (files / f"{game.game}.jsonl").read_bytes() == lines
+            assert (files / f"{game.game}.jsonl").read_bytes() == lines  # byte for byte, same hashes
+            exported = cli(store_url, "export-log", game.game)
+            assert exported.returncode == 0 and exported.stdout.encode() == lines, exported.stderr
             verified = cli(f"file:{files}", "verify", game.game)
             assert verified.returncode == 0, verified.stdout + verified.stderr
     finally:
