@@ -15,6 +15,7 @@ test client; then ``serve --workers 2`` as a real command. Promises:
 from __future__ import annotations
 
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -147,6 +148,31 @@ def test_an_idempotency_key_used_on_one_process_is_known_to_the_other(
     assert again.json()["seq"] == first.json()["seq"] and again.json()["events"] == first.json()["events"]
     assert again.json()["receipt"] == first.json()["receipt"]  # the same salt sent: the same receipt
     assert one.get("/api/games/g/view").json()["seq"] == first.json()["seq"]  # nothing appended
+
+
+def test_a_command_after_another_process_appended_is_decided_on_the_log_as_it_is(
+    two_services: tuple[TestClient[Litestar], TestClient[Litestar], FakeClock], store_url: str
+) -> None:
+    """Each service remembers the log it last answered from (to skip reading it again): an append
+    by the other process in between is seen by its chain, and the game read again."""
+    one, other, _clock = two_services
+    seats = ready_game(one)
+    order = {"ship": "Hope", "actions": "advance", "replace": True}
+    first = one.post("/api/games/g/orders", json=order, headers=seats["Anne"]).json()
+    second = other.post("/api/games/g/orders", json={**order, "actions": "idle"}, headers=seats["Anne"]).json()
+    third = one.post("/api/games/g/orders", json=order, headers=seats["Anne"]).json()
+    assert [first["seq"] + 1, second["seq"] + 1] == [second["seq"], third["seq"]]
+    assert third["next_seq"] == third["seq"] + 1
+    # Kraken's order given through the first process: both orders are in, as the other one knows
+    one.post("/api/games/g/orders", json={"ship": "Kraken", "actions": "idle"}, headers=seats["Bart"])
+    assert other.get("/api/games/g/view").json()["all_submitted"] is True
+    resolved = other.post("/api/games/g/resolve", json={}, headers=seats["referee"])
+    assert resolved.status_code == 200, resolved.text
+    done = subprocess.run(
+        [sys.executable, "-m", "mortecouille", "--store", store_url, "verify", "g"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 # ----------------------------------------------------------------------------- serve --workers

@@ -39,6 +39,7 @@ from litestar.response import File, Stream
 from mortecouille.app import auto_lock
 from mortecouille.app.commands import (
     Idempotency,
+    KnownState,
     Outcome,
     ending,
     game_log,
@@ -189,6 +190,10 @@ class Service:
         #: (game, idempotency key digest) -> the salt of the receipt first answered for that key
         self.salts: dict[tuple[str, str], str] = {}
         self.salts_guard = threading.Lock()
+        #: game -> the events this service last saw of it, with the state they fold to
+        #: (:meth:`events_after`); the next command checks them against the log's head
+        self.seen: dict[str, tuple[list[Event], GameState]] = {}
+        self.seen_guard = threading.Lock()
 
     # --------------------------------------------------------------- requests
 
@@ -226,6 +231,7 @@ class Service:
             lambda state: build(viewer, state),
             table_values=table_values,
             expected_seq=if_match(request),
+            known=self.known_state(log_),
             idempotency=self.idempotency(request),
         )
         return self.answer(log_, viewer, outcome)
@@ -234,8 +240,40 @@ class Service:
         """``{seq, events, lines}``: the appended events as ``viewer`` may see them (a player sees
         their own orders; a referee's resolve shows the outcome)."""
         self.hub.wake(log_)
-        events = log_.read()
-        return access.answer(events, viewer, outcome.events)
+        return access.answer(self.events_after(log_, outcome), viewer, outcome.events)
+
+    # --------------------------------------------------------------- the last log each game was seen with
+
+    def events_after(self, log_: EventStore, outcome: Outcome) -> list[Event]:
+        """The game's events up to what ``outcome`` appended: the events this service last saw
+        followed by the appended ones when these chain on to them (the first one's seq and prev
+        are the next seq and the last hash: by the hash chain, nobody appended in between), else
+        the log read again. Kept (:attr:`seen`) with the state they fold to, for the next
+        command's :meth:`known_state`: on a database, a command then reads the game once (the
+        head) instead of whole twice."""
+        appended = outcome.events
+        with self.seen_guard:
+            seen = self.seen.get(log_.name)
+        before = seen[0] if seen is not None else []
+        if before and appended and (appended[0].seq, appended[0].prev) == (len(before), before[-1].hash):
+            events = [*before, *appended]
+        else:
+            events = log_.read()
+        if appended and events and events[-1].hash == appended[-1].hash:
+            # the state after an append is the fold of the log up to it (run_command's outcome)
+            with self.seen_guard:
+                self.seen[log_.name] = (events, outcome.state)
+        return events
+
+    def known_state(self, log_: EventStore) -> KnownState | None:
+        """The state folded from the events last seen of the game, for ``run_command``, which uses it
+        only if the log still ends where they did (same next seq and last hash)."""
+        with self.seen_guard:
+            seen = self.seen.get(log_.name)
+        if seen is None or not seen[0]:
+            return None
+        events, state = seen
+        return KnownState(next_seq=len(events), last_hash=events[-1].hash, state=state)
 
     # --------------------------------------------------------------- submissions and receipts
 
@@ -262,6 +300,7 @@ class Service:
             log_,
             lambda state: build(viewer, state),
             expected_seq=if_match(request),
+            known=self.known_state(log_),
             idempotency=idempotency,
         )
         salt = self.receipt_salt(log_, key, idempotency, salt)
