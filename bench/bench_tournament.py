@@ -45,6 +45,7 @@ import logging
 import math
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -299,6 +300,8 @@ def main() -> None:
     if args.runs < RUNS:
         parser.error(f"--runs: at least {RUNS} (a median of at least five runs)")
 
+    # stopped by a signal, it still stops its servers and its cluster (the finally blocks below)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     work = Path(tempfile.mkdtemp(prefix="bench-tournament-"))
     ports = ports_from_environment()
     set_ups: list[SetUp] = []
