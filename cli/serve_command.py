@@ -22,7 +22,6 @@ import click
 
 from mortecouille.app.commands import game_log, list_games
 from mortecouille.cli.shared import Context, pass_context, reports_errors
-from mortecouille.web.access_log import NoQueryAccessLog as _NoQueryAccessLog  # noqa: F401 - its old home
 from mortecouille.web.access_log import hide_query_strings
 
 LOOPBACK_NAMES = frozenset({"localhost"})

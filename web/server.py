@@ -380,7 +380,7 @@ class Service:
         for path in sorted(self.store.directory.glob("*.jsonl")):
             if not _ends_torn(path):
                 continue
-            log_ = self.store.log(path.name.removesuffix(".jsonl"))
+            log_ = game_log(self.store, path.name.removesuffix(".jsonl"))
             try:
                 plan = log_.repair_plan()
                 if plan.lost or not plan.removed:
