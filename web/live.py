@@ -10,8 +10,8 @@ One watcher per game with listeners hands every new event to each listener's que
 * a game in PostgreSQL: a :class:`StoreWatcher` reads the game from the next seq it has not handed
   on whenever it is woken: by the store's change feed (one LISTEN connection per process,
   :mod:`mortecouille.events.postgres_feed`), which sees every append by every process on the same
-  database, so several ``serve`` processes push every event to every listener; by this service's
-  own appends; and by a slow safety tick. The feed reads the store's global order after its last
+  database, so several ``serve`` processes push every event to every listener; and by this
+  service's own appends (a store without a feed: by a tick as well). The feed reads the store's global order after its last
   position, so a notification lost while its connection was down is caught up when it connects
   again; a watcher reads by seq, so nothing is handed on twice.
 
