@@ -111,7 +111,7 @@ def test_a_feed_whose_connection_is_killed_catches_up_with_nothing_lost_or_repea
     with feed:
         store.log("g").append([roll(1)])
         received.wait_for(1)
-        with psycopg.connect(store.url, autocommit=True) as admin:
+        with psycopg.connect(store.dsn, autocommit=True) as admin:
             # the feed's LISTEN connection dropped by the server, as a restart or a network cut would
             killed = admin.execute(
                 "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN%%'"

@@ -11,9 +11,9 @@ One watcher per game with listeners hands every new event to each listener's que
   on whenever it is woken: by the store's change feed (one LISTEN connection per process,
   :mod:`mortecouille.events.postgres_feed`), which sees every append by every process on the same
   database, so several ``serve`` processes push every event to every listener; and by this
-  service's own appends (a store without a feed: by a tick as well). The feed reads the store's global order after its last
-  position, so a notification lost while its connection was down is caught up when it connects
-  again; a watcher reads by seq, so nothing is handed on twice.
+  service's own appends (a store without a feed: by a tick as well). The feed reads the store's
+  global order after its last position, so a notification lost while its connection was down is
+  caught up when it connects again; a watcher reads by seq, so nothing is handed on twice.
 
 A listener (:func:`event_stream`) first registers its queue, then reads the log and sends what is
 after the client's ``Last-Event-ID``; then it sends what its queue brings, skipping any seq it has
