@@ -116,6 +116,17 @@ def store_url(store_option: str | None, games_option: str | None) -> str:
     return DEFAULT_STORE_URL
 
 
+def store_source(store_option: str | None, games_option: str | None) -> str:
+    """Where the store's URL came from (see :func:`store_url`), to name it in a refusal."""
+    if store_option is not None:
+        return "--store"
+    if games_option is not None:
+        return "--games-dir"
+    if os.environ.get(STORE_VARIABLE):
+        return f"${STORE_VARIABLE}"
+    return f"${GAMES_VARIABLE}" if os.environ.get(GAMES_VARIABLE) else "--store"
+
+
 def open_games(url: str, option: str = "--store") -> GameStore:
     """The store of games ``url`` names (:func:`mortecouille.events.stores.open_store`): a
     refusal (an unknown URL, a missing driver, an unreachable server) names ``option``."""

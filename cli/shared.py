@@ -17,7 +17,7 @@ from typing import Any, Final, NoReturn, TypeVar
 
 import click
 
-from mortecouille.app.commands import game_log, load, open_games, store_url
+from mortecouille.app.commands import game_log, load, open_games, store_source, store_url
 from mortecouille.core.errors import MortecouilleError
 from mortecouille.core.fleet.catalogue import catalogue_for
 from mortecouille.core.limits import shown
@@ -84,9 +84,7 @@ class Context:
     def store(self) -> GameStore:
         """The store of games, opened on first use and closed when the command ends."""
         if self._store is None:
-            from_games = self.games_option is not None and self.store_option is None
-            option = "--games-dir" if from_games else "--store"
-            self._store = open_games(self.store_url, option)
+            self._store = open_games(self.store_url, store_source(self.store_option, self.games_option))
             current = click.get_current_context(silent=True)
             if current is not None:
                 current.find_root().call_on_close(self.close)

@@ -145,7 +145,11 @@ class PostgresStore:
                     " PRIMARY KEY (game, seq))"
                 ).format(events=self.table("events"), games=self.table("games"))
             )
-            # what the app keeps beside a log, never in it: the secret seed, the seat token hashes
+            # what the app keeps beside a log, never in it: the secret seed, the seat token hashes;
+            # readable by the store's role only (revoked from PUBLIC once, as it is created)
+            found = conn.execute("SELECT to_regclass(%s)", [f"{self.schema}.secrets"]).fetchone()
+            if found is not None and found[0] is not None:
+                return
             conn.execute(
                 sql.SQL(
                     "CREATE TABLE IF NOT EXISTS {secrets} ("

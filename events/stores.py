@@ -360,8 +360,10 @@ class FileSecrets:
     exclusively and never read or written through a link; replaced by a temporary file
     (``GAME.seats-new``) written, fsync'd and renamed over the secret."""
 
-    def __init__(self, log: GameLog) -> None:
+    def __init__(self, log: GameLog, *, in_creation: bool = False) -> None:
         self.log = log
+        #: kept during the game's creation, which fsyncs the directory once at its end
+        self.in_creation = in_creation
 
     def path(self, kind: str) -> Path:
         return self.log.sibling(f".{kind}")
@@ -388,8 +390,9 @@ class FileSecrets:
 
     def create(self, kind: str, data: bytes) -> None:
         self._write_new(self.path(kind), data)
-        with _unwritable_dir(self.path(kind).parent):
-            _fsync_dir(self.path(kind).parent)
+        if not self.in_creation:
+            with _unwritable_dir(self.path(kind).parent):
+                _fsync_dir(self.path(kind).parent)
 
     def replace(self, kind: str, data: bytes) -> None:
         # called under the game's lock: a temporary file already there is one a crash left
@@ -445,7 +448,7 @@ def secrets_of(log: EventStore, creation: object | None = None) -> GameSecrets:
     if isinstance(log, KeepsSecrets):
         return log.secrets()
     if isinstance(log, GameLog):
-        return FileSecrets(log)
+        return FileSecrets(log, in_creation=creation is not None)
     raise TypeError(f"{type(log).__name__} keeps no secrets")
 
 
@@ -493,7 +496,7 @@ def import_lines(log: EventStore, data: bytes, secrets: Mapping[str, bytes] | No
         raise TypeError(f"{type(log).__name__} cannot import lines")
     count = checked_lines(data)
     with log.creating() as creation:
-        kept = FileSecrets(log)
+        kept = FileSecrets(log, in_creation=True)
         created: list[str] = []
         try:
             for kind, value in (secrets or {}).items():

@@ -68,12 +68,16 @@ DUEL: list[tuple[tuple[str, ...], int]] = [
     (("equip", "duel", "Anne", "fireship-fleet", "--fleet"), 0),
     (("seal", "duel", "Anne"), 0),
     (("buy", "duel", "Bart", "yellow-big", "Kraken", "--option", "catapult"), 0),
+    (("buy", "duel", "Bart", "red-small", "Spare"), 0),
+    (("unbuy", "duel", "Spare"), 0),
     (("seal", "duel", "Bart", "--forfeit"), 0),
     (("place", "duel", "Hope", "C3", "--facing", "N", "--receipts", "{tmp}/anne.json"), 0),
     (("place", "duel", "Black Pearl", "E3", "--facing", "E"), 0),
     (("place", "duel", "Kraken", "E6", "--facing", "S"), 0),
     (("sheet", "duel", "Anne"), 0),
     (("order", "duel", "Black Pearl", "attack", "port", "Kraken", "+", "maneuver", "1/8", "left"), 0),
+    (("order", "duel", "Hope", "advance", "--receipts", "{tmp}/anne.json"), 0),
+    (("unorder", "duel", "Hope", "--receipts", "{tmp}/anne.json"), 0),
     (("order", "duel", "Hope", "advance", "--receipts", "{tmp}/anne.json"), 0),
     (("order", "duel", "Kraken", "attack", "bow", "Black Pearl", "+", "catapult", "Hope"), 0),
     (("order", "duel", "Kraken", "advance", "--replace", "--expect-seq", "3"), 3),  # stale: a Conflict, nothing written
@@ -92,7 +96,18 @@ DUEL: list[tuple[tuple[str, ...], int]] = [
     (("fork", "duel", "what-if", "--at", "13", "--seed", "fork-seed-0123456789"), 0),
     (("order", "what-if", "Hope", "advance", "--replace"), 0),
     (("verify", "duel", "--receipts", "{tmp}/anne.json"), 0),
+    (("ruling", "duel", "--rule", "A1", "--text", "Hope's advance stands", "--adjust", "Hope", "wind=1"), 0),
     (("end", "duel", "--winner", "Anne"), 0),
+    # the README's blockade harbour: tokens instead of orders
+    (("new", "harbour", "--ruleset", "blockade", "--players", "Anne,Bart", "--board", "8x8", "--rock", "E5",
+      "--seed", "harbour-seed-0123456789"), 0),
+    (("place", "harbour", "Sloopy", "C2", "--kind", "sloop", "--owner", "Anne", "--facing", "N"), 0),
+    (("place", "harbour", "Frig", "C4", "--kind", "war-frigate", "--owner", "Bart", "--facing", "S"), 0),
+    (("tokens", "harbour", "Sloopy", "F", "F", "L", "-"), 0),
+    (("tokens", "harbour", "Frig", "F", "-", "R", "F"), 0),
+    (("resolve", "harbour"), 0),
+    (("board", "harbour", "--turn", "0"), 0),
+    (("verify", "harbour"), 0),
     (("verify", "duel"), 0),
     (("verify", "what-if"), 0),
     (("new", "duel", "--players", "Anne,Bart"), 3),  # exists: refused
@@ -232,6 +247,14 @@ def test_a_bad_store_url_is_refused_naming_the_option(url: str, named: str) -> N
     assert named in result.output
     assert "s3cret" not in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.usefixtures("clean_environment")
+def test_a_bad_store_from_the_environment_is_named_as_such(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MORTECOUILLE_STORE", "mysql://db/games")
+    result = CliRunner().invoke(cli, ["games"])
+    assert result.exit_code == 2
+    assert result.output.startswith("error: $MORTECOUILLE_STORE mysql://db/games: unknown kind of store")
 
 
 @pytest.mark.usefixtures("clean_environment")
