@@ -44,12 +44,15 @@ BATCH_ROWS = 1000
 
 
 class FeedRow(NamedTuple):
-    """One appended row: its global position, its game, its seq in the game and its event type."""
+    """One appended row: its global position, its game, its seq in the game, its event type and
+    its line (the exact canonical bytes, without the newline: a watcher hands them on without
+    reading the game again, after checking them against the chain it holds)."""
 
     position: int
     game: str
     seq: int
     type: str
+    line: bytes
 
 
 class PostgresFeed:
@@ -161,10 +164,10 @@ class PostgresFeed:
         assert self.position is not None
         while True:
             rows = [
-                FeedRow(int(position), str(game), int(seq), str(kind))
-                for position, game, seq, kind in conn.execute(
+                FeedRow(int(position), str(game), int(seq), str(kind), bytes(line))
+                for position, game, seq, kind, line in conn.execute(
                     sql.SQL(
-                        "SELECT position, game, seq, type FROM {} WHERE position > %s"
+                        "SELECT position, game, seq, type, line FROM {} WHERE position > %s"
                         " ORDER BY position LIMIT %s"
                     ).format(self._events()),
                     [self.position, BATCH_ROWS],

@@ -171,10 +171,25 @@ async def _listen(hub: Any, log_: Any, after: int, count: int) -> list[int]:
     return got
 
 
-def test_listeners_in_another_process_than_the_writers_get_every_event_once_in_order(store: Any) -> None:
+@pytest.mark.parametrize("hand_on", ["lines", "wake"])
+def test_listeners_in_another_process_than_the_writers_get_every_event_once_in_order(
+    store: Any, hand_on: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``lines``: the feed's rows handed to the watchers as the service does (``offer_lines``): no
+    read of the game after the watcher learnt its head. ``wake``: the watchers woken only, each
+    reading the game from its next seq."""
     from mortecouille.events.postgres_feed import PostgresFeed
+    from mortecouille.web import live
     from mortecouille.web.live import LiveHub
 
+    reads: list[int] = []
+    real_events_from = live.events_from
+
+    def counted(log_: Any, seq: int) -> Any:
+        reads.append(seq)
+        return real_events_from(log_, seq)
+
+    monkeypatch.setattr(live, "events_from", counted)
     games = ["g1", "g2"]
     for game in games:
         store.log(game).create([roll(0)])
@@ -184,12 +199,13 @@ def test_listeners_in_another_process_than_the_writers_get_every_event_once_in_o
         # no tick: what arrives is the feed's doing
         hub = LiveHub(store_interval=None)
         hub.loop = asyncio.get_running_loop()
-        delivered: list[tuple[str, int]] = []
 
         def on_rows(rows: list[Any]) -> None:
-            delivered.extend((row.game, row.seq) for row in rows)
             for game in {row.game for row in rows}:
-                hub.wake_game(game)
+                if hand_on == "lines":
+                    hub.offer_lines(game, [(row.seq, row.line) for row in rows if row.game == game])
+                else:
+                    hub.wake_game(game)
 
         feed = PostgresFeed(store.dsn, store.schema, on_rows)
         await asyncio.to_thread(feed.start)
@@ -215,3 +231,42 @@ def test_listeners_in_another_process_than_the_writers_get_every_event_once_in_o
     assert first == list(range(0, 2 + 25 * 3))
     assert second == list(range(1, 1 + 25 * 3))
     assert resumed == list(range(2, 2 + 25 * 3))
+    if hand_on == "lines":
+        assert reads == []  # every event came with the feed's rows, checked against the chain
+    else:
+        assert reads
+
+
+def test_a_line_that_does_not_continue_the_chain_is_not_handed_on_the_game_is_read_instead(
+    store: Any,
+) -> None:
+    """A line offered by the feed with another hash (or a gap in seqs) is refused; the watcher reads
+    the game from the store instead, so listeners get the stored events."""
+    import json as json_module
+
+    from mortecouille.events.codec import canonical
+    from mortecouille.web.live import LiveHub
+
+    log_ = store.log("g")
+    log_.create([roll(0)])
+
+    async def main() -> list[tuple[int, str]]:
+        hub = LiveHub(store_interval=None)
+        hub.loop = asyncio.get_running_loop()
+        watcher = hub.watcher(log_)
+        queue = await watcher.subscribe()
+        appended = log_.append([roll(1), roll(2)])
+        lines = log_.read_bytes().splitlines()
+        forged = json_module.loads(lines[1])
+        forged["hash"] = forged["hash"][::-1]
+        hub.offer_lines("g", [(1, canonical(forged)), (2, lines[2])])  # a bad hash, then a good line
+        handed: list[tuple[int, str]] = []
+        async with asyncio.timeout(PATIENCE_SECONDS):
+            while len(handed) < 2:
+                handed.extend((event.seq, event.hash) for event in await queue.get())
+        watcher.unsubscribe(queue)
+        await hub.close()
+        assert handed == [(event.seq, event.hash) for event in appended]
+        return handed
+
+    assert [seq for seq, _ in asyncio.run(main())] == [1, 2]

@@ -39,8 +39,8 @@ from typing import Protocol
 import msgspec
 import structlog
 
-from mortecouille.events.base import Event
-from mortecouille.events.codec import LogError, decode_lines
+from mortecouille.events.base import GENESIS_HASH, Event
+from mortecouille.events.codec import LogError, check_line, decode_line, decode_lines
 from mortecouille.events.store import GameLog
 from mortecouille.events.stores import EventStore, FileStore, GameStore, events_from
 
@@ -140,8 +140,10 @@ class StoreWatcher:
         self.log = log_
         self.interval = interval
         self.listeners: set[asyncio.Queue[list[Event]]] = set()
-        #: the seq of the next event to hand on (None until the head was read)
+        #: the seq of the next event to hand on (None until the head was read) and the hash of the
+        #: last one (the chain a line offered by the feed must continue)
         self.next_seq: int | None = None
+        self.last_hash = ""
         self.task: asyncio.Task[None] | None = None
         self._changed = asyncio.Event()
         self._ready: asyncio.Future[None] | None = None
@@ -192,14 +194,42 @@ class StoreWatcher:
         if self.next_seq is None:
             head = await asyncio.to_thread(self.log.read_head)
             self.next_seq = head.seq + 1 if head is not None else 0
+            self.last_hash = head.hash if head is not None else GENESIS_HASH
             if self._ready is not None and not self._ready.done():
                 self._ready.set_result(None)
             return
         start = self.next_seq
         events = await asyncio.to_thread(lambda: list(events_from(self.log, start)))
-        if not events:
+        # the feed may have handed on some of them while this read was under way
+        self._hand_on([event for event in events if event.seq >= (self.next_seq or 0)])
+
+    def offer(self, lines: Sequence[tuple[int, bytes]]) -> None:
+        """Lines (seq, bytes) the store's change feed read (on the event loop's thread): handed on
+        as they are when they continue the chain this watcher holds (each checked as a reader
+        checks a line: its seq, its prev, its hash), so the game need not be read again; a line
+        that does not (a gap, the head still unknown, a line that fails its check) makes the
+        watcher read the game instead."""
+        if self.next_seq is None or not self.listeners:
+            self.wake()
+            return
+        fresh = [(seq, line) for seq, line in lines if seq >= self.next_seq]
+        events: list[Event] = []
+        prev = self.last_hash
+        try:
+            for seq, line in fresh:
+                if seq != self.next_seq + len(events):
+                    raise LogError(f"seq {seq} does not follow seq {self.next_seq + len(events) - 1}")
+                prev = check_line(line, seq + 1, seq, prev)
+                events.append(decode_line(line, seq + 1))
+        except LogError:
+            self.wake()  # read from the store, whose reader names what is wrong
+        self._hand_on(events)
+
+    def _hand_on(self, events: list[Event]) -> None:
+        if not events or self.next_seq is None or events[0].seq != self.next_seq:
             return
         self.next_seq = events[-1].seq + 1
+        self.last_hash = events[-1].hash
         for queue in self.listeners:
             queue.put_nowait(events)
 
@@ -235,6 +265,17 @@ class LiveHub:
         """Someone appended to ``game`` (called from any thread): its watcher reads it now."""
         watcher = self.watchers.get(game)
         if watcher is not None and self.loop is not None:
+            self.loop.call_soon_threadsafe(watcher.wake)
+
+    def offer_lines(self, game: str, lines: Sequence[tuple[int, bytes]]) -> None:
+        """The lines (seq, bytes) just appended to ``game``, from the store's change feed (called
+        from its thread): its watcher hands them on (see :meth:`StoreWatcher.offer`)."""
+        watcher = self.watchers.get(game)
+        if watcher is None or self.loop is None:
+            return
+        if isinstance(watcher, StoreWatcher):
+            self.loop.call_soon_threadsafe(watcher.offer, lines)
+        else:
             self.loop.call_soon_threadsafe(watcher.wake)
 
     def watcher(self, log_: EventStore) -> Watcher:
@@ -324,13 +365,20 @@ async def event_stream(
 
 
 class AppendedRow(Protocol):
-    """One row a change feed hands on (``events.postgres_feed.FeedRow``): its game and event type."""
+    """One row a change feed hands on (``events.postgres_feed.FeedRow``): its game, seq, event
+    type and line."""
 
     @property
     def game(self) -> str: ...
 
     @property
+    def seq(self) -> int: ...
+
+    @property
     def type(self) -> str: ...
+
+    @property
+    def line(self) -> bytes: ...
 
 
 class ChangeFeed(Protocol):

@@ -194,6 +194,8 @@ class Service:
         #: (:meth:`events_after`); the next command checks them against the log's head
         self.seen: dict[str, tuple[list[Event], GameState]] = {}
         self.seen_guard = threading.Lock()
+        #: whether a change feed hands this service every append of the store (build_app sets it)
+        self.followed = False
 
     # --------------------------------------------------------------- requests
 
@@ -239,7 +241,8 @@ class Service:
     def answer(self, log_: EventStore, viewer: access.Viewer, outcome: Outcome) -> dict[str, Any]:
         """``{seq, events, lines}``: the appended events as ``viewer`` may see them (a player sees
         their own orders; a referee's resolve shows the outcome)."""
-        self.hub.wake(log_)
+        if not self.followed:  # with a change feed, the append comes back through it, lines and all
+            self.hub.wake(log_)
         return access.answer(self.events_after(log_, outcome), viewer, outcome.events)
 
     # --------------------------------------------------------------- the last log each game was seen with
@@ -348,13 +351,14 @@ class Service:
 
     def changed(self, rows: Sequence[AppendedRow]) -> None:
         """Rows appended to the store by any process, from its change feed (in the feed's thread):
-        wake each game's watcher (live push in every process), and note again the deadline of a
+        hand each game's new lines to its watcher (live push in every process, without reading the
+        game again), and note again the deadline of a
         game whose new rows may change it (a deadline set, passed or a turn locked by another
         process, or any append to a game this service has a deadline or a reveal wait for), so
         that the clock of every process knows every deadline in force."""
         games = list(dict.fromkeys(row.game for row in rows))
         for game in games:
-            self.hub.wake_game(game)
+            self.hub.offer_lines(game, [(row.seq, row.line) for row in rows if row.game == game])
         with self.pending_guard:
             watched = set(self.pending) | set(self.waits)
         to_note = [
@@ -638,6 +642,7 @@ def build_app(
     )
     # with a feed, every append wakes its game's watcher: a store watcher need not tick as well
     service.hub.store_interval = None if change_feed is not None else poll_seconds
+    service.followed = change_feed is not None
 
     # ------------------------------------------------------------- games
 
