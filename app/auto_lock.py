@@ -23,7 +23,7 @@ from mortecouille.core.mortecouille.orders import takes_orders
 from mortecouille.core.readiness import check_table_resolve
 from mortecouille.core.state import GameState
 from mortecouille.core.waiting import players_awaiting_orders
-from mortecouille.events.store import GameLog
+from mortecouille.events.stores import EventStore
 
 
 def ordering_players(state: GameState) -> frozenset[str]:
@@ -51,7 +51,7 @@ def all_in(state: GameState) -> bool:
     return ordering_players(state) <= now.commitments.keys()
 
 
-def lock_when_all_in(log_: GameLog) -> Outcome | None:
+def lock_when_all_in(log_: EventStore) -> Outcome | None:
     """Lock the current turn if :func:`all_in` (checked under the game's lock, on the log as it is
     then); None, and nothing written, otherwise."""
 

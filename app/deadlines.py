@@ -32,7 +32,7 @@ from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.deadlines import DeadlinePassed, DeadlineSet
 from mortecouille.events.dice import TurnLocked
-from mortecouille.events.store import GameLog
+from mortecouille.events.stores import EventStore
 
 
 def iso(moment: datetime) -> str:
@@ -57,7 +57,7 @@ def deadline_passed(events: Sequence[Event], turn: int) -> DeadlinePassed | None
 
 
 def set_deadline(
-    log_: GameLog,
+    log_: EventStore,
     seconds: int,
     now: datetime,
     *,
@@ -74,7 +74,7 @@ def set_deadline(
     )
 
 
-def pass_deadline_if_due(log_: GameLog, now: datetime) -> Outcome | None:
+def pass_deadline_if_due(log_: EventStore, now: datetime) -> Outcome | None:
     """If the current turn's deadline has passed at ``now``, record it (and resolve a seeded-dice
     turn); None when no deadline is due. Decided under the game's lock from the log as it is then,
     so a deadline moved or a turn resolved meanwhile is seen.
@@ -157,7 +157,7 @@ def reveal_wait(events: Sequence[Event], state: GameState) -> RevealWait | None:
     return RevealWait(turn=state.turn, at=passed.at, awaited=tuple(awaited_reveals(state)))
 
 
-def resolve_after_deadline(log_: GameLog, *, absent_reason: str | None = None) -> Outcome | None:
+def resolve_after_deadline(log_: EventStore, *, absent_reason: str | None = None) -> Outcome | None:
     """Resolve a turn waiting for its reveals after its deadline (:func:`reveal_wait`), ships
     without orders idle: once every reveal is in, or, given ``absent_reason``, without the reveals
     still missing (each logged absent with that reason). None, and nothing written, when the turn
@@ -177,7 +177,7 @@ def resolve_after_deadline(log_: GameLog, *, absent_reason: str | None = None) -
     return _run_unless_not_due(log_, command)
 
 
-def _run_unless_not_due(log_: GameLog, make_command: Callable[[GameState], Command]) -> Outcome | None:
+def _run_unless_not_due(log_: EventStore, make_command: Callable[[GameState], Command]) -> Outcome | None:
     try:
         return run_command(log_, make_command)
     except _NotDue:

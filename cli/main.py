@@ -179,7 +179,7 @@ COMMAND_TABLE: tuple[tuple[str, str, str], ...] = (
     (
         "serve",
         "serve_command",
-        "Run the game service on the games directory: the table, player and referee pages, the "
+        "Run the game service on the store of games: the table, player and referee pages, the "
         "JSON API and live push (docs/service.md).",
     ),
 )

@@ -1,20 +1,28 @@
-"""``mortecouille serve``: the game service for the table (docs/service.md) on the games directory.
+"""``mortecouille serve``: the game service for the table (docs/service.md) on the store of games
+(``--store URL``: a games directory, or a PostgreSQL database).
 
 The web part (Litestar, uvicorn) is imported inside the command, so every other command starts
 without loading it. The CLI keeps working on the same games while the service runs: both take the
-game's lock, and the service's live push tails the logs.
+game's lock, and the service's live push follows the logs (files: it polls them; PostgreSQL: its
+change feed, LISTEN/NOTIFY).
+
+``--workers N`` runs N service processes on the one port (uvicorn's workers: each a whole service
+with its own connections and its own change feed, the kernel spreading the connections between
+them, a worker that dies started again). On PostgreSQL every process sees every append at once;
+on files the other processes' appends reach their listeners at the next poll (0.2 s).
 """
 
 from __future__ import annotations
 
 import ipaddress
-import logging
+import os
 from urllib.parse import quote
 
 import click
 
-from mortecouille.app.commands import list_games
+from mortecouille.app.commands import game_log, list_games
 from mortecouille.cli.shared import Context, pass_context, reports_errors
+from mortecouille.web.access_log import hide_query_strings
 
 LOOPBACK_NAMES = frozenset({"localhost"})
 
@@ -36,18 +44,6 @@ def base_url(host: str, port: int) -> str:
     return f"http://{shown}:{port}"
 
 
-class _NoQueryAccessLog(logging.Filter):
-    """uvicorn's access log lines without their query strings (``?seq=`` is harmless, but a
-    client that put a token in a URL must not find it in a log) and never a header."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.args, tuple) and len(record.args) >= 3:
-            args = list(record.args)
-            args[2] = str(args[2]).split("?", 1)[0]
-            record.args = tuple(args)
-        return True
-
-
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="The port.")
@@ -55,17 +51,31 @@ class _NoQueryAccessLog(logging.Filter):
     "--url", "public_url", default=None, help="The URL the links start with (default: http://HOST:PORT)."
 )
 @click.option("--access-log/--no-access-log", default=False, show_default=True, help="Log each request.")
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="Service processes on the port (several: best on a PostgreSQL store, see docs/service.md).",
+)
 @pass_context
 @reports_errors
-def serve(ctx: Context, host: str, port: int, public_url: str | None, access_log: bool) -> None:
-    """Run the game service on the games directory: the table, player and referee pages, the
+def serve(
+    ctx: Context, host: str, port: int, public_url: str | None, access_log: bool, workers: int
+) -> None:
+    """Run the game service on the store of games: the table, player and referee pages, the
     JSON API and live push (docs/service.md). Ctrl-C stops it."""
     import uvicorn
 
     from mortecouille.events.house_log import structlog_module
+    from mortecouille.events.stores import SEATS, secrets_of
 
     structlog_module()  # configured as -v/--log-json asked before the service's modules log with it
-    from mortecouille.web.server import build_app
+    from mortecouille.web.server import (
+        SERVE_BASE_URL_VARIABLE,
+        SERVE_STORE_VARIABLE,
+        build_app,
+    )
 
     url = (public_url or base_url(host, port)).rstrip("/")
     if not is_loopback(host):
@@ -74,23 +84,47 @@ def serve(ctx: Context, host: str, port: int, public_url: str | None, access_log
             "anyone who can read one can play that seat; share them only with their players",
             err=True,
         )
-    click.echo(f"serving {ctx.games} at {url}")
-    summaries = list_games(ctx.games)
+    store = ctx.store
+    processes = f" ({workers} processes)" if workers > 1 else ""
+    click.echo(f"serving {store.url} at {url}{processes}")
+    summaries = list_games(store)
     for game in summaries:
-        seats = "seats issued" if (ctx.games / f"{game.name}.seats").exists() else "no seats yet"
+        has_seats = secrets_of(game_log(store, game.name)).exists(SEATS)
+        seats = "seats issued" if has_seats else "no seats yet"
         click.echo(f"  {game.name}: table {url}/table/{quote(game.name, safe='')} ({seats})")
     if summaries:
         click.echo(
             "seat links are shown once, when issued (only their hashes are kept); "
             "to give a player a new one: mortecouille seats GAME --reissue PLAYER"
         )
-    app = build_app(ctx.games, base_url=public_url)
+    hide_query_strings()
     # Open streams never end on their own: on Ctrl-C they are given a moment, then closed.
-    config = uvicorn.Config(
-        app, host=host, port=port, access_log=access_log, log_level="warning", timeout_graceful_shutdown=2
+    if workers == 1:
+        config = uvicorn.Config(
+            build_app(store, base_url=public_url),
+            host=host,
+            port=port,
+            access_log=access_log,
+            log_level="warning",
+            timeout_graceful_shutdown=2,
+        )
+        uvicorn.Server(config).run()
+        return
+    # each worker is a process of its own (started afresh, not forked) that opens the store itself,
+    # from the URL it finds in its environment (uvicorn passes it an import path, not arguments)
+    os.environ[SERVE_STORE_VARIABLE] = ctx.store_url
+    os.environ[SERVE_BASE_URL_VARIABLE] = public_url or ""
+    ctx.close()  # the workers open their own connections
+    uvicorn.run(
+        "mortecouille.web.server:worker_app",
+        factory=True,
+        workers=workers,
+        host=host,
+        port=port,
+        access_log=access_log,
+        log_level="warning",
+        timeout_graceful_shutdown=2,
     )
-    logging.getLogger("uvicorn.access").addFilter(_NoQueryAccessLog())
-    uvicorn.Server(config).run()
 
 
 COMMANDS: tuple[click.Command, ...] = (serve,)

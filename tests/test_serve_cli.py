@@ -17,7 +17,8 @@ import httpx
 import pytest
 import uvicorn
 
-from mortecouille.cli.serve_command import _NoQueryAccessLog, base_url, is_loopback
+from mortecouille.cli.serve_command import base_url, is_loopback
+from mortecouille.web.access_log import NoQueryAccessLog
 from tests import web_server
 from tests.cli_helpers import run
 
@@ -63,7 +64,7 @@ def test_the_access_log_drops_query_strings() -> None:
         "uvicorn.access", logging.INFO, "", 0, '%s - "%s %s HTTP/%s" %d',
         ("127.0.0.1:5", "GET", "/api/games/g/view?seq=3&token=secret", "1.1", 200), None,
     )  # fmt: skip
-    assert _NoQueryAccessLog().filter(record)
+    assert NoQueryAccessLog().filter(record)
     assert "secret" not in record.getMessage() and "/api/games/g/view" in record.getMessage()
 
 

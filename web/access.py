@@ -25,7 +25,7 @@ from mortecouille.app.seats import (
 )
 from mortecouille.app.view import Disclosure, disclosure, event_view, view, visible
 from mortecouille.events.base import Event
-from mortecouille.events.store import GameLog
+from mortecouille.events.stores import EventStore
 from mortecouille.web.errors import Unauthorized
 from mortecouille.web.live import sse_message
 
@@ -38,7 +38,7 @@ def builtins(value: object) -> Any:
     return msgspec.to_builtins(value)
 
 
-def viewer_for(log_: GameLog, authorization: str | None) -> Viewer:
+def viewer_for(log_: EventStore, authorization: str | None) -> Viewer:
     """The viewer an ``Authorization`` header names: none is a spectator; ``Bearer T`` is the seat
     T opens; anything else, or a token that opens no seat of this game, is refused (401). The
     token is never repeated in the refusal."""
@@ -76,7 +76,7 @@ def table_link(base: str, game: str) -> str:
     return f"{base.rstrip('/')}/table/{quote(game, safe='')}"
 
 
-def issue(log_: GameLog, base: str, created: Sequence[Event]) -> dict[str, Any]:
+def issue(log_: EventStore, base: str, created: Sequence[Event]) -> dict[str, Any]:
     """A new game's seats: its tokens (shown this once) and links, with the creation's events as
     the referee sees them."""
     issued = issue_seats(log_)
@@ -93,7 +93,7 @@ def issue(log_: GameLog, base: str, created: Sequence[Event]) -> dict[str, Any]:
     }
 
 
-def reissue_seat(log_: GameLog, base: str, seat: str) -> dict[str, Any]:
+def reissue_seat(log_: EventStore, base: str, seat: str) -> dict[str, Any]:
     """A new token for ``seat`` (a player, or ``referee``), its link and its QR code; the old
     token stops working at once."""
     token = reissue(log_, seat)
@@ -105,7 +105,7 @@ def reissue_seat(log_: GameLog, base: str, seat: str) -> dict[str, Any]:
     return {"seat": seat, "token": token, "link": link, "qr_svg": qr_svg(link)}
 
 
-def _players(log_: GameLog) -> tuple[str, ...]:
+def _players(log_: EventStore) -> tuple[str, ...]:
     created = log_.read()[:1]
     return tuple(getattr(created[0], "players", ())) if created else ()
 

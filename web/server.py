@@ -24,7 +24,7 @@ import contextlib
 import hashlib
 import os
 import threading
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -39,6 +39,7 @@ from litestar.response import File, Stream
 from mortecouille.app import auto_lock
 from mortecouille.app.commands import (
     Idempotency,
+    KnownState,
     Outcome,
     ending,
     game_log,
@@ -81,10 +82,12 @@ from mortecouille.core.rulings import RecordRuling, parse_adjustment
 from mortecouille.core.state import GameState
 from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
-from mortecouille.events.store import GameLog, GameNotFound
+from mortecouille.events.store import GameNotFound
+from mortecouille.events.stores import EventStore, FileStore, GameStore
 from mortecouille.replays.reading.receipts import check_salt
 from mortecouille.web import access
 from mortecouille.web.access import builtins
+from mortecouille.web.access_log import hide_query_strings
 from mortecouille.web.board import board_from
 from mortecouille.web.bodies import (
     BuyBody,
@@ -105,7 +108,17 @@ from mortecouille.web.bodies import (
     WithdrawBody,
 )
 from mortecouille.web.errors import EXCEPTION_HANDLERS, HEADERS, Forbidden
-from mortecouille.web.live import HEARTBEAT_SECONDS, POLL_SECONDS, LiveHub, event_stream, parse_last_event_id
+from mortecouille.web.live import (
+    HEARTBEAT_SECONDS,
+    POLL_SECONDS,
+    AppendedRow,
+    ChangeFeed,
+    FeedMaker,
+    LiveHub,
+    event_stream,
+    feed_for,
+    parse_last_event_id,
+)
 from mortecouille.web.targets import targets_for
 
 _log = structlog.get_logger("mortecouille.web")
@@ -130,6 +143,9 @@ SECURITY_HEADERS = tuple(ResponseHeader(name=name, value=value) for name, value 
 #: without those still missing (D3): time for every page to see the lock and send its reveal.
 REVEAL_GRACE_SECONDS = 30.0
 
+#: The event types after which a game's deadline (or its reveal wait) may have changed.
+DEADLINE_TYPES = frozenset({"deadline-set", "deadline-passed", "turn-locked"})
+
 #: How many receipts' salts the service remembers, to answer an idempotent retry the very receipt
 #: it answered first (:meth:`Service.receipt_salt`); the oldest are forgotten first.
 REMEMBERED_SALTS = 100_000
@@ -142,11 +158,11 @@ def system_clock() -> datetime:
 
 
 class Service:
-    """What the handlers share: the games directory, the clock, the keys' index, the watchers."""
+    """What the handlers share: the store of games, the clock, the keys' index, the watchers."""
 
     def __init__(
         self,
-        games: Path,
+        store: GameStore,
         base_url: str | None,
         clock: Clock,
         poll: float,
@@ -155,7 +171,7 @@ class Service:
         reveal_grace: timedelta = timedelta(seconds=REVEAL_GRACE_SECONDS),
         lock_when_all_in: bool = True,
     ) -> None:
-        self.games = games
+        self.store = store
         self.base_url = base_url
         self.clock = clock
         self.heartbeat = heartbeat
@@ -171,15 +187,21 @@ class Service:
         #: saw the turn waiting, so a restart gives the pages the whole grace again); same guard
         self.waits: dict[str, Wait] = {}
         self.pending_guard = threading.Lock()
-        #: (log, idempotency key digest) -> the salt of the receipt first answered for that key
-        self.salts: dict[tuple[Path, str], str] = {}
+        #: (game, idempotency key digest) -> the salt of the receipt first answered for that key
+        self.salts: dict[tuple[str, str], str] = {}
         self.salts_guard = threading.Lock()
+        #: game -> the events this service last saw of it, with the state they fold to
+        #: (:meth:`events_after`); the next command checks them against the log's head
+        self.seen: dict[str, tuple[list[Event], GameState]] = {}
+        self.seen_guard = threading.Lock()
+        #: whether a change feed hands this service every append of the store (build_app sets it)
+        self.followed = False
 
     # --------------------------------------------------------------- requests
 
-    def existing_log(self, game: str) -> GameLog:
+    def existing_log(self, game: str) -> EventStore:
         """GAME's log, or 404 (GameNotFound) when it has none."""
-        log_ = game_log(self.games, game)
+        log_ = game_log(self.store, game)
         if not log_.exists():
             raise GameNotFound(f"game {game!r}: no such game")
         return log_
@@ -211,16 +233,50 @@ class Service:
             lambda state: build(viewer, state),
             table_values=table_values,
             expected_seq=if_match(request),
+            known=self.known_state(log_),
             idempotency=self.idempotency(request),
         )
         return self.answer(log_, viewer, outcome)
 
-    def answer(self, log_: GameLog, viewer: access.Viewer, outcome: Outcome) -> dict[str, Any]:
+    def answer(self, log_: EventStore, viewer: access.Viewer, outcome: Outcome) -> dict[str, Any]:
         """``{seq, events, lines}``: the appended events as ``viewer`` may see them (a player sees
         their own orders; a referee's resolve shows the outcome)."""
-        self.hub.wake(log_)
-        events = log_.read()
-        return access.answer(events, viewer, outcome.events)
+        if not self.followed:  # with a change feed, the append comes back through it, lines and all
+            self.hub.wake(log_)
+        return access.answer(self.events_after(log_, outcome), viewer, outcome.events)
+
+    # --------------------------------------------------------------- the last log each game was seen with
+
+    def events_after(self, log_: EventStore, outcome: Outcome) -> list[Event]:
+        """The game's events up to what ``outcome`` appended: the events this service last saw
+        followed by the appended ones when these chain on to them (the first one's seq and prev
+        are the next seq and the last hash: by the hash chain, nobody appended in between), else
+        the log read again. Kept (:attr:`seen`) with the state they fold to, for the next
+        command's :meth:`known_state`: on a database, a command then reads the game once (the
+        head) instead of whole twice."""
+        appended = outcome.events
+        with self.seen_guard:
+            seen = self.seen.get(log_.name)
+        before = seen[0] if seen is not None else []
+        if before and appended and (appended[0].seq, appended[0].prev) == (len(before), before[-1].hash):
+            events = [*before, *appended]
+        else:
+            events = log_.read()
+        if appended and events and events[-1].hash == appended[-1].hash:
+            # the state after an append is the fold of the log up to it (run_command's outcome)
+            with self.seen_guard:
+                self.seen[log_.name] = (events, outcome.state)
+        return events
+
+    def known_state(self, log_: EventStore) -> KnownState | None:
+        """The state folded from the events last seen of the game, for ``run_command``, which uses it
+        only if the log still ends where they did (same next seq and last hash)."""
+        with self.seen_guard:
+            seen = self.seen.get(log_.name)
+        if seen is None or not seen[0]:
+            return None
+        events, state = seen
+        return KnownState(next_seq=len(events), last_hash=events[-1].hash, state=state)
 
     # --------------------------------------------------------------- submissions and receipts
 
@@ -247,6 +303,7 @@ class Service:
             log_,
             lambda state: build(viewer, state),
             expected_seq=if_match(request),
+            known=self.known_state(log_),
             idempotency=idempotency,
         )
         salt = self.receipt_salt(log_, key, idempotency, salt)
@@ -258,7 +315,7 @@ class Service:
         return answered
 
     def receipt_salt(
-        self, log_: GameLog, key: str | None, idempotency: Idempotency | None, sent: str | None
+        self, log_: EventStore, key: str | None, idempotency: Idempotency | None, sent: str | None
     ) -> str:
         """The salt of a submission's receipt. Under an ``Idempotency-Key`` the service answers a
         retry with the salt of the receipt it answered first, whatever salt the retry sent, as long
@@ -267,7 +324,7 @@ class Service:
         a restart too). Without a key: the salt sent, else a fresh random one."""
         if idempotency is None or key is None:
             return sent or new_receipt_salt()
-        remembered = (log_.path, idempotency.digest)
+        remembered = (log_.name, idempotency.digest)
         with self.salts_guard:
             first = self.salts.get(remembered)
             if first is None:
@@ -277,7 +334,7 @@ class Service:
                     del self.salts[next(iter(self.salts))]
         return first
 
-    def lock_if_all_in(self, log_: GameLog) -> None:
+    def lock_if_all_in(self, log_: EventStore) -> None:
         """Lock a contributed turn that waits for nobody any more (when enabled). Never fails the
         submission that led here, which is on disk already: a problem is logged."""
         if not self.lock_when_all_in:
@@ -290,6 +347,30 @@ class Service:
         if locked is not None:
             _log.info("turn locked: every order and commitment is in", game=log_.name)
 
+    # --------------------------------------------------------------- appends by other processes
+
+    def changed(self, rows: Sequence[AppendedRow]) -> None:
+        """Rows appended to the store by any process, from its change feed (in the feed's thread):
+        hand each game's new lines to its watcher (live push in every process, without reading the
+        game again), and note again the deadline of a
+        game whose new rows may change it (a deadline set, passed or a turn locked by another
+        process, or any append to a game this service has a deadline or a reveal wait for), so
+        that the clock of every process knows every deadline in force."""
+        games = list(dict.fromkeys(row.game for row in rows))
+        for game in games:
+            self.hub.offer_lines(game, [(row.seq, row.line) for row in rows if row.game == game])
+        with self.pending_guard:
+            watched = set(self.pending) | set(self.waits)
+        to_note = [
+            game
+            for game in games
+            if game in watched or any(row.game == game and row.type in DEADLINE_TYPES for row in rows)
+        ]
+        loop = self.hub.loop
+        for game in to_note:
+            if loop is not None:
+                asyncio.run_coroutine_threadsafe(asyncio.to_thread(self.note_deadline, game), loop)
+
     # --------------------------------------------------------------- after a crash
 
     def cut_torn_tails(self) -> list[str]:
@@ -297,11 +378,13 @@ class Service:
         return the games cut. Only a tail after the head anchor is cut: an append whose fsync never
         returned, so no client ever got a 2xx for it (a retry with its Idempotency-Key appends it
         again). A log missing lines its anchor vouches for is left alone: ``repair`` reports it."""
-        cut = []
-        for path in sorted(self.games.glob("*.jsonl")):
+        cut: list[str] = []
+        if not isinstance(self.store, FileStore):
+            return cut  # a database commits an append whole or not at all: no torn tail
+        for path in sorted(self.store.directory.glob("*.jsonl")):
             if not _ends_torn(path):
                 continue
-            log_ = game_log(self.games, path.name.removesuffix(".jsonl"))
+            log_ = game_log(self.store, path.name.removesuffix(".jsonl"))
             try:
                 plan = log_.repair_plan()
                 if plan.lost or not plan.removed:
@@ -318,14 +401,14 @@ class Service:
 
     def find_deadlines(self) -> None:
         """Note every game's deadline in force (at start: deadlines outlive a restart)."""
-        for path in sorted(self.games.glob("*.jsonl")):
-            self.note_deadline(path.name.removesuffix(".jsonl"))
+        for game in self.store.names():
+            self.note_deadline(game)
 
     def note_deadline(self, game: str) -> None:
         """Note ``game``'s deadline in force as its log says, or forget it if it has none; and
         whether its turn waits for its reveals after its deadline (:attr:`waits`)."""
         try:
-            events, state = load(game_log(self.games, game))
+            events, state = load(game_log(self.store, game))
         except Exception:  # noqa: BLE001 - a log that cannot be read has no deadline to keep
             with self.pending_guard:
                 self.pending.pop(game, None)
@@ -367,7 +450,7 @@ class Service:
             if at > now:
                 continue
             try:
-                if pass_deadline_if_due(game_log(self.games, game), now) is not None:
+                if pass_deadline_if_due(game_log(self.store, game), now) is not None:
                     acted.add(game)
             except Exception:  # noqa: BLE001 - one game's problem never stops the others' deadlines
                 _log.warning("deadline not passed", game=game, exc_info=True)
@@ -394,7 +477,7 @@ class Service:
             else None
         )
         try:
-            resolved = resolve_after_deadline(game_log(self.games, game), absent_reason=reason)
+            resolved = resolve_after_deadline(game_log(self.store, game), absent_reason=reason)
         except Exception:  # noqa: BLE001 - the clock's thread, or a reveal already answered
             _log.warning("turn waiting for its reveals not resolved", game=game, exc_info=True)
             resolved = None
@@ -439,12 +522,12 @@ def allow(viewer: access.Viewer, roles: tuple[str, ...]) -> None:
         raise Forbidden(f"{who} may not do this; it is for the {' or '.join(roles)}")
 
 
-def fork_target(games: Path, name: str) -> GameLog:
+def fork_target(store: GameStore, name: str) -> EventStore:
     """The fork's log, its name checked first so a bad one is refused naming ``name`` (the body's
     field; the command path would name the CLI's ``GAME``, here the game forked from)."""
     try:
         check_game_name(name)
-        return game_log(games, name)
+        return game_log(store, name)
     except BadInput as error:
         raise BadInput("name", error.message) from None
 
@@ -513,7 +596,7 @@ def placing(viewer: access.Viewer, state: GameState, body: PlaceBody) -> PlaceSh
 
 
 def build_app(
-    games: Path,
+    games: GameStore | Path,
     *,
     base_url: str | None = None,
     clock: Clock = system_clock,
@@ -523,9 +606,12 @@ def build_app(
     reveal_grace_seconds: float = REVEAL_GRACE_SECONDS,
     lock_when_all_in: bool = True,
     cut_torn_tails: bool = True,
+    change_feed: FeedMaker | None = None,
+    close_store: bool = False,
     debug: bool = False,
 ) -> Litestar:
-    """The game service on ``games``.
+    """The game service on ``games``: a store of games (``app.commands.open_games``), or a games
+    directory (its file store).
 
     ``base_url``: what links start with (default: the URL each request came to). ``clock``: the
     deadlines' time (tests pass a fake one). ``poll_seconds``: how often the live push looks at
@@ -536,10 +622,17 @@ def build_app(
     again; an append cut so was never acknowledged. ``reveal_grace_seconds``: how long a
     contributed turn locked at its deadline waits for its reveals before it is resolved without
     them. ``lock_when_all_in``: lock a contributed turn as soon as every order and every
-    commitment is in (:mod:`mortecouille.app.auto_lock`).
+    commitment is in (:mod:`mortecouille.app.auto_lock`). ``change_feed``: makes the store's feed
+    of every append by any process (PostgreSQL: ``events.postgres_feed.PostgresFeed``), started
+    with the service: live push and deadlines then follow other processes' appends at once
+    (default: the store's own, if it has one). ``close_store``: close the store when the service
+    stops (a store it opened itself).
     """
+    store = FileStore(games) if isinstance(games, Path) else games
+    if change_feed is None:
+        change_feed = feed_for(store)
     service = Service(
-        games,
+        store,
         base_url,
         clock,
         poll_seconds,
@@ -547,6 +640,9 @@ def build_app(
         reveal_grace=timedelta(seconds=reveal_grace_seconds),
         lock_when_all_in=lock_when_all_in,
     )
+    # with a feed, every append wakes its game's watcher: a store watcher need not tick as well
+    service.hub.store_interval = None if change_feed is not None else poll_seconds
+    service.followed = change_feed is not None
 
     # ------------------------------------------------------------- games
 
@@ -556,13 +652,13 @@ def build_app(
         return {
             "games": [
                 {**access.builtins(summary), "table": access.table_link(base, summary.name)}
-                for summary in list_games(service.games)
+                for summary in list_games(service.store)
             ]
         }
 
     @post("/api/games", sync_to_thread=True, status_code=201)
     def games_create(request: Request[Any, Any, Any], data: JSONBody[NewGameBody]) -> dict[str, Any]:
-        log_ = game_log(service.games, data.name)
+        log_ = game_log(service.store, data.name)
         if data.dice not in ("seeded", "table"):
             raise BadInput("dice", f"{data.dice!r} is not seeded or table")
         created = new_game(
@@ -588,8 +684,8 @@ def build_app(
         allow(viewer, ("referee",))
         if data.dice is not None and data.dice not in ("seeded", "table"):
             raise BadInput("dice", f"{data.dice!r} is not seeded or table")
-        target = fork_target(service.games, data.name)
-        forked = fork_game(service.games, game, data.name, data.at, data.dice, None)
+        target = fork_target(service.store, data.name)
+        forked = fork_game(service.store, game, data.name, data.at, data.dice, None)
         seats = access.issue(target, service.base(request), forked.events)
         return {"seq": forked.events[-1].seq, "forked_from": game, "forked_at_seq": data.at, **seats}
 
@@ -886,11 +982,18 @@ def build_app(
         service.hub.loop = asyncio.get_running_loop()
         if cut_torn_tails:
             await asyncio.to_thread(service.cut_torn_tails)
+        feed: ChangeFeed | None = change_feed(service.changed) if change_feed is not None else None
+        if feed is not None:  # listening before the deadlines are read: none set meanwhile is missed
+            await asyncio.to_thread(feed.start)
         await asyncio.to_thread(service.find_deadlines)
         ticker = asyncio.create_task(deadline_ticker(service, deadline_seconds)) if deadline_seconds else None
         try:
             yield
         finally:
+            if feed is not None:
+                await asyncio.to_thread(feed.stop)
+            if close_store:
+                await asyncio.to_thread(store.close)
             if ticker is not None:
                 ticker.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -936,6 +1039,28 @@ def build_app(
     )
     app.state.service = service
     return app
+
+
+# ------------------------------------------------------------------- several processes
+
+#: Where ``serve --workers N`` tells its workers the store's URL and the links' base URL.
+SERVE_STORE_VARIABLE = "MORTECOUILLE_SERVE_STORE"
+SERVE_BASE_URL_VARIABLE = "MORTECOUILLE_SERVE_BASE_URL"
+
+
+def worker_app() -> Litestar:
+    """The service of one worker process of ``serve --workers N`` (uvicorn calls it in each
+    worker): the store named by :data:`SERVE_STORE_VARIABLE`, opened by this process, closed
+    when it stops; the links' base URL from :data:`SERVE_BASE_URL_VARIABLE` (empty: each
+    request's own). Access log lines lose their query strings here too."""
+    from mortecouille.app.commands import open_games
+
+    url = os.environ.get(SERVE_STORE_VARIABLE)
+    if not url:
+        raise RuntimeError(f"${SERVE_STORE_VARIABLE} is not set: run the workers through serve --workers")
+    hide_query_strings()
+    base_url = os.environ.get(SERVE_BASE_URL_VARIABLE) or None
+    return build_app(open_games(url), base_url=base_url, close_store=True)
 
 
 async def deadline_ticker(service: Service, every: float) -> None:
