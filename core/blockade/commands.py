@@ -136,7 +136,10 @@ def resolve_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSour
         }
         outcome = resolve_round(state.board, ships, tokens)
         produced.extend(round_events(turn, round_number, outcome))
-        ships = dict(outcome.ships)
+        # A sunk ship neither moves nor blocks and is never afloat again within the turn: the
+        # later rounds go without the wrecks (which pile up over a long game) after the first
+        # round has checked them with the rest.
+        ships = {sid: ship for sid, ship in outcome.ships.items() if not ship.sunk}
     after = fold(produced, state)
     produced.append(TurnEnded(turn=turn, state_hash=state_hash(after), rules=("P1",)))
     return produced

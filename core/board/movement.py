@@ -202,18 +202,22 @@ def play_two_steps(
     final = dict(in_play)
     for sid, move in moves.items():
         piece = final.get(sid)
-        if piece is not None:
-            final[sid] = _with(piece, piece.at, move.facing_after)
+        if piece is not None and piece.facing != move.facing_after:
+            final[sid] = Piece(piece.id, piece.at, move.facing_after, piece.size)
     return TwoSteps(first, second, final)
 
 
 def _step_pieces(in_play: Mapping[str, Piece], moves: Mapping[str, Move], *, first: bool) -> dict[str, Piece]:
     """Every ship in play, each mover with the facing it has while this step is resolved (C1)."""
     pieces = dict(in_play)
+    get = in_play.get
+    # ``_with`` inlined (only a changed facing makes a new piece): this runs for every mover twice a phase
     for sid, move in moves.items():
-        piece = in_play.get(sid)
+        piece = get(sid)
         if piece is not None:
-            pieces[sid] = _with(piece, piece.at, move.facing_first if first else move.facing_second)
+            facing = move.facing_first if first else move.facing_second
+            if piece.facing != facing:
+                pieces[sid] = Piece(piece.id, piece.at, facing, piece.size)
     return pieces
 
 
