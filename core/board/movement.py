@@ -238,6 +238,8 @@ def resolve_moves(
         if sid not in pieces:
             raise BadInput(f"moves.{sid}", "no such piece")
 
+    if not moves:
+        return _standing_still(board, pieces)
     first, second, after = play_two_steps(board, pieces, moves)
     after1, after2 = first.positions, second.positions
     final: dict[str, Piece] = {}
@@ -251,6 +253,17 @@ def resolve_moves(
             paths[sid] = (start, mid) if end == mid else (start, mid, end)
     collisions = sorted(first.collisions + second.collisions, key=collision_sort_key)
     return MovementResult(final, paths, first.pushes + second.pushes, tuple(collisions), (first, second))
+
+
+def _standing_still(board: Board, pieces: Mapping[str, Piece]) -> MovementResult:
+    """:func:`resolve_moves` when nobody moves (a wind phase with no ship on a wind tile or a
+    whirlpool, B5-B6): what :func:`play_two_steps` gives then, without its copies of the fleet.
+    Step 1 is still resolved, with no claim: it checks the pieces (B4) and lists where each stands."""
+    first = resolve_step(board, pieces, {}, 1)
+    second = StepResult(2, dict(first.positions), (), (), (), ())
+    final = {sid: pieces[sid] for sid in first.positions}  # sorted by id, as resolve_step sorts
+    paths = {sid: (at,) for sid, at in first.positions.items()}
+    return MovementResult(final, paths, (), (), (first, second))
 
 
 def wind_phase_moves(board: Board, pieces: Mapping[str, Piece]) -> dict[str, Move]:
