@@ -18,6 +18,7 @@ from mortecouille.core.blockade.rounds import (
     RoundOutcome,
     resolve_round,
 )
+from mortecouille.core.board.geometry import ORTHOGONAL_FACINGS
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
@@ -34,7 +35,7 @@ from mortecouille.core.life_cycle import (
 from mortecouille.core.limits import check_name, check_ship_count
 from mortecouille.core.phases import END
 from mortecouille.core.ruleset import SHARED_EVOLVERS, SHARED_IGNORED
-from mortecouille.core.state import GameState, state_hash
+from mortecouille.core.state import GameState, ShipState, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.blockade import TokensGiven
 from mortecouille.events.game import TurnEnded, TurnStarted
@@ -122,11 +123,12 @@ def resolve_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSour
     if missing and not command.partial:
         raise RuleViolation("P1", f"no tokens yet for {', '.join(missing)}; {PARTIAL_HINT}")
     turn = state.turn
-    ships = {
-        s.id: BlockadeShip(s.id, s.kind, s.at, s.facing, float(s.damage), not s.afloat)
-        for s in state.ships.values()
-        if s.at is not None
-    }
+    placed = [s for s in state.ships.values() if s.at is not None]
+    if all(_wreck_passes(key, s) for key, s in state.ships.items() if s.at is not None):
+        # A wreck neither moves nor blocks (P3), and these would pass the round's checks
+        # (``resolve_round``): the rounds go without them, which pile up over a long game.
+        placed = [s for s in placed if s.afloat]
+    ships = {s.id: BlockadeShip(s.id, s.kind, s.at, s.facing, float(s.damage), not s.afloat) for s in placed}
     produced: list[Event] = [TurnStarted(turn=turn, rounds=rounds)]
     for round_number in range(1, rounds + 1):
         tokens = {
@@ -137,12 +139,21 @@ def resolve_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSour
         outcome = resolve_round(state.board, ships, tokens)
         produced.extend(round_events(turn, round_number, outcome))
         # A sunk ship neither moves nor blocks and is never afloat again within the turn: the
-        # later rounds go without the wrecks (which pile up over a long game) after the first
-        # round has checked them with the rest.
+        # later rounds go without the wrecks, checked by the first round or before it.
         ships = {sid: ship for sid, ship in outcome.ships.items() if not ship.sunk}
     after = fold(produced, state)
     produced.append(TurnEnded(turn=turn, state_hash=state_hash(after), rules=("P1",)))
     return produced
+
+
+def _wreck_passes(key: str, ship: ShipState) -> bool:
+    """Whether ``ship`` (keyed ``key`` in the state) is afloat, or a wreck the round's checks of a
+    sunk ship (its id, kind, facing and damage, ``rounds._validate``) would let through."""
+    if key != ship.id:
+        return False
+    return ship.afloat or (
+        ship.kind in BLOCKADE_KINDS and ship.facing in ORTHOGONAL_FACINGS and ship.damage >= 0
+    )
 
 
 def round_events(turn: int, round_number: int, outcome: RoundOutcome) -> list[Event]:
