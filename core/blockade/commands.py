@@ -123,12 +123,14 @@ def resolve_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSour
     if missing and not command.partial:
         raise RuleViolation("P1", f"no tokens yet for {', '.join(missing)}; {PARTIAL_HINT}")
     turn = state.turn
-    placed = [s for s in state.ships.values() if s.at is not None]
+    placed = [(s, s.at) for s in state.ships.values() if s.at is not None]
     if all(_wreck_passes(key, s) for key, s in state.ships.items() if s.at is not None):
         # A wreck neither moves nor blocks (P3), and these would pass the round's checks
         # (``resolve_round``): the rounds go without them, which pile up over a long game.
-        placed = [s for s in placed if s.afloat]
-    ships = {s.id: BlockadeShip(s.id, s.kind, s.at, s.facing, float(s.damage), not s.afloat) for s in placed}
+        placed = [(s, at) for s, at in placed if s.afloat]
+    ships = {
+        s.id: BlockadeShip(s.id, s.kind, at, s.facing, float(s.damage), not s.afloat) for s, at in placed
+    }
     produced: list[Event] = [TurnStarted(turn=turn, rounds=rounds)]
     for round_number in range(1, rounds + 1):
         tokens = {

@@ -185,10 +185,7 @@ def _move_for(piece: Piece, token: str) -> Move:
     key = (piece.facing, token)
     move = _MOVES.get(key)
     if move is None:
-        if token == "F":
-            move = Move.forward(piece)
-        else:
-            move = Move.turn(piece, "left" if token == "L" else "right")
+        move = Move.forward(piece) if token == "F" else Move.turn(piece, "left" if token == "L" else "right")
         _MOVES[key] = move
     return move
 

@@ -156,9 +156,14 @@ def take_positions(
 ) -> tuple[dict[str, Piece], tuple[str, ...]]:
     """The plain :class:`AfterStep`: every ship stays in play where the step left it."""
     after = dict(step_pieces)
+    positions = result.positions
     # Only the ships that moved and those pushed changed square; everyone else is carried over.
+    # (``_with`` inlined: this runs for every mover of every step.)
     for sid in result.moved:
-        after[sid] = _with(step_pieces[sid], result.positions[sid], None)
+        piece = step_pieces[sid]
+        at = positions[sid]
+        if piece.at != at:
+            after[sid] = Piece(piece.id, at, piece.facing, piece.size)
     for push in result.pushes:
         after[push.pushed] = _with(step_pieces[push.pushed], push.pushed_to, None)
     return after, result.moved
@@ -262,7 +267,7 @@ def _standing_still(board: Board, pieces: Mapping[str, Piece]) -> MovementResult
     first = resolve_step(board, pieces, {}, 1)
     second = StepResult(2, dict(first.positions), (), (), (), ())
     final = {sid: pieces[sid] for sid in first.positions}  # sorted by id, as resolve_step sorts
-    paths = {sid: (at,) for sid, at in first.positions.items()}
+    paths: dict[str, tuple[Square, ...]] = {sid: (at,) for sid, at in first.positions.items()}
     return MovementResult(final, paths, (), (), (first, second))
 
 

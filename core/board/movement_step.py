@@ -238,14 +238,18 @@ def resolve_step(
     moved: list[str] = []
     stopped: list[str] = []
     for sid in sorted(position):
-        if sid in resolved:
-            if resolved[sid]:
+        fate = resolved.get(sid)
+        if fate is not None:
+            if fate:
                 moved.append(sid)
                 new_position[sid] = target[sid]
                 continue
             stopped.append(sid)
-        push = pushed_to.get(sid)
-        new_position[sid] = position[sid] if push is None else push[1]
+        if pushed_to:
+            push = pushed_to.get(sid)
+            new_position[sid] = position[sid] if push is None else push[1]
+        else:
+            new_position[sid] = position[sid]
     pushes = tuple(
         Push(step, pusher, pushed, position[pushed], to)
         for pushed, (pusher, to) in sorted(pushed_to.items(), key=lambda item: item[1][0])
