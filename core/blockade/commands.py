@@ -16,6 +16,7 @@ from mortecouille.core.blockade.rounds import (
     TOKENS,
     BlockadeShip,
     RoundOutcome,
+    next_round,
     resolve_round,
 )
 from mortecouille.core.board.geometry import ORTHOGONAL_FACINGS
@@ -132,17 +133,21 @@ def resolve_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSour
         s.id: BlockadeShip(s.id, s.kind, at, s.facing, float(s.damage), not s.afloat) for s, at in placed
     }
     produced: list[Event] = [TurnStarted(turn=turn, rounds=rounds)]
+    outcome: RoundOutcome | None = None
     for round_number in range(1, rounds + 1):
         tokens = {
             sid: given[round_number - 1] if round_number <= len(given) else None
             for sid, given in state.tokens.items()
             if sid in ships and not ships[sid].sunk
         }
-        outcome = resolve_round(state.board, ships, tokens)
+        if outcome is None:
+            outcome = resolve_round(state.board, ships, tokens)
+        else:
+            # the ships the last round left, checked by it; a sunk one neither moves nor blocks
+            # and is never afloat again within the turn: the later rounds go without the wrecks
+            outcome = next_round(state.board, outcome, tokens)
         produced.extend(round_events(turn, round_number, outcome))
-        # A sunk ship neither moves nor blocks and is never afloat again within the turn: the
-        # later rounds go without the wrecks, checked by the first round or before it.
-        ships = {sid: ship for sid, ship in outcome.ships.items() if not ship.sunk}
+        ships = outcome.ships
     after = fold(produced, state)
     produced.append(TurnEnded(turn=turn, state_hash=state_hash(after), rules=("P1",)))
     return produced

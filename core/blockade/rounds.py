@@ -150,6 +150,11 @@ class RoundOutcome(msgspec.Struct, frozen=True):
 
 
 def _validate(board: Board, ships: Mapping[str, BlockadeShip], tokens: Mapping[str, str | None]) -> None:
+    _validate_ships(board, ships)
+    _validate_tokens(ships, tokens)
+
+
+def _validate_ships(board: Board, ships: Mapping[str, BlockadeShip]) -> None:
     index = board_index(board)
     held: dict[tuple[int, int], str] = {}
     for sid, ship in ships.items():
@@ -169,6 +174,9 @@ def _validate(board: Board, ships: Mapping[str, BlockadeShip], tokens: Mapping[s
         if ship.at in held:
             raise BadInput(f"{field}.at", f"{ship.at} already holds {held[ship.at]}")
         held[ship.at] = sid
+
+
+def _validate_tokens(ships: Mapping[str, BlockadeShip], tokens: Mapping[str, str | None]) -> None:
     for sid, token in tokens.items():
         if sid not in ships:
             raise BadInput(f"tokens.{sid}", "no such ship")
@@ -255,6 +263,28 @@ def resolve_round(
     from it has no token. Tokens of sunk ships are ignored.
     """
     _validate(board, ships, tokens)
+    return _resolve_checked(board, ships, tokens)
+
+
+def next_round(
+    board: Board,
+    previous: RoundOutcome,
+    tokens: Mapping[str, str | None],
+) -> RoundOutcome:
+    """:func:`resolve_round` from the ships ``previous`` left, without the wrecks: a turn's next
+    round. Those ships passed the checks of the round that placed them (on the board, off the
+    rocks, one a square: M1-M6 keep them so), so only the tokens are checked."""
+    ships = {sid: ship for sid, ship in previous.ships.items() if not ship.sunk}
+    _validate_tokens(ships, tokens)
+    return _resolve_checked(board, ships, tokens)
+
+
+def _resolve_checked(
+    board: Board,
+    ships: Mapping[str, BlockadeShip],
+    tokens: Mapping[str, str | None],
+) -> RoundOutcome:
+    """:func:`resolve_round` once its input is checked."""
     afloat = {sid: ship for sid, ship in ships.items() if not ship.sunk}
     kinds = {sid: BLOCKADE_KINDS[ship.kind] for sid, ship in afloat.items()}
     pieces = {
