@@ -16,8 +16,10 @@ from mortecouille.core.blockade.rounds import (
     TOKENS,
     BlockadeShip,
     RoundOutcome,
+    next_round,
     resolve_round,
 )
+from mortecouille.core.board.geometry import ORTHOGONAL_FACINGS
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
@@ -34,7 +36,7 @@ from mortecouille.core.life_cycle import (
 from mortecouille.core.limits import check_name, check_ship_count
 from mortecouille.core.phases import END
 from mortecouille.core.ruleset import SHARED_EVOLVERS, SHARED_IGNORED
-from mortecouille.core.state import GameState, state_hash
+from mortecouille.core.state import GameState, ShipState, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.blockade import TokensGiven
 from mortecouille.events.game import TurnEnded, TurnStarted
@@ -122,24 +124,43 @@ def resolve_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSour
     if missing and not command.partial:
         raise RuleViolation("P1", f"no tokens yet for {', '.join(missing)}; {PARTIAL_HINT}")
     turn = state.turn
+    placed = [(s, s.at) for s in state.ships.values() if s.at is not None]
+    if all(_wreck_passes(key, s) for key, s in state.ships.items() if s.at is not None):
+        # A wreck neither moves nor blocks (P3), and these would pass the round's checks
+        # (``resolve_round``): the rounds go without them, which pile up over a long game.
+        placed = [(s, at) for s, at in placed if s.afloat]
     ships = {
-        s.id: BlockadeShip(s.id, s.kind, s.at, s.facing, float(s.damage), not s.afloat)
-        for s in state.ships.values()
-        if s.at is not None
+        s.id: BlockadeShip(s.id, s.kind, at, s.facing, float(s.damage), not s.afloat) for s, at in placed
     }
     produced: list[Event] = [TurnStarted(turn=turn, rounds=rounds)]
+    outcome: RoundOutcome | None = None
     for round_number in range(1, rounds + 1):
         tokens = {
             sid: given[round_number - 1] if round_number <= len(given) else None
             for sid, given in state.tokens.items()
             if sid in ships and not ships[sid].sunk
         }
-        outcome = resolve_round(state.board, ships, tokens)
+        if outcome is None:
+            outcome = resolve_round(state.board, ships, tokens)
+        else:
+            # the ships the last round left, checked by it; a sunk one neither moves nor blocks
+            # and is never afloat again within the turn: the later rounds go without the wrecks
+            outcome = next_round(state.board, outcome, tokens)
         produced.extend(round_events(turn, round_number, outcome))
-        ships = dict(outcome.ships)
+        ships = outcome.ships
     after = fold(produced, state)
     produced.append(TurnEnded(turn=turn, state_hash=state_hash(after), rules=("P1",)))
     return produced
+
+
+def _wreck_passes(key: str, ship: ShipState) -> bool:
+    """Whether ``ship`` (keyed ``key`` in the state) is afloat, or a wreck the round's checks of a
+    sunk ship (its id, kind, facing and damage, ``rounds._validate``) would let through."""
+    if key != ship.id:
+        return False
+    return ship.afloat or (
+        ship.kind in BLOCKADE_KINDS and ship.facing in ORTHOGONAL_FACINGS and ship.damage >= 0
+    )
 
 
 def round_events(turn: int, round_number: int, outcome: RoundOutcome) -> list[Event]:

@@ -150,6 +150,11 @@ class RoundOutcome(msgspec.Struct, frozen=True):
 
 
 def _validate(board: Board, ships: Mapping[str, BlockadeShip], tokens: Mapping[str, str | None]) -> None:
+    _validate_ships(board, ships)
+    _validate_tokens(ships, tokens)
+
+
+def _validate_ships(board: Board, ships: Mapping[str, BlockadeShip]) -> None:
     index = board_index(board)
     held: dict[tuple[int, int], str] = {}
     for sid, ship in ships.items():
@@ -169,6 +174,9 @@ def _validate(board: Board, ships: Mapping[str, BlockadeShip], tokens: Mapping[s
         if ship.at in held:
             raise BadInput(f"{field}.at", f"{ship.at} already holds {held[ship.at]}")
         held[ship.at] = sid
+
+
+def _validate_tokens(ships: Mapping[str, BlockadeShip], tokens: Mapping[str, str | None]) -> None:
     for sid, token in tokens.items():
         if sid not in ships:
             raise BadInput(f"tokens.{sid}", "no such ship")
@@ -176,10 +184,18 @@ def _validate(board: Board, ships: Mapping[str, BlockadeShip], tokens: Mapping[s
             raise BadInput(f"tokens.{sid}", f"{token!r} is not F, L, R or none (P1)")
 
 
+#: The move of each (facing, token) pair: a blockade move depends on nothing else, and a round
+#: builds one per ship (M0); frozen Structs, so one instance serves every ship that asks.
+_MOVES: dict[tuple[str, str], Move] = {}
+
+
 def _move_for(piece: Piece, token: str) -> Move:
-    if token == "F":
-        return Move.forward(piece)
-    return Move.turn(piece, "left" if token == "L" else "right")
+    key = (piece.facing, token)
+    move = _MOVES.get(key)
+    if move is None:
+        move = Move.forward(piece) if token == "F" else Move.turn(piece, "left" if token == "L" else "right")
+        _MOVES[key] = move
+    return move
 
 
 def _phase_items(
@@ -191,18 +207,21 @@ def _phase_items(
     lead: tuple[str, ...] = ("P1",) if phase == MOVE.id else ("P1", "M7")
     pushed = {push.pushed for push in result.pushes}
     paths: list[ShipPath] = []
-    for sid, squares in result.paths.items():
-        if sid not in moves and sid not in pushed:
-            continue
-        rules = list(lead)
+    result_paths, result_pieces = result.paths, result.pieces
+    # Only the ships that moved or were pushed have a path to log; walked in id order, as
+    # ``result.paths`` is keyed (a round moves a few dozen of possibly many more ships).
+    for sid in sorted(moves.keys() | pushed) if pushed else sorted(moves):
+        squares = result_paths[sid]
         move = moves.get(sid)
         if move is not None:
-            rules.append({"wind": "B5", "whirlpool": "B6"}.get(move.kind, "M0"))
+            rules = (*lead, _MOVE_RULE.get(move.kind, "M0"))
             if move.second is not None:
-                rules.append("M2f")
+                rules = (*rules, "M2f")
+        else:
+            rules = lead
         if sid in pushed:
-            rules.append("M3")
-        paths.append(ShipPath(phase, sid, squares, result.pieces[sid].facing, tuple(rules)))
+            rules = (*rules, "M3")
+        paths.append(ShipPath(phase, sid, squares, result_pieces[sid].facing, rules))
     pushes = [
         PhasePush(phase, p.step, p.pusher, p.pushed, p.pushed_from, p.pushed_to, (*lead, p.rule))
         for p in result.pushes
@@ -225,6 +244,10 @@ def _phase_items(
     return paths, pushes, collisions, damage
 
 
+#: the rule a move follows besides M0 when it is not a sailed one (B5, B6)
+_MOVE_RULE: Final[dict[str, str]] = {"wind": "B5", "whirlpool": "B6"}
+
+
 def _tag(phase: str, c: Collision, rules: tuple[str, ...]) -> PhaseCollision:
     return PhaseCollision(phase, c.step, c.rule, c.ships, c.square, c.rock, c.contacts, rules)
 
@@ -240,6 +263,28 @@ def resolve_round(
     from it has no token. Tokens of sunk ships are ignored.
     """
     _validate(board, ships, tokens)
+    return _resolve_checked(board, ships, tokens)
+
+
+def next_round(
+    board: Board,
+    previous: RoundOutcome,
+    tokens: Mapping[str, str | None],
+) -> RoundOutcome:
+    """:func:`resolve_round` from the ships ``previous`` left, without the wrecks: a turn's next
+    round. Those ships passed the checks of the round that placed them (on the board, off the
+    rocks, one a square: M1-M6 keep them so), so only the tokens are checked."""
+    ships = {sid: ship for sid, ship in previous.ships.items() if not ship.sunk}
+    _validate_tokens(ships, tokens)
+    return _resolve_checked(board, ships, tokens)
+
+
+def _resolve_checked(
+    board: Board,
+    ships: Mapping[str, BlockadeShip],
+    tokens: Mapping[str, str | None],
+) -> RoundOutcome:
+    """:func:`resolve_round` once its input is checked."""
     afloat = {sid: ship for sid, ship in ships.items() if not ship.sunk}
     kinds = {sid: BLOCKADE_KINDS[ship.kind] for sid, ship in afloat.items()}
     pieces = {

@@ -156,9 +156,14 @@ def take_positions(
 ) -> tuple[dict[str, Piece], tuple[str, ...]]:
     """The plain :class:`AfterStep`: every ship stays in play where the step left it."""
     after = dict(step_pieces)
+    positions = result.positions
     # Only the ships that moved and those pushed changed square; everyone else is carried over.
+    # (``_with`` inlined: this runs for every mover of every step.)
     for sid in result.moved:
-        after[sid] = _with(step_pieces[sid], result.positions[sid], None)
+        piece = step_pieces[sid]
+        at = positions[sid]
+        if piece.at != at:
+            after[sid] = Piece(piece.id, at, piece.facing, piece.size)
     for push in result.pushes:
         after[push.pushed] = _with(step_pieces[push.pushed], push.pushed_to, None)
     return after, result.moved
@@ -202,18 +207,22 @@ def play_two_steps(
     final = dict(in_play)
     for sid, move in moves.items():
         piece = final.get(sid)
-        if piece is not None:
-            final[sid] = _with(piece, piece.at, move.facing_after)
+        if piece is not None and piece.facing != move.facing_after:
+            final[sid] = Piece(piece.id, piece.at, move.facing_after, piece.size)
     return TwoSteps(first, second, final)
 
 
 def _step_pieces(in_play: Mapping[str, Piece], moves: Mapping[str, Move], *, first: bool) -> dict[str, Piece]:
     """Every ship in play, each mover with the facing it has while this step is resolved (C1)."""
     pieces = dict(in_play)
+    get = in_play.get
+    # ``_with`` inlined (only a changed facing makes a new piece): this runs for every mover twice a phase
     for sid, move in moves.items():
-        piece = in_play.get(sid)
+        piece = get(sid)
         if piece is not None:
-            pieces[sid] = _with(piece, piece.at, move.facing_first if first else move.facing_second)
+            facing = move.facing_first if first else move.facing_second
+            if piece.facing != facing:
+                pieces[sid] = Piece(piece.id, piece.at, facing, piece.size)
     return pieces
 
 
@@ -234,6 +243,8 @@ def resolve_moves(
         if sid not in pieces:
             raise BadInput(f"moves.{sid}", "no such piece")
 
+    if not moves:
+        return _standing_still(board, pieces)
     first, second, after = play_two_steps(board, pieces, moves)
     after1, after2 = first.positions, second.positions
     final: dict[str, Piece] = {}
@@ -247,6 +258,17 @@ def resolve_moves(
             paths[sid] = (start, mid) if end == mid else (start, mid, end)
     collisions = sorted(first.collisions + second.collisions, key=collision_sort_key)
     return MovementResult(final, paths, first.pushes + second.pushes, tuple(collisions), (first, second))
+
+
+def _standing_still(board: Board, pieces: Mapping[str, Piece]) -> MovementResult:
+    """:func:`resolve_moves` when nobody moves (a wind phase with no ship on a wind tile or a
+    whirlpool, B5-B6): what :func:`play_two_steps` gives then, without its copies of the fleet.
+    Step 1 is still resolved, with no claim: it checks the pieces (B4) and lists where each stands."""
+    first = resolve_step(board, pieces, {}, 1)
+    second = StepResult(2, dict(first.positions), (), (), (), ())
+    final = {sid: pieces[sid] for sid in first.positions}  # sorted by id, as resolve_step sorts
+    paths: dict[str, tuple[Square, ...]] = {sid: (at,) for sid, at in first.positions.items()}
+    return MovementResult(final, paths, (), (), (first, second))
 
 
 def wind_phase_moves(board: Board, pieces: Mapping[str, Piece]) -> dict[str, Move]:

@@ -156,15 +156,16 @@ def resolve_step(
         raise BadInput("step", f"must be 1 or 2, got {step!r}")
     labels = _LABELS[step]
     index = board_index(board)
-    # B4: rocks and the edge block. Inlined from ``index.blocks`` with the bounds check bound
-    # once, because this runs for every ship and every claim.
-    on_board, rocks = index.on_board, index.rocks
+    # B4: rocks and the edge block. Inlined from ``index.blocks`` (the bounds check of
+    # ``BoardArea.on_board`` included), because this runs for every ship and every claim.
+    width, height, rocks = index.width, index.height, index.rocks
     position: dict[str, Square] = {sid: piece.at for sid, piece in pieces.items()}
     occupant: dict[Square, str] = {at: sid for sid, at in position.items()}
     if len(occupant) != len(position):
         raise BadInput("pieces", f"two ships share a square: {_shared_squares(position)}")
     for sid, at in position.items():
-        if not on_board(at) or at in rocks:
+        x, y = at
+        if not (0 <= x < width and 0 <= y < height) or at in rocks:
             raise BadInput(f"pieces.{sid}.at", f"{at} is a rock or off the board (B4)")
 
     target: dict[str, Square] = {}
@@ -181,7 +182,8 @@ def resolve_step(
     # M6 first: a claim on a rock or off the board stops there and contests nothing.
     claimants: dict[Square, list[str]] = {}
     for sid, square in target.items():
-        if not on_board(square) or square in rocks:
+        x, y = square
+        if not (0 <= x < width and 0 <= y < height) or square in rocks:
             work.rock(sid, square)
         else:
             group = claimants.get(square)
@@ -236,14 +238,18 @@ def resolve_step(
     moved: list[str] = []
     stopped: list[str] = []
     for sid in sorted(position):
-        if sid in resolved:
-            if resolved[sid]:
+        fate = resolved.get(sid)
+        if fate is not None:
+            if fate:
                 moved.append(sid)
                 new_position[sid] = target[sid]
                 continue
             stopped.append(sid)
-        push = pushed_to.get(sid)
-        new_position[sid] = position[sid] if push is None else push[1]
+        if pushed_to:
+            push = pushed_to.get(sid)
+            new_position[sid] = position[sid] if push is None else push[1]
+        else:
+            new_position[sid] = position[sid]
     pushes = tuple(
         Push(step, pusher, pushed, position[pushed], to)
         for pushed, (pusher, to) in sorted(pushed_to.items(), key=lambda item: item[1][0])

@@ -215,7 +215,7 @@ def check_stream(events: Iterable[Event], gathered: Gathered, rederive_turns: bo
         turns.see(first)
         yield first
         for event in stream:
-            if isinstance(event, _WATCHED):  # the few kinds the dice and turn checks look at
+            if type(event) in _WATCHED:  # the few kinds the dice and turn checks look at (no subclasses)
                 dice.see(event)
                 turns.see(event)
             yield event
@@ -235,7 +235,7 @@ def check_stream(events: Iterable[Event], gathered: Gathered, rederive_turns: bo
 
 
 #: the events :class:`DiceCheck` and :class:`TurnsClosedCheck` act on (after the first)
-_WATCHED = (TurnLocked, TurnStarted, TurnEnded, DieRolled)
+_WATCHED: frozenset[type[Event]] = frozenset((TurnLocked, TurnStarted, TurnEnded, DieRolled))
 
 
 class StateCheck:
