@@ -43,7 +43,7 @@ import msgspec
 
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import evolve, fold
-from mortecouille.core.state import EMPTY, GameState
+from mortecouille.core.state import EMPTY, GameState, without_defaults
 from mortecouille.events.base import Event
 from mortecouille.events.codec import decode_line, decode_lines, line_hash
 from mortecouille.events.game import GameEnded, TurnEnded, TurnStarted
@@ -176,6 +176,16 @@ def decode_state(data: bytes) -> GameState:
     return _STATE_DECODER.decode(data)
 
 
+def encode_state_compact(state: GameState) -> bytes:
+    """A state as the snapshot keeps it: msgpack with every field equal to its default left out
+    (:func:`~mortecouille.core.state.without_defaults`), which :func:`decode_state` fills back in.
+    Every read command decodes the snapshot, and a long game's state is mostly ships whose fields
+    keep their defaults: fewer keys to match makes its decoding about a quarter cheaper (issue 16),
+    for more work when it is written, once in :data:`SNAPSHOT_EVERY` events. The turn index's
+    keyframes, written by the thousand when it is built, keep :func:`encode_state`."""
+    return _STATE_ENCODER.encode(without_defaults(state))
+
+
 # --- the snapshot --------------------------------------------------------------------------------
 
 
@@ -211,7 +221,7 @@ def read_snapshot(log_: GameLog) -> tuple[Anchor, GameState] | None:
 
 def write_snapshot(log_: GameLog, anchor: Anchor, state: GameState) -> bool:
     """Keep ``state``, the fold of the log through ``anchor``, beside the log."""
-    encoded = encode_state(state)
+    encoded = encode_state_compact(state)
     head = msgspec.msgpack.encode(_SnapshotHead(name=log_.name, anchor=anchor, digest=_digest(encoded)))
     payload = _SNAPSHOT_MAGIC + len(head).to_bytes(4, "big") + head + encoded
     return _write_derived(snapshot_path(log_), payload)

@@ -116,17 +116,20 @@ class HeadSlots:
         """The counter of :meth:`decode`'s slot, or None when no slot is valid: what an update
         needs, found without building the anchor (the higher counter's CRC checked first, and the
         other slot's only when that one is torn)."""
-        candidates = []
-        for start in (0, cls.SIZE):
-            slot = data[start : start + cls.SIZE]
-            counter = slot[len(cls.MAGIC) :].partition(b" ")[0]
-            if slot.startswith(cls.MAGIC) and counter.isdigit():
-                candidates.append((int(counter), slot))
-        for _, slot in sorted(candidates, reverse=True):
+        first, second = data[: cls.SIZE], data[cls.SIZE : 2 * cls.SIZE]
+        if cls._claimed_counter(second) > cls._claimed_counter(first):
+            first, second = second, first
+        for slot in (first, second):
             found = cls._slot(slot)
             if found is not None:
                 return found[0]
         return None
+
+    @classmethod
+    def _claimed_counter(cls, slot: bytes) -> int:
+        """The counter a slot claims before its CRC is checked; -1 when it claims none."""
+        counter = slot[len(cls.MAGIC) : slot.find(b" ", len(cls.MAGIC))]
+        return int(counter) if slot.startswith(cls.MAGIC) and counter.isdigit() else -1
 
     @classmethod
     def _slot(cls, slot: bytes) -> tuple[int, Head] | None:
@@ -140,6 +143,25 @@ class HeadSlots:
             return None
 
 
+class _SlotUpdate(NamedTuple):
+    """An update of the head anchor in slots, ready to be written: the head's open descriptor,
+    the anchor it moves to, the slot's bytes and where they go."""
+
+    fd: int
+    seq: int
+    digest: str
+    record: bytes
+    offset: int
+
+    def commit(self) -> None:
+        """Write the slot (one ``pwrite``) and close the head."""
+        try:
+            if os.pwrite(self.fd, self.record, self.offset) != len(self.record):
+                raise OSError(errno.EIO, "short write of the head anchor")
+        finally:
+            os.close(self.fd)
+
+
 LOCK_TIMEOUT_SECONDS = 30.0
 
 #: The longest file name most file systems take, in bytes (ext4, xfs, btrfs, tmpfs: NAME_MAX).
@@ -148,6 +170,22 @@ NAME_MAX = 255
 #: Opening a file to write: never through a symbolic link (a planted link would redirect the write).
 _NO_LINK = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
+#: Reading a file without moving its access time: an append reads the log's tail and the head
+#: anchor's slots right after writing them, and under ``relatime`` each such read would dirty the
+#: inode again for the journal (issue 16). Taken only where the file's owner runs the command.
+_NO_ATIME = getattr(os, "O_NOATIME", 0)
+
+
+def _open_without_atime(path: str | Path, flags: int) -> int:
+    """``os.open(path, flags)``, with ``O_NOATIME`` when the system lets this process use it (the
+    file's owner; anyone else is refused it with EPERM and opens the file as usual)."""
+    if _NO_ATIME:
+        try:
+            return os.open(path, flags | _NO_ATIME)
+        except PermissionError:
+            pass
+    return os.open(path, flags)
+
 
 class GameLog:
     """One game's log file. Cheap to construct; every method opens what it needs."""
@@ -155,6 +193,8 @@ class GameLog:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._head_cache: tuple[Path, str, str] | None = None
+        #: the head update :meth:`prepare_head` readied for the next :meth:`write_head`
+        self._prepared: _SlotUpdate | None = None
 
     @property
     def name(self) -> str:
@@ -239,44 +279,78 @@ class GameLog:
         rename: one in the JSON of earlier versions (or unreadable, or a link planted in its place,
         or a file with other links) by slots, so an old log pays the rename once; none at all (a
         log from before anchors, or a tool anchoring a log written by hand, such as the golden
-        logs' maker) by the one JSON object earlier versions wrote, byte for byte."""
-        head, temporary = self._head_files()
-        if self._update_slot_in_place(head, seq, digest):
-            # a temporary file here is stale or planted (only the lock holder writes the anchor):
-            # removed as the rename path would, a link itself and never its target (one failing
-            # unlink when there is none)
-            with suppress(FileNotFoundError):
-                os.unlink(temporary)
+        logs' maker) by the one JSON object earlier versions wrote, byte for byte.
+
+        When :meth:`prepare_head` readied this very update (an append does, before its fsync),
+        only its ``pwrite`` is left to do."""
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None:
+            if (prepared.seq, prepared.digest) == (seq, digest):
+                prepared.commit()
+                return
+            os.close(prepared.fd)
+        slot = self._slot_update(seq, digest)
+        if slot is not None:
+            slot.commit()
             return
+        head, _ = self._head_files()
         if os.path.lexists(head):
             self.start_head(seq, digest)
         else:
             self._replace_head(msgspec.json.encode(Head(seq=seq, hash=digest)) + b"\n")
 
-    @staticmethod
-    def _update_slot_in_place(head: str, seq: int, digest: str) -> bool:
-        """Overwrite the older slot of the head in slots at ``head``; False (nothing written) for
-        any other head. Every command pays this after its fsync, so it is kept to five system
-        calls and no more parsing than finding the newest valid slot (issue 16)."""
+    def prepare_head(self, seq: int, digest: str) -> None:
+        """Ready the in-place update of the head anchor to ``seq`` and ``digest`` (the head opened,
+        checked and read, the slot's bytes made), for the next :meth:`write_head` with the same
+        values to finish with one ``pwrite``. An append calls it before its write and fsync, so
+        that after the fsync, when the process resumes with cold caches, only that system call is
+        left (issue 16); it writes nothing to the head, so no crash guarantee moves. Nothing is
+        readied for a head that is not in slots (:meth:`write_head` replaces it as before) or that
+        cannot be read (:meth:`write_head` tries again and reports it)."""
+        self.drop_prepared_head()
         try:
-            fd = os.open(head, os.O_RDWR | _NO_LINK)
+            self._prepared = self._slot_update(seq, digest)
         except OSError:
-            return False  # none yet, or a link in its place (ELOOP): the rename replaces it
+            self._prepared = None
+
+    def drop_prepared_head(self) -> None:
+        """Give back what :meth:`prepare_head` opened when :meth:`write_head` did not use it (the
+        append's write failed, or ``write_head`` was replaced)."""
+        prepared, self._prepared = self._prepared, None
+        if prepared is not None:
+            os.close(prepared.fd)
+
+    def _slot_update(self, seq: int, digest: str) -> _SlotUpdate | None:
+        """The older slot of the head in slots, opened and ready to be overwritten with ``seq`` and
+        ``digest``; None (nothing opened) for any other head. Every command pays this, so it is
+        kept to five system calls and no more parsing than finding the newest valid slot (issue
+        16). A temporary head file is removed on the way: it is stale or planted (only the lock
+        holder writes the anchor), removed as the rename path would, a link itself and never its
+        target (one failing unlink when there is none)."""
+        head, temporary = self._head_files()
+        try:
+            fd = _open_without_atime(head, os.O_RDWR | _NO_LINK)
+        except OSError:
+            return None  # none yet, or a link in its place (ELOOP): the rename replaces it
         try:
             info = os.fstat(fd)
             # a hard link would carry the write into another name's file: replaced instead
             if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size != 2 * HeadSlots.SIZE:
-                return False
+                os.close(fd)
+                return None
             newest = HeadSlots.newest_counter(os.pread(fd, 2 * HeadSlots.SIZE, 0))
             if newest is None:
-                return False
-            counter = newest + 1
-            record = HeadSlots.encode(counter, seq, digest)
-            if os.pwrite(fd, record, (counter % 2) * HeadSlots.SIZE) != len(record):
-                raise OSError(errno.EIO, "short write of the head anchor")
-            return True
-        finally:
+                os.close(fd)
+                return None
+            with suppress(FileNotFoundError):
+                os.unlink(temporary)
+        except BaseException:
             os.close(fd)
+            raise
+        counter = newest + 1
+        return _SlotUpdate(
+            fd, seq, digest, HeadSlots.encode(counter, seq, digest), (counter % 2) * HeadSlots.SIZE
+        )
 
     def _replace_head(self, payload: bytes) -> None:
         """Replace the head anchor with ``payload`` atomically (temporary file, then rename)."""
@@ -584,8 +658,18 @@ class GameLog:
     @contextmanager
     def transaction(self, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Transaction]:
         """Hold the writer lock while reading, deciding and appending."""
+        fd = self._open_to_write()
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | _NO_LINK)
+            if not lock_within(fd, timeout):
+                raise Conflict(f"game {self.name!r} is locked by another writer (waited {timeout:g} s)")
+            yield Transaction(self, fd)
+        finally:
+            os.close(fd)
+
+    def _open_to_write(self) -> int:
+        """The log opened to append (never through a symbolic link), not yet locked."""
+        try:
+            return _open_without_atime(self.path, os.O_RDWR | os.O_APPEND | _NO_LINK)
         except FileNotFoundError:
             raise GameNotFound(f"game {self.name!r}: no log at {self.path}") from None
         except OSError as error:
@@ -594,17 +678,20 @@ class GameLog:
                     f"game {self.name!r}: {self.path} is a symbolic link; refusing to write through it"
                 ) from None
             raise Unwritable(f"cannot open {self.path} to write: {error.strerror}") from None
-        try:
-            if not lock_within(fd, timeout):
-                raise Conflict(f"game {self.name!r} is locked by another writer (waited {timeout:g} s)")
-            yield Transaction(self, fd)
-        finally:
-            os.close(fd)
 
     def append(self, events: Sequence[Event], expected_seq: int | None = None) -> list[Event]:
-        """Append under the lock; see :meth:`Transaction.append`."""
-        with self.transaction() as tx:
-            return tx.append(events, expected_seq)
+        """Append under the lock; see :meth:`Transaction.append`. The same steps as
+        ``with self.transaction() as tx: tx.append(...)``, without the generator a context
+        manager costs: every command pays this path besides its fsync (issue 16)."""
+        fd = self._open_to_write()
+        try:
+            if not lock_within(fd, LOCK_TIMEOUT_SECONDS):
+                raise Conflict(
+                    f"game {self.name!r} is locked by another writer (waited {LOCK_TIMEOUT_SECONDS:g} s)"
+                )
+            return Transaction(self, fd).append(events, expected_seq)
+        finally:
+            os.close(fd)
 
     def torn_tail(self) -> bytes:
         """What :meth:`repair` would cut: empty when the log is whole; else the torn last line, and
@@ -779,19 +866,26 @@ class Transaction:
         if not events:
             return []
         stamped, payload = stamp_all(events, next_seq, prev, first_extras)
-        _append_or_take_back(self.fd, payload, size, self.log.path)
+        last = stamped[-1]
+        # the anchor's update is readied before the fsync and written after it (the order the
+        # guarantees need): only its pwrite is left once the fsync returns
+        self.log.prepare_head(last.seq, last.hash)
         try:
-            self.log.write_head(stamped[-1].seq, stamped[-1].hash)
-        except OSError as error:
-            # The events are durable and the lines after a lagging anchor chain, which verify
-            # accepts: the command happened, so it succeeds (a failure would invite a retry that
-            # appends it twice); the anchor catches up at the next append.
-            _log.warning(
-                "head anchor not replaced",
-                path=str(self.log.head_path),
-                error=error.strerror,
-                appended=f"seq {stamped[0].seq}..{stamped[-1].seq}",
-            )
+            _append_or_take_back(self.fd, payload, size, self.log.path)
+            try:
+                self.log.write_head(last.seq, last.hash)
+            except OSError as error:
+                # The events are durable and the lines after a lagging anchor chain, which verify
+                # accepts: the command happened, so it succeeds (a failure would invite a retry that
+                # appends it twice); the anchor catches up at the next append.
+                _log.warning(
+                    "head anchor not replaced",
+                    path=str(self.log.head_path),
+                    error=error.strerror,
+                    appended=f"seq {stamped[0].seq}..{last.seq}",
+                )
+        finally:
+            self.log.drop_prepared_head()
         return stamped
 
 
@@ -895,9 +989,9 @@ def lock_within(fd: int, timeout: float, *, shared: bool = False) -> bool:
     writer), waiting at most ``timeout`` seconds (polling, backing off up to 50 ms); False when
     another holder kept it that long. Every lock of the project (a game's, the archive's) waits
     this way, so a crashed holder never hangs a command for good."""
-    deadline = time.monotonic() + timeout
-    delay = 0.001
     mode = fcntl.LOCK_SH if shared else fcntl.LOCK_EX
+    deadline: float | None = None  # read the clock only once the lock is found taken
+    delay = 0.001
     while True:
         try:
             fcntl.flock(fd, mode | fcntl.LOCK_NB)
@@ -905,7 +999,10 @@ def lock_within(fd: int, timeout: float, *, shared: bool = False) -> bool:
         except OSError as error:
             if error.errno not in (errno.EAGAIN, errno.EACCES):
                 raise
-        if time.monotonic() >= deadline:
+        now = time.monotonic()
+        if deadline is None:
+            deadline = now + timeout
+        if now >= deadline:
             return False
         time.sleep(delay)
         delay = min(delay * 2, 0.05)
