@@ -28,7 +28,7 @@ from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.catalogue import POSITIONS, Position
 from mortecouille.core.hints import REPLACE_HINT
-from mortecouille.core.life_cycle import Command, replace, ship_named
+from mortecouille.core.life_cycle import replace, ship_named
 from mortecouille.core.mortecouille.common import ship_stats
 from mortecouille.core.mortecouille.fire import FIRE_TABLE
 from mortecouille.core.mortecouille.gunnery import (
@@ -50,6 +50,7 @@ from mortecouille.core.mortecouille.maneuver import (
     check_actions,
 )
 from mortecouille.core.state import GameState, ShipState
+from mortecouille.core.turn_commands import GiveOrder, WithdrawOrder
 from mortecouille.events.base import Event
 from mortecouille.events.orders import (
     Advance,
@@ -77,20 +78,6 @@ ORDER_NAMES: Final[dict[type, str]] = {
 MANEUVER_TURNS: Final = tuple(TURN_NAMES)
 SIDES: Final = tuple(SIDE_SIGNS)
 FIRE_MODES: Final = ("normal", "burst")
-
-
-class GiveOrder(Command, frozen=True, kw_only=True):
-    """Every order of ``ship`` for the current turn; ``replace`` to change orders already given."""
-
-    ship: str
-    actions: tuple[Order, ...]
-    replace: bool = False
-
-
-class WithdrawOrder(Command, frozen=True, kw_only=True):
-    """Take back ``ship``'s orders for the current turn before it is resolved (T1)."""
-
-    ship: str
 
 
 class ShotPlan(msgspec.Struct, frozen=True, kw_only=True):

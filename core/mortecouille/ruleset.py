@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.fleet.commands import FLEET_DECIDERS, place_mortecouille_ship
 from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.mortecouille import narrators
 from mortecouille.core.mortecouille.common import SetUpShip, decide_set_up
 from mortecouille.core.mortecouille.evolution import MORTECOUILLE_EVOLVERS, MORTECOUILLE_IGNORED
-from mortecouille.core.mortecouille.orders import (
-    GiveOrder,
-    WithdrawOrder,
-    decide_give_order,
-    decide_withdraw_order,
-)
+from mortecouille.core.mortecouille.orders import decide_give_order, decide_withdraw_order
 from mortecouille.core.mortecouille.scenario import build_mortecouille_scenario
 from mortecouille.core.ruleset import Refusal, Victory, compose_ruleset
 from mortecouille.core.state import GameState
+from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
 from mortecouille.events.base import Event
 
 
