@@ -8,7 +8,6 @@ from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.mortecouille import narrators
 from mortecouille.core.mortecouille.common import SetUpShip, decide_set_up
 from mortecouille.core.mortecouille.evolution import MORTECOUILLE_EVOLVERS, MORTECOUILLE_IGNORED
-from mortecouille.core.mortecouille.orders import decide_give_order, decide_withdraw_order
 from mortecouille.core.mortecouille.scenario import build_mortecouille_scenario
 from mortecouille.core.ruleset import Refusal, Victory, compose_ruleset
 from mortecouille.core.state import GameState
@@ -25,6 +24,21 @@ def resolve_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> li
     return resolve_mortecouille_turn(state, command, dice)
 
 
+def give_order(state: GameState, command: GiveOrder, dice: DiceSource) -> list[Event]:
+    """T1: the order checks and shot measures (the gunnery tables) are imported on the first
+    order given, since folding or showing a game never needs them (issue 16, the CLI's start-up)."""
+    from mortecouille.core.mortecouille.order_checks import decide_give_order
+
+    return decide_give_order(state, command, dice)
+
+
+def withdraw_order(state: GameState, command: WithdrawOrder, dice: DiceSource) -> list[Event]:
+    """T1, imported with the order checks (see :func:`give_order`)."""
+    from mortecouille.core.mortecouille.order_checks import decide_withdraw_order
+
+    return decide_withdraw_order(state, command, dice)
+
+
 def end_test(state: GameState) -> Victory | None:
     """T3, imported with the turn's module (see :func:`resolve_turn`)."""
     from mortecouille.core.mortecouille.turn import victory
@@ -36,8 +50,8 @@ MORTECOUILLE = compose_ruleset(
     "mortecouille",
     commands={
         **FLEET_DECIDERS,
-        GiveOrder: decide_give_order,
-        WithdrawOrder: decide_withdraw_order,
+        GiveOrder: give_order,
+        WithdrawOrder: withdraw_order,
         SetUpShip: decide_set_up,
     },
     evolvers=MORTECOUILLE_EVOLVERS,
