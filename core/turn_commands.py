@@ -1,11 +1,11 @@
 """The commands a player gives for one turn, as values: mortecouille orders (T1) and blockade
 tokens (P1).
 
-Both rulesets name all three, one to take and the others to refuse with a rule ID
-(``Ruleset.refusals``), so they live here, apart from the rules that decide them: a game of one
+Both rulesets name all three: each takes its own and refuses the other's citing a rule
+(``Ruleset.refusals``). So they live here, apart from the rules that decide them: a game of one
 ruleset never imports the other's turn (blockade rounds, gunnery), and folding or showing a game
 imports neither (issue 16, the CLI's start-up). Their deciders are in
-:mod:`mortecouille.core.mortecouille.orders` and :mod:`mortecouille.core.blockade.commands`.
+:mod:`mortecouille.core.mortecouille.order_checks` and :mod:`mortecouille.core.blockade.commands`.
 """
 
 from __future__ import annotations
