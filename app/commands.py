@@ -23,7 +23,6 @@ It owns, in the order of a command's life:
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple, overload
@@ -206,6 +205,8 @@ MIN_SEED_LENGTH = 16
 
 
 def new_seed() -> str:
+    import secrets  # only where a secret is drawn: not imported by every command (issue 16)
+
     return secrets.token_hex(16)
 
 
@@ -217,6 +218,8 @@ NEW_GAME_DICE_SCHEME: str | None = CONTRIBUTED
 def new_contribution() -> str:
     """A fresh random contribution to a turn's dice (D3): 128 bits, 32 hex digits. Drawn by a
     shell (the player's page, or the referee's CLI on the one-step path), never by the core."""
+    import secrets  # only where a secret is drawn: not imported by every command (issue 16)
+
     return secrets.token_hex(16)
 
 
@@ -246,6 +249,8 @@ class SeedCommitment(NamedTuple):
 
 def new_salt() -> str:
     """A fresh random salt for a seed's commitment (16 bytes, hex)."""
+    import secrets  # only where a secret is drawn: not imported by every command (issue 16)
+
     return secrets.token_hex(16)
 
 

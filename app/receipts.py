@@ -14,7 +14,6 @@ docs/service.md, "Receipts and head codes", is the contract.
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -42,6 +41,8 @@ from mortecouille.replays.reading.receipts import head_code as head_code_of_hash
 
 def new_receipt_salt() -> str:
     """A fresh random salt for a receipt's commitment (16 bytes, hex), as the CLI chooses one."""
+    import secrets  # only where a salt is drawn: not imported by every command (issue 16)
+
     return secrets.token_hex(16)
 
 

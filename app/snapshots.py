@@ -32,7 +32,6 @@ from __future__ import annotations
 import bisect
 import contextlib
 import os
-import secrets
 import zlib
 from array import array
 from collections.abc import Iterable, Iterator
@@ -119,6 +118,8 @@ def _write_derived(path: Path, payload: bytes) -> bool:
     """Replace ``path`` with ``payload`` by a temporary file of its own and a rename (no fsync: a
     derived file lost in a crash is rebuilt). Never through a link; a failure is logged and
     leaves the file as it was. True when written."""
+    import secrets  # only when a derived file is written: not imported by every command (issue 16)
+
     temporary = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)

@@ -51,10 +51,10 @@ from bench.timing import Timing, interleaved, timed, verdict  # noqa: E402
 from mortecouille.app.commands import load_state, run_command  # noqa: E402
 from mortecouille.app.snapshots import DERIVED_SUFFIXES  # noqa: E402
 from mortecouille.cli.main import cli  # noqa: E402
-from mortecouille.core.blockade.commands import GiveTokens  # noqa: E402
 from mortecouille.core.board.ships import PlaceShip  # noqa: E402
 from mortecouille.core.game import fold  # noqa: E402
 from mortecouille.core.state import GameState  # noqa: E402
+from mortecouille.core.turn_commands import GiveTokens  # noqa: E402
 from mortecouille.events.store import GameLog  # noqa: E402
 from mortecouille.replays.pictures.board_text import render_board  # noqa: E402
 

@@ -43,13 +43,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.timing import Timing, interleaved, verdict  # noqa: E402
-from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import TableDice, seed_commitment
 from mortecouille.core.game import decide, evolve, fold
 from mortecouille.core.life_cycle import Command, CreateGame, ResolveTurn
 from mortecouille.core.rulings import RecordRuling
 from mortecouille.core.state import EMPTY, state_hash
+from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.codec import event_decoder

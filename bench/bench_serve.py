@@ -52,7 +52,7 @@ import httpx
 import structlog
 
 from mortecouille.app.commands import game_log, run_command
-from mortecouille.core.mortecouille.orders import GiveOrder
+from mortecouille.core.turn_commands import GiveOrder
 from mortecouille.events.orders import Advance
 from tests.web_server import SeatTokens, ServerProcess, bearer, seat_tokens
 

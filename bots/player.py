@@ -50,8 +50,9 @@ from mortecouille.core.errors import RuleViolation
 from mortecouille.core.fleet.stats import ShipStats, derive_stats
 from mortecouille.core.game import decide
 from mortecouille.core.mortecouille.common import fleet_options_of
-from mortecouille.core.mortecouille.orders import GiveOrder, orders_this_turn
+from mortecouille.core.mortecouille.orders import orders_this_turn
 from mortecouille.core.state import GameState, ShipState
+from mortecouille.core.turn_commands import GiveOrder
 from mortecouille.events.orders import Attack, CatapultShot
 
 #: How often a ship tries a random manoeuvre instead of its best plan.

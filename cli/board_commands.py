@@ -25,13 +25,13 @@ from mortecouille.app.snapshots import turn_index
 from mortecouille.app.store_copy import log_as_file
 from mortecouille.cli.receipt_output import echo_receipt, receipts_option
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
-from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import RollIdentity
 from mortecouille.core.errors import BadInput
 from mortecouille.core.limits import shown as shown_text
 from mortecouille.core.scenario import ScenarioProblems
+from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.game import DieRolled
 from mortecouille.replays.pictures.board_text import render_board
 

@@ -38,7 +38,7 @@ __all__ = ["COMMANDS", "COMMAND_TABLE", "cli", "main"]
 #: service or the renderers); ``--help`` prints the summaries without importing any, and
 #: tests/test_startup_imports.py checks they are the commands' own.
 COMMAND_TABLE: tuple[tuple[str, str, str], ...] = (
-    ("new", "game_commands", "Create GAME: its first event commits to the rules version and the dice seed."),
+    ("new", "new_command", "Create GAME: its first event commits to the rules version and the dice seed."),
     ("log", "game_commands", "Print GAME's events."),
     ("state", "game_commands", "Print GAME's current state (the fold of its log)."),
     (

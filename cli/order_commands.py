@@ -21,7 +21,7 @@ from mortecouille.app.order_grammar import USAGE, parse_actions
 from mortecouille.cli.receipt_output import echo_receipt, receipts_option
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.fleet.commands import resolve_ship
-from mortecouille.core.mortecouille.orders import GiveOrder, WithdrawOrder
+from mortecouille.core.turn_commands import GiveOrder, WithdrawOrder
 
 #: ``order --help``'s grammar of actions and its examples (issue 13.5): the words ``parse_action``
 #: reads, each on a line (``\b`` keeps click from joining them).

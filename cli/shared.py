@@ -9,7 +9,6 @@ or rule ID), 3 conflict or lock, 4 corrupt or tampered log.
 from __future__ import annotations
 
 import functools
-import logging
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -51,7 +50,9 @@ def reports_errors(fn: F) -> F:
 def configure_logging(verbose: int, log_json: bool) -> None:
     """``-v``/``-vv`` and ``--log-json``, applied to structlog when something is first logged
     (:mod:`mortecouille.events.house_log`: a command that logs nothing never imports it)."""
-    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    # the stdlib's levels (logging.WARNING 30, INFO 20, DEBUG 10) spelt out: importing logging
+    # (and its traceback, string) for three numbers cost every command a few ms (issue 16)
+    level = 30 if verbose == 0 else 20 if verbose == 1 else 10
     house_log.configure(level, log_json)
 
 

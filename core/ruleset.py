@@ -7,7 +7,8 @@ tables and the shared ones below, and :mod:`mortecouille.core.rulesets` lists th
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+
+import msgspec
 
 from mortecouille.core.board.ships import BOARD_EVOLVERS, PlacementRule, PlaceShip, placing_with
 from mortecouille.core.contributions import (
@@ -41,15 +42,13 @@ from mortecouille.events.movement import CollisionOccurred, ShipPushed
 from mortecouille.events.rulings import RulingRecorded
 
 
-@dataclass(frozen=True, kw_only=True)
-class Victory:
+class Victory(msgspec.Struct, frozen=True, kw_only=True):
     """A game its rules end: ``winner`` is None when nobody is left standing (T3)."""
 
     winner: str | None
 
 
-@dataclass(frozen=True, kw_only=True)
-class Refusal:
+class Refusal(msgspec.Struct, frozen=True, kw_only=True):
     """Why a ruleset refuses a command of another ruleset: the rule at stake, in a sentence."""
 
     rule: str
@@ -60,9 +59,12 @@ class Refusal:
 EndTest = Callable[[GameState], Victory | None]
 
 
-@dataclass(frozen=True, kw_only=True)
-class Ruleset:
-    """One ruleset: its commands and events, how a game of it starts, plays and ends."""
+class Ruleset(msgspec.Struct, frozen=True, kw_only=True):
+    """One ruleset: its commands and events, how a game of it starts, plays and ends.
+
+    Values are Structs rather than dataclasses: a dataclass is compiled when its module is
+    imported (and imports ``dataclasses``), which every command paid before its first line
+    (issue 16, the CLI's start-up)."""
 
     name: str
     #: every command a game of this ruleset takes, with its decider (shared ones included)

@@ -9,6 +9,7 @@ needed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Union
@@ -144,16 +145,19 @@ def stamp_all(
     return stamped, b"\n".join(lines) + b"\n"
 
 
-_EVENT_UNION: Any = Union[EVENT_CLASSES]  # noqa: UP007 - built from the schema's table
-_EVENT_DECODER: msgspec.json.Decoder[Any] = msgspec.json.Decoder(_EVENT_UNION)
 _RAW = msgspec.json.Decoder(dict[str, Any])
 #: The schema's current versions by class, for the one check every decoded line goes through.
 _CURRENT_VERSION_OF: dict[type[Event], int] = {cls: CURRENT_VERSIONS[event_tag(cls)] for cls in EVENT_CLASSES}
 
 
+@functools.cache
 def event_decoder() -> msgspec.json.Decoder[Any]:
-    """The typed decoder over every event type of the schema (built once; it holds no state)."""
-    return _EVENT_DECODER
+    """The typed decoder over every event type of the schema (built once, on first use; it holds
+    no state). Built when first asked for, not on import: building it is most of this module's
+    import time, and a command that reads its state from a current snapshot (``state``) decodes
+    no event (issue 16, the CLI's start-up)."""
+    event_union: Any = Union[EVENT_CLASSES]  # noqa: UP007 - built from the schema's table
+    return msgspec.json.Decoder(event_union)
 
 
 def decode_line(line: bytes, number: int) -> Event:

@@ -25,7 +25,6 @@ from mortecouille.app.commands import (
 from mortecouille.app.fork import fork_game
 from mortecouille.app.simulate import simulate
 from mortecouille.cli.main import COMMANDS, cli
-from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.geometry import parse_square
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import salted_commitment, seed_commitment
@@ -33,6 +32,7 @@ from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.game import fold
 from mortecouille.core.life_cycle import Command
 from mortecouille.core.state import GameState, state_hash
+from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.board import Board
 from mortecouille.events.game import GameCreated, GameEnded
 from mortecouille.events.store import Conflict, GameLog

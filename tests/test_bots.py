@@ -13,8 +13,9 @@ from mortecouille.core.dice import SeededDice, TableDice, seed_commitment
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, ResolveTurn
-from mortecouille.core.mortecouille.orders import GiveOrder, fighting_fire, orders_this_turn
+from mortecouille.core.mortecouille.orders import fighting_fire, orders_this_turn
 from mortecouille.core.state import EMPTY, GameState, state_hash
+from mortecouille.core.turn_commands import GiveOrder
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board, WindTile
 from mortecouille.events.codec import event_decoder

@@ -30,7 +30,7 @@ from mortecouille.core.dice import (
     turn_key,
 )
 from mortecouille.core.errors import BadInput, RuleViolation
-from mortecouille.core.mortecouille.orders import GiveOrder
+from mortecouille.core.turn_commands import GiveOrder
 from mortecouille.events.base import Event
 from mortecouille.events.dice import DiceContributionAbsent, DiceContributionRevealed, TurnLocked
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnStarted

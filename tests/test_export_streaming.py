@@ -16,13 +16,13 @@ import msgspec
 import pytest
 
 from mortecouille.app.botgame import play_in_memory
-from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import TableDice, seed_commitment
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, ResolveTurn
 from mortecouille.core.state import EMPTY
+from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.board import Board
 from mortecouille.events.codec import decode_lines, stamp_all

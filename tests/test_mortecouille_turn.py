@@ -17,8 +17,8 @@ from mortecouille.core.dice import RollIdentity, SeededDice, TableDice, seed_com
 from mortecouille.core.errors import RuleViolation
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import CreateGame, ResolveTurn
-from mortecouille.core.mortecouille.orders import GiveOrder
 from mortecouille.core.state import EMPTY, GameState, state_hash
+from mortecouille.core.turn_commands import GiveOrder
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.combat import (

@@ -10,8 +10,9 @@ from mortecouille.core.dice import TableDice, seed_commitment
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import CreateGame
-from mortecouille.core.mortecouille.orders import GiveOrder, orders_this_turn
+from mortecouille.core.mortecouille.orders import orders_this_turn
 from mortecouille.core.state import EMPTY
+from mortecouille.core.turn_commands import GiveOrder
 from mortecouille.events.board import Board
 from mortecouille.events.codec import event_decoder
 from mortecouille.events.movement import ShipSunk

@@ -21,8 +21,8 @@ from mortecouille.app.commands import Idempotency, Outcome, game_log, load, run_
 from mortecouille.app.idempotency import IdempotencyIndex, key_digest
 from mortecouille.app.receipts import append_receipt, new_receipt_salt, receipt_for
 from mortecouille.core.errors import BadInput
-from mortecouille.core.mortecouille.orders import GiveOrder
 from mortecouille.core.state import GameState
+from mortecouille.core.turn_commands import GiveOrder
 from mortecouille.events.orders import Advance
 from mortecouille.replays.reading.receipts import Receipt, log_lines, parse_receipts, verify_receipts
 from tests.cli_helpers import ok, run, set_up_harbour, tree_digest

@@ -35,7 +35,6 @@ from pathlib import Path
 import pytest
 
 from mortecouille.app.commands import load, run_command, store_seed
-from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import TableDice, seed_commitment
 from mortecouille.core.errors import MortecouilleError
@@ -43,9 +42,9 @@ from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.fleet.commands import BuyShip, SealFleet
 from mortecouille.core.game import decide
 from mortecouille.core.life_cycle import Command, CreateGame, ResolveTurn
-from mortecouille.core.mortecouille.orders import GiveOrder
 from mortecouille.core.rulings import RecordRuling
 from mortecouille.core.state import EMPTY, GameState
+from mortecouille.core.turn_commands import GiveOrder, GiveTokens
 from mortecouille.events.board import Board
 from mortecouille.events.codec import TornTail, stamp
 from mortecouille.events.game import DieRolled, TurnEnded

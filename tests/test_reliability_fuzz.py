@@ -29,7 +29,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mortecouille.app.commands import run_command, store_seed
-from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.blockade.rounds import BLOCKADE_KINDS
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import TableDice, seed_commitment
@@ -38,6 +37,7 @@ from mortecouille.core.fleet.catalogue import CATALOGUES, RULES_VERSION
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn
 from mortecouille.core.state import EMPTY, GameState, state_hash
+from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.board import Board
 from mortecouille.events.codec import CorruptLine, LogError, decode_line
 from mortecouille.events.game import GameEnded, TurnEnded
@@ -112,8 +112,8 @@ def mortecouille_commands() -> st.SearchStrategy[list[Command]]:
     positions, modes, manoeuvres, replace flags, partial resolutions, seeds, rule IDs, adjustments).
     """
     from mortecouille.core.fleet.commands import BuyShip, EquipFleet, EquipShip, SealFleet
-    from mortecouille.core.mortecouille.orders import GiveOrder
     from mortecouille.core.rulings import RecordRuling
+    from mortecouille.core.turn_commands import GiveOrder
     from mortecouille.events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver
     from mortecouille.events.rulings import Adjustment
 

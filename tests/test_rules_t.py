@@ -8,7 +8,7 @@ from mortecouille.core.dice import SeededDice, TableDice
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.game import decide
 from mortecouille.core.life_cycle import ResolveTurn
-from mortecouille.core.mortecouille.orders import GiveOrder
+from mortecouille.core.turn_commands import GiveOrder
 from mortecouille.events.game import GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.mortecouille import WindPointsChanged
 from mortecouille.events.movement import ShipMoved, ShipSunk

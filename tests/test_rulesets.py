@@ -11,7 +11,6 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.dice import TableDice
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.game import decide, fold
@@ -20,6 +19,7 @@ from mortecouille.core.mortecouille.common import SetUpShip
 from mortecouille.core.rulesets import RULESETS
 from mortecouille.core.scenario import ShipSpec
 from mortecouille.core.state import EMPTY, GameState, ShipState, state_hash
+from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.board import Board
 from mortecouille.events.condition import ShipCondition
 from mortecouille.events.mortecouille import ShipSetUp

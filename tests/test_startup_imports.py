@@ -55,6 +55,48 @@ def test_a_game_command_imports_no_heavy_module(tmp_path: Path, args: tuple[str,
     assert not loaded & set(HEAVY)
 
 
+#: What ``state`` on a mortecouille game never needs, so never imports (issue 16, the CLI's
+#: start-up): resolving a turn (mortecouille's and the blockade rounds, the movement engine),
+#: giving orders (their checks and the gunnery tables), the seats and ``new``, the service, the
+#: analytics and pictures, and the standard library modules only a rare path uses (a secret drawn,
+#: a name suggested, logging's levels).
+NOT_FOR_STATE = (
+    "mortecouille.core.mortecouille.turn",
+    "mortecouille.core.mortecouille.combat",
+    "mortecouille.core.mortecouille.movement",
+    "mortecouille.core.mortecouille.collisions",
+    "mortecouille.core.mortecouille.upkeep",
+    "mortecouille.core.mortecouille.order_checks",
+    "mortecouille.core.mortecouille.gunnery",
+    "mortecouille.core.mortecouille.maneuver",
+    "mortecouille.core.blockade.commands",
+    "mortecouille.core.blockade.rounds",
+    "mortecouille.core.board.movement",
+    "mortecouille.core.board.movement_step",
+    "mortecouille.app.seats",
+    "mortecouille.cli.seat_commands",
+    "mortecouille.cli.new_command",
+    "mortecouille.web",
+    "mortecouille.replays.analytics",
+    "mortecouille.replays.pictures",
+    "secrets",
+    "difflib",
+    "logging",
+    "dataclasses",
+    "fractions",
+)
+
+
+def test_state_of_a_mortecouille_game_imports_only_what_showing_it_needs(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    assert run(games, "new", "g", "--players", "A,B", "--budget", "100000").exit_code == 0
+    assert run(games, "buy", "g", "A", "red-small", "Hope").exit_code == 0
+    loaded = modules_loaded_by("state", "g", games=games)
+    assert "mortecouille.core.mortecouille.ruleset" in loaded  # the probe saw the game folded
+    assert "mortecouille.replays.reading.describe" in loaded  # and shown
+    assert not {name for name in loaded if name.startswith(NOT_FOR_STATE)}
+
+
 def test_a_command_that_logs_still_logs_through_structlog(tmp_path: Path) -> None:
     games = tmp_path / "games"
     assert run(games, "new", "g", "--ruleset", "blockade", "--players", "A,B").exit_code == 0

@@ -30,7 +30,6 @@ from mortecouille.app.view import (
     visible,
 )
 from mortecouille.bots.player import choose_orders
-from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.contributions import CommitDiceContribution, LockTurn, RevealDiceContribution
 from mortecouille.core.dice import (
@@ -46,10 +45,10 @@ from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.fleet.commands import BuyShip, EquipFleet, EquipShip, SealFleet, WithdrawShip
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn
-from mortecouille.core.mortecouille.orders import GiveOrder, WithdrawOrder
 from mortecouille.core.narration import position_caption
 from mortecouille.core.rulings import RecordRuling
 from mortecouille.core.state import EMPTY, GameState
+from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
 from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board

@@ -21,7 +21,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from mortecouille.app.commands import game_log, run_command
-from mortecouille.core.blockade.commands import GiveTokens
+from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.codec import check_line
 from mortecouille.replays.reading.verify import verify_log
 from mortecouille.web.server import build_app

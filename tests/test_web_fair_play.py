@@ -22,7 +22,7 @@ from litestar.testing import TestClient
 
 from mortecouille.app.commands import commit_dice_contribution, game_log, run_command
 from mortecouille.app.deadlines import pass_deadline_if_due, set_deadline
-from mortecouille.core.mortecouille.orders import GiveOrder
+from mortecouille.core.turn_commands import GiveOrder
 from mortecouille.events.orders import Advance
 from mortecouille.web.server import build_app
 from tests import web_server

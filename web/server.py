@@ -63,7 +63,6 @@ from mortecouille.app.idempotency import IdempotencyIndex, key_digest
 from mortecouille.app.order_grammar import parse_actions_text
 from mortecouille.app.prices import price_list
 from mortecouille.app.receipts import is_submission, new_receipt_salt, receipt_for, turn_head_code
-from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.contributions import CommitDiceContribution, LockTurn, RevealDiceContribution
@@ -77,9 +76,9 @@ from mortecouille.core.fleet.commands import (
     WithdrawShip,
 )
 from mortecouille.core.life_cycle import Command, check_game_name
-from mortecouille.core.mortecouille.orders import GiveOrder, WithdrawOrder
 from mortecouille.core.rulings import RecordRuling, parse_adjustment
 from mortecouille.core.state import GameState
+from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
 from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
 from mortecouille.events.store import GameNotFound

@@ -21,7 +21,8 @@ from mortecouille.core.errors import MortecouilleError
 from mortecouille.core.game import fold
 from mortecouille.core.mortecouille.common import ship_stats
 from mortecouille.core.mortecouille.gunnery import FIRING_POSITIONS, catapult_odds_cell, odds_cell
-from mortecouille.core.mortecouille.orders import measure_attack, measure_catapult, takes_orders
+from mortecouille.core.mortecouille.order_checks import measure_attack, measure_catapult
+from mortecouille.core.mortecouille.orders import takes_orders
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.orders import Attack, CatapultShot

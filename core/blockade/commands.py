@@ -25,7 +25,6 @@ from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.hints import PARTIAL_HINT
 from mortecouille.core.life_cycle import (
-    Command,
     Evolve,
     ResolveTurn,
     fold_with,
@@ -37,6 +36,7 @@ from mortecouille.core.limits import check_name, check_ship_count
 from mortecouille.core.phases import END
 from mortecouille.core.ruleset import SHARED_EVOLVERS, SHARED_IGNORED
 from mortecouille.core.state import GameState, ShipState, state_hash
+from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.base import Event
 from mortecouille.events.blockade import TokensGiven
 from mortecouille.events.game import TurnEnded, TurnStarted
@@ -48,14 +48,6 @@ from mortecouille.events.movement import (
     ShipPushed,
     ShipSunk,
 )
-
-
-class GiveTokens(Command, frozen=True, kw_only=True):
-    """A ship's tokens for this turn; ``replace`` to change tokens already given (as ``order``)."""
-
-    ship: str
-    tokens: tuple[str | None, ...]
-    replace: bool = False
 
 
 def place_blockade_ship(state: GameState, command: PlaceShip) -> ShipPlaced:

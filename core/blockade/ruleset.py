@@ -6,7 +6,6 @@ from mortecouille.core.blockade import narrators
 from mortecouille.core.blockade.commands import (
     BLOCKADE_EVOLVERS,
     BLOCKADE_IGNORED,
-    GiveTokens,
     decide_tokens,
     no_victory,
     place_blockade_ship,
@@ -14,8 +13,8 @@ from mortecouille.core.blockade.commands import (
 )
 from mortecouille.core.blockade.scenario import build_blockade_scenario
 from mortecouille.core.fleet.commands import FLEET_DECIDERS
-from mortecouille.core.mortecouille.orders import GiveOrder, WithdrawOrder
 from mortecouille.core.ruleset import Refusal, compose_ruleset
+from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
 
 _BOUGHT = Refusal(rule="F1", reason="ships and options are bought in mortecouille only")
 

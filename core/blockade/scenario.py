@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.blockade.rounds import BLOCKADE_KINDS, ROUNDS_PER_TURN, TOKENS
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.errors import BadInput
@@ -18,6 +17,7 @@ from mortecouille.core.scenario import (
     plan_scenario,
     raise_problems,
 )
+from mortecouille.core.turn_commands import GiveTokens
 
 
 def build_blockade_scenario(scenario: Scenario) -> ScenarioPlan:

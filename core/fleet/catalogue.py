@@ -12,7 +12,6 @@ punctuation.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 import unicodedata
@@ -392,6 +391,8 @@ def _resolve(text: str, field: str, what: str, aliases: dict[str, str], ids: Ite
     key = normalise_name(text)
     if key in aliases:
         return aliases[key]
+    import difflib  # a hint for a refused name only: not imported by every command (issue 16)
+
     close = difflib.get_close_matches(key, list(aliases), n=1, cutoff=0.6)
     hint = f"did you mean {aliases[close[0]]!r}?" if close else "known ids: " + ", ".join(ids)
     raise BadInput(field, f"unknown {what} {text!r}; {hint}")

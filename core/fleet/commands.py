@@ -11,8 +11,6 @@ price with the price list.
 
 from __future__ import annotations
 
-import difflib
-
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
@@ -102,6 +100,8 @@ def resolve_player(state: GameState, text: str) -> str:
     matches = [p for p in state.players if p.casefold() == text.strip().casefold()]
     if len(matches) == 1:
         return matches[0]
+    import difflib  # a hint for a refused name only: not imported by every command (issue 16)
+
     close = difflib.get_close_matches(text, state.players, n=1)
     hint = f"did you mean {close[0]!r}?" if close else "players: " + ", ".join(state.players)
     raise BadInput("PLAYER", f"{text!r} is not a player of {state.game!r}; {hint}")
@@ -114,6 +114,8 @@ def find_purchase(state: GameState, ship: str) -> tuple[Fleet, ShipPurchase]:
         if purchase is not None:
             return fleet, purchase
     names = [s.name for fleet in state.fleets.values() for s in fleet.ships]
+    import difflib  # a hint for a refused name only: not imported by every command (issue 16)
+
     close = difflib.get_close_matches(ship, names, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     raise BadInput("SHIP", f"no ship named {ship!r} was bought in {state.game!r}{hint}")

@@ -11,7 +11,6 @@ was created with; a ship's price and its stats (A2, W1-W2, S5) are
 
 from __future__ import annotations
 
-import difflib
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Final
@@ -248,6 +247,8 @@ def _find_ship(fleet: Fleet, ship_name: str) -> ShipPurchase:
     ship = fleet.ship_named(ship_name)
     if ship is None:
         names = [s.name for s in fleet.ships]
+        import difflib  # a hint for a refused name only: not imported by every command (issue 16)
+
         close = difflib.get_close_matches(ship_name, names, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""
         raise BadInput("ship", f"{fleet.player} has no ship named {ship_name!r}{hint}")

@@ -35,7 +35,8 @@ from mortecouille.core.mortecouille.gunnery import (
     shot_hits,
     superiority_bonus,
 )
-from mortecouille.core.mortecouille.orders import ShotPlan, measure_attack, measure_catapult, orders_this_turn
+from mortecouille.core.mortecouille.order_checks import ShotPlan, measure_attack, measure_catapult
+from mortecouille.core.mortecouille.orders import orders_this_turn
 from mortecouille.core.mortecouille.upkeep import damage_event, left_game, sinking_checks
 from mortecouille.core.phases import COMBAT
 from mortecouille.core.state import GameState

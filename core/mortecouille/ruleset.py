@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-from mortecouille.core.blockade.commands import GiveTokens
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.fleet.commands import FLEET_DECIDERS, place_mortecouille_ship
 from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.mortecouille import narrators
 from mortecouille.core.mortecouille.common import SetUpShip, decide_set_up
 from mortecouille.core.mortecouille.evolution import MORTECOUILLE_EVOLVERS, MORTECOUILLE_IGNORED
-from mortecouille.core.mortecouille.orders import (
-    GiveOrder,
-    WithdrawOrder,
-    decide_give_order,
-    decide_withdraw_order,
-)
 from mortecouille.core.mortecouille.scenario import build_mortecouille_scenario
 from mortecouille.core.ruleset import Refusal, Victory, compose_ruleset
 from mortecouille.core.state import GameState
+from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
 from mortecouille.events.base import Event
 
 
@@ -28,6 +22,21 @@ def resolve_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> li
     from mortecouille.core.mortecouille.turn import resolve_mortecouille_turn
 
     return resolve_mortecouille_turn(state, command, dice)
+
+
+def give_order(state: GameState, command: GiveOrder, dice: DiceSource) -> list[Event]:
+    """T1: the order checks and shot measures (the gunnery tables) are imported on the first
+    order given, since folding or showing a game never needs them (issue 16, the CLI's start-up)."""
+    from mortecouille.core.mortecouille.order_checks import decide_give_order
+
+    return decide_give_order(state, command, dice)
+
+
+def withdraw_order(state: GameState, command: WithdrawOrder, dice: DiceSource) -> list[Event]:
+    """T1, imported with the order checks (see :func:`give_order`)."""
+    from mortecouille.core.mortecouille.order_checks import decide_withdraw_order
+
+    return decide_withdraw_order(state, command, dice)
 
 
 def end_test(state: GameState) -> Victory | None:
@@ -41,8 +50,8 @@ MORTECOUILLE = compose_ruleset(
     "mortecouille",
     commands={
         **FLEET_DECIDERS,
-        GiveOrder: decide_give_order,
-        WithdrawOrder: decide_withdraw_order,
+        GiveOrder: give_order,
+        WithdrawOrder: withdraw_order,
         SetUpShip: decide_set_up,
     },
     evolvers=MORTECOUILLE_EVOLVERS,

@@ -14,7 +14,6 @@ from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.catalogue import catalogue_for, resolve_option
 from mortecouille.core.life_cycle import Command, shared_fields
 from mortecouille.core.mortecouille.common import SetUpShip
-from mortecouille.core.mortecouille.orders import GiveOrder
 from mortecouille.core.scenario import (
     Problem,
     Scenario,
@@ -25,6 +24,7 @@ from mortecouille.core.scenario import (
     plan_scenario,
     raise_problems,
 )
+from mortecouille.core.turn_commands import GiveOrder
 from mortecouille.events.mortecouille import ShipSetUp
 from mortecouille.events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver, Order
 

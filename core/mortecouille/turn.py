@@ -38,7 +38,8 @@ from mortecouille.core.mortecouille.movement import ADVANCE as ADVANCE_INTENT
 from mortecouille.core.mortecouille.movement import FIRESHIP as FIRESHIP_INTENT
 from mortecouille.core.mortecouille.movement import MANEUVER as MANEUVER_INTENT
 from mortecouille.core.mortecouille.movement import MoveIntent, board_wind_phase, movement_phase
-from mortecouille.core.mortecouille.orders import fighting_fire, order_names, orders_this_turn, takes_orders
+from mortecouille.core.mortecouille.order_checks import order_names
+from mortecouille.core.mortecouille.orders import fighting_fire, orders_this_turn, takes_orders
 from mortecouille.core.mortecouille.upkeep import (
     afloat_ids,
     left_game,
