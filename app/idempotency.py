@@ -116,6 +116,8 @@ class IdempotencyIndex:
         next_seq, _ = tx.position()
         if next_seq < game.offset:  # fewer lines than read before: another game of that name
             game.offset, game.keys = 0, {}
+        if next_seq == game.offset:
+            return game.keys.get(digest)  # every line read already: no read of the store at all
         for seq, line in log.lines_from(game.offset):
             if _MARKER in line:
                 _read_key(line, game.keys)
