@@ -250,6 +250,7 @@ class PostgresGameLog:
                 yield
             finally:
                 self._local.conn = None
+                self._local.secrets = None
 
     @property
     def name(self) -> str:
@@ -471,11 +472,10 @@ class PostgresGameLog:
         """Hold the game's writer lock (a session-level advisory lock, waited for at most
         ``timeout`` seconds, else Conflict) for a read-decide-append cycle."""
         with self._writer_connection() as conn:
-            if not _advisory_lock_within(conn, self._lock_key, timeout):
+            locked, head = _lock_and_head(conn, self.store, self.game, self._lock_key, timeout)
+            if not locked:
                 raise Conflict(f"game {self.game!r} is locked by another writer (waited {timeout:g} s)")
             try:
-                # read after the lock is held: no other writer can move it until it is released
-                head = _head(conn, self.store, self.game)
                 if head is None:
                     raise GameNotFound(f"game {self.game!r}: not in the store {self.store.schema!r}")
                 yield PostgresTransaction(self, conn, head)
@@ -581,6 +581,8 @@ class PostgresSecrets:
         return f"the {kind} of {self.log.game!r} in the store {self.log.store.schema!r}"
 
     def read(self, kind: str) -> bytes | None:
+        if self.conn is None and self.log._bound is not None:
+            return self._read_in_session(kind)
         with self._connection() as conn:
             row = conn.execute(
                 sql.SQL("SELECT data FROM {} WHERE game = %s AND kind = %s").format(
@@ -590,10 +592,31 @@ class PostgresSecrets:
             ).fetchone()
         return None if row is None else bytes(row[0])
 
+    def _read_in_session(self, kind: str) -> bytes | None:
+        """Within a session (one request), every secret of the game read by one statement the
+        first time one is asked for (a command reads the caller's seats, then the seed: one round
+        trip for both), and kept until the session ends or one of them is changed."""
+        kept: dict[str, bytes] | None = getattr(self.log._local, "secrets", None)
+        if kept is None:
+            with self._connection() as conn:
+                rows = conn.execute(
+                    sql.SQL("SELECT kind, data FROM {} WHERE game = %s").format(
+                        self.log.store.table("secrets")
+                    ),
+                    [self.log.game],
+                ).fetchall()
+            kept = {str(found): bytes(data) for found, data in rows}
+            self.log._local.secrets = kept
+        return kept.get(kind)
+
+    def _forget(self) -> None:
+        self.log._local.secrets = None
+
     def exists(self, kind: str) -> bool:
         return self.read(kind) is not None
 
     def create(self, kind: str, data: bytes) -> None:
+        self._forget()
         with self._connection() as conn:
             try:
                 inserted = conn.execute(
@@ -608,6 +631,7 @@ class PostgresSecrets:
                 raise Conflict(f"{self.where(kind)} already exists")
 
     def replace(self, kind: str, data: bytes) -> None:
+        self._forget()
         with self._connection() as conn:
             try:
                 conn.execute(
@@ -626,6 +650,7 @@ class PostgresSecrets:
     def remove(self, kind: str) -> None:
         if self.conn is not None:
             return  # joined to a creation: its rollback takes the secret back with the game
+        self._forget()
         with self._connection() as conn:
             conn.execute(
                 sql.SQL("DELETE FROM {} WHERE game = %s AND kind = %s").format(
@@ -671,8 +696,8 @@ class PostgresTransaction:
         if not events:
             return []
         stamped, payload = stamp_all(events, next_seq, prev, first_extras)
-        with _reachable(), self.conn.transaction():
-            _insert(self.conn, self.log, _rows_of(stamped, payload), next_seq, prev)
+        with _reachable():
+            _append_pipelined(self.conn, self.log, _rows_of(stamped, payload), next_seq, prev)
         self.head = (stamped[-1].seq + 1, stamped[-1].hash)
         return stamped
 
@@ -732,6 +757,58 @@ def _insert(
     conn.execute("SELECT pg_notify(%s, %s)", [store.channel, notice])
 
 
+def _append_pipelined(
+    conn: psycopg.Connection[Any], log: PostgresGameLog, rows: Sequence[_Row], next_seq: int, prev: str
+) -> None:
+    """The writer's append: :func:`_insert`'s transaction in two exchanges with the server instead
+    of six (psycopg's pipeline mode sends statements without waiting for each answer). First BEGIN
+    and the head's compare-and-set (whose row count decides whether to go on), then the EXCLUSIVE
+    lock, the insert, the NOTIFY and COMMIT together: the global lock is held for one exchange and
+    the commit's flush, no more. A statement refused there aborts the rest and the transaction is
+    rolled back: nothing is written."""
+    store = log.store
+    try:
+        with conn.pipeline():
+            conn.execute("BEGIN")
+            moved = conn.execute(
+                sql.SQL(
+                    "UPDATE {} SET next_seq = %s, last_hash = %s"
+                    " WHERE game = %s AND next_seq = %s AND last_hash = %s"
+                ).format(store.table("games")),
+                [rows[-1].seq + 1, rows[-1].hash, log.game, next_seq, prev],
+            )
+        if moved.rowcount != 1:
+            raise Conflict(f"game {log.game!r}: the head moved from seq {next_seq}; nothing was written")
+        notice = msgspec.json.encode({"game": log.game, "seq": rows[-1].seq}).decode()
+        with conn.pipeline():
+            # positions must commit in the order they are taken: one appender at a time holds the
+            # table from here to its commit (taken last, just before the insert that takes them)
+            conn.execute(sql.SQL("LOCK TABLE {} IN EXCLUSIVE MODE").format(store.table("events")))
+            for start in range(0, len(rows), INSERT_ROWS):
+                chunk = rows[start : start + INSERT_ROWS]
+                values = sql.SQL(", ").join(sql.SQL("(%s, %s, %s, %s, %s, %s, %s)") for _ in chunk)
+                conn.execute(
+                    sql.SQL("INSERT INTO {} (game, seq, type, v, prev, hash, line) VALUES {}").format(
+                        store.table("events"), values
+                    ),
+                    [value for row in chunk for value in (log.game, *row)],
+                )
+            conn.execute("SELECT pg_notify(%s, %s)", [store.channel, notice])
+            conn.execute("COMMIT")
+    except psycopg.errors.UniqueViolation:
+        _roll_back(conn)
+        raise Conflict(f"game {log.game!r}: seq {next_seq} is taken; nothing was written") from None
+    except BaseException:
+        _roll_back(conn)
+        raise
+
+
+def _roll_back(conn: psycopg.Connection[Any]) -> None:
+    """End a transaction the append left open (refused, or interrupted), writing nothing."""
+    if not conn.closed and conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        conn.execute("ROLLBACK")
+
+
 def _head(conn: psycopg.Connection[Any], store: PostgresStore, game: str) -> tuple[int, str] | None:
     row = conn.execute(
         sql.SQL("SELECT next_seq, last_hash FROM {} WHERE game = %s").format(store.table("games")), [game]
@@ -739,22 +816,29 @@ def _head(conn: psycopg.Connection[Any], store: PostgresStore, game: str) -> tup
     return None if row is None else (int(row[0]), str(row[1]))
 
 
-def _advisory_lock_within(conn: psycopg.Connection[Any], key: tuple[str], timeout: float) -> bool:
-    """Take the session advisory lock ``key``, waiting at most ``timeout`` seconds (as
-    :func:`mortecouille.events.store.lock_within` waits for a file lock: a bounded wait)."""
+def _lock_and_head(
+    conn: psycopg.Connection[Any], store: PostgresStore, game: str, key: tuple[str], timeout: float
+) -> tuple[bool, tuple[int, str] | None]:
+    """Take the game's session advisory lock (as :func:`_advisory_lock_within`), then read its
+    head, in one exchange (pipelined): the server runs the head's read after the lock is granted,
+    with a snapshot taken then, so no other writer can have moved it. (False, None) when the
+    lock was not granted within ``timeout``."""
     milliseconds = max(1, int(timeout * 1000))
     try:
-        # one statement, one round trip: the timeout is set for this statement's own transaction
-        # (autocommit), in a subquery that volatile set_config keeps from being flattened, so it
-        # is in force before the lock is asked for
-        conn.execute(
-            "SELECT pg_advisory_lock(hashtextextended(%s, 0))"
-            " FROM (SELECT set_config('lock_timeout', %s, true)) AS timeout",
-            [key[0], f"{milliseconds}ms"],
-        )
+        with conn.pipeline():
+            conn.execute(
+                "SELECT pg_advisory_lock(hashtextextended(%s, 0))"
+                " FROM (SELECT set_config('lock_timeout', %s, true)) AS timeout",
+                [key[0], f"{milliseconds}ms"],
+            )
+            read = conn.execute(
+                sql.SQL("SELECT next_seq, last_hash FROM {} WHERE game = %s").format(store.table("games")),
+                [game],
+            )
     except psycopg.errors.LockNotAvailable:
-        return False
-    return True
+        return False, None
+    row = read.fetchone()
+    return True, None if row is None else (int(row[0]), str(row[1]))
 
 
 def _removed(seq: int, next_seq: int) -> LogError:
