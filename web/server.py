@@ -83,7 +83,7 @@ from mortecouille.core.state import GameState
 from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
 from mortecouille.events.store import GameNotFound
-from mortecouille.events.stores import EventStore, FileStore, GameStore
+from mortecouille.events.stores import EventStore, FileStore, GameStore, events_from
 from mortecouille.replays.reading.receipts import check_salt
 from mortecouille.web import access
 from mortecouille.web.access import builtins
@@ -278,6 +278,12 @@ class Service:
         before = seen[0] if seen is not None else []
         if before and appended and (appended[0].seq, appended[0].prev) == (len(before), before[-1].hash):
             events = [*before, *appended]
+        elif before and appended and appended[0].seq > len(before):
+            # another process appended in between: only what came after the events seen is read,
+            # kept if it chains on to them (by the hash chain, they are then the log's first ones)
+            later = list(events_from(log_, len(before)))
+            chained = bool(later) and (later[0].seq, later[0].prev) == (len(before), before[-1].hash)
+            events = [*before, *later] if chained else log_.read()
         else:
             events = log_.read()
         if appended and events and events[-1].hash == appended[-1].hash:
