@@ -128,6 +128,10 @@ class PostgresStore:
     def close(self) -> None:
         self.pool.close()
 
+    def function(self, name: str) -> sql.Composed:
+        """A function of this store, qualified by its schema."""
+        return sql.SQL("{}.{}").format(sql.Identifier(self.schema), sql.Identifier(name))
+
     def table(self, name: str) -> sql.Composed:
         """A table of this store, qualified by its schema."""
         return sql.SQL("{}.{}").format(sql.Identifier(self.schema), sql.Identifier(name))
@@ -159,6 +163,24 @@ class PostgresStore:
                     " line bytea NOT NULL,"
                     " PRIMARY KEY (game, seq))"
                 ).format(events=self.table("events"), games=self.table("games"))
+            )
+            # the head's compare-and-set as one call that raises when the head moved, so that an
+            # append can be sent in one pipelined exchange (a refusal aborts what follows it)
+            conn.execute(
+                sql.SQL(
+                    "CREATE OR REPLACE FUNCTION {move_head}(for_game text, from_seq bigint, from_hash text,"
+                    " to_seq bigint, to_hash text) RETURNS void LANGUAGE plpgsql AS $$"
+                    " BEGIN"
+                    " UPDATE {games} SET next_seq = to_seq, last_hash = to_hash"
+                    " WHERE game = for_game AND next_seq = from_seq AND last_hash = from_hash;"
+                    " IF NOT FOUND THEN"
+                    " RAISE EXCEPTION 'the head of % moved from seq %', for_game, from_seq"
+                    " USING ERRCODE = '{code}';"
+                    " END IF;"
+                    " END $$"
+                ).format(
+                    move_head=self.function("move_head"), games=self.table("games"), code=sql.SQL(HEAD_MOVED)
+                )
             )
             # what the app keeps beside a log, never in it: the secret seed, the seat token hashes;
             # readable by the store's role only (revoked from PUBLIC once, as it is created)
@@ -757,30 +779,29 @@ def _insert(
     conn.execute("SELECT pg_notify(%s, %s)", [store.channel, notice])
 
 
+#: The SQLSTATE the head's compare-and-set raises when the head moved (a code of the user range).
+HEAD_MOVED = "MCHDM"
+
+
 def _append_pipelined(
     conn: psycopg.Connection[Any], log: PostgresGameLog, rows: Sequence[_Row], next_seq: int, prev: str
 ) -> None:
-    """The writer's append: :func:`_insert`'s transaction in two exchanges with the server instead
-    of six (psycopg's pipeline mode sends statements without waiting for each answer). First BEGIN
-    and the head's compare-and-set (whose row count decides whether to go on), then the EXCLUSIVE
-    lock, the insert, the NOTIFY and COMMIT together: the global lock is held for one exchange and
-    the commit's flush, no more. A statement refused there aborts the rest and the transaction is
+    """The writer's append: :func:`_insert`'s transaction in ONE exchange with the server instead of
+    six (psycopg's pipeline mode sends the statements without waiting for each answer): BEGIN, the
+    head's compare-and-set (which raises, server side, when the head is not where this writer
+    read it, so the statements after it are not run), the EXCLUSIVE lock, the insert, the NOTIFY,
+    COMMIT. The global lock is so held for the insert, the notify and the commit's flush, with no
+    client round trip among them. A statement refused aborts the rest and the transaction is
     rolled back: nothing is written."""
     store = log.store
+    notice = msgspec.json.encode({"game": log.game, "seq": rows[-1].seq}).decode()
     try:
         with conn.pipeline():
             conn.execute("BEGIN")
-            moved = conn.execute(
-                sql.SQL(
-                    "UPDATE {} SET next_seq = %s, last_hash = %s"
-                    " WHERE game = %s AND next_seq = %s AND last_hash = %s"
-                ).format(store.table("games")),
-                [rows[-1].seq + 1, rows[-1].hash, log.game, next_seq, prev],
+            conn.execute(
+                sql.SQL("SELECT {cas}(%s, %s, %s, %s, %s)").format(cas=store.function("move_head")),
+                [log.game, next_seq, prev, rows[-1].seq + 1, rows[-1].hash],
             )
-        if moved.rowcount != 1:
-            raise Conflict(f"game {log.game!r}: the head moved from seq {next_seq}; nothing was written")
-        notice = msgspec.json.encode({"game": log.game, "seq": rows[-1].seq}).decode()
-        with conn.pipeline():
             # positions must commit in the order they are taken: one appender at a time holds the
             # table from here to its commit (taken last, just before the insert that takes them)
             conn.execute(sql.SQL("LOCK TABLE {} IN EXCLUSIVE MODE").format(store.table("events")))
@@ -798,6 +819,13 @@ def _append_pipelined(
     except psycopg.errors.UniqueViolation:
         _roll_back(conn)
         raise Conflict(f"game {log.game!r}: seq {next_seq} is taken; nothing was written") from None
+    except psycopg.Error as error:
+        _roll_back(conn)
+        if error.sqlstate == HEAD_MOVED:
+            raise Conflict(
+                f"game {log.game!r}: the head moved from seq {next_seq}; nothing was written"
+            ) from None
+        raise
     except BaseException:
         _roll_back(conn)
         raise

@@ -6,14 +6,13 @@ order) make every other appender wait. psycopg counts nothing, so these tests co
 a connection makes (see :func:`counting_round_trips`) and pin the numbers reached, so that a
 change that adds round trips to the command path fails here rather than in a benchmark.
 
-What a player's order with an ``Idempotency-Key`` costs on a service over PostgreSQL, 8 round
+What a player's order with an ``Idempotency-Key`` costs on a service over PostgreSQL, 7 round
 trips (it was about 30): the pool's check of the one connection the whole request uses, the
 game's existence, its secrets (the caller's seats and the secret seed, in one read), the writer
 lock and the head under it (pipelined), the idempotency keys of lines appended since this process
-last read the game, the append's transaction in two pipelined exchanges (BEGIN and the head's
-compare-and-set; the EXCLUSIVE lock, the insert, the NOTIFY and COMMIT), the lock's release.
-An append through the store's contract: 5 (check; lock and head; the two of the transaction;
-release).
+last read the game, the append's transaction in one pipelined exchange (BEGIN, the head's
+compare-and-set, the EXCLUSIVE lock, the insert, the NOTIFY, COMMIT), the lock's release.
+An append through the store's contract: 4 (check; lock and head; the transaction; release).
 """
 
 from __future__ import annotations
@@ -35,11 +34,11 @@ from tests.postgres_server import PostgresServer
 from tests.web_server import bearer, create_game
 
 #: The most round trips one order of a player may make through the service (steady state: the
-#: game already read by this process). Reached: 8 (see the module's docstring).
-ORDER_ROUND_TRIPS = 8
+#: game already read by this process). Reached: 7 (see the module's docstring).
+ORDER_ROUND_TRIPS = 7
 #: The most round trips one append through the store's contract may make (``log.append``).
-#: Reached: 5.
-APPEND_ROUND_TRIPS = 5
+#: Reached: 4.
+APPEND_ROUND_TRIPS = 4
 
 
 def roll(turn: int) -> DieRolled:
