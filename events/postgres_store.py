@@ -10,18 +10,21 @@ Schema (in a PostgreSQL schema of the store's own, ``mortecouille`` by default; 
 * ``games``: one row per game, its head (``next_seq``, ``last_hash``): what the store vouches for,
   moved in the same transaction as the rows, so a removed row or a rewritten one is caught.
 
-An append is one transaction: the game's advisory lock (``pg_advisory_xact_lock``), the head read
-and compared with the expected seq, the new lines stamped after it (:func:`stamp_all`, the file
-store's codec: same bytes, same hashes), ``events`` locked in EXCLUSIVE mode so global positions
+An append is one transaction, sent in one pipelined exchange: the head moved by a compare-and-set
+from where the writer read it under the game's lock (a function that raises when the head moved,
+so nothing after it runs), ``events`` locked in EXCLUSIVE mode, taken last, so global positions
 commit in the order they are taken (a reader tailing ``position`` never skips a row that commits
-later: the lesson of Marten's gap bug, and what the ``eventsourcing`` library's recorder does), the
-rows inserted, the head moved by a compare-and-set on ``(next_seq, last_hash)``, and a
-``NOTIFY`` on the store's channel with the game and its last seq; then commit. An append that
-returns is committed (and so durable under PostgreSQL's default ``synchronous_commit``).
+later: the lesson of Marten's gap bug, and what the ``eventsourcing`` library's recorder does),
+the rows inserted (stamped by :func:`stamp_all`, the file store's codec: same bytes, same
+hashes), a ``NOTIFY`` on the store's channel with the game and its last seq; then commit. An
+append that returns is committed (and so durable under PostgreSQL's default
+``synchronous_commit``).
 
 A writer's read-decide-append cycle (:meth:`PostgresGameLog.transaction`) also holds the game's
 advisory lock at session level, as the file store holds its ``flock``: one writer per game at a
-time, across processes and machines; a client that dies releases it with its session.
+time, across processes and machines; a client that dies releases it with its session. A
+:meth:`PostgresGameLog.session` lends one connection to a thread for a whole command (its reads,
+secrets, lock and append): one connection per command, a few round trips (docs/stores.md).
 Reading re-checks every line with the file reader's own check (:func:`check_line`) and the rows'
 columns against their bytes, then the head: a changed byte, hash or a removed row is named by seq.
 """
