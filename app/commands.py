@@ -421,6 +421,8 @@ def run_command(
             raise NotConfirmed()
         extras = envelope(idempotency.digest, len(produced)) if idempotency is not None else None
         appended = tx.append(produced, expected_seq, extras)
+        if idempotency is not None and appended and not isinstance(tx, Transaction):
+            idempotency.keys.appended(log_, idempotency.digest, appended[0].seq, len(appended))
         log.info("appended", game=log_.name, command=type(command).__name__, events=len(appended))
         after = fold(appended, state)
         if folded is not None and appended and isinstance(log_, GameLog) and isinstance(tx, Transaction):
