@@ -500,12 +500,15 @@ class PostgresGameLog:
             locked, head = _lock_and_head(conn, self.store, self.game, self._lock_key, timeout)
             if not locked:
                 raise Conflict(f"game {self.game!r} is locked by another writer (waited {timeout:g} s)")
+            tx: PostgresTransaction | None = None
             try:
                 if head is None:
                     raise GameNotFound(f"game {self.game!r}: not in the store {self.store.schema!r}")
-                yield PostgresTransaction(self, conn, head)
+                tx = PostgresTransaction(self, conn, head)
+                yield tx
             finally:
-                if not conn.closed and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+                idle = not conn.closed and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+                if idle and (tx is None or not tx.released):
                     conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", self._lock_key)
 
     @contextmanager
@@ -540,7 +543,7 @@ class PostgresGameLog:
     def append(self, events: Sequence[Event], expected_seq: int | None = None) -> list[Event]:
         """Append under the writer lock; see :meth:`PostgresTransaction.append`."""
         with self.transaction() as tx:
-            return tx.append(events, expected_seq)
+            return tx.append(events, expected_seq, release=True)
 
 
 class PostgresCreation:
@@ -695,6 +698,8 @@ class PostgresTransaction:
         #: this writer's appends: every writer of the game holds its lock, so nobody else moves it
         #: (and the append's compare-and-set on the head row would refuse it if anyone had)
         self.head = head
+        #: whether the game's writer lock went with the last append (``release=True``)
+        self.released = False
 
     def read(self) -> list[Event]:
         return self.log.read()
@@ -708,9 +713,15 @@ class PostgresTransaction:
         events: Sequence[Event],
         expected_seq: int | None = None,
         first_extras: Mapping[str, Any] | None = None,
+        *,
+        release: bool = False,
     ) -> list[Event]:
         """Stamp ``events`` after the head and commit them in one transaction (see the module's
-        docstring); a stale ``expected_seq`` raises Conflict and nothing is written."""
+        docstring); a stale ``expected_seq`` raises Conflict and nothing is written. ``release``:
+        the writer's last act (``log.append``): the game's lock is released in the same exchange,
+        after the commit, rather than in one of its own."""
+        if self.released:
+            raise Conflict(f"game {self.log.game!r}: its writer lock was released by the last append")
         game = self.log.game
         next_seq, prev = self.head
         if expected_seq is not None and expected_seq != next_seq:
@@ -722,7 +733,15 @@ class PostgresTransaction:
             return []
         stamped, payload = stamp_all(events, next_seq, prev, first_extras)
         with _reachable():
-            _append_pipelined(self.conn, self.log, _rows_of(stamped, payload), next_seq, prev)
+            _append_pipelined(
+                self.conn,
+                self.log,
+                _rows_of(stamped, payload),
+                next_seq,
+                prev,
+                self.log._lock_key if release else None,
+            )
+        self.released = release
         self.head = (stamped[-1].seq + 1, stamped[-1].hash)
         return stamped
 
@@ -787,7 +806,12 @@ HEAD_MOVED = "MCHDM"
 
 
 def _append_pipelined(
-    conn: psycopg.Connection[Any], log: PostgresGameLog, rows: Sequence[_Row], next_seq: int, prev: str
+    conn: psycopg.Connection[Any],
+    log: PostgresGameLog,
+    rows: Sequence[_Row],
+    next_seq: int,
+    prev: str,
+    unlock: tuple[str] | None = None,
 ) -> None:
     """The writer's append: :func:`_insert`'s transaction in ONE exchange with the server instead of
     six (psycopg's pipeline mode sends the statements without waiting for each answer): BEGIN, the
@@ -819,6 +843,8 @@ def _append_pipelined(
                 )
             conn.execute("SELECT pg_notify(%s, %s)", [store.channel, notice])
             conn.execute("COMMIT")
+            if unlock is not None:  # after the commit: run only if every statement before it was
+                conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", unlock)
     except psycopg.errors.UniqueViolation:
         _roll_back(conn)
         raise Conflict(f"game {log.game!r}: seq {next_seq} is taken; nothing was written") from None

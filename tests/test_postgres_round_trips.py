@@ -13,7 +13,8 @@ lock and the head under it (pipelined), the append's transaction in one pipeline
 (BEGIN, the head's compare-and-set, the EXCLUSIVE lock, the insert, the NOTIFY, COMMIT), the
 lock's release. (When another process appended since, the lines it appended are read too: the
 idempotency keys in them, and the state carried on by them.)
-An append through the store's contract: 4 (check; lock and head; the transaction; release).
+An append through the store's contract (``log.append``): 3 (the pool's check; the lock and the
+head; the transaction with the lock's release after its commit).
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ ORDER_ROUND_TRIPS = 6
 #: for the answer. Reached: 7.
 RETRY_ROUND_TRIPS = 7
 #: The most round trips one append through the store's contract may make (``log.append``).
-#: Reached: 4.
-APPEND_ROUND_TRIPS = 4
+#: Reached: 3.
+APPEND_ROUND_TRIPS = 3
 
 
 def roll(turn: int) -> DieRolled:
