@@ -414,8 +414,8 @@ def run_command(
             # from the snapshot and the events after it, up to where the locked log ends
             folded = fold_log(log_, end=os.fstat(tx.fd).st_size, settle=False)
             state = folded.state
-        else:  # a store without derived files beside it reads the game from its start
-            state = fold(events_from(log_, 0))
+        else:  # a store without derived files beside it (PostgreSQL)
+            state = _fold_from_store(log_, tx.position(), known)
         command = make_command(state)
         dice = dice_for(log_, state, table_values, ask)
         produced = decide(state, command, dice)
@@ -426,6 +426,8 @@ def run_command(
             raise NotConfirmed()
         extras = envelope(idempotency.digest, len(produced)) if idempotency is not None else None
         appended = tx.append(produced, expected_seq, extras)
+        if idempotency is not None and appended and not isinstance(tx, Transaction):
+            idempotency.keys.appended(log_, idempotency.digest, appended[0].seq, len(appended))
         log.info("appended", game=log_.name, command=type(command).__name__, events=len(appended))
         after = fold(appended, state)
         if folded is not None and appended and isinstance(log_, GameLog) and isinstance(tx, Transaction):
@@ -435,6 +437,19 @@ def run_command(
             anchor = Anchor(last.seq, last.hash, os.fstat(tx.fd).st_size)
             keep_snapshot(log_, Folded(after, anchor, folded.folded + len(appended)))
         return Outcome(appended, after)
+
+
+def _fold_from_store(log_: EventStore, head: tuple[int, str], known: KnownState | None) -> GameState:
+    """The state of a game in a store without derived files, its head ``head`` held under the
+    writer lock: a ``known`` state a few events behind (another process appended since) is
+    carried on by the events after it, when the first of them chains on to it (its prev is the
+    known last hash: by the hash chain, the known events are the log's first ones); otherwise
+    the game is read and folded from its start."""
+    if known is not None and 0 < known.next_seq < head[0]:
+        later = list(events_from(log_, known.next_seq))
+        if later and later[0].seq == known.next_seq and later[0].prev == known.last_hash:
+            return fold(later, known.state)
+    return fold(events_from(log_, 0))
 
 
 # --- a game's life cycle ---------------------------------------------------------------------

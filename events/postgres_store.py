@@ -10,18 +10,21 @@ Schema (in a PostgreSQL schema of the store's own, ``mortecouille`` by default; 
 * ``games``: one row per game, its head (``next_seq``, ``last_hash``): what the store vouches for,
   moved in the same transaction as the rows, so a removed row or a rewritten one is caught.
 
-An append is one transaction: the game's advisory lock (``pg_advisory_xact_lock``), the head read
-and compared with the expected seq, the new lines stamped after it (:func:`stamp_all`, the file
-store's codec: same bytes, same hashes), ``events`` locked in EXCLUSIVE mode so global positions
+An append is one transaction, sent in one pipelined exchange: the head moved by a compare-and-set
+from where the writer read it under the game's lock (a function that raises when the head moved,
+so nothing after it runs), ``events`` locked in EXCLUSIVE mode, taken last, so global positions
 commit in the order they are taken (a reader tailing ``position`` never skips a row that commits
-later: the lesson of Marten's gap bug, and what the ``eventsourcing`` library's recorder does), the
-rows inserted, the head moved by a compare-and-set on ``(next_seq, last_hash)``, and a
-``NOTIFY`` on the store's channel with the game and its last seq; then commit. An append that
-returns is committed (and so durable under PostgreSQL's default ``synchronous_commit``).
+later: the lesson of Marten's gap bug, and what the ``eventsourcing`` library's recorder does),
+the rows inserted (stamped by :func:`stamp_all`, the file store's codec: same bytes, same
+hashes), a ``NOTIFY`` on the store's channel with the game and its last seq; then commit. An
+append that returns is committed (and so durable under PostgreSQL's default
+``synchronous_commit``).
 
 A writer's read-decide-append cycle (:meth:`PostgresGameLog.transaction`) also holds the game's
 advisory lock at session level, as the file store holds its ``flock``: one writer per game at a
-time, across processes and machines; a client that dies releases it with its session.
+time, across processes and machines; a client that dies releases it with its session. A
+:meth:`PostgresGameLog.session` lends one connection to a thread for a whole command (its reads,
+secrets, lock and append): one connection per command, a few round trips (docs/stores.md).
 Reading re-checks every line with the file reader's own check (:func:`check_line`) and the rows'
 columns against their bytes, then the head: a changed byte, hash or a removed row is named by seq.
 """
@@ -29,6 +32,7 @@ columns against their bytes, then the head: a changed byte, hash or a removed ro
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
@@ -50,6 +54,16 @@ __all__ = ["Appended", "PostgresGameLog", "PostgresSecrets", "PostgresStore", "S
 #: How many rows a streaming read fetches from its server-side cursor at a time.
 FETCH_ROWS = 500
 
+#: How many rows one INSERT statement carries at most (a command's batch is one statement; an
+#: imported log is cut in statements of this many rows, within PostgreSQL's 65,535 parameters).
+INSERT_ROWS = 1000
+
+#: The most connections a store's pool opens (lazily: one is open at first). ``serve`` runs each
+#: command in one of at most 40 worker threads (anyio's default limiter) and a command uses one
+#: connection from its start to its end (:meth:`PostgresGameLog.session`), so a pool as large as
+#: the threads never makes a command wait for a connection while another waits for a game's lock.
+MAX_CONNECTIONS = 40
+
 #: A schema name the store accepts: a plain lower-case identifier (it is also the NOTIFY channel's stem).
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,40}")
 
@@ -70,7 +84,11 @@ class PostgresStore:
     database under different schemas. Close it (or use it as a context manager) when done."""
 
     def __init__(
-        self, url: str, schema: str = "mortecouille", max_connections: int = 8, timeout: float = 10.0
+        self,
+        url: str,
+        schema: str = "mortecouille",
+        max_connections: int = MAX_CONNECTIONS,
+        timeout: float = 10.0,
     ) -> None:
         if not _SCHEMA_NAME.fullmatch(schema):
             raise ValueError(f"schema {schema!r}: a store's schema is a lower-case identifier")
@@ -113,6 +131,10 @@ class PostgresStore:
     def close(self) -> None:
         self.pool.close()
 
+    def function(self, name: str) -> sql.Composed:
+        """A function of this store, qualified by its schema."""
+        return sql.SQL("{}.{}").format(sql.Identifier(self.schema), sql.Identifier(name))
+
     def table(self, name: str) -> sql.Composed:
         """A table of this store, qualified by its schema."""
         return sql.SQL("{}.{}").format(sql.Identifier(self.schema), sql.Identifier(name))
@@ -144,6 +166,24 @@ class PostgresStore:
                     " line bytea NOT NULL,"
                     " PRIMARY KEY (game, seq))"
                 ).format(events=self.table("events"), games=self.table("games"))
+            )
+            # the head's compare-and-set as one call that raises when the head moved, so that an
+            # append can be sent in one pipelined exchange (a refusal aborts what follows it)
+            conn.execute(
+                sql.SQL(
+                    "CREATE OR REPLACE FUNCTION {move_head}(for_game text, from_seq bigint, from_hash text,"
+                    " to_seq bigint, to_hash text) RETURNS void LANGUAGE plpgsql AS $$"
+                    " BEGIN"
+                    " UPDATE {games} SET next_seq = to_seq, last_hash = to_hash"
+                    " WHERE game = for_game AND next_seq = from_seq AND last_hash = from_hash;"
+                    " IF NOT FOUND THEN"
+                    " RAISE EXCEPTION 'the head of % moved from seq %', for_game, from_seq"
+                    " USING ERRCODE = '{code}';"
+                    " END IF;"
+                    " END $$"
+                ).format(
+                    move_head=self.function("move_head"), games=self.table("games"), code=sql.SQL(HEAD_MOVED)
+                )
             )
             # what the app keeps beside a log, never in it: the secret seed, the seat token hashes;
             # readable by the store's role only (revoked from PUBLIC once, as it is created)
@@ -196,6 +236,46 @@ class PostgresGameLog:
     def __init__(self, store: PostgresStore, game: str) -> None:
         self.store = store
         self.game = game
+        #: per thread: ``conn``, the connection its :meth:`session` (or writer's :meth:`transaction`)
+        #: holds, through which its reads, secrets and appends of this game all go (a command takes
+        #: one connection from the pool, not one per statement); ``writing``, whether that
+        #: connection holds the game's writer lock
+        self._local = threading.local()
+
+    @property
+    def _bound(self) -> psycopg.Connection[Any] | None:
+        conn: psycopg.Connection[Any] | None = getattr(self._local, "conn", None)
+        return conn
+
+    @property
+    def _writing(self) -> bool:
+        return bool(getattr(self._local, "writing", False))
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """The connection of this thread's session of the game, else one lent by the pool."""
+        bound = self._bound
+        if bound is not None:
+            yield bound
+            return
+        with self.store.pool.connection() as conn:
+            yield conn
+
+    @contextmanager
+    def session(self) -> Iterator[None]:
+        """Run the block on one pooled connection: everything this thread does with the game meanwhile
+        (reads, its secrets, a writer's lock and append) uses it. A command of the service runs in
+        one session, so it costs one connection, and one check of it by the pool, whatever it reads."""
+        if self._bound is not None:
+            yield
+            return
+        with _reachable(), self.store.pool.connection() as conn:
+            self._local.conn = conn
+            try:
+                yield
+            finally:
+                self._local.conn = None
+                self._local.secrets = None
 
     @property
     def name(self) -> str:
@@ -207,14 +287,14 @@ class PostgresGameLog:
         return (f"{self.store.schema}/{self.game}",)
 
     def exists(self) -> bool:
-        with _reachable(), self.store.pool.connection() as conn:
+        with _reachable(), self._connection() as conn:
             row = conn.execute(
                 sql.SQL("SELECT 1 FROM {} WHERE game = %s").format(self.store.table("games")), [self.game]
             ).fetchone()
             return row is not None
 
     def read_head(self) -> Head | None:
-        with _reachable(), self.store.pool.connection() as conn:
+        with _reachable(), self._connection() as conn:
             head = _head(conn, self.store, self.game)
         if head is None or head[0] == 0:
             return None
@@ -226,7 +306,7 @@ class PostgresGameLog:
     def _snapshot(self) -> Iterator[tuple[psycopg.Connection[Any], tuple[int, str]]]:
         """A connection in a REPEATABLE READ transaction (the head and the rows read from one
         snapshot, so an append committing meanwhile is not taken for a removed row) and the head."""
-        with _reachable(), self.store.pool.connection() as conn, conn.transaction():
+        with _reachable(), self._connection() as conn, conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
             head = _head(conn, self.store, self.game)
             if head is None:
@@ -248,6 +328,18 @@ class PostgresGameLog:
         """Every line from ``first_seq`` on, each checked as the file reader checks a line (canonical
         form, seq, prev, hash) and against its row's columns, then the head: LogError names the
         first bad seq."""
+        quick = self._few_rows(first_seq)
+        if quick is not None:
+            (next_seq, last_hash), rows = quick
+            if first_seq > next_seq:
+                return
+            prev = GENESIS_HASH
+            if first_seq > 0:
+                if not rows or rows[0][0] != first_seq - 1:
+                    raise _removed(first_seq - 1, next_seq)
+                prev = rows.pop(0)[2]
+            yield from self._check(iter(rows), first_seq, prev, next_seq, last_hash)
+            return
         with self._snapshot() as (conn, (next_seq, last_hash)):
             if first_seq > next_seq:  # past the end: nothing to read, as a file read cut there
                 return
@@ -262,29 +354,65 @@ class PostgresGameLog:
                 if row is None:
                     raise _removed(first_seq - 1, next_seq)
                 prev = str(row[0])
-            expected = first_seq
-            for seq, column_prev, column_hash, line in self._rows(conn, first_seq):
-                if seq != expected:
-                    raise _removed(expected, next_seq)
-                digest = check_line(line, seq + 1, seq, prev)
-                if column_hash != digest or column_prev != prev:
-                    raise LogError(
-                        "the row's hash or prev column differs from its line (the row was edited)",
-                        line=seq + 1,
-                        seq=seq,
-                    )
-                yield seq, line
-                prev = digest
-                expected += 1
-            if expected < next_seq:
+            yield from self._check(self._rows(conn, first_seq), first_seq, prev, next_seq, last_hash)
+
+    def _few_rows(self, first_seq: int) -> tuple[tuple[int, str], list[tuple[int, str, str, bytes]]] | None:
+        """The head and the rows from ``first_seq - 1`` on, read by ONE statement (so from one
+        snapshot, with no transaction to open: one round trip), when they are at most
+        :data:`FETCH_ROWS`; None when there are more (then streamed from a cursor instead)."""
+        query = sql.SQL(
+            "SELECT g.next_seq, g.last_hash, e.seq, e.prev, e.hash, e.line FROM {games} g"
+            " LEFT JOIN LATERAL (SELECT seq, prev, hash, line FROM {events}"
+            " WHERE game = g.game AND seq >= %s ORDER BY seq LIMIT %s) e ON true"
+            " WHERE g.game = %s ORDER BY e.seq"
+        ).format(games=self.store.table("games"), events=self.store.table("events"))
+        with _reachable(), self._connection() as conn:
+            found = conn.execute(query, [max(0, first_seq - 1), FETCH_ROWS + 1, self.game]).fetchall()
+        if not found:
+            raise GameNotFound(f"game {self.game!r}: not in the store {self.store.schema!r}")
+        if len(found) > FETCH_ROWS:
+            return None
+        head = (int(found[0][0]), str(found[0][1]))
+        rows = [
+            (int(seq), str(prev), str(digest), bytes(line))
+            for _next, _last, seq, prev, digest, line in found
+            if seq is not None
+        ]
+        return head, rows
+
+    def _check(
+        self,
+        rows: Iterator[tuple[int, str, str, bytes]],
+        first_seq: int,
+        prev: str,
+        next_seq: int,
+        last_hash: str,
+    ) -> Iterator[tuple[int, bytes]]:
+        """The lines of ``rows`` (from ``first_seq``, chained after ``prev``), each checked, then
+        the head ``(next_seq, last_hash)`` they must end at: LogError names the first bad seq."""
+        expected = first_seq
+        for seq, column_prev, column_hash, line in rows:
+            if seq != expected:
                 raise _removed(expected, next_seq)
-            if expected > next_seq or (expected > 0 and prev != last_hash):
+            digest = check_line(line, seq + 1, seq, prev)
+            if column_hash != digest or column_prev != prev:
                 raise LogError(
-                    f"the game's head says seq {next_seq - 1} with hash {last_hash[:12]} but the rows "
-                    f"end at seq {expected - 1} with hash {prev[:12]}: the log was rewritten",
-                    line=next_seq,
-                    seq=max(0, next_seq - 1),
+                    "the row's hash or prev column differs from its line (the row was edited)",
+                    line=seq + 1,
+                    seq=seq,
                 )
+            yield seq, line
+            prev = digest
+            expected += 1
+        if expected < next_seq:
+            raise _removed(expected, next_seq)
+        if expected > next_seq or (expected > 0 and prev != last_hash):
+            raise LogError(
+                f"the game's head says seq {next_seq - 1} with hash {last_hash[:12]} but the rows "
+                f"end at seq {expected - 1} with hash {prev[:12]}: the log was rewritten",
+                line=next_seq,
+                seq=max(0, next_seq - 1),
+            )
 
     def lines_from(self, seq: int) -> Iterator[tuple[int, bytes]]:
         """The lines (seq, bytes without the newline) from ``seq`` on, streamed, each checked as
@@ -349,7 +477,7 @@ class PostgresGameLog:
         is rolled back: a refused creation leaves nothing."""
         if "\0" in self.game:
             raise Unwritable("a game's name cannot hold a NUL character")
-        with _reachable(), self.store.pool.connection() as conn, conn.transaction():
+        with _reachable(), self._connection() as conn, conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", self._lock_key)
             inserted = conn.execute(
                 sql.SQL(
@@ -368,16 +496,36 @@ class PostgresGameLog:
     def transaction(self, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[PostgresTransaction]:
         """Hold the game's writer lock (a session-level advisory lock, waited for at most
         ``timeout`` seconds, else Conflict) for a read-decide-append cycle."""
-        with _reachable(), self.store.pool.connection() as conn:
-            if _head(conn, self.store, self.game) is None:
-                raise GameNotFound(f"game {self.game!r}: not in the store {self.store.schema!r}")
-            if not _advisory_lock_within(conn, self._lock_key, timeout):
+        with self._writer_connection() as conn:
+            locked, head = _lock_and_head(conn, self.store, self.game, self._lock_key, timeout)
+            if not locked:
                 raise Conflict(f"game {self.game!r} is locked by another writer (waited {timeout:g} s)")
+            tx: PostgresTransaction | None = None
             try:
-                yield PostgresTransaction(self, conn)
+                if head is None:
+                    raise GameNotFound(f"game {self.game!r}: not in the store {self.store.schema!r}")
+                tx = PostgresTransaction(self, conn, head)
+                yield tx
             finally:
-                if not conn.closed and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE:
+                idle = not conn.closed and conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+                if idle and (tx is None or not tx.released):
                     conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", self._lock_key)
+
+    @contextmanager
+    def _writer_connection(self) -> Iterator[psycopg.Connection[Any]]:
+        """The connection a writer locks the game on: this thread's session's, unless it holds
+        the game's lock already (a second writer in the same thread is another writer, refused
+        after its timeout as on files, so it needs a session, a connection, of its own)."""
+        if self._writing:
+            with _reachable(), self.store.pool.connection() as conn:
+                yield conn
+            return
+        with self.session(), _reachable(), self._connection() as conn:
+            self._local.writing = True
+            try:
+                yield conn
+            finally:
+                self._local.writing = False
 
     def import_lines(self, data: bytes, secrets: Mapping[str, bytes] | None = None) -> int:
         """Create the game from a written log's exact bytes (a file store's log, an export), for a
@@ -395,7 +543,7 @@ class PostgresGameLog:
     def append(self, events: Sequence[Event], expected_seq: int | None = None) -> list[Event]:
         """Append under the writer lock; see :meth:`PostgresTransaction.append`."""
         with self.transaction() as tx:
-            return tx.append(events, expected_seq)
+            return tx.append(events, expected_seq, release=True)
 
 
 class PostgresCreation:
@@ -453,13 +601,16 @@ class PostgresSecrets:
         if self.conn is not None:
             yield self.conn
             return
-        with _reachable(), self.log.store.pool.connection() as conn, conn.transaction():
+        # each change is one statement, its own transaction (autocommit): no BEGIN and COMMIT to pay
+        with _reachable(), self.log._connection() as conn:
             yield conn
 
     def where(self, kind: str) -> str:
         return f"the {kind} of {self.log.game!r} in the store {self.log.store.schema!r}"
 
     def read(self, kind: str) -> bytes | None:
+        if self.conn is None and self.log._bound is not None:
+            return self._read_in_session(kind)
         with self._connection() as conn:
             row = conn.execute(
                 sql.SQL("SELECT data FROM {} WHERE game = %s AND kind = %s").format(
@@ -469,10 +620,31 @@ class PostgresSecrets:
             ).fetchone()
         return None if row is None else bytes(row[0])
 
+    def _read_in_session(self, kind: str) -> bytes | None:
+        """Within a session (one request), every secret of the game read by one statement the
+        first time one is asked for (a command reads the caller's seats, then the seed: one round
+        trip for both), and kept until the session ends or one of them is changed."""
+        kept: dict[str, bytes] | None = getattr(self.log._local, "secrets", None)
+        if kept is None:
+            with self._connection() as conn:
+                rows = conn.execute(
+                    sql.SQL("SELECT kind, data FROM {} WHERE game = %s").format(
+                        self.log.store.table("secrets")
+                    ),
+                    [self.log.game],
+                ).fetchall()
+            kept = {str(found): bytes(data) for found, data in rows}
+            self.log._local.secrets = kept
+        return kept.get(kind)
+
+    def _forget(self) -> None:
+        self.log._local.secrets = None
+
     def exists(self, kind: str) -> bool:
         return self.read(kind) is not None
 
     def create(self, kind: str, data: bytes) -> None:
+        self._forget()
         with self._connection() as conn:
             try:
                 inserted = conn.execute(
@@ -487,6 +659,7 @@ class PostgresSecrets:
                 raise Conflict(f"{self.where(kind)} already exists")
 
     def replace(self, kind: str, data: bytes) -> None:
+        self._forget()
         with self._connection() as conn:
             try:
                 conn.execute(
@@ -505,6 +678,7 @@ class PostgresSecrets:
     def remove(self, kind: str) -> None:
         if self.conn is not None:
             return  # joined to a creation: its rollback takes the secret back with the game
+        self._forget()
         with self._connection() as conn:
             conn.execute(
                 sql.SQL("DELETE FROM {} WHERE game = %s AND kind = %s").format(
@@ -517,50 +691,58 @@ class PostgresSecrets:
 class PostgresTransaction:
     """A game held by one writer (see :meth:`PostgresGameLog.transaction`)."""
 
-    def __init__(self, log: PostgresGameLog, conn: psycopg.Connection[Any]) -> None:
+    def __init__(self, log: PostgresGameLog, conn: psycopg.Connection[Any], head: tuple[int, str]) -> None:
         self.log = log
         self.conn = conn
+        #: the game's head (next seq, last hash) as read once the lock was taken, then moved by
+        #: this writer's appends: every writer of the game holds its lock, so nobody else moves it
+        #: (and the append's compare-and-set on the head row would refuse it if anyone had)
+        self.head = head
+        #: whether the game's writer lock went with the last append (``release=True``)
+        self.released = False
 
     def read(self) -> list[Event]:
         return self.log.read()
 
     def position(self) -> tuple[int, str]:
-        """The next seq and the last line's hash, from the game's head row."""
-        with _reachable():
-            head = _head(self.conn, self.log.store, self.log.game)
-        if head is None:
-            raise GameNotFound(f"game {self.log.game!r}: not in the store {self.log.store.schema!r}")
-        return head
+        """The next seq and the last line's hash (read when the lock was taken; no round trip)."""
+        return self.head
 
     def append(
         self,
         events: Sequence[Event],
         expected_seq: int | None = None,
         first_extras: Mapping[str, Any] | None = None,
+        *,
+        release: bool = False,
     ) -> list[Event]:
         """Stamp ``events`` after the head and commit them in one transaction (see the module's
-        docstring); a stale ``expected_seq`` raises Conflict and nothing is written."""
-        store, game = self.log.store, self.log.game
-        with _reachable(), self.conn.transaction():
-            self.conn.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", self.log._lock_key)
-            row = self.conn.execute(
-                sql.SQL("SELECT next_seq, last_hash FROM {} WHERE game = %s FOR UPDATE").format(
-                    store.table("games")
-                ),
-                [game],
-            ).fetchone()
-            if row is None:
-                raise GameNotFound(f"game {game!r}: not in the store {store.schema!r}")
-            next_seq, prev = int(row[0]), str(row[1])
-            if expected_seq is not None and expected_seq != next_seq:
-                raise Conflict(
-                    f"game {game!r}: expected seq {expected_seq} but the log is at "
-                    f"{next_seq}; someone else appended first. Nothing was written."
-                )
-            if not events:
-                return []
-            stamped, payload = stamp_all(events, next_seq, prev, first_extras)
-            _insert(self.conn, self.log, _rows_of(stamped, payload), next_seq, prev)
+        docstring); a stale ``expected_seq`` raises Conflict and nothing is written. ``release``:
+        the writer's last act (``log.append``): the game's lock is released in the same exchange,
+        after the commit, rather than in one of its own."""
+        if self.released:
+            raise Conflict(f"game {self.log.game!r}: its writer lock was released by the last append")
+        game = self.log.game
+        next_seq, prev = self.head
+        if expected_seq is not None and expected_seq != next_seq:
+            raise Conflict(
+                f"game {game!r}: expected seq {expected_seq} but the log is at "
+                f"{next_seq}; someone else appended first. Nothing was written."
+            )
+        if not events:
+            return []
+        stamped, payload = stamp_all(events, next_seq, prev, first_extras)
+        with _reachable():
+            _append_pipelined(
+                self.conn,
+                self.log,
+                _rows_of(stamped, payload),
+                next_seq,
+                prev,
+                self.log._lock_key if release else None,
+            )
+        self.released = release
+        self.head = (stamped[-1].seq + 1, stamped[-1].hash)
         return stamped
 
 
@@ -590,19 +772,8 @@ def _insert(
     store = log.store
     if not rows:
         return
-    # positions must commit in the order they are taken: one appender at a time holds the table
-    conn.execute(sql.SQL("LOCK TABLE {} IN EXCLUSIVE MODE").format(store.table("events")))
-    try:
-        with conn.cursor() as cursor:
-            cursor.executemany(
-                sql.SQL(
-                    "INSERT INTO {} (game, seq, type, v, prev, hash, line)"
-                    " VALUES (%s, %s, %s, %s, %s, %s, %s)"
-                ).format(store.table("events")),
-                [(log.game, *row) for row in rows],
-            )
-    except psycopg.errors.UniqueViolation:
-        raise Conflict(f"game {log.game!r}: seq {next_seq} is taken; nothing was written") from None
+    # the head first, by compare-and-set (it locks the game's row only), so that the global lock
+    # below is held for as little as possible: the insert, the notify and the commit
     moved = conn.execute(
         sql.SQL(
             "UPDATE {} SET next_seq = %s, last_hash = %s WHERE game = %s AND next_seq = %s AND last_hash = %s"
@@ -611,8 +782,88 @@ def _insert(
     )
     if moved.rowcount != 1:
         raise Conflict(f"game {log.game!r}: the head moved from seq {next_seq}; nothing was written")
+    # positions must commit in the order they are taken: one appender at a time holds the table
+    # from here to its commit (taken last, just before the insert that takes the positions)
+    conn.execute(sql.SQL("LOCK TABLE {} IN EXCLUSIVE MODE").format(store.table("events")))
+    try:
+        for start in range(0, len(rows), INSERT_ROWS):
+            chunk = rows[start : start + INSERT_ROWS]
+            values = sql.SQL(", ").join(sql.SQL("(%s, %s, %s, %s, %s, %s, %s)") for _ in chunk)
+            conn.execute(
+                sql.SQL("INSERT INTO {} (game, seq, type, v, prev, hash, line) VALUES {}").format(
+                    store.table("events"), values
+                ),
+                [value for row in chunk for value in (log.game, *row)],
+            )
+    except psycopg.errors.UniqueViolation:
+        raise Conflict(f"game {log.game!r}: seq {next_seq} is taken; nothing was written") from None
     notice = msgspec.json.encode({"game": log.game, "seq": rows[-1].seq}).decode()
     conn.execute("SELECT pg_notify(%s, %s)", [store.channel, notice])
+
+
+#: The SQLSTATE the head's compare-and-set raises when the head moved (a code of the user range).
+HEAD_MOVED = "MCHDM"
+
+
+def _append_pipelined(
+    conn: psycopg.Connection[Any],
+    log: PostgresGameLog,
+    rows: Sequence[_Row],
+    next_seq: int,
+    prev: str,
+    unlock: tuple[str] | None = None,
+) -> None:
+    """The writer's append: :func:`_insert`'s transaction in ONE exchange with the server instead of
+    six (psycopg's pipeline mode sends the statements without waiting for each answer): BEGIN, the
+    head's compare-and-set (which raises, server side, when the head is not where this writer
+    read it, so the statements after it are not run), the EXCLUSIVE lock, the insert, the NOTIFY,
+    COMMIT. The global lock is so held for the insert, the notify and the commit's flush, with no
+    client round trip among them. A statement refused aborts the rest and the transaction is
+    rolled back: nothing is written."""
+    store = log.store
+    notice = msgspec.json.encode({"game": log.game, "seq": rows[-1].seq}).decode()
+    try:
+        with conn.pipeline():
+            conn.execute("BEGIN")
+            conn.execute(
+                sql.SQL("SELECT {cas}(%s, %s, %s, %s, %s)").format(cas=store.function("move_head")),
+                [log.game, next_seq, prev, rows[-1].seq + 1, rows[-1].hash],
+            )
+            # positions must commit in the order they are taken: one appender at a time holds the
+            # table from here to its commit (taken last, just before the insert that takes them)
+            conn.execute(sql.SQL("LOCK TABLE {} IN EXCLUSIVE MODE").format(store.table("events")))
+            for start in range(0, len(rows), INSERT_ROWS):
+                chunk = rows[start : start + INSERT_ROWS]
+                values = sql.SQL(", ").join(sql.SQL("(%s, %s, %s, %s, %s, %s, %s)") for _ in chunk)
+                conn.execute(
+                    sql.SQL("INSERT INTO {} (game, seq, type, v, prev, hash, line) VALUES {}").format(
+                        store.table("events"), values
+                    ),
+                    [value for row in chunk for value in (log.game, *row)],
+                )
+            conn.execute("SELECT pg_notify(%s, %s)", [store.channel, notice])
+            conn.execute("COMMIT")
+            if unlock is not None:  # after the commit: run only if every statement before it was
+                conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", unlock)
+    except psycopg.errors.UniqueViolation:
+        _roll_back(conn)
+        raise Conflict(f"game {log.game!r}: seq {next_seq} is taken; nothing was written") from None
+    except psycopg.Error as error:
+        _roll_back(conn)
+        if error.sqlstate == HEAD_MOVED:
+            raise Conflict(
+                f"game {log.game!r}: the head moved from seq {next_seq}; nothing was written"
+            ) from None
+        raise
+    except BaseException:
+        _roll_back(conn)
+        raise
+
+
+def _roll_back(conn: psycopg.Connection[Any]) -> None:
+    """End a transaction the append left open (refused, or interrupted), writing nothing."""
+    if not conn.closed and conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        conn.execute("ROLLBACK")
 
 
 def _head(conn: psycopg.Connection[Any], store: PostgresStore, game: str) -> tuple[int, str] | None:
@@ -622,17 +873,29 @@ def _head(conn: psycopg.Connection[Any], store: PostgresStore, game: str) -> tup
     return None if row is None else (int(row[0]), str(row[1]))
 
 
-def _advisory_lock_within(conn: psycopg.Connection[Any], key: tuple[str], timeout: float) -> bool:
-    """Take the session advisory lock ``key``, waiting at most ``timeout`` seconds (as
-    :func:`mortecouille.events.store.lock_within` waits for a file lock: a bounded wait)."""
+def _lock_and_head(
+    conn: psycopg.Connection[Any], store: PostgresStore, game: str, key: tuple[str], timeout: float
+) -> tuple[bool, tuple[int, str] | None]:
+    """Take the game's session advisory lock (as :func:`_advisory_lock_within`), then read its
+    head, in one exchange (pipelined): the server runs the head's read after the lock is granted,
+    with a snapshot taken then, so no other writer can have moved it. (False, None) when the
+    lock was not granted within ``timeout``."""
     milliseconds = max(1, int(timeout * 1000))
     try:
-        with conn.transaction():
-            conn.execute(sql.SQL("SET LOCAL lock_timeout = {}").format(sql.Literal(f"{milliseconds}ms")))
-            conn.execute("SELECT pg_advisory_lock(hashtextextended(%s, 0))", key)
+        with conn.pipeline():
+            conn.execute(
+                "SELECT pg_advisory_lock(hashtextextended(%s, 0))"
+                " FROM (SELECT set_config('lock_timeout', %s, true)) AS timeout",
+                [key[0], f"{milliseconds}ms"],
+            )
+            read = conn.execute(
+                sql.SQL("SELECT next_seq, last_hash FROM {} WHERE game = %s").format(store.table("games")),
+                [game],
+            )
     except psycopg.errors.LockNotAvailable:
-        return False
-    return True
+        return False, None
+    row = read.fetchone()
+    return True, None if row is None else (int(row[0]), str(row[1]))
 
 
 def _removed(seq: int, next_seq: int) -> LogError:

@@ -24,10 +24,10 @@ import contextlib
 import hashlib
 import os
 import threading
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import msgspec
 import structlog
@@ -82,7 +82,7 @@ from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
 from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
 from mortecouille.events.store import GameNotFound
-from mortecouille.events.stores import EventStore, FileStore, GameStore
+from mortecouille.events.stores import EventStore, FileStore, GameStore, events_from
 from mortecouille.replays.reading.receipts import check_salt
 from mortecouille.web import access
 from mortecouille.web.access import builtins
@@ -152,6 +152,13 @@ REMEMBERED_SALTS = 100_000
 Clock = Callable[[], datetime]
 
 
+@runtime_checkable
+class OneConnection(Protocol):
+    """A log that can run a block on one connection of its store (the PostgreSQL store's)."""
+
+    def session(self) -> contextlib.AbstractContextManager[None]: ...
+
+
 def system_clock() -> datetime:
     return datetime.now(UTC)
 
@@ -198,6 +205,17 @@ class Service:
 
     # --------------------------------------------------------------- requests
 
+    @contextlib.contextmanager
+    def session(self, game: str) -> Iterator[EventStore]:
+        """GAME's log (404 when it has none) for one request, on one connection of a store that
+        has them (PostgreSQL: :meth:`PostgresGameLog.session`): the caller's seat, the game's lock,
+        its reads, its seed and its append then cost one connection, lent once by the pool."""
+        log_ = game_log(self.store, game)
+        with log_.session() if isinstance(log_, OneConnection) else contextlib.nullcontext():
+            if not log_.exists():
+                raise GameNotFound(f"game {game!r}: no such game")
+            yield log_
+
     def existing_log(self, game: str) -> EventStore:
         """GAME's log, or 404 (GameNotFound) when it has none."""
         log_ = game_log(self.store, game)
@@ -224,18 +242,18 @@ class Service:
     ) -> dict[str, Any]:
         """Identify the caller, check their role, run ``build``'s command on the command path and
         answer with what it appended, as the caller may see it."""
-        log_ = self.existing_log(game)
-        viewer = access.viewer_for(log_, request.headers.get("Authorization"))
-        allow(viewer, roles)
-        outcome = run_command(
-            log_,
-            lambda state: build(viewer, state),
-            table_values=table_values,
-            expected_seq=if_match(request),
-            known=self.known_state(log_),
-            idempotency=self.idempotency(request),
-        )
-        return self.answer(log_, viewer, outcome)
+        with self.session(game) as log_:
+            viewer = access.viewer_for(log_, request.headers.get("Authorization"))
+            allow(viewer, roles)
+            outcome = run_command(
+                log_,
+                lambda state: build(viewer, state),
+                table_values=table_values,
+                expected_seq=if_match(request),
+                known=self.known_state(log_),
+                idempotency=self.idempotency(request),
+            )
+            return self.answer(log_, viewer, outcome)
 
     def answer(self, log_: EventStore, viewer: access.Viewer, outcome: Outcome) -> dict[str, Any]:
         """``{seq, events, lines}``: the appended events as ``viewer`` may see them (a player sees
@@ -259,6 +277,12 @@ class Service:
         before = seen[0] if seen is not None else []
         if before and appended and (appended[0].seq, appended[0].prev) == (len(before), before[-1].hash):
             events = [*before, *appended]
+        elif before and appended and appended[0].seq > len(before):
+            # another process appended in between: only what came after the events seen is read,
+            # kept if it chains on to them (by the hash chain, they are then the log's first ones)
+            later = list(events_from(log_, len(before)))
+            chained = bool(later) and (later[0].seq, later[0].prev) == (len(before), before[-1].hash)
+            events = [*before, *later] if chained else log_.read()
         else:
             events = log_.read()
         if appended and events and events[-1].hash == appended[-1].hash:
@@ -293,25 +317,25 @@ class Service:
         if everything is in (:func:`~mortecouille.app.auto_lock.lock_when_all_in`)."""
         if salt is not None and (problem := check_salt(salt)) is not None:
             raise BadInput("salt", problem)
-        log_ = self.existing_log(game)
-        viewer = access.viewer_for(log_, request.headers.get("Authorization"))
-        allow(viewer, roles)
-        key = request.headers.get("Idempotency-Key")
-        idempotency = self.idempotency(request)
-        outcome = run_command(
-            log_,
-            lambda state: build(viewer, state),
-            expected_seq=if_match(request),
-            known=self.known_state(log_),
-            idempotency=idempotency,
-        )
-        salt = self.receipt_salt(log_, key, idempotency, salt)
-        if auto_lock.all_in(outcome.state):  # checked again under the lock: another append may come first
-            self.lock_if_all_in(log_)
-        answered = self.answer(log_, viewer, outcome)
-        receipt = receipt_for(outcome, salt) if is_submission(outcome.events) else None
-        answered["receipt"] = builtins(receipt) if receipt is not None else None
-        return answered
+        with self.session(game) as log_:
+            viewer = access.viewer_for(log_, request.headers.get("Authorization"))
+            allow(viewer, roles)
+            key = request.headers.get("Idempotency-Key")
+            idempotency = self.idempotency(request)
+            outcome = run_command(
+                log_,
+                lambda state: build(viewer, state),
+                expected_seq=if_match(request),
+                known=self.known_state(log_),
+                idempotency=idempotency,
+            )
+            salt = self.receipt_salt(log_, key, idempotency, salt)
+            if auto_lock.all_in(outcome.state):  # checked again under the lock: another append may come first
+                self.lock_if_all_in(log_)
+            answered = self.answer(log_, viewer, outcome)
+            receipt = receipt_for(outcome, salt) if is_submission(outcome.events) else None
+            answered["receipt"] = builtins(receipt) if receipt is not None else None
+            return answered
 
     def receipt_salt(
         self, log_: EventStore, key: str | None, idempotency: Idempotency | None, sent: str | None
@@ -692,9 +716,9 @@ def build_app(
     def game_view(
         request: Request[Any, Any, Any], game: FromPath[str], seq: FromQuery[int | None] = None
     ) -> dict[str, Any]:
-        log_ = service.existing_log(game)
-        viewer = access.viewer_for(log_, request.headers.get("Authorization"))
-        events, state = load(log_)
+        with service.session(game) as log_:
+            viewer = access.viewer_for(log_, request.headers.get("Authorization"))
+            events, state = load(log_)
         if seq is not None and not -1 <= seq < len(events):
             raise BadInput("seq", f"{seq} is not a seq of {game!r} (0 to {len(events) - 1})")
         shown = access.game_view(events, viewer, seq)
@@ -867,24 +891,24 @@ def build_app(
         request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[ResolveBody | None] = None
     ) -> dict[str, Any]:
         body = data or ResolveBody()
-        log_ = service.existing_log(game)
-        viewer = access.viewer_for(log_, request.headers.get("Authorization"))
-        allow(viewer, ("referee",))
-        outcome = resolve_turn(
-            log_,
-            partial=body.partial,
-            idle_turn=body.idle_turn,
-            table_values=list(body.dice) if body.dice is not None else None,
-            expected_seq=if_match(request),
-            absent_reason=body.absent_reason,
-            idempotency=service.idempotency(request),
-        )
-        answered = service.answer(log_, viewer, outcome)
-        resolved = turn_head_code(outcome.events)
-        answered["head_code"] = (
-            {"turn": resolved[0], "seq": resolved[1].seq, "code": resolved[1].code} if resolved else None
-        )
-        return answered
+        with service.session(game) as log_:
+            viewer = access.viewer_for(log_, request.headers.get("Authorization"))
+            allow(viewer, ("referee",))
+            outcome = resolve_turn(
+                log_,
+                partial=body.partial,
+                idle_turn=body.idle_turn,
+                table_values=list(body.dice) if body.dice is not None else None,
+                expected_seq=if_match(request),
+                absent_reason=body.absent_reason,
+                idempotency=service.idempotency(request),
+            )
+            answered = service.answer(log_, viewer, outcome)
+            resolved = turn_head_code(outcome.events)
+            answered["head_code"] = (
+                {"turn": resolved[0], "seq": resolved[1].seq, "code": resolved[1].code} if resolved else None
+            )
+            return answered
 
     @post("/api/games/{game:str}/lock", sync_to_thread=True, status_code=200)
     def lock(request: Request[Any, Any, Any], game: FromPath[str]) -> dict[str, Any]:
