@@ -273,16 +273,24 @@ async def one_run(url: str, games: list[Game], args: argparse.Namespace) -> Run:
         await asyncio.gather(
             *(play(submits, game, player, args, run) for game in games for player in game.ships)
         )
-        run.seconds = time.perf_counter() - started
-        for game in games:
-            game.last_seq = max([game.last_seq, *(seq for name, seq in run.sends if name == game.name)])
-        deadline = time.perf_counter() + DELIVERY_GRACE_SECONDS
-        while not run.delivered() and time.perf_counter() < deadline:
-            await asyncio.sleep(0.05)
-        for task, _ in listening:
-            task.cancel()
-        await asyncio.gather(*(task for task, _ in listening), return_exceptions=True)
+        await finish_run(run, games, listening, started)
     return run
+
+
+async def finish_run(
+    run: Run, games: list[Game], listening: Sequence[tuple[asyncio.Task[None], asyncio.Event]], started: float
+) -> None:
+    """The submits are done: note the run's time and each game's last seq, wait (a grace period
+    at most) for every listener to receive every event sent, then stop the listeners."""
+    run.seconds = time.perf_counter() - started
+    for game in games:
+        game.last_seq = max([game.last_seq, *(seq for name, seq in run.sends if name == game.name)])
+    deadline = time.perf_counter() + DELIVERY_GRACE_SECONDS
+    while not run.delivered() and time.perf_counter() < deadline:
+        await asyncio.sleep(0.05)
+    for task, _ in listening:
+        task.cancel()
+    await asyncio.gather(*(task for task, _ in listening), return_exceptions=True)
 
 
 # --- the baselines -----------------------------------------------------------------------------

@@ -57,7 +57,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import httpx
 import structlog
 
-from bench.bench_serve import NAMES, Game, Run, listen, percentile, play
+from bench.bench_serve import NAMES, Game, Run, finish_run, listen, percentile, play
 from bench.bench_serve import set_up as set_up_games
 from bench.timing import RUNS, Timing, interleaved, verdict
 from mortecouille.core.dice import TableDice
@@ -75,9 +75,6 @@ from tests.web_server import ServerProcess, ports_from_environment
 
 SUBMIT_GOAL_P95_MS = 300.0
 PUSH_GOAL_P95_MS = 500.0
-#: how long listeners may still take to receive the last events once every submit is answered,
-#: before an undelivered event is counted as missing (a guard, not a goal)
-DELIVERY_GRACE_SECONDS = 30.0
 
 
 class SetUp:
@@ -124,15 +121,7 @@ async def one_run(urls: list[str], games: list[Game], args: argparse.Namespace) 
                 for index, player in enumerate(game.ships)
             )
         )
-        run.seconds = time.perf_counter() - started
-        for game in games:
-            game.last_seq = max([game.last_seq, *(seq for name, seq in run.sends if name == game.name)])
-        deadline = time.perf_counter() + DELIVERY_GRACE_SECONDS
-        while not run.delivered() and time.perf_counter() < deadline:
-            await asyncio.sleep(0.05)
-        for task, _ in listening:
-            task.cancel()
-        await asyncio.gather(*(task for task, _ in listening), return_exceptions=True)
+        await finish_run(run, games, listening, started)
     finally:
         for client in [*streams, *submits]:
             await client.aclose()
