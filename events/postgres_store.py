@@ -782,21 +782,28 @@ def _insert(
     )
     if moved.rowcount != 1:
         raise Conflict(f"game {log.game!r}: the head moved from seq {next_seq}; nothing was written")
+    try:
+        _lock_insert_notify(conn, log, rows)
+    except psycopg.errors.UniqueViolation:
+        raise Conflict(f"game {log.game!r}: seq {next_seq} is taken; nothing was written") from None
+
+
+def _lock_insert_notify(conn: psycopg.Connection[Any], log: PostgresGameLog, rows: Sequence[_Row]) -> None:
+    """The end of every append's transaction, after its head moved: the global lock, the rows, the
+    notification (delivered at commit, only if it commits)."""
+    store = log.store
     # positions must commit in the order they are taken: one appender at a time holds the table
     # from here to its commit (taken last, just before the insert that takes the positions)
     conn.execute(sql.SQL("LOCK TABLE {} IN EXCLUSIVE MODE").format(store.table("events")))
-    try:
-        for start in range(0, len(rows), INSERT_ROWS):
-            chunk = rows[start : start + INSERT_ROWS]
-            values = sql.SQL(", ").join(sql.SQL("(%s, %s, %s, %s, %s, %s, %s)") for _ in chunk)
-            conn.execute(
-                sql.SQL("INSERT INTO {} (game, seq, type, v, prev, hash, line) VALUES {}").format(
-                    store.table("events"), values
-                ),
-                [value for row in chunk for value in (log.game, *row)],
-            )
-    except psycopg.errors.UniqueViolation:
-        raise Conflict(f"game {log.game!r}: seq {next_seq} is taken; nothing was written") from None
+    for start in range(0, len(rows), INSERT_ROWS):
+        chunk = rows[start : start + INSERT_ROWS]
+        values = sql.SQL(", ").join(sql.SQL("(%s, %s, %s, %s, %s, %s, %s)") for _ in chunk)
+        conn.execute(
+            sql.SQL("INSERT INTO {} (game, seq, type, v, prev, hash, line) VALUES {}").format(
+                store.table("events"), values
+            ),
+            [value for row in chunk for value in (log.game, *row)],
+        )
     notice = msgspec.json.encode({"game": log.game, "seq": rows[-1].seq}).decode()
     conn.execute("SELECT pg_notify(%s, %s)", [store.channel, notice])
 
@@ -821,7 +828,6 @@ def _append_pipelined(
     client round trip among them. A statement refused aborts the rest and the transaction is
     rolled back: nothing is written."""
     store = log.store
-    notice = msgspec.json.encode({"game": log.game, "seq": rows[-1].seq}).decode()
     try:
         with conn.pipeline():
             conn.execute("BEGIN")
@@ -829,19 +835,7 @@ def _append_pipelined(
                 sql.SQL("SELECT {cas}(%s, %s, %s, %s, %s)").format(cas=store.function("move_head")),
                 [log.game, next_seq, prev, rows[-1].seq + 1, rows[-1].hash],
             )
-            # positions must commit in the order they are taken: one appender at a time holds the
-            # table from here to its commit (taken last, just before the insert that takes them)
-            conn.execute(sql.SQL("LOCK TABLE {} IN EXCLUSIVE MODE").format(store.table("events")))
-            for start in range(0, len(rows), INSERT_ROWS):
-                chunk = rows[start : start + INSERT_ROWS]
-                values = sql.SQL(", ").join(sql.SQL("(%s, %s, %s, %s, %s, %s, %s)") for _ in chunk)
-                conn.execute(
-                    sql.SQL("INSERT INTO {} (game, seq, type, v, prev, hash, line) VALUES {}").format(
-                        store.table("events"), values
-                    ),
-                    [value for row in chunk for value in (log.game, *row)],
-                )
-            conn.execute("SELECT pg_notify(%s, %s)", [store.channel, notice])
+            _lock_insert_notify(conn, log, rows)
             conn.execute("COMMIT")
             if unlock is not None:  # after the commit: run only if every statement before it was
                 conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", unlock)

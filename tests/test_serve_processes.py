@@ -19,7 +19,7 @@ import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
@@ -31,22 +31,12 @@ from mortecouille.web.server import build_app
 from tests.postgres_server import PostgresServer
 from tests.sse_listener import Listener
 from tests.store_servers import StoreServer
+from tests.test_web_api import FakeClock
 from tests.web_server import bearer, create_game, ports_from_environment
 
 #: A guard against a hang while waiting for the other process to learn something: not a speed
 #: requirement (the machine may be loaded).
 PATIENCE_SECONDS = 60.0
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = datetime(2026, 12, 1, 14, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: int) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 def eventually(condition: Callable[[], bool], what: str) -> None:
@@ -159,7 +149,9 @@ def test_a_command_after_another_process_appended_is_decided_on_the_log_as_it_is
     seats = ready_game(one)
     order = {"ship": "Hope", "actions": "advance", "replace": True}
     first = one.post("/api/games/g/orders", json=order, headers=seats["Anne"]).json()
-    second = other.post("/api/games/g/orders", json={**order, "actions": "idle"}, headers=seats["Anne"]).json()
+    second = other.post(
+        "/api/games/g/orders", json={**order, "actions": "idle"}, headers=seats["Anne"]
+    ).json()
     third = one.post("/api/games/g/orders", json=order, headers=seats["Anne"]).json()
     assert [first["seq"] + 1, second["seq"] + 1] == [second["seq"], third["seq"]]
     assert third["next_seq"] == third["seq"] + 1
@@ -187,7 +179,9 @@ def test_serve_with_two_workers_serves_and_pushes_from_both(store_url: str, tmp_
             capture_output=True, text=True, check=False,
         ).stdout.split()  # fmt: skip
         assert len(workers) == 2, server.output_text()
-        created = create_game(client, "g", ruleset="blockade", players=["Anne", "Bart"], board={"size": "10x10"})
+        created = create_game(
+            client, "g", ruleset="blockade", players=["Anne", "Bart"], board={"size": "10x10"}
+        )
         # connections spread over the workers by the kernel: each stream on one or the other
         listeners = [Listener(server.url, "g", f"spectator {n}", None) for n in range(6)]
         for listener in listeners:

@@ -52,15 +52,33 @@ POLL_SECONDS = 0.2
 HEARTBEAT_SECONDS = 15.0
 
 
-class GameWatcher:
+class _Watching:
+    """What every watcher keeps: its listeners' queues and the task that feeds them, stopped when
+    the last listener leaves."""
+
+    def __init__(self) -> None:
+        self.listeners: set[asyncio.Queue[list[Event]]] = set()
+        self.task: asyncio.Task[None] | None = None
+
+    def unsubscribe(self, queue: asyncio.Queue[list[Event]]) -> None:
+        self.listeners.discard(queue)
+        if not self.listeners and self.task is not None:
+            self.task.cancel()
+            self.task = None
+
+    def _broadcast(self, events: list[Event]) -> None:
+        for queue in self.listeners:
+            queue.put_nowait(events)
+
+
+class GameWatcher(_Watching):
     """Tails one game's log file and hands each new event to every listener's queue."""
 
     def __init__(self, log_: GameLog, interval: float) -> None:
+        super().__init__()
         self.log = log_
         self.interval = interval
-        self.listeners: set[asyncio.Queue[list[Event]]] = set()
         self.offset = self._size()
-        self.task: asyncio.Task[None] | None = None
 
     def _size(self) -> int:
         try:
@@ -76,12 +94,6 @@ class GameWatcher:
             self.offset = self._size()  # earlier events are each listener's own read
             self.task = asyncio.create_task(self._run(), name=f"watch {self.log.name}")
         return queue
-
-    def unsubscribe(self, queue: asyncio.Queue[list[Event]]) -> None:
-        self.listeners.discard(queue)
-        if not self.listeners and self.task is not None:
-            self.task.cancel()
-            self.task = None
 
     async def _run(self) -> None:
         while True:
@@ -116,11 +128,10 @@ class GameWatcher:
             return
         events = decode_lines(complete)
         self.offset += len(complete)
-        for queue in self.listeners:
-            queue.put_nowait(events)
+        self._broadcast(events)
 
 
-class StoreWatcher:
+class StoreWatcher(_Watching):
     """Follows one game of a store that is not a file (PostgreSQL) by seq, and hands each new
     event to every listener's queue.
 
@@ -137,14 +148,13 @@ class StoreWatcher:
     """
 
     def __init__(self, log_: EventStore, interval: float | None) -> None:
+        super().__init__()
         self.log = log_
         self.interval = interval
-        self.listeners: set[asyncio.Queue[list[Event]]] = set()
         #: the seq of the next event to hand on (None until the head was read) and the hash of the
         #: last one (the chain a line offered by the feed must continue)
         self.next_seq: int | None = None
         self.last_hash = ""
-        self.task: asyncio.Task[None] | None = None
         self._changed = asyncio.Event()
         self._ready: asyncio.Future[None] | None = None
 
@@ -164,12 +174,6 @@ class StoreWatcher:
             self.unsubscribe(queue)
             raise
         return queue
-
-    def unsubscribe(self, queue: asyncio.Queue[list[Event]]) -> None:
-        self.listeners.discard(queue)
-        if not self.listeners and self.task is not None:
-            self.task.cancel()
-            self.task = None
 
     def wake(self) -> None:
         """Read the game's new events soon (on the event loop's thread)."""
@@ -230,8 +234,7 @@ class StoreWatcher:
             return
         self.next_seq = events[-1].seq + 1
         self.last_hash = events[-1].hash
-        for queue in self.listeners:
-            queue.put_nowait(events)
+        self._broadcast(events)
 
 
 Watcher = GameWatcher | StoreWatcher
