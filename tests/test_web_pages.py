@@ -266,11 +266,14 @@ def test_a_mortecouille_turn_through_the_pages_keeps_each_players_orders_secret(
         place(anne, "Hope", "C3", "N")
         place(bart, "Kraken", "A3", "N")  # on Hope's port line, two squares off; Hope on its starboard line
 
+        # Anne's page knows both placements (Kraken's position, and that the orders phase began)
+        # before its form is read: until then the form may still be the one drawn without a ship
+        anne.reaches(last_seq(server, seats.game))
+        anne.page.locator("#orders-section").wait_for(state="visible")
         # the form offers only what Hope can do: no catapult shot, no fireship (no such options)
         verbs = anne.page.locator("#actions .action .verb option").evaluate_all("options => options.map(o => o.value)")
         assert verbs == ["advance", "maneuver", "attack", "idle"], verbs
         # targets in range, with the odds: Kraken is on Hope's port line, nothing on its starboard
-        anne.reaches(last_seq(server, seats.game))  # Anne's page knows where Kraken was placed
         anne.page.select_option("#actions .action .verb", "attack")
         anne.page.select_option("#actions .action .position", "port")
         port_targets = anne.page.locator("#actions .action .target option").all_inner_texts()
