@@ -84,27 +84,39 @@ def stamp(
 #: The top-level ``hash`` field of an event encoded with an empty hash, keys sorted: ``hash`` is
 #: never the last key (``prev``, ``seq``, ``type`` and ``v`` sort after it), so a comma follows.
 _EMPTY_HASH_FIELD = b'"hash":"",'
+_EMPTY_HASH_LENGTH = len(_EMPTY_HASH_FIELD)
 _SORTED_ENCODER = msgspec.json.Encoder(order="sorted")
+_sha256 = hashlib.sha256
+_replace = msgspec.structs.replace
+_force_setattr = msgspec.structs.force_setattr
 
 
 def _stamp_by_splice(event: Event, seq: int, prev: str) -> tuple[Event, bytes] | None:
     """:func:`stamp` with one encoding of the event and no dictionary in between (every command
     stamps its events before its fsync, so this is part of an append's cost, issue 16): the event
     is encoded with an empty hash, keys sorted, which is its canonical line with ``"hash":"",``
-    where the hash goes; without that field it is exactly what the hash covers. None (the caller
-    takes :func:`_stamp_through_dict`) when a field is left out while None, or when that field's
-    bytes occur more than once (a nested object with a ``hash`` key), so no line differs by a byte
-    from the general path's (tests/test_codec.py compares them)."""
+    where the hash goes; without that field it is exactly what the hash covers (hashed in its two
+    pieces, never joined). None (the caller takes :func:`_stamp_through_dict`) when a field is left
+    out while None, or when that field's bytes occur more than once (a nested object with a
+    ``hash`` key), so no line differs by a byte from the general path's (tests/test_stamp_paths.py
+    compares them)."""
     for name in event.omitted_when_none:
         if getattr(event, name) is None:
             return None
-    placed = msgspec.structs.replace(event, seq=seq, prev=prev, hash="")
+    placed = _replace(event, seq=seq, prev=prev, hash="")
     encoded = _SORTED_ENCODER.encode(placed)
-    if encoded.count(_EMPTY_HASH_FIELD) != 1:
+    at = encoded.find(_EMPTY_HASH_FIELD)
+    after = at + _EMPTY_HASH_LENGTH
+    if at < 0 or encoded.find(_EMPTY_HASH_FIELD, after) >= 0:
         return None
-    digest = hashlib.sha256(encoded.replace(_EMPTY_HASH_FIELD, b"", 1)).hexdigest()
-    line = encoded.replace(_EMPTY_HASH_FIELD, b'"hash":"%s",' % digest.encode("ascii"), 1)
-    return msgspec.structs.replace(placed, hash=digest), line
+    before, rest = encoded[:at], encoded[after:]
+    hasher = _sha256(before)
+    hasher.update(rest)
+    digest = hasher.hexdigest()
+    # ``placed`` is this function's own new event, seen by nobody yet: its hash is set in place
+    # rather than by a second copy
+    _force_setattr(placed, "hash", digest)
+    return placed, b'%s"hash":"%s",%s' % (before, digest.encode("ascii"), rest)
 
 
 def _stamp_through_dict(
@@ -137,12 +149,20 @@ def stamp_all(
     the first line only (what the whole batch shares)."""
     stamped: list[Event] = []
     lines: list[bytes] = []
-    for offset, event in enumerate(events):
-        done, line = stamp(event, first_seq + offset, prev, first_extras if offset == 0 else None)
-        prev = done.hash
-        stamped.append(done)
+    seq = first_seq
+    extras = first_extras
+    for event in events:
+        done = _stamp_by_splice(event, seq, prev) if not extras else None
+        if done is None:
+            done = _stamp_through_dict(event, seq, prev, extras)
+        extras = None
+        event, line = done
+        prev = event.hash
+        stamped.append(event)
         lines.append(line)
-    return stamped, b"\n".join(lines) + b"\n"
+        seq += 1
+    lines.append(b"")
+    return stamped, b"\n".join(lines)
 
 
 _RAW = msgspec.json.Decoder(dict[str, Any])

@@ -86,16 +86,26 @@ class Head(msgspec.Struct, frozen=True):
 
 class HeadSlots:
     """The head anchor's file format: two slots of :data:`SIZE` bytes, each one line of text,
-    ``mortecouille-head 2 COUNTER SEQ HASH CRC`` padded with spaces, CRC being the CRC-32 (8 hex
-    digits) of what precedes it. The slot with the highest counter whose CRC holds is the anchor;
-    the next update writes counter + 1 into slot ``counter % 2``, never the slot it supersedes."""
+    ``mortecouille-head 3 COUNTER SEQ HASH END CRC`` padded with spaces, CRC being the CRC-32 (8 hex
+    digits) of what precedes it and END the log's size in bytes when it ended with that line (``-``
+    when the writer did not know it). The slot with the highest counter whose CRC holds is the
+    anchor; the next update writes counter + 1 into slot ``counter % 2``, never the slot it
+    supersedes. Slots of the format before END (``mortecouille-head 2 COUNTER SEQ HASH CRC``) are
+    read as anchors whose END is not known; an update writes the current format."""
 
-    MAGIC = b"mortecouille-head 2 "
+    MAGIC = b"mortecouille-head 3 "
+    #: the magic of the slots written before END was recorded (issue 16): still read
+    MAGIC_2 = b"mortecouille-head 2 "
     SIZE = 128
 
     @classmethod
-    def encode(cls, counter: int, seq: int, digest: str) -> bytes:
-        body = cls.MAGIC + b"%d %d %s" % (counter, seq, digest.encode("ascii"))
+    def encode(cls, counter: int, seq: int, digest: str, end: int | None = None) -> bytes:
+        """One slot naming ``seq`` and ``digest``, and ``end`` when known (left out, as ``-``, from
+        a record it would not let fit its slot: the anchor matters, END only saves a read)."""
+        fields = b"%d %d %s " % (counter, seq, digest.encode("ascii"))
+        body = cls.MAGIC + fields + (b"-" if end is None else b"%d" % end)
+        if len(body) + 9 >= cls.SIZE and end is not None:
+            body = cls.MAGIC + fields + b"-"
         record = body + b" %08x" % zlib.crc32(body)
         if len(record) >= cls.SIZE:
             raise ValueError(f"a head anchor record of {len(record)} bytes does not fit its slot")
@@ -112,57 +122,94 @@ class HeadSlots:
         return best
 
     @classmethod
-    def newest_counter(cls, data: bytes) -> int | None:
-        """The counter of :meth:`decode`'s slot, or None when no slot is valid: what an update
-        needs, found without building the anchor (the higher counter's CRC checked first, and the
-        other slot's only when that one is torn)."""
-        first, second = data[: cls.SIZE], data[cls.SIZE : 2 * cls.SIZE]
-        if cls._claimed_counter(second) > cls._claimed_counter(first):
-            first, second = second, first
-        for slot in (first, second):
-            found = cls._slot(slot)
-            if found is not None:
-                return found[0]
-        return None
+    def newest(cls, data: bytes) -> tuple[int, int, str, int | None] | None:
+        """The fields of :meth:`decode`'s slot, (counter, seq, hash, end), or None when no slot is
+        valid: what an append needs, found without building the anchor (the higher counter's CRC
+        checked first, and the other slot's only when that one is torn). Every append reads its
+        anchor here, so the counters are read inline (issue 16)."""
+        size, start, magics = cls.SIZE, len(cls.MAGIC), (cls.MAGIC, cls.MAGIC_2)
+        first, second = data[:size], data[size : 2 * size]
+        claimed = second[start : second.find(b" ", start)]
+        if second[:start] in magics and claimed.isdigit():  # else the first slot, if any, is newer
+            other = first[start : first.find(b" ", start)]
+            if not (first[:start] in magics and other.isdigit() and int(other) >= int(claimed)):
+                first, second = second, first
+        found = cls._fields(first)
+        return found if found is not None else cls._fields(second)
 
     @classmethod
-    def _claimed_counter(cls, slot: bytes) -> int:
-        """The counter a slot claims before its CRC is checked; -1 when it claims none."""
-        counter = slot[len(cls.MAGIC) : slot.find(b" ", len(cls.MAGIC))]
-        return int(counter) if slot.startswith(cls.MAGIC) and counter.isdigit() else -1
+    def newest_counter(cls, data: bytes) -> int | None:
+        """The counter of :meth:`decode`'s slot, or None when no slot is valid."""
+        found = cls.newest(data)
+        return None if found is None else found[0]
 
     @classmethod
     def _slot(cls, slot: bytes) -> tuple[int, Head] | None:
+        found = cls._fields(slot)
+        return None if found is None else (found[0], Head(seq=found[1], hash=found[2]))
+
+    @classmethod
+    def _fields(cls, slot: bytes) -> tuple[int, int, str, int | None] | None:
+        """A slot's (counter, seq, hash, end), end None when not recorded; None unless its CRC
+        holds and its fields are those of its format."""
         body, _, crc = slot.rstrip(b" \n").rpartition(b" ")
-        if not body.startswith(cls.MAGIC) or len(crc) != 8 or b"%08x" % zlib.crc32(body) != crc:
+        if len(crc) != 8 or b"%08x" % zlib.crc32(body) != crc:
             return None
+        magic, fields = body[: len(cls.MAGIC)], body[len(cls.MAGIC) :].split(b" ")
         try:
-            counter, seq, digest = body[len(cls.MAGIC) :].split(b" ")
-            return int(counter), Head(seq=int(seq), hash=digest.decode("ascii"))
+            if magic == cls.MAGIC and len(fields) == 4:
+                counter, seq, digest, end = fields
+                known = None if end == b"-" else int(end)
+                if known is not None and known < 0:
+                    return None
+            elif magic == cls.MAGIC_2 and len(fields) == 3:
+                counter, seq, digest = fields
+                known = None
+            else:
+                return None
+            return int(counter), int(seq), digest.decode("ascii"), known
         except ValueError:
             return None
 
 
 class _SlotUpdate(NamedTuple):
     """An update of the head anchor in slots, ready to be written: the head's open descriptor,
-    the anchor it moves to, the slot's bytes and where they go."""
+    the anchor it moves to (the log's size then ``end``, if known), the slot's bytes and where
+    they go."""
 
     fd: int
     seq: int
     digest: str
+    end: int | None
     record: bytes
     offset: int
+
+    @classmethod
+    def after(cls, fd: int, counter: int, seq: int, digest: str, end: int | None) -> _SlotUpdate:
+        """The update of the head open as ``fd``, whose newest valid slot has ``counter``, to
+        ``seq``, ``digest`` and ``end``: into the other slot, with the next counter."""
+        counter += 1
+        record = HeadSlots.encode(counter, seq, digest, end)
+        return cls(fd, seq, digest, end, record, (counter & 1) * HeadSlots.SIZE)
 
     def commit(self) -> None:
         """Write the slot (one ``pwrite``) and close the head."""
         try:
-            if os.pwrite(self.fd, self.record, self.offset) != len(self.record):
+            if os.pwrite(self.fd, self.record, self.offset) != HeadSlots.SIZE:
                 raise OSError(errno.EIO, "short write of the head anchor")
         finally:
             os.close(self.fd)
 
 
+#: The head anchor in slots, opened to be updated: its descriptor, then its newest valid slot's
+#: counter, seq, hash and end (see :meth:`GameLog._open_slots`).
+_OpenSlots = tuple[int, int, int, str, int | None]
+
+
 LOCK_TIMEOUT_SECONDS = 30.0
+
+#: The head anchor's file size in slots: both slots.
+_SLOTS_SIZE = 2 * HeadSlots.SIZE
 
 #: The longest file name most file systems take, in bytes (ext4, xfs, btrfs, tmpfs: NAME_MAX).
 NAME_MAX = 255
@@ -253,7 +300,7 @@ class GameLog:
             data = self.head_path.read_bytes()
         except FileNotFoundError:
             return None
-        if data.startswith(HeadSlots.MAGIC):
+        if data.startswith((HeadSlots.MAGIC, HeadSlots.MAGIC_2)):
             found = HeadSlots.decode(data)
             if found is None:
                 raise LogError(f"the head anchor {self.head_path} is unreadable (no slot has a valid CRC)")
@@ -267,12 +314,15 @@ class GameLog:
             raise LogError(f"the head anchor {self.head_path} names seq {head.seq}")
         return head
 
-    def start_head(self, seq: int, digest: str) -> None:
-        """A new log's head anchor, in slots (:class:`HeadSlots`), by temporary file and rename."""
-        self._replace_head(HeadSlots.encode(1, seq, digest) + HeadSlots.encode(0, seq, digest))
+    def start_head(self, seq: int, digest: str, end: int | None = None) -> None:
+        """A new log's head anchor, in slots (:class:`HeadSlots`), by temporary file and rename.
+        ``end``: the log's size in bytes when it ends with line ``seq``, if the caller knows it."""
+        self._replace_head(HeadSlots.encode(1, seq, digest, end) + HeadSlots.encode(0, seq, digest, end))
 
-    def write_head(self, seq: int, digest: str) -> None:
-        """Move the head anchor to ``seq`` and ``digest``; no fsync by design.
+    def write_head(self, seq: int, digest: str, end: int | None = None) -> None:
+        """Move the head anchor to ``seq`` and ``digest``; no fsync by design. ``end``: the log's
+        size in bytes when it ends with line ``seq``, recorded when given (the next append then
+        knows the log's tail without reading it, while the log still has that size).
 
         A head in slots is updated in place: its older slot is overwritten with one ``pwrite``
         (:class:`HeadSlots`). Any other head is replaced atomically by a temporary file and a
@@ -281,35 +331,35 @@ class GameLog:
         log from before anchors, or a tool anchoring a log written by hand, such as the golden
         logs' maker) by the one JSON object earlier versions wrote, byte for byte.
 
-        When :meth:`prepare_head` readied this very update (an append does, before its fsync),
-        only its ``pwrite`` is left to do."""
+        When :meth:`prepare_head` readied this very update (an append does, before its fsync, with
+        the log's size after its write as ``end``), only its ``pwrite`` is left to do."""
         prepared, self._prepared = self._prepared, None
         if prepared is not None:
-            if (prepared.seq, prepared.digest) == (seq, digest):
+            if prepared.seq == seq and prepared.digest == digest and end in (None, prepared.end):
                 prepared.commit()
                 return
             os.close(prepared.fd)
-        slot = self._slot_update(seq, digest)
+        slot = self._slot_update(seq, digest, end)
         if slot is not None:
             slot.commit()
             return
         head, _ = self._head_files()
         if os.path.lexists(head):
-            self.start_head(seq, digest)
+            self.start_head(seq, digest, end)
         else:
             self._replace_head(msgspec.json.encode(Head(seq=seq, hash=digest)) + b"\n")
 
-    def prepare_head(self, seq: int, digest: str) -> None:
+    def prepare_head(self, seq: int, digest: str, end: int | None = None) -> None:
         """Ready the in-place update of the head anchor to ``seq`` and ``digest`` (the head opened,
         checked and read, the slot's bytes made), for the next :meth:`write_head` with the same
-        values to finish with one ``pwrite``. An append calls it before its write and fsync, so
+        values to finish with one ``pwrite``. An append readies it before its write and fsync, so
         that after the fsync, when the process resumes with cold caches, only that system call is
         left (issue 16); it writes nothing to the head, so no crash guarantee moves. Nothing is
         readied for a head that is not in slots (:meth:`write_head` replaces it as before) or that
         cannot be read (:meth:`write_head` tries again and reports it)."""
         self.drop_prepared_head()
         try:
-            self._prepared = self._slot_update(seq, digest)
+            self._prepared = self._slot_update(seq, digest, end)
         except OSError:
             self._prepared = None
 
@@ -320,13 +370,20 @@ class GameLog:
         if prepared is not None:
             os.close(prepared.fd)
 
-    def _slot_update(self, seq: int, digest: str) -> _SlotUpdate | None:
-        """The older slot of the head in slots, opened and ready to be overwritten with ``seq`` and
-        ``digest``; None (nothing opened) for any other head. Every command pays this, so it is
-        kept to five system calls and no more parsing than finding the newest valid slot (issue
-        16). A temporary head file is removed on the way: it is stale or planted (only the lock
-        holder writes the anchor), removed as the rename path would, a link itself and never its
-        target (one failing unlink when there is none)."""
+    def _slot_update(self, seq: int, digest: str, end: int | None) -> _SlotUpdate | None:
+        """The older slot of the head in slots, opened and ready to be overwritten with ``seq``,
+        ``digest`` and ``end``; None (nothing opened) for any other head."""
+        opened = self._open_slots()
+        return None if opened is None else _SlotUpdate.after(opened[0], opened[1], seq, digest, end)
+
+    def _open_slots(self) -> _OpenSlots | None:
+        """The head in slots, opened to be updated in place, with its newest valid slot's fields;
+        None (nothing opened) for any other head. Every command pays this, so it is kept to four
+        system calls and no more parsing than finding the newest valid slot (issue 16). A
+        temporary head file is removed on the way: it is stale or planted (only the lock holder
+        writes the anchor), removed as the rename path would, a link itself and never its target
+        (looked for first, without following a link, so that its absence, the rule, costs no
+        failing ``unlink`` and no exception)."""
         head, temporary = self._head_files()
         try:
             fd = _open_without_atime(head, os.O_RDWR | _NO_LINK)
@@ -335,22 +392,20 @@ class GameLog:
         try:
             info = os.fstat(fd)
             # a hard link would carry the write into another name's file: replaced instead
-            if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1 or info.st_size != 2 * HeadSlots.SIZE:
+            if info.st_nlink != 1 or info.st_size != _SLOTS_SIZE or not stat.S_ISREG(info.st_mode):
                 os.close(fd)
                 return None
-            newest = HeadSlots.newest_counter(os.pread(fd, 2 * HeadSlots.SIZE, 0))
-            if newest is None:
+            found = HeadSlots.newest(os.pread(fd, _SLOTS_SIZE, 0))
+            if found is None:
                 os.close(fd)
                 return None
-            with suppress(FileNotFoundError):
-                os.unlink(temporary)
+            if os.access(temporary, os.F_OK, follow_symlinks=False):
+                with suppress(FileNotFoundError):
+                    os.unlink(temporary)
         except BaseException:
             os.close(fd)
             raise
-        counter = newest + 1
-        return _SlotUpdate(
-            fd, seq, digest, HeadSlots.encode(counter, seq, digest), (counter % 2) * HeadSlots.SIZE
-        )
+        return fd, found[0], found[1], found[2], found[3]
 
     def _replace_head(self, payload: bytes) -> None:
         """Replace the head anchor with ``payload`` atomically (temporary file, then rename)."""
@@ -756,10 +811,10 @@ class GameLog:
                 )
                 tx.append([loss])
             elif plan.removed:
-                next_seq, prev = _tail_position(tx.fd, self.name)
+                size, next_seq, prev = _tail(tx.fd, self)
                 with _unwritable(self.head_path):
                     if next_seq > 0:
-                        self.write_head(next_seq - 1, prev)
+                        self.write_head(next_seq - 1, prev, size)
                     else:
                         self.head_path.unlink(missing_ok=True)
             return plan.removed
@@ -812,7 +867,7 @@ class Creation:
         _append_or_take_back(self.fd, payload, 0, self.log.path)
         if stamped:
             try:
-                self.log.start_head(stamped[-1].seq, stamped[-1].hash)
+                self.log.start_head(stamped[-1].seq, stamped[-1].hash, len(payload))
             except OSError as error:  # the creation is taken back whole: the log is removed
                 raise Unwritable(
                     f"cannot write {self.log.head_path}: {error.strerror}; the game was not created"
@@ -833,7 +888,7 @@ class Transaction:
 
     def position(self) -> tuple[int, str]:
         """The next seq and the last line's hash, read from the end of the file only."""
-        return _tail_position(self.fd, self.log.name)
+        return _tail_position(self.fd, self.log)
 
     def anchor_through(self, last: Event) -> None:
         """Move a head anchor that lags behind ``last`` (the log's last line, read whole under this
@@ -842,7 +897,7 @@ class Transaction:
         such lines are acknowledged (a retry answered from them), the anchor must cover them."""
         head = self.log.read_head()
         if head is None or head.seq < last.seq:
-            self.log.write_head(last.seq, last.hash)
+            self.log.write_head(last.seq, last.hash, os.lseek(self.fd, 0, os.SEEK_END))
 
     def append(
         self,
@@ -857,35 +912,56 @@ class Transaction:
         ``first_extras``: envelope fields for the first line (``idem``, see
         :data:`mortecouille.events.codec.ENVELOPE_EXTRAS`), written in the same write and fsync.
         """
-        size, next_seq, prev = _tail(self.fd, self.log.name)
-        if expected_seq is not None and expected_seq != next_seq:
-            raise Conflict(
-                f"game {self.log.name!r}: expected seq {expected_seq} but the log is at "
-                f"{next_seq}; someone else appended first. Nothing was written."
-            )
-        if not events:
-            return []
-        stamped, payload = stamp_all(events, next_seq, prev, first_extras)
-        last = stamped[-1]
-        # the anchor's update is readied before the fsync and written after it (the order the
-        # guarantees need): only its pwrite is left once the fsync returns
-        self.log.prepare_head(last.seq, last.hash)
+        log, fd = self.log, self.fd
+        size = os.lseek(fd, 0, os.SEEK_END)
+        # The head anchor is opened first: while the log still ends where the anchor says it did
+        # (its END), the anchor's seq and hash are the log's tail, which then is not read (issue
+        # 16). A log longer than that (the last writer stopped before moving the anchor, or a torn
+        # tail) or any other size is read from its end, as an anchor without END makes it.
         try:
-            _append_or_take_back(self.fd, payload, size, self.log.path)
+            opened = log._open_slots()
+        except OSError:
+            opened = None  # write_head tries again after the fsync, and reports it
+        try:
+            if opened is not None and opened[4] == size:
+                next_seq, prev = opened[2] + 1, opened[3]
+            else:
+                next_seq, prev = _tail_at(fd, size, log)
+            if expected_seq is not None and expected_seq != next_seq:
+                raise Conflict(
+                    f"game {log.name!r}: expected seq {expected_seq} but the log is at "
+                    f"{next_seq}; someone else appended first. Nothing was written."
+                )
+            if not events:
+                return []
+            stamped, payload = stamp_all(events, next_seq, prev, first_extras)
+            last = stamped[-1]
+            end = size + len(payload)
+            # the anchor's update is readied before the fsync and written after it (the order the
+            # guarantees need): only its pwrite is left once the fsync returns
+            if log._prepared is not None:
+                log.drop_prepared_head()
+            if opened is not None:
+                log._prepared = _SlotUpdate.after(opened[0], opened[1], last.seq, last.hash, end)
+                opened = None  # the update holds the descriptor now
+            _append_or_take_back(fd, payload, size, log.path)
             try:
-                self.log.write_head(last.seq, last.hash)
+                log.write_head(last.seq, last.hash)  # the readied update, END included
             except OSError as error:
                 # The events are durable and the lines after a lagging anchor chain, which verify
                 # accepts: the command happened, so it succeeds (a failure would invite a retry that
                 # appends it twice); the anchor catches up at the next append.
                 _log.warning(
                     "head anchor not replaced",
-                    path=str(self.log.head_path),
+                    path=str(log.head_path),
                     error=error.strerror,
                     appended=f"seq {stamped[0].seq}..{last.seq}",
                 )
         finally:
-            self.log.drop_prepared_head()
+            if opened is not None:
+                os.close(opened[0])
+            if log._prepared is not None:  # not written: the write failed, or write_head was replaced
+                log.drop_prepared_head()
         return stamped
 
 
@@ -970,10 +1046,13 @@ def _unwritable(path: Path) -> Iterator[None]:
 
 
 def _write_all(fd: int, payload: bytes) -> None:
-    view = memoryview(payload)
-    while view:
-        written = os.write(fd, view)
-        view = view[written:]
+    """Write all of ``payload``: one ``write`` does, but for a write the system cut short."""
+    written = os.write(fd, payload)
+    if written < len(payload):
+        view = memoryview(payload)[written:]
+        while view:
+            written = os.write(fd, view)
+            view = view[written:]
 
 
 def _fsync_dir(directory: Path) -> None:
@@ -1018,35 +1097,49 @@ class _LastLine(msgspec.Struct):
 _LAST_LINE = msgspec.json.Decoder(_LastLine)
 
 
-def _tail_position(fd: int, name: str) -> tuple[int, str]:
+def _tail_position(fd: int, log: GameLog) -> tuple[int, str]:
     """The next seq and the last hash, read from the end of the file only."""
-    return _tail(fd, name)[1:]
+    return _tail(fd, log)[1:]
 
 
-def _tail(fd: int, name: str) -> tuple[int, int, str]:
+#: How much of a log's end an append reads to find its last line: most lines are far shorter, so
+#: one read does; a longer last line is read on, doubling.
+_TAIL_CHUNK = 4096
+
+
+def _tail(fd: int, log: GameLog) -> tuple[int, int, str]:
     """The file's size, the next seq and the last hash, read from the end of the file only."""
-    size = os.fstat(fd).st_size
+    size = os.lseek(fd, 0, os.SEEK_END)
+    return (size, *_tail_at(fd, size, log))
+
+
+def _tail_at(fd: int, size: int, log: GameLog) -> tuple[int, str]:
+    """The next seq and the last hash of the file of ``size`` bytes, read from its end only.
+
+    An append whose head anchor does not vouch for the log's end pays this before its write, so it
+    is one ``pread`` for a last line under :data:`_TAIL_CHUNK` bytes (issue 16); ``log`` names the
+    game in an error, worked out only then."""
     if size == 0:
-        return 0, 0, GENESIS_HASH
-    chunk = 4096
-    buffer = b""
-    position = size
+        return 0, GENESIS_HASH
+    chunk = _TAIL_CHUNK
+    start = size - chunk if size > chunk else 0
+    buffer = os.pread(fd, size - start, start)
     while True:
-        start = max(0, position - chunk)
-        buffer = os.pread(fd, position - start, start) + buffer
-        position = start
-        if not buffer.endswith(b"\n"):
+        if buffer[-1:] != b"\n":
             whole = os.pread(fd, size, 0)
             cut = whole.rfind(b"\n") + 1
             raise TornTail(line=whole.count(b"\n") + 1, fragment=whole[cut:])
         body_end = len(buffer) - 1
         line_start = buffer.rfind(b"\n", 0, body_end) + 1
-        if line_start > 0 or position == 0:
-            last = buffer[line_start:body_end]
+        if line_start > 0 or start == 0:
             break
+        # the last line is longer than what was read: read on, doubling
         chunk *= 2
+        earlier = max(0, start - chunk)
+        buffer = os.pread(fd, start - earlier, earlier) + buffer
+        start = earlier
     try:
-        found = _LAST_LINE.decode(last)
+        found = _LAST_LINE.decode(memoryview(buffer)[line_start:body_end])
     except (msgspec.DecodeError, RecursionError):
-        raise LogError(f"game {name!r}: the last line is not a valid event; run verify") from None
-    return size, found.seq + 1, found.hash
+        raise LogError(f"game {log.name!r}: the last line is not a valid event; run verify") from None
+    return found.seq + 1, found.hash
