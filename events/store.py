@@ -239,7 +239,7 @@ class GameLog:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._head_cache: tuple[Path, str, str] | None = None
+        self._files_cache: tuple[Path, str, str, str] | None = None
         #: the head update :meth:`prepare_head` readied for the next :meth:`write_head`
         self._prepared: _SlotUpdate | None = None
 
@@ -255,15 +255,17 @@ class GameLog:
     def head_temporary(self) -> Path:
         return self.head_path.with_name(f".{self.head_path.name}.tmp")
 
-    def _head_files(self) -> tuple[str, str]:
-        """The head anchor's path and its temporary file's, as strings, worked out once per path:
-        every append writes the anchor, and ``pathlib`` costs more than the ``pwrite`` itself."""
-        cached = self._head_cache
+    def _files(self) -> tuple[str, str, str]:
+        """The log's path, its head anchor's and the anchor's temporary file's, as strings, worked
+        out once per path: every append opens the log and the anchor, and ``pathlib`` (each
+        ``os.open`` of a ``Path`` goes through its Python-level ``__fspath__``) costs a command more
+        than the system calls themselves (issue 16)."""
+        cached = self._files_cache
         if cached is None or cached[0] is not self.path:
             head = self.head_path
-            cached = (self.path, str(head), str(head.with_name(f".{head.name}.tmp")))
-            self._head_cache = cached
-        return cached[1], cached[2]
+            cached = (self.path, str(self.path), str(head), str(head.with_name(f".{head.name}.tmp")))
+            self._files_cache = cached
+        return cached[1], cached[2], cached[3]
 
     def sibling(self, suffix: str) -> Path:
         """A file kept beside the log (``.seed``): same stem, another suffix."""
@@ -343,8 +345,7 @@ class GameLog:
         if slot is not None:
             slot.commit()
             return
-        head, _ = self._head_files()
-        if os.path.lexists(head):
+        if os.path.lexists(self._files()[1]):
             self.start_head(seq, digest, end)
         else:
             self._replace_head(msgspec.json.encode(Head(seq=seq, hash=digest)) + b"\n")
@@ -384,7 +385,7 @@ class GameLog:
         writes the anchor), removed as the rename path would, a link itself and never its target
         (looked for first, without following a link, so that its absence, the rule, costs no
         failing ``unlink`` and no exception)."""
-        head, temporary = self._head_files()
+        _, head, temporary = self._files()
         try:
             fd = _open_without_atime(head, os.O_RDWR | _NO_LINK)
         except OSError:
@@ -724,7 +725,7 @@ class GameLog:
     def _open_to_write(self) -> int:
         """The log opened to append (never through a symbolic link), not yet locked."""
         try:
-            return _open_without_atime(self.path, os.O_RDWR | os.O_APPEND | _NO_LINK)
+            return _open_without_atime(self._files()[0], os.O_RDWR | os.O_APPEND | _NO_LINK)
         except FileNotFoundError:
             raise GameNotFound(f"game {self.name!r}: no log at {self.path}") from None
         except OSError as error:
@@ -1024,7 +1025,9 @@ def _append_or_take_back(fd: int, payload: bytes, size: int, path: Path) -> None
     disk, an I/O error), cut the file back to ``size`` so the log is as it was. If even that fails,
     what was written is a torn tail, reported on the next open."""
     try:
-        _write_all(fd, payload)
+        written = os.write(fd, payload)  # one write does, but for one the system cut short
+        if written < len(payload):
+            _write_all(fd, memoryview(payload)[written:])
         os.fsync(fd)
     except OSError as error:
         try:
@@ -1045,14 +1048,11 @@ def _unwritable(path: Path) -> Iterator[None]:
         raise Unwritable(f"cannot write {path}: {error.strerror or error}") from None
 
 
-def _write_all(fd: int, payload: bytes) -> None:
-    """Write all of ``payload``: one ``write`` does, but for a write the system cut short."""
-    written = os.write(fd, payload)
-    if written < len(payload):
-        view = memoryview(payload)[written:]
-        while view:
-            written = os.write(fd, view)
-            view = view[written:]
+def _write_all(fd: int, payload: bytes | memoryview) -> None:
+    view = memoryview(payload)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
 
 
 def _fsync_dir(directory: Path) -> None:
