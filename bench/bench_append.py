@@ -3,16 +3,18 @@
 Run: ``.venv/bin/python bench/bench_append.py [--appends N] [--runs 5] [--dir DIR]``.
 
 Each run appends N commands' worth of events (three lines each, as a small command writes) to a
-game through ``GameLog.append`` (open, lock, read the tail, stamp, the head anchor's update readied,
-one write, one fsync, the anchor's slot written in place), and writes the same bytes to a plain file
+game through ``GameLog.append`` (open, lock, the log's size, the head anchor opened and read, whose
+seq, hash and END give the tail while the log ends at END, stamp, the anchor's update readied, one
+write, one fsync, the anchor's slot written in place), and writes the same bytes to a plain file
 with one ``os.write`` and one ``os.fsync`` each, interleaved, in the same directory. Prints each
 side's median per append over ``--runs`` runs with min and max, the ratio raw / append, and OK or
 MISSED against the goal (at least 0.8: appends at disk speed). Besides, the command's own work:
 the append's time outside its own write and fsync (timed around the store's
 ``_append_or_take_back``), which the ratio depends on but a busy disk's slow fsync hides, in wall
 clock and in this thread's CPU time (which time taken by other processes on a shared machine does
-not inflate). ``--dir``: where to write (default: a fresh temporary
-directory under bench/out, on the repository's file system).
+not inflate). And the store's own write and fsync, timed around the same call, against the raw
+ones: the rest of the split (append = own work + its write and fsync). ``--dir``: where to write
+(default: a fresh temporary directory under bench/out, on the repository's file system).
 """
 
 from __future__ import annotations
@@ -41,9 +43,10 @@ from mortecouille.events.store import GameLog, HeadSlots  # noqa: E402
 LINES_PER_APPEND = 3
 
 
-def one_run(directory: Path, appends: int, run: int) -> tuple[float, float, float, float]:
-    """Seconds per append through the store, per raw write + fsync of the same bytes, and of the
-    store's work outside its own write and fsync, in wall clock and in CPU time."""
+def one_run(directory: Path, appends: int, run: int) -> tuple[float, float, float, float, float]:
+    """Seconds per append through the store, per raw write + fsync of the same bytes, of the
+    store's work outside its own write and fsync, in wall clock and in CPU time, and of the store's
+    own write and fsync."""
     log = GameLog(directory / f"append-{run}.jsonl")
     create = CreateGame(game="bench", ruleset="blockade", players=("A", "B"), budget=0,
                         board=Board(width=8, height=8), dice_mode="table")  # fmt: skip
@@ -86,6 +89,7 @@ def one_run(directory: Path, appends: int, run: int) -> tuple[float, float, floa
         plain / appends,
         (store - in_write[0]) / appends,
         (store_cpu - in_write[1]) / appends,
+        in_write[0] / appends,
     )
 
 
@@ -112,6 +116,8 @@ def main() -> None:
     own_cpu = Timing([r[3] for r in results])
     print(f"the store's own work (outside its write and fsync): {own.shown('ms')} per append")
     print(f"  the same in CPU time (this thread's):             {own_cpu.shown('ms')} per append")
+    inside = Timing([r[4] for r in results])
+    print(f"the store's own write + fsync (vs raw's above):     {inside.shown('ms')} per append")
     ratios = sorted(r[1] / r[0] for r in results)
     verdict(
         "durable append vs raw write+fsync of the same bytes (speed ratio)",
