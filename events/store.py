@@ -223,6 +223,10 @@ _NO_LINK = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 _NO_ATIME = getattr(os, "O_NOATIME", 0)
 
 
+#: How the head anchor is opened for an update in place: to read and write it, never through a link.
+_HEAD_FLAGS = os.O_RDWR | _NO_LINK
+
+
 def _open_without_atime(path: str | Path, flags: int) -> int:
     """``os.open(path, flags)``, with ``O_NOATIME`` when the system lets this process use it (the
     file's owner; anyone else is refused it with EPERM and opens the file as usual)."""
@@ -337,10 +341,15 @@ class GameLog:
         the log's size after its write as ``end``), only its ``pwrite`` is left to do."""
         prepared, self._prepared = self._prepared, None
         if prepared is not None:
-            if prepared.seq == seq and prepared.digest == digest and end in (None, prepared.end):
-                prepared.commit()
+            head_fd, ready_seq, ready_digest, ready_end, record, offset = prepared
+            if ready_seq == seq and ready_digest == digest and end in (None, ready_end):
+                try:  # as prepared.commit(), inline: every append ends here after its fsync
+                    if os.pwrite(head_fd, record, offset) != HeadSlots.SIZE:
+                        raise OSError(errno.EIO, "short write of the head anchor")
+                finally:
+                    os.close(head_fd)
                 return
-            os.close(prepared.fd)
+            os.close(head_fd)
         slot = self._slot_update(seq, digest, end)
         if slot is not None:
             slot.commit()
@@ -387,7 +396,12 @@ class GameLog:
         failing ``unlink`` and no exception)."""
         _, head, temporary = self._files()
         try:
-            fd = _open_without_atime(head, os.O_RDWR | _NO_LINK)
+            try:
+                fd = os.open(head, _HEAD_FLAGS | _NO_ATIME)  # as _open_without_atime, inline
+            except PermissionError:
+                if not _NO_ATIME:
+                    raise
+                fd = os.open(head, _HEAD_FLAGS)
         except OSError:
             return None  # none yet, or a link in its place (ELOOP): the rename replaces it
         try:
