@@ -25,7 +25,10 @@ overwrites the older slot in place (one ``pwrite``, no rename: replacing a file 
 much as the log's own fsync on ext4, issue 16), so a torn update spoils only the slot it wrote and
 the other still names the anchor before it, a lag the rule above accepts. A head in the format of
 earlier versions (one JSON object) is read as before and turned into slots by the next append,
-by rename, once.
+by rename, once. A slot also records END, the log's size when it ended with the anchored line: an
+append reads the head first (to update it), and while the log still has that size the anchor's
+seq and hash are the log's tail, so no line of the log is read; any other size (a lagging anchor,
+a torn tail) or no END, and the tail is read from the log's end.
 """
 
 from __future__ import annotations

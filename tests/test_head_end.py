@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
+from mortecouille.app.commands import run_command, store_seed
+from mortecouille.core.rulings import RecordRuling
 from mortecouille.events import store as store_module
 from mortecouille.events.codec import TornTail, stamp
 from mortecouille.events.rulings import RulingRecorded
 from mortecouille.events.store import GameLog, HeadSlots
 from mortecouille.replays.reading.verify import verify_log
-from tests.conftest import created_log
+from tests.conftest import SEED, created_log
 
 
 def fillers(count: int, text: str = "filler") -> list[RulingRecorded]:
@@ -73,6 +75,22 @@ def test_an_append_to_a_log_ending_at_its_anchor_reads_no_line_of_it(
     assert [e.seq for e in appended] == [3, 4, 5]
     monkeypatch.undo()
     assert log.verify_chain() == 6 and verify_log(log).ok
+
+
+def test_a_command_through_the_command_path_appends_without_reading_the_tail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What every CLI command and the service run (``run_command``: lock, fold, decide, append)
+    gets the same: its append takes the tail from the anchor."""
+    log = created_log(tmp_path)
+    store_seed(log, SEED)
+    run_command(log, lambda state: RecordRuling(rule="T2", text="a fair wind"))
+    reads = forbid_tail_reads(monkeypatch)
+    appended, _ = run_command(log, lambda state: RecordRuling(rule="T2", text="the wind turns"))
+    assert reads == [] and appended[0].seq == 2
+    assert newest_slot(log)[1:] == (2, appended[0].hash, log.path.stat().st_size)
+    monkeypatch.undo()
+    assert verify_log(log).ok
 
 
 def test_a_log_longer_than_its_anchor_is_read_from_its_end_and_the_append_chains_on_its_last_line(
