@@ -141,12 +141,6 @@ class HeadSlots:
         return found if found is not None else cls._fields(second)
 
     @classmethod
-    def newest_counter(cls, data: bytes) -> int | None:
-        """The counter of :meth:`decode`'s slot, or None when no slot is valid."""
-        found = cls.newest(data)
-        return None if found is None else found[0]
-
-    @classmethod
     def _slot(cls, slot: bytes) -> tuple[int, Head] | None:
         found = cls._fields(slot)
         return None if found is None else (found[0], Head(seq=found[1], hash=found[2]))
@@ -247,7 +241,7 @@ class GameLog:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._files_cache: tuple[Path, str, str, str] | None = None
-        #: the head update :meth:`prepare_head` readied for the next :meth:`write_head`
+        #: the head update readied (by an append or :meth:`prepare_head`) for the next :meth:`write_head`
         self._prepared: _SlotUpdate | None = None
 
     @property
@@ -340,8 +334,8 @@ class GameLog:
         log from before anchors, or a tool anchoring a log written by hand, such as the golden
         logs' maker) by the one JSON object earlier versions wrote, byte for byte.
 
-        When :meth:`prepare_head` readied this very update (an append does, before its fsync, with
-        the log's size after its write as ``end``), only its ``pwrite`` is left to do."""
+        When this very update was readied (by :meth:`prepare_head`, or by an append before its
+        fsync, with the log's size after its write as ``end``), only its ``pwrite`` is left."""
         prepared, self._prepared = self._prepared, None
         if prepared is not None:
             head_fd, ready_seq, ready_digest, ready_end, record, offset = prepared
@@ -365,9 +359,10 @@ class GameLog:
     def prepare_head(self, seq: int, digest: str, end: int | None = None) -> None:
         """Ready the in-place update of the head anchor to ``seq`` and ``digest`` (the head opened,
         checked and read, the slot's bytes made), for the next :meth:`write_head` with the same
-        values to finish with one ``pwrite``. An append readies it before its write and fsync, so
-        that after the fsync, when the process resumes with cold caches, only that system call is
-        left (issue 16); it writes nothing to the head, so no crash guarantee moves. Nothing is
+        values to finish with one ``pwrite``. An append readies its update so (from the anchor it
+        read for its tail) before its write and fsync, so that after the fsync, when the process
+        resumes with cold caches, only that system call is left (issue 16); readying writes nothing
+        to the head, so no crash guarantee moves. Nothing is
         readied for a head that is not in slots (:meth:`write_head` replaces it as before) or that
         cannot be read (:meth:`write_head` tries again and reports it)."""
         self.drop_prepared_head()
