@@ -20,9 +20,18 @@ Choices, each for a reason:
   manifest lists the committed batches; the manifest is replaced atomically after the files are
   written, and a run starts by deleting part files of batches the manifest does not list (what a
   crashed run left).
-* **Rows are built in Python from the typed events, written by DuckDB.** The rows go to a temporary
-  JSON-lines file per table and one ``COPY (SELECT ... FROM read_json(...)) TO ... (PARTITION_BY)``
-  writes them: measured ~400 times faster than ``executemany`` inserts, and no pyarrow or pandas.
+* **The events table is written by DuckDB straight from the verified logs.** It is one row per
+  log line with the line itself as ``payload`` (most of the archive's bytes), and the verified
+  logs are staged as files anyway (they are kept in ``logs/``): one ``COPY`` reads them
+  (``read_ndjson_objects``, the line as it is, and ``json_transform`` for ``seq``, ``turn``,
+  ``type``, ``ship``), so those rows never go through Python objects or a JSON re-encoding
+  (issue 16: this was half of what archiving cost besides verifying).
+  :func:`mortecouille.replays.analytics.rows.event_rows` says the same rows in Python (the
+  tests compare them).
+* **The other tables' rows are built in Python from the typed events, written by DuckDB.** They
+  go to a temporary JSON-lines file per table and one ``COPY (SELECT ... FROM read_json(...)) TO
+  ... (PARTITION_BY)`` writes each: measured ~400 times faster than ``executemany`` inserts, and
+  no pyarrow or pandas.
 * **Streaming, memory flat in the number of games.** Each game is verified and its rows built and
   encoded as JSON lines by a worker (one game at a time); the archiving process appends those
   lines to the batch's staging files (``.staging-BATCH/``, beside the verified log bytes) as games
@@ -56,7 +65,7 @@ from mortecouille.core.errors import BadInput
 from mortecouille.events.codec import LogError, decode_lines
 from mortecouille.events.game import GameCreated, GameEnded
 from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameLog, lock_within
-from mortecouille.replays.analytics.rows import game_rows
+from mortecouille.replays.analytics.rows import derived_rows
 from mortecouille.replays.analytics.schema import PARTITION_COLUMNS, TABLES, Columns, TableRow, readme_text
 from mortecouille.replays.reading.verify import verify_log
 
@@ -113,19 +122,22 @@ class ArchiveResult(msgspec.Struct):
 
 
 class PreparedGame(msgspec.Struct):
-    """A verified finished game: its exact bytes and the rows of every table."""
+    """A verified finished game: its exact bytes (the events table's rows, one per line) and the
+    rows of every other table."""
 
     name: str
     ruleset: str
     data: bytes
     head: bytes | None
     last_hash: str
+    events: int
     rows: dict[str, list[TableRow]]
 
 
 class StagedGame(msgspec.Struct):
-    """A verified finished game as a worker hands it back: its exact bytes and its rows already
-    encoded, one JSON line per row (partition columns included), per table."""
+    """A verified finished game as a worker hands it back: its exact bytes (the events table's
+    source) and the other tables' rows already encoded, one JSON line per row (partition columns
+    included), per table."""
 
     name: str
     ruleset: str
@@ -176,8 +188,8 @@ def prepare_game(path: Path, rederive_turns: bool = False) -> PreparedGame | Ref
     # The rows must describe the very bytes that were verified and will be copied.
     if log.read_bytes() != data:
         return Refusal(name, "the log changed while it was being archived; try again")
-    rows = game_rows(name, events, data.splitlines())
-    return PreparedGame(name, events[0].ruleset, data, head, events[-1].hash, rows)
+    rows = derived_rows(name, events)
+    return PreparedGame(name, events[0].ruleset, data, head, events[-1].hash, len(events), rows)
 
 
 def stage_game(path: Path, rederive_turns: bool, month: str) -> StagedGame | Refusal | None:
@@ -189,8 +201,7 @@ def stage_game(path: Path, rederive_turns: bool, month: str) -> StagedGame | Ref
     encoder = msgspec.json.Encoder()
     # Each row is encoded as its struct (no dict per row) and the partition columns are spliced
     # into every line's closing brace: JSON text has no raw newline inside a value, so every
-    # b"}\n" of encode_lines' output ends a row. (Most of the encoding's time is the events'
-    # payloads, a JSON text escaped into a JSON string, whichever way the rows are encoded.)
+    # b"}\n" of encode_lines' output ends a row.
     partition = encoder.encode({"ruleset": prepared.ruleset, "month": month})
     closing = b"," + partition[1:] + b"\n"
     lines = {
@@ -204,7 +215,7 @@ def stage_game(path: Path, rederive_turns: bool, month: str) -> StagedGame | Ref
         prepared.data,
         prepared.head,
         prepared.last_hash,
-        len(prepared.rows["events"]),
+        prepared.events,
         lines,
     )
 
@@ -325,24 +336,52 @@ def columns_struct(columns: Columns) -> str:
     return "{" + ", ".join(f"{sql_string(name)}: {sql_string(kind)}" for name, kind in columns) + "}"
 
 
-def write_batch(archive: Path, batch: str, sources: dict[str, Path]) -> None:
-    """Write each table's staged rows (JSON lines, partition columns included) as Parquet files
-    named after ``batch``. DuckDB reads them as a stream: its memory is bounded by the batch's
-    size (:data:`FLUSH_EVENTS`), never by the number of games. ZSTD at level 1: on the archive's
-    tables (the events' payloads most of all) it wrote smaller files than its default level 3 for
-    about a third less of DuckDB's time (measured on 100,000 events: 5.2 vs 5.8 MB, 0.26-0.30 vs
-    0.32-0.41 s of CPU)."""
+#: The events table's columns each log line gives (``json_transform``): all but ``game`` (the
+#: log's name) and ``payload`` (the line itself).
+EVENT_LINE_COLUMNS: Columns = tuple(
+    (name, kind) for name, kind in TABLES["events"] if name not in ("game", "payload")
+)
+
+
+def events_select(logs: Path, index: Path, month: str) -> str:
+    """The SELECT giving the events table's rows (partition columns last) of the verified logs
+    staged as ``logs/N.jsonl``, named by ``index`` (one JSON line per log: its ``file`` number N,
+    ``game`` and ``ruleset``). Logs are staged under numbers, not names, so that no game name is
+    ever read as a file pattern or SQL."""
+    transform = sql_string(msgspec.json.encode(dict(EVENT_LINE_COLUMNS)).decode())
+    named = columns_struct((("file", "BIGINT"), ("game", "VARCHAR"), ("ruleset", "VARCHAR")))
+    chosen = {"game": "staged.game", "payload": "line.json::VARCHAR"}
+    columns = ", ".join(
+        f'{chosen.get(name, f"struct_extract(line.fields, {sql_string(name)})")} AS "{name}"'
+        for name, _ in TABLES["events"]
+    )
+    return (
+        f"SELECT {columns}, "
+        f"staged.ruleset AS ruleset, {sql_string(month)} AS month "
+        f"FROM (SELECT json, json_transform(json, {transform}) AS fields, "
+        f"CAST(regexp_extract(filename, '([0-9]+)[.]jsonl$', 1) AS BIGINT) AS file "
+        f"FROM read_ndjson_objects({sql_string(str(logs / '*.jsonl'))}, filename = true)) AS line "
+        f"JOIN read_json({sql_string(str(index))}, format = 'newline_delimited', columns = {named}) "
+        "AS staged USING (file)"
+    )
+
+
+def write_batch(archive: Path, batch: str, sources: dict[str, str]) -> None:
+    """Write each table's rows, given as a SELECT (partition columns last), as Parquet files named
+    after ``batch``. DuckDB reads the staged files as a stream: its memory is bounded by the
+    batch's size (:data:`FLUSH_EVENTS`), never by the number of games. ZSTD at level 1: on the
+    archive's tables (the events' payloads most of all) it wrote smaller files than its default
+    level 3 for about a third less of DuckDB's time (measured on 100,000 events: 5.2 vs 5.8 MB,
+    0.26-0.30 vs 0.32-0.41 s of CPU)."""
     import duckdb  # lazily: only archiving and querying pay for it
 
     connection = duckdb.connect()
     try:
-        for table, source in sources.items():
-            columns = TABLES[table] + tuple((name, "VARCHAR") for name in PARTITION_COLUMNS)
+        for table, select in sources.items():
             target = archive / table
             target.mkdir(exist_ok=True)
             connection.execute(
-                f"COPY (SELECT * FROM read_json({sql_string(str(source))}, "
-                f"format='newline_delimited', columns={columns_struct(columns)})) "
+                f"COPY ({select}) "
                 f"TO {sql_string(str(target))} (FORMAT PARQUET, COMPRESSION ZSTD, COMPRESSION_LEVEL 1, "
                 f"PARTITION_BY ({', '.join(PARTITION_COLUMNS)}), "
                 f"FILENAME_PATTERN {sql_string(f'part-{batch}-{{i}}')}, OVERWRITE_OR_IGNORE)"
@@ -351,9 +390,19 @@ def write_batch(archive: Path, batch: str, sources: dict[str, Path]) -> None:
         connection.close()
 
 
+def staged_rows_select(source: Path, table: str) -> str:
+    """The SELECT reading a table's staged rows (JSON lines, partition columns included)."""
+    columns = TABLES[table] + tuple((name, "VARCHAR") for name in PARTITION_COLUMNS)
+    return (
+        f"SELECT * FROM read_json({sql_string(str(source))}, "
+        f"format='newline_delimited', columns={columns_struct(columns)})"
+    )
+
+
 class Batch:
-    """The games staged for one batch: each table's rows appended to ``.staging-BATCH/TABLE.jsonl``
-    and each log's verified bytes kept in ``.staging-BATCH/logs/``, until :meth:`commit`."""
+    """The games staged for one batch: each verified log's bytes in ``.staging-BATCH/logs/N.jsonl``
+    (N counting the batch's games; their names in ``logs.index`` at the commit) and the other
+    tables' rows appended to ``.staging-BATCH/TABLE.jsonl``, until :meth:`commit`."""
 
     def __init__(self, archive: Path) -> None:
         self.archive = archive
@@ -364,14 +413,18 @@ class Batch:
         self.events = 0
         self.tables: dict[str, Path] = {}
 
+    def staged_log(self, number: int, suffix: str = ".jsonl") -> Path:
+        return self.staging / LOGS_DIR / f"{number}{suffix}"
+
     def add(self, game: StagedGame) -> None:
         for table, lines in game.lines.items():
             source = self.tables.setdefault(table, self.staging / f"{table}.jsonl")
             with open(source, "ab") as handle:
                 handle.write(lines)
-        (self.staging / LOGS_DIR / f"{game.name}.jsonl").write_bytes(game.data)
+        number = len(self.games)
+        self.staged_log(number).write_bytes(game.data)
         if game.head is not None:
-            (self.staging / LOGS_DIR / f"{game.name}.head").write_bytes(game.head)
+            self.staged_log(number, ".head").write_bytes(game.head)
         # only what the manifest needs is kept: the bytes are on disk now
         self.games.append(msgspec.structs.replace(game, data=b"", head=None, lines={}))
         self.events += game.events
@@ -379,10 +432,22 @@ class Batch:
     def commit(self, manifest: Manifest, month: str, result: ArchiveResult) -> None:
         """Write the Parquet files, move the logs in, then list the batch in the manifest (the
         commit: until then a crash leaves only part files a later run deletes)."""
-        staged = {table: self.tables[table] for table in TABLES if table in self.tables}
-        write_batch(self.archive, self.id, staged)
-        for kept in sorted((self.staging / LOGS_DIR).iterdir()):
-            os.replace(kept, self.archive / LOGS_DIR / kept.name)
+        index = self.staging / "logs.index"  # JSON lines; not a table's name
+        named = [{"file": n, "game": game.name, "ruleset": game.ruleset} for n, game in enumerate(self.games)]
+        index.write_bytes(msgspec.json.Encoder().encode_lines(named))
+        selects = {
+            table: events_select(self.staging / LOGS_DIR, index, month)
+            if table == "events"
+            else staged_rows_select(self.tables[table], table)
+            for table in TABLES
+            if table == "events" or table in self.tables
+        }
+        write_batch(self.archive, self.id, selects)
+        for number, game in enumerate(self.games):
+            for suffix in (".jsonl", ".head"):
+                kept = self.staged_log(number, suffix)
+                if suffix == ".jsonl" or kept.exists():
+                    os.replace(kept, self.archive / LOGS_DIR / f"{game.name}{suffix}")
         manifest.batches.append(self.id)
         for game in self.games:
             manifest.games[game.name] = ArchivedGame(
