@@ -57,7 +57,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import msgspec
 
@@ -68,6 +68,9 @@ from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameLog, l
 from mortecouille.replays.analytics.rows import derived_rows
 from mortecouille.replays.analytics.schema import PARTITION_COLUMNS, TABLES, Columns, TableRow, readme_text
 from mortecouille.replays.reading.verify import verify_log
+
+if TYPE_CHECKING:  # imported where a pool is started: every command imports this module
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 #: A row as written: a table's columns and the partition columns, by name.
 WrittenRow = dict[str, Any]
@@ -412,15 +415,19 @@ class Batch:
         self.games: list[StagedGame] = []
         self.events = 0
         self.tables: dict[str, Path] = {}
+        #: each table's staging file, open for appending until the commit (not reopened per game)
+        self.handles: dict[str, BinaryIO] = {}
 
     def staged_log(self, number: int, suffix: str = ".jsonl") -> Path:
         return self.staging / LOGS_DIR / f"{number}{suffix}"
 
     def add(self, game: StagedGame) -> None:
         for table, lines in game.lines.items():
-            source = self.tables.setdefault(table, self.staging / f"{table}.jsonl")
-            with open(source, "ab") as handle:
-                handle.write(lines)
+            handle = self.handles.get(table)
+            if handle is None:
+                self.tables[table] = self.staging / f"{table}.jsonl"
+                handle = self.handles[table] = open(self.tables[table], "ab")  # noqa: SIM115 - closed by close_tables
+            handle.write(lines)
         number = len(self.games)
         self.staged_log(number).write_bytes(game.data)
         if game.head is not None:
@@ -432,6 +439,7 @@ class Batch:
     def commit(self, manifest: Manifest, month: str, result: ArchiveResult) -> None:
         """Write the Parquet files, move the logs in, then list the batch in the manifest (the
         commit: until then a crash leaves only part files a later run deletes)."""
+        self.close_tables()
         index = self.staging / "logs.index"  # JSON lines; not a table's name
         named = [{"file": n, "game": game.name, "ruleset": game.ruleset} for n, game in enumerate(self.games)]
         index.write_bytes(msgspec.json.Encoder().encode_lines(named))
@@ -458,7 +466,13 @@ class Batch:
         _write_manifest(self.archive, manifest)
         self.discard()
 
+    def close_tables(self) -> None:
+        for handle in self.handles.values():
+            handle.close()
+        self.handles.clear()
+
     def discard(self) -> None:
+        self.close_tables()
         shutil.rmtree(self.staging, ignore_errors=True)
 
 
@@ -490,7 +504,8 @@ def archive_games(
     archive.mkdir(parents=True, exist_ok=True)
     (archive / LOGS_DIR).mkdir(exist_ok=True)
     result = ArchiveResult()
-    with _locked(archive, lock_timeout):
+    # the workers start before the lock is taken: none of them holds it (see _workers)
+    with _workers(jobs if len(logs) > 1 else 1) as pool, _locked(archive, lock_timeout):
         manifest = read_manifest(archive)
         remove_orphans(archive, manifest)
         remove_stale_staging(archive)
@@ -505,7 +520,8 @@ def archive_games(
                 on_game(path.stem)
         batch: Batch | None = None
         try:
-            for path, staged in zip(fresh, _staged(fresh, rederive_turns, month, jobs), strict=True):
+            stage = partial(stage_game, rederive_turns=rederive_turns, month=month)
+            for path, staged in zip(fresh, _staged(fresh, stage, pool, jobs), strict=True):
                 if staged is None:
                     result.unfinished.append(path.stem)
                 elif isinstance(staged, Refusal):
@@ -528,38 +544,66 @@ def archive_games(
     return result
 
 
-def _staged(
-    paths: list[Path], rederive_turns: bool, month: str, jobs: int
-) -> Iterator[StagedGame | Refusal | None]:
-    """:func:`stage_game` over ``paths``, in order, in ``jobs`` processes when more than one, with at
-    most :data:`IN_FLIGHT_PER_JOB` games per process submitted and not yet taken: results never
-    pile up faster than they are staged, so memory stays flat whatever the number of games."""
-    stage = partial(stage_game, rederive_turns=rederive_turns, month=month)
-    if jobs <= 1 or len(paths) < 2:
-        yield from (stage(path) for path in paths)
-        return
-    # Imported here: only a run with several jobs pays for process pools (every command imports this
-    # module). Spawned, not forked: a forked worker would inherit the archive's lock and keep it as
-    # long as it lives. And each worker dies with this process (a killed `archive` leaves none).
-    import multiprocessing
-    from concurrent.futures import Future, ProcessPoolExecutor
+@contextmanager
+def _workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
+    """``jobs`` worker processes for :func:`_staged` (None for one job: this process does it all).
 
-    context = multiprocessing.get_context("spawn")
+    Forked when :func:`_forking_is_safe`, and all at once here, before the caller takes the
+    archive's lock: a forked worker inherits the open files of its parent, and one forked while
+    the lock is held would keep it as long as it lives. Forked rather than spawned because a
+    spawned worker imports the engine again (about 0.2 s of a core each, issue 16: as long as
+    verifying 20,000 events); a forked one starts with its parent's modules. Otherwise they are
+    spawned (fork is unsafe on macOS, and beside other threads). Each worker dies with this
+    process (a killed ``archive`` leaves none)."""
+    if jobs <= 1:
+        yield None
+        return
+    # Imported here: only a run with several jobs pays for process pools (every command imports
+    # this module).
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("fork" if _forking_is_safe() else "spawn")
     with ProcessPoolExecutor(
         max_workers=jobs, mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),)
     ) as pool:
-        waiting: deque[Future[StagedGame | Refusal | None]] = deque()
-        upcoming = iter(paths)
-        for path in upcoming:
-            waiting.append(pool.submit(stage, path))
-            if len(waiting) >= jobs * IN_FLIGHT_PER_JOB:
-                break
-        while waiting:
-            done = waiting.popleft().result()
-            following = next(upcoming, None)
-            if following is not None:
-                waiting.append(pool.submit(stage, following))
-            yield done
+        # a forking pool starts every worker at its first task: that is now, before the lock
+        pool.submit(os.getpid).result()
+        yield pool
+
+
+def _forking_is_safe() -> bool:
+    """Fork on Linux, and only from a process with no other Python thread: a lock another thread
+    holds at the fork would stay held in the worker forever (a server, a test harness)."""
+    import threading
+
+    return sys.platform == "linux" and threading.active_count() == 1
+
+
+def _staged(
+    paths: list[Path],
+    stage: Callable[[Path], StagedGame | Refusal | None],
+    pool: ProcessPoolExecutor | None,
+    jobs: int,
+) -> Iterator[StagedGame | Refusal | None]:
+    """``stage`` over ``paths``, in order, in the ``pool``'s ``jobs`` processes when there is one, with at
+    most :data:`IN_FLIGHT_PER_JOB` games per process submitted and not yet taken: results never
+    pile up faster than they are staged, so memory stays flat whatever the number of games."""
+    if pool is None or len(paths) < 2:
+        yield from (stage(path) for path in paths)
+        return
+    waiting: deque[Future[StagedGame | Refusal | None]] = deque()
+    upcoming = iter(paths)
+    for path in upcoming:
+        waiting.append(pool.submit(stage, path))
+        if len(waiting) >= jobs * IN_FLIGHT_PER_JOB:
+            break
+    while waiting:
+        done = waiting.popleft().result()
+        following = next(upcoming, None)
+        if following is not None:
+            waiting.append(pool.submit(stage, following))
+        yield done
 
 
 #: prctl option: the signal a process gets when its parent dies (linux/prctl.h).
