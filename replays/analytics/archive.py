@@ -362,7 +362,7 @@ def events_select(logs: Path, index: Path, month: str) -> str:
         f"SELECT {columns}, "
         f"staged.ruleset AS ruleset, {sql_string(month)} AS month "
         f"FROM (SELECT json, json_transform(json, {transform}) AS fields, "
-        f"CAST(regexp_extract(filename, '([0-9]+)[.]jsonl$', 1) AS BIGINT) AS file "
+        "CAST(parse_filename(filename, true) AS BIGINT) AS file "  # logs/N.jsonl -> N
         f"FROM read_ndjson_objects({sql_string(str(logs / '*.jsonl'))}, filename = true)) AS line "
         f"JOIN read_json({sql_string(str(index))}, format = 'newline_delimited', columns = {named}) "
         "AS staged USING (file)"
