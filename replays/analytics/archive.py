@@ -32,6 +32,9 @@ Choices, each for a reason:
   go to a temporary JSON-lines file per table and one ``COPY (SELECT ... FROM read_json(...)) TO
   ... (PARTITION_BY)`` writes each: measured ~400 times faster than ``executemany`` inserts, and
   no pyarrow or pandas.
+* **Workers forked before the lock.** ``jobs`` processes verify side by side; on Linux they are
+  forked (a spawned one would import the engine again, about 0.2 s of a core each), all of them
+  before the archive's lock is taken so that none inherits it (:func:`_workers`).
 * **Streaming, memory flat in the number of games.** Each game is verified and its rows built and
   encoded as JSON lines by a worker (one game at a time); the archiving process appends those
   lines to the batch's staging files (``.staging-BATCH/``, beside the verified log bytes) as games
@@ -138,14 +141,15 @@ class PreparedGame(msgspec.Struct):
 
 
 class StagedGame(msgspec.Struct):
-    """A verified finished game as a worker hands it back: its exact bytes (the events table's
-    source) and the other tables' rows already encoded, one JSON line per row (partition columns
-    included), per table."""
+    """A verified finished game as a worker hands it back: where it wrote the exact bytes it
+    verified (``kept``, the events table's source; its head anchor beside, with suffix ``.head``,
+    when ``head``) and the other tables' rows already encoded, one JSON line per row (partition
+    columns included), per table."""
 
     name: str
     ruleset: str
-    data: bytes
-    head: bytes | None
+    kept: Path
+    head: bool
     last_hash: str
     events: int
     lines: dict[str, bytes]
@@ -195,12 +199,17 @@ def prepare_game(path: Path, rederive_turns: bool = False) -> PreparedGame | Ref
     return PreparedGame(name, events[0].ruleset, data, head, events[-1].hash, len(events), rows)
 
 
-def stage_game(path: Path, rederive_turns: bool, month: str) -> StagedGame | Refusal | None:
-    """:func:`prepare_game`, its rows encoded as the table files' JSON lines (in a worker: only bytes
-    go back to the archiving process)."""
+def stage_game(path: Path, keep: Path, rederive_turns: bool, month: str) -> StagedGame | Refusal | None:
+    """:func:`prepare_game`, the verified bytes written to ``keep`` (the head anchor's beside it,
+    suffix ``.head``) and the rows encoded as the table files' JSON lines: in a worker, only the
+    rows' bytes go back to the archiving process, not the log's (most of the bytes; the archiving
+    process moves the file into its batch)."""
     prepared = prepare_game(path, rederive_turns)
     if not isinstance(prepared, PreparedGame):
         return prepared
+    keep.write_bytes(prepared.data)
+    if prepared.head is not None:
+        keep.with_suffix(".head").write_bytes(prepared.head)
     encoder = msgspec.json.Encoder()
     # Each row is encoded as its struct (no dict per row) and the partition columns are spliced
     # into every line's closing brace: JSON text has no raw newline inside a value, so every
@@ -215,8 +224,8 @@ def stage_game(path: Path, rederive_turns: bool, month: str) -> StagedGame | Ref
     return StagedGame(
         prepared.name,
         prepared.ruleset,
-        prepared.data,
-        prepared.head,
+        keep,
+        prepared.head is not None,
         prepared.last_hash,
         prepared.events,
         lines,
@@ -429,11 +438,11 @@ class Batch:
                 handle = self.handles[table] = open(self.tables[table], "ab")  # noqa: SIM115 - closed by close_tables
             handle.write(lines)
         number = len(self.games)
-        self.staged_log(number).write_bytes(game.data)
-        if game.head is not None:
-            self.staged_log(number, ".head").write_bytes(game.head)
-        # only what the manifest needs is kept: the bytes are on disk now
-        self.games.append(msgspec.structs.replace(game, data=b"", head=None, lines={}))
+        os.replace(game.kept, self.staged_log(number))
+        if game.head:
+            os.replace(game.kept.with_suffix(".head"), self.staged_log(number, ".head"))
+        # only what the manifest needs is kept: the rows are on disk now
+        self.games.append(msgspec.structs.replace(game, lines={}))
         self.events += game.events
 
     def commit(self, manifest: Manifest, month: str, result: ArchiveResult) -> None:
@@ -519,9 +528,12 @@ def archive_games(
             if on_game is not None:
                 on_game(path.stem)
         batch: Batch | None = None
+        # where workers write the logs they verified, until the batch takes each in
+        verified = archive / f".staging-{uuid.uuid4().hex}"
+        verified.mkdir()
         try:
             stage = partial(stage_game, rederive_turns=rederive_turns, month=month)
-            for path, staged in zip(fresh, _staged(fresh, stage, pool, jobs), strict=True):
+            for path, staged in zip(fresh, _staged(fresh, verified, stage, pool, jobs), strict=True):
                 if staged is None:
                     result.unfinished.append(path.stem)
                 elif isinstance(staged, Refusal):
@@ -540,6 +552,7 @@ def archive_games(
         finally:
             if batch is not None:
                 batch.discard()
+            shutil.rmtree(verified, ignore_errors=True)
         write_readme(archive)
     return result
 
@@ -563,12 +576,15 @@ def _workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    context = multiprocessing.get_context("fork" if _forking_is_safe() else "spawn")
+    forking = _forking_is_safe()
+    context = multiprocessing.get_context("fork" if forking else "spawn")
     with ProcessPoolExecutor(
         max_workers=jobs, mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),)
     ) as pool:
-        # a forking pool starts every worker at its first task: that is now, before the lock
-        pool.submit(os.getpid).result()
+        if forking:
+            # a forking pool starts every worker at its first task: that is now, before the lock
+            # (a spawning one starts them as tasks come, only if any does, each with no open file)
+            pool.submit(os.getpid).result()
         yield pool
 
 
@@ -582,27 +598,30 @@ def _forking_is_safe() -> bool:
 
 def _staged(
     paths: list[Path],
-    stage: Callable[[Path], StagedGame | Refusal | None],
+    verified: Path,
+    stage: Callable[[Path, Path], StagedGame | Refusal | None],
     pool: ProcessPoolExecutor | None,
     jobs: int,
 ) -> Iterator[StagedGame | Refusal | None]:
-    """``stage`` over ``paths``, in order, in the ``pool``'s ``jobs`` processes when there is one, with at
-    most :data:`IN_FLIGHT_PER_JOB` games per process submitted and not yet taken: results never
-    pile up faster than they are staged, so memory stays flat whatever the number of games."""
+    """``stage`` over ``paths``, in order, each keeping its verified log in ``verified`` under its
+    number in ``paths`` (two logs may share a name), in the ``pool``'s ``jobs`` processes when
+    there is one, with at most :data:`IN_FLIGHT_PER_JOB` games per process submitted and not yet
+    taken: results never pile up faster than they are staged, so memory and the logs waiting in
+    ``verified`` stay flat whatever the number of games."""
+    numbered = ((path, verified / f"{number}.jsonl") for number, path in enumerate(paths))
     if pool is None or len(paths) < 2:
-        yield from (stage(path) for path in paths)
+        yield from (stage(path, keep) for path, keep in numbered)
         return
     waiting: deque[Future[StagedGame | Refusal | None]] = deque()
-    upcoming = iter(paths)
-    for path in upcoming:
-        waiting.append(pool.submit(stage, path))
+    for path, keep in numbered:
+        waiting.append(pool.submit(stage, path, keep))
         if len(waiting) >= jobs * IN_FLIGHT_PER_JOB:
             break
     while waiting:
         done = waiting.popleft().result()
-        following = next(upcoming, None)
+        following = next(numbered, None)
         if following is not None:
-            waiting.append(pool.submit(stage, following))
+            waiting.append(pool.submit(stage, *following))
         yield done
 
 
