@@ -36,11 +36,12 @@ Choices, each for a reason:
   forked (a spawned one would import the engine again, about 0.2 s of a core each), all of them
   before the archive's lock is taken so that none inherits it (:func:`_workers`).
 * **Streaming, memory flat in the number of games.** Each game is verified and its rows built and
-  encoded as JSON lines by a worker (one game at a time); the archiving process appends those
-  lines to the batch's staging files (``.staging-BATCH/``, beside the verified log bytes) as games
-  come back, in the order of the logs, with only a few games in flight; every
-  :data:`FLUSH_EVENTS` events the batch is written as Parquet and committed. No run holds more than
-  a few games' rows, whatever the number of games.
+  encoded as JSON lines by a worker (one game at a time), which writes the bytes it verified into
+  the run's staging folder (``.staging-RUN/N.jsonl``); the archiving process appends the rows to
+  the batch's staging files and moves the log in beside them (``.staging-BATCH/``) as games come
+  back, in the order of the logs, with only a few games in flight; every :data:`FLUSH_EVENTS`
+  events the batch is written as Parquet and committed. No run holds more than a few games' rows,
+  whatever the number of games, and no log's bytes travel between processes.
 
 The table schemas (one row type per table) and the README's text are in
 :mod:`mortecouille.replays.analytics.schema`, the rows built from a game's events in
