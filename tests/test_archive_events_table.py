@@ -135,3 +135,35 @@ def test_no_worker_holds_the_archive_lock(logs: Path, tmp_path: Path) -> None:
     result = archive_games(sorted(logs.glob("*.jsonl")), archive, "2026-04", on_game=look, jobs=2)
     assert result.exit_code == 0
     assert seen, "the run had no worker processes to look at"
+
+
+def test_a_batch_that_fails_to_commit_on_its_thread_fails_the_run_and_leaves_nothing_half_done(
+    logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Full batches are committed on a thread while the next is staged: a commit's failure still
+    stops the run with its own error, after the commit in flight, and leaves no staging folder and
+    no batch in the manifest; the next run archives every game."""
+    paths = sorted(logs.glob("*.jsonl"))
+    archive = tmp_path / "archive"
+    real_write = archive_module.write_batch
+    writes: list[str] = []
+
+    def failing_write(archive: Path, batch: str, sources: dict[str, str]) -> None:
+        writes.append(batch)
+        if len(writes) == 2:
+            raise OSError("disk full while writing the second batch")
+        real_write(archive, batch, sources)
+
+    monkeypatch.setattr(archive_module, "write_batch", failing_write)
+    with pytest.raises(OSError, match="disk full"):
+        archive_games(paths, archive, "2026-04", flush_events=1_000, jobs=2)
+    assert not list(archive.glob(".staging-*"))
+    manifest = archive_module.read_manifest(archive)
+    assert manifest.batches == writes[:1]  # the first batch committed whole, the second not at all
+    monkeypatch.setattr(archive_module, "write_batch", real_write)
+    result = archive_games(paths, archive, "2026-04", flush_events=1_000, jobs=2)
+    assert result.exit_code == 0
+    assert sorted(result.archived + result.already) == sorted(path.stem for path in paths)
+    events = table_rows(archive, "events")  # the failed batch's part files are gone: no row twice
+    assert len(events) == sum(path.read_bytes().count(b"\n") for path in paths)
+    assert {row[0] for row in events} == {path.stem for path in paths}

@@ -55,6 +55,7 @@ import os
 import shutil
 import signal
 import sys
+import threading
 import uuid
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -532,6 +533,7 @@ def archive_games(
         # where workers write the logs they verified, until the batch takes each in
         verified = archive / f".staging-{uuid.uuid4().hex}"
         verified.mkdir()
+        committer = _Committer()
         try:
             stage = partial(stage_game, rederive_turns=rederive_turns, month=month)
             for path, staged in zip(fresh, _staged(fresh, verified, stage, pool, jobs), strict=True):
@@ -543,19 +545,60 @@ def archive_games(
                     batch = batch or Batch(archive)
                     batch.add(staged)
                     if batch.events >= flush_events:
-                        batch.commit(manifest, month, result)
+                        committer.start(batch, manifest, month, result)
                         batch = None
                 if on_game is not None:
                     on_game(path.stem)
-            if batch is not None:
+            committer.wait()
+            if batch is not None:  # the last one: nothing left to verify meanwhile
                 batch.commit(manifest, month, result)
                 batch = None
         finally:
+            committer.settle()  # never let go of the lock while a commit runs
             if batch is not None:
                 batch.discard()
             shutil.rmtree(verified, ignore_errors=True)
         write_readme(archive)
     return result
+
+
+class _Committer:
+    """Commits full batches one at a time on a thread of its own, so that the workers go on
+    verifying the next batch's games while DuckDB writes this one's Parquet (it lets go of the GIL
+    as it works): with workers idle during each commit, a run of several batches spent about a
+    quarter of its time waiting (issue 16). Commits stay in order, each whole before the next
+    starts, and the manifest is only ever written by the commit in flight."""
+
+    def __init__(self) -> None:
+        self.running: threading.Thread | None = None
+        self.failure: BaseException | None = None
+
+    def start(self, batch: Batch, manifest: Manifest, month: str, result: ArchiveResult) -> None:
+        """Commit ``batch`` once the commit in flight is done (raising what that one raised)."""
+        self.wait()
+
+        def commit() -> None:
+            try:
+                batch.commit(manifest, month, result)
+            except BaseException as error:  # raised in the archiving thread at its next wait
+                self.failure = error
+                batch.discard()
+
+        self.running = threading.Thread(target=commit, name=f"archive-commit-{batch.id}")
+        self.running.start()
+
+    def wait(self) -> None:
+        """Wait for the commit in flight, raising what it raised."""
+        self.settle()
+        failure, self.failure = self.failure, None
+        if failure is not None:
+            raise failure
+
+    def settle(self) -> None:
+        """Wait for the commit in flight, whatever it raised (the run is failing already)."""
+        if self.running is not None:
+            self.running.join()
+            self.running = None
 
 
 @contextmanager
@@ -592,8 +635,6 @@ def _workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
 def _forking_is_safe() -> bool:
     """Fork on Linux, and only from a process with no other Python thread: a lock another thread
     holds at the fork would stay held in the worker forever (a server, a test harness)."""
-    import threading
-
     return sys.platform == "linux" and threading.active_count() == 1
 
 
