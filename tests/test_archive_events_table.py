@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -147,21 +148,24 @@ def test_a_batch_that_fails_to_commit_on_its_thread_fails_the_run_and_leaves_not
     archive = tmp_path / "archive"
     real_write = archive_module.write_batch
     writes: list[str] = []
+    threads: list[threading.Thread] = []
 
     def failing_write(archive: Path, batch: str, sources: dict[str, str]) -> None:
         writes.append(batch)
+        threads.append(threading.current_thread())
         if len(writes) == 2:
             raise OSError("disk full while writing the second batch")
         real_write(archive, batch, sources)
 
     monkeypatch.setattr(archive_module, "write_batch", failing_write)
     with pytest.raises(OSError, match="disk full"):
-        archive_games(paths, archive, "2026-04", flush_events=1_000, jobs=2)
+        archive_games(paths, archive, "2026-04", flush_events=300, jobs=2)
+    assert threads[1] is not threading.main_thread()  # batches of 300 events: not the last one
     assert not list(archive.glob(".staging-*"))
     manifest = archive_module.read_manifest(archive)
     assert manifest.batches == writes[:1]  # the first batch committed whole, the second not at all
     monkeypatch.setattr(archive_module, "write_batch", real_write)
-    result = archive_games(paths, archive, "2026-04", flush_events=1_000, jobs=2)
+    result = archive_games(paths, archive, "2026-04", flush_events=300, jobs=2)
     assert result.exit_code == 0
     assert sorted(result.archived + result.already) == sorted(path.stem for path in paths)
     events = table_rows(archive, "events")  # the failed batch's part files are gone: no row twice
