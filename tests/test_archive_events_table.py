@@ -1,12 +1,13 @@
-"""``archive`` writes the events table with DuckDB straight from the verified logs (issue 16), and
-its workers are forked before the archive's lock is taken: what the tables hold must not depend on
-either.
+"""``archive`` writes the events table with DuckDB straight from the verified logs (issue 16), its
+workers are forked before the archive's lock is taken, and full batches are committed on a thread
+while the next is staged: what the archive holds must not depend on any of it.
 
 * the events table read back from the Parquet files is, row for row, what
   :func:`~mortecouille.replays.analytics.rows.event_rows` builds in Python from the typed events;
 * a game whose name holds a file pattern's or SQL's special characters is archived under its
   name (logs are staged under numbers, never read by name);
-* forked and spawned workers archive the same tables, and no worker holds the archive's lock.
+* forked and spawned workers archive the same tables, and no worker holds the archive's lock;
+* a commit failing on its thread fails the run and leaves nothing half done.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def table_rows(archive: Path, table: str) -> list[tuple[Any, ...]]:
 
 
 def python_event_rows(logs: Path, month: str) -> list[tuple[Any, ...]]:
-    """The events table as rows.event_rows builds it, partition columns added, sorted as read."""
+    """The events table as rows.event_rows builds it, partition columns added, sorted."""
     rows = []
     for path in sorted(logs.glob("*.jsonl")):
         data = path.read_bytes()
