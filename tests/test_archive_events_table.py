@@ -151,12 +151,12 @@ def test_a_batch_that_fails_to_commit_on_its_thread_fails_the_run_and_leaves_not
     writes: list[str] = []
     threads: list[threading.Thread] = []
 
-    def failing_write(archive: Path, batch: str, sources: dict[str, str]) -> None:
+    def failing_write(archive: Path, batch: str, sources: dict[str, str], connection: Any) -> None:
         writes.append(batch)
         threads.append(threading.current_thread())
         if len(writes) == 2:
             raise OSError("disk full while writing the second batch")
-        real_write(archive, batch, sources)
+        real_write(archive, batch, sources, connection)
 
     monkeypatch.setattr(archive_module, "write_batch", failing_write)
     with pytest.raises(OSError, match="disk full"):

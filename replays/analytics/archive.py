@@ -74,8 +74,10 @@ from mortecouille.replays.analytics.rows import derived_rows
 from mortecouille.replays.analytics.schema import PARTITION_COLUMNS, TABLES, Columns, TableRow, readme_text
 from mortecouille.replays.reading.verify import verify_log
 
-if TYPE_CHECKING:  # imported where a pool is started: every command imports this module
+if TYPE_CHECKING:  # imported where used: every command imports this module
     from concurrent.futures import Future, ProcessPoolExecutor
+
+    import duckdb
 
 #: A row as written: a table's columns and the partition columns, by name.
 WrittenRow = dict[str, Any]
@@ -380,28 +382,24 @@ def events_select(logs: Path, index: Path, month: str) -> str:
     )
 
 
-def write_batch(archive: Path, batch: str, sources: dict[str, str]) -> None:
+def write_batch(
+    archive: Path, batch: str, sources: dict[str, str], connection: duckdb.DuckDBPyConnection
+) -> None:
     """Write each table's rows, given as a SELECT (partition columns last), as Parquet files named
-    after ``batch``. DuckDB reads the staged files as a stream: its memory is bounded by the
-    batch's size (:data:`FLUSH_EVENTS`), never by the number of games. ZSTD at level 1: on the
-    archive's tables (the events' payloads most of all) it wrote smaller files than its default
-    level 3 for about a third less of DuckDB's time (measured on 100,000 events: 5.2 vs 5.8 MB,
-    0.26-0.30 vs 0.32-0.41 s of CPU)."""
-    import duckdb  # lazily: only archiving and querying pay for it
-
-    connection = duckdb.connect()
-    try:
-        for table, select in sources.items():
-            target = archive / table
-            target.mkdir(exist_ok=True)
-            connection.execute(
-                f"COPY ({select}) "
-                f"TO {sql_string(str(target))} (FORMAT PARQUET, COMPRESSION ZSTD, COMPRESSION_LEVEL 1, "
-                f"PARTITION_BY ({', '.join(PARTITION_COLUMNS)}), "
-                f"FILENAME_PATTERN {sql_string(f'part-{batch}-{{i}}')}, OVERWRITE_OR_IGNORE)"
-            )
-    finally:
-        connection.close()
+    after ``batch``, through ``connection`` (an in-memory database). DuckDB reads the staged files
+    as a stream: its memory is bounded by the batch's size (:data:`FLUSH_EVENTS`), never by the
+    number of games. ZSTD at level 1: on the archive's tables (the events' payloads most of all)
+    it wrote smaller files than its default level 3 for about a third less of DuckDB's time
+    (measured on 100,000 events: 5.2 vs 5.8 MB, 0.26-0.30 vs 0.32-0.41 s of CPU)."""
+    for table, select in sources.items():
+        target = archive / table
+        target.mkdir(exist_ok=True)
+        connection.execute(
+            f"COPY ({select}) "
+            f"TO {sql_string(str(target))} (FORMAT PARQUET, COMPRESSION ZSTD, COMPRESSION_LEVEL 1, "
+            f"PARTITION_BY ({', '.join(PARTITION_COLUMNS)}), "
+            f"FILENAME_PATTERN {sql_string(f'part-{batch}-{{i}}')}, OVERWRITE_OR_IGNORE)"
+        )
 
 
 def staged_rows_select(source: Path, table: str) -> str:
@@ -447,7 +445,9 @@ class Batch:
         self.games.append(msgspec.structs.replace(game, lines={}))
         self.events += game.events
 
-    def commit(self, manifest: Manifest, month: str, result: ArchiveResult) -> None:
+    def commit(
+        self, manifest: Manifest, month: str, result: ArchiveResult, connection: duckdb.DuckDBPyConnection
+    ) -> None:
         """Write the Parquet files, move the logs in, then list the batch in the manifest (the
         commit: until then a crash leaves only part files a later run deletes)."""
         self.close_tables()
@@ -461,7 +461,7 @@ class Batch:
             for table in TABLES
             if table == "events" or table in self.tables
         }
-        write_batch(self.archive, self.id, selects)
+        write_batch(self.archive, self.id, selects, connection)
         for number, game in enumerate(self.games):
             for suffix in (".jsonl", ".head"):
                 kept = self.staged_log(number, suffix)
@@ -533,7 +533,7 @@ def archive_games(
         # where workers write the logs they verified, until the batch takes each in
         verified = archive / f".staging-{uuid.uuid4().hex}"
         verified.mkdir()
-        committer = _Committer()
+        committer = _Committer(manifest, month, result)
         try:
             stage = partial(stage_game, rederive_turns=rederive_turns, month=month)
             for path, staged in zip(fresh, _staged(fresh, verified, stage, pool, jobs), strict=True):
@@ -545,16 +545,16 @@ def archive_games(
                     batch = batch or Batch(archive)
                     batch.add(staged)
                     if batch.events >= flush_events:
-                        committer.start(batch, manifest, month, result)
+                        committer.start(batch)
                         batch = None
                 if on_game is not None:
                     on_game(path.stem)
-            committer.wait()
             if batch is not None:  # the last one: nothing left to verify meanwhile
-                batch.commit(manifest, month, result)
+                committer.commit(batch)
                 batch = None
+            committer.wait()
         finally:
-            committer.settle()  # never let go of the lock while a commit runs
+            committer.close()  # never let go of the lock while a commit runs
             if batch is not None:
                 batch.discard()
             shutil.rmtree(verified, ignore_errors=True)
@@ -563,29 +563,49 @@ def archive_games(
 
 
 class _Committer:
-    """Commits full batches one at a time on a thread of its own, so that the workers go on
-    verifying the next batch's games while DuckDB writes this one's Parquet (it lets go of the GIL
-    as it works): with workers idle during each commit, a run of several batches spent about a
-    quarter of its time waiting (issue 16). Commits stay in order, each whole before the next
-    starts, and the manifest is only ever written by the commit in flight."""
+    """Commits a run's batches in order through one DuckDB connection (opening one costs about
+    20 ms, as much as writing 2,000 events: once per run, not per batch).
 
-    def __init__(self) -> None:
+    A full batch is committed on a thread of its own (:meth:`start`), so that the workers go on
+    verifying the next batch's games while DuckDB writes this one's Parquet (it lets go of the GIL
+    as it works): with the workers idle during each commit, a run of many batches spent a good
+    part of its time waiting (issue 16). Each commit is whole before the next starts, and only the
+    commit in flight writes the manifest."""
+
+    def __init__(self, manifest: Manifest, month: str, result: ArchiveResult) -> None:
+        self.manifest = manifest
+        self.month = month
+        self.result = result
+        self.connection: duckdb.DuckDBPyConnection | None = None
         self.running: threading.Thread | None = None
         self.failure: BaseException | None = None
 
-    def start(self, batch: Batch, manifest: Manifest, month: str, result: ArchiveResult) -> None:
-        """Commit ``batch`` once the commit in flight is done (raising what that one raised)."""
+    def commit(self, batch: Batch) -> None:
+        """Commit ``batch`` here and now, once the commit in flight is done."""
+        self.wait()
+        self._commit(batch)
+
+    def start(self, batch: Batch) -> None:
+        """Commit ``batch`` on a thread, once the commit in flight is done (raising what that one
+        raised)."""
         self.wait()
 
         def commit() -> None:
             try:
-                batch.commit(manifest, month, result)
+                self._commit(batch)
             except BaseException as error:  # raised in the archiving thread at its next wait
                 self.failure = error
                 batch.discard()
 
         self.running = threading.Thread(target=commit, name=f"archive-commit-{batch.id}")
         self.running.start()
+
+    def _commit(self, batch: Batch) -> None:
+        if self.connection is None:
+            import duckdb  # lazily: only archiving and querying pay for it
+
+            self.connection = duckdb.connect()
+        batch.commit(self.manifest, self.month, self.result, self.connection)
 
     def wait(self) -> None:
         """Wait for the commit in flight, raising what it raised."""
@@ -599,6 +619,13 @@ class _Committer:
         if self.running is not None:
             self.running.join()
             self.running = None
+
+    def close(self) -> None:
+        """Wait for the commit in flight (whatever it raised), then close the connection."""
+        self.settle()
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
 
 
 @contextmanager
