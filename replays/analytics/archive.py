@@ -568,9 +568,9 @@ class _Committer:
 
     A full batch is committed on a thread of its own (:meth:`start`), so that the workers go on
     verifying the next batch's games while DuckDB writes this one's Parquet (it lets go of the GIL
-    as it works): with the workers idle during each commit, a run of many batches spent a good
-    part of its time waiting (issue 16). Each commit is whole before the next starts, and only the
-    commit in flight writes the manifest."""
+    as it works) instead of waiting for it: 500 five-turn games in batches of 4,000 events took
+    2.0-2.6 s instead of 2.3-3.2 s (medians of interleaved runs, 2 cores, issue 16). Each commit
+    is whole before the next starts, and only the commit in flight writes the manifest."""
 
     def __init__(self, manifest: Manifest, month: str, result: ArchiveResult) -> None:
         self.manifest = manifest
