@@ -12,8 +12,10 @@ Run: ``.venv/bin/python bench/bench_archive.py [--events N] [--jobs J] [--sample
    given** (``seq``, ``turn``, ``type``, ``ship``, ``prev``, ``hash`` and the file name: no schema
    guessed per file), interleaved run after run, median of ``--runs``; goal (issue 16) >= 0.5.
    DuckDB's raw-lines reader (``read_ndjson_objects``) is printed too, the archive's own DuckDB
-   stage (its staged rows of every table to Parquet) timed apart, and with ``--jobs 1`` the share
-   of the verification (chain, dice, state hashes), timed apart;
+   stage (the verified logs to the events table, its staged rows of the other tables to Parquet)
+   timed apart, the CPU seconds of a run split between the archiving process (the DuckDB stage's
+   share apart) and its workers (verifying, building rows), and with ``--jobs 1`` the share of
+   the verification (chain, dice, state hashes), timed apart;
 4. archive memory: max RSS of an ``archive`` run (a fresh process each run: the archiving process
    plus ``--jobs`` times its largest worker) over ``SMALL`` and ``BIG`` games (default 1,000 and
    10,000 games of ``--rss-turns`` turns at most: copies, under their own names, of a pool of
@@ -30,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -127,6 +130,13 @@ def copies_corpus(directory: Path, pool: Path, games: int) -> int:
             os.link(head, directory / f"copy-{index:05d}.head")
         events += sizes[source]
     return events
+
+
+def cpu_seconds(who: int) -> float:
+    """User and system CPU seconds of this process (``RUSAGE_SELF``, all its threads) or of its
+    reaped children (``RUSAGE_CHILDREN``)."""
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
 
 
 def peak_rss_mb() -> float:
@@ -276,22 +286,32 @@ def main() -> None:
         # the archive's own DuckDB stage (staged rows -> Parquet), in the archiving process whatever
         # --jobs is: what archive would cost if verifying and building rows cost nothing
         writing = [0.0]
+        writing_cpu = [0.0]
         real_write = archive_module.write_batch
 
         def timed_write(*args: object, **kwargs: object) -> None:
-            began = time.perf_counter()
+            began, began_cpu = time.perf_counter(), cpu_seconds(resource.RUSAGE_SELF)
             try:
                 real_write(*args, **kwargs)  # type: ignore[arg-type]
             finally:
                 writing[0] += time.perf_counter() - began
+                writing_cpu[0] += cpu_seconds(resource.RUSAGE_SELF) - began_cpu
 
         archive_module.write_batch = timed_write  # type: ignore[assignment]
         archived = [0]
 
+        #: CPU seconds of each archive run: this process (DuckDB's threads included), its workers
+        #: (counted once the run has joined them)
+        own_cpu: list[float] = []
+        workers_cpu: list[float] = []
+
         def archive_once() -> None:
             target = work / f"archive-{archived[0]}"
             archived[0] += 1
+            own, workers = cpu_seconds(resource.RUSAGE_SELF), cpu_seconds(resource.RUSAGE_CHILDREN)
             archive_games(sorted(logs.glob("*.jsonl")), target, "2026-01", jobs=options.jobs)
+            own_cpu.append(cpu_seconds(resource.RUSAGE_SELF) - own)
+            workers_cpu.append(cpu_seconds(resource.RUSAGE_CHILDREN) - workers)
 
         t_base, t_archive = interleaved(baseline, archive_once, options.runs)
         archive_module.verify_log = real_verify
@@ -323,9 +343,17 @@ def main() -> None:
         per_write = writing[0] / options.runs
         write_rate = events / per_write
         print(
-            f"  of which the DuckDB stage (staged rows of every table -> Parquet, ZSTD) {per_write:.2f} s "
-            f"a run (mean): {write_rate:,.0f} events/s alone, ratio {write_rate / baseline_rate:.3f} to the "
-            "baseline (the ratio archive would reach if verifying and building rows cost nothing)"
+            f"  of which the DuckDB stage (verified logs -> events, staged rows of every other table -> "
+            f"Parquet, ZSTD) {per_write:.2f} s a run (mean): {write_rate:,.0f} events/s alone, ratio "
+            f"{write_rate / baseline_rate:.3f} to the baseline (the ratio archive would reach if verifying "
+            "and building rows cost nothing)"
+        )
+        own, workers = statistics.median(own_cpu), statistics.median(workers_cpu)
+        print(
+            f"  CPU a run (median): {own + workers:.2f} s = archiving process {own:.2f} s (of which the "
+            f"DuckDB stage {writing_cpu[0] / options.runs:.2f} s, mean) + {options.jobs} worker(s) "
+            f"{workers:.2f} s (verifying, building rows); {(own + workers) / t_archive.median:.2f} cores "
+            "busy over the median run"
         )
         if options.jobs == 1:
             per_run = verifying[0] / options.runs

@@ -41,18 +41,23 @@ def game_rows(name: str, events: Sequence[Event], lines: Sequence[bytes]) -> dic
     """The rows of every table for one game (without partition columns), from its typed events.
 
     ``lines`` are the log's raw lines, stored as the events' payload byte for byte so the hash
-    chain can be re-checked from the Parquet files alone.
+    chain can be re-checked from the Parquet files alone. (``archive`` writes the events table
+    with DuckDB straight from the verified log files, the same columns and values as
+    :func:`event_rows`; it builds in Python only the :func:`derived_rows`.)
     """
-    rows: dict[str, list[TableRow]] = {table: [] for table in TABLES}
+    rows = derived_rows(name, events)
+    rows["events"] = event_rows(name, events, lines)
+    return {table: rows[table] for table in TABLES}
 
-    def add(row: TableRow) -> None:
-        rows[row.table].append(row)
 
-    dealt: dict[str, float] = {}
+def event_rows(name: str, events: Sequence[Event], lines: Sequence[bytes]) -> list[TableRow]:
+    """The events table's rows: one per log line, ``payload`` the line itself; ``turn`` and
+    ``ship`` the event's fields of those names when it has them (an int, a str), else null."""
+    rows: list[TableRow] = []
     for event, line in zip(events, lines, strict=True):
         turn = getattr(event, "turn", None)
         ship = getattr(event, "ship", None)
-        add(
+        rows.append(
             EventRow(
                 game=name,
                 seq=event.seq,
@@ -62,6 +67,22 @@ def game_rows(name: str, events: Sequence[Event], lines: Sequence[bytes]) -> dic
                 payload=line.decode("utf-8"),
             )
         )
+    return rows
+
+
+def derived_rows(name: str, events: Sequence[Event]) -> dict[str, list[TableRow]]:
+    """The rows of every table but ``events`` (without partition columns): what the events say
+    of dice, shots, collisions, damage, fires and rulings, and the game and its ships as they
+    ended (the final folded state)."""
+    rows: dict[str, list[TableRow]] = {table: [] for table in TABLES if table != "events"}
+
+    def add(row: TableRow) -> None:
+        rows[row.table].append(row)
+
+    dealt: dict[str, float] = {}
+    for event in events:
+        if type(event) not in _DERIVED_FROM:  # most events (moves, orders...) give no row here
+            continue
         if isinstance(event, DieRolled):
             add(DieRow(game=name, **shared_fields(event, DieRow)))
         elif isinstance(event, ShotFired):
@@ -125,6 +146,12 @@ def game_rows(name: str, events: Sequence[Event], lines: Sequence[bytes]) -> dic
     for ship_row in _ship_rows(name, state, dealt):
         add(ship_row)
     return rows
+
+
+#: The event types :func:`derived_rows` makes rows of (exact types: events are final classes).
+_DERIVED_FROM: frozenset[type[Event]] = frozenset(
+    (DieRolled, ShotFired, CollisionOccurred, DamageTaken, FireChecked, RulingRecorded)
+)
 
 
 def _game_row(name: str, events: Sequence[Event], state: GameState) -> GameRow:
