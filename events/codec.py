@@ -266,3 +266,91 @@ def checked_body(line: bytes, number: int, expected_seq: int, expected_prev: str
         )
     body["hash"] = claimed
     return body
+
+
+_HASH_MEMBER = b'"hash":'
+#: a line's top-level hash member as a digest makes it: ``"hash":"`` 64 hex digits ``",``
+_HASH_OPENING = b'"hash":"'
+_HASH_MEMBER_BYTES = len(_HASH_OPENING) + 64 + 2
+#: keys sorted, compact: a line's own encoder (the same as the stamp's)
+_CANONICAL_ENCODER = msgspec.json.Encoder(order="sorted")
+
+
+def spliced_line_hash(line: bytes, claimed: str) -> str | None:
+    """:func:`line_hash` of a canonical ``line`` whose top-level ``hash`` is ``claimed``, computed
+    from the line itself: the line with its ``"hash":<claimed>`` member (and one comma beside it)
+    cut out is byte for byte the canonical encoding of the body without ``hash``, so no second
+    encoding is needed (``verify`` checks every line of a log: issue 16).
+
+    ``"hash":`` can only occur in a canonical line as an object key (inside a string a quote is
+    escaped), so when the member occurs exactly once it is the top-level one; None when it does
+    not (a nested object with a ``hash`` key holding the same value): the caller then takes
+    :func:`checked_body`. The line must be canonical (the caller has checked it is)."""
+    member = _HASH_MEMBER + _CANONICAL_ENCODER.encode(claimed)
+    at = line.find(member)
+    if at < 0 or line.find(member, at + 1) >= 0:
+        return None
+    end = at + len(member)
+    if line[end : end + 1] == b",":
+        end += 1
+    elif line[at - 1 : at] == b",":
+        at -= 1
+    return hashlib.sha256(line[:at] + line[end:]).hexdigest()
+
+
+def check_lines(
+    lines: Sequence[bytes],
+    events: Sequence[Event] | None,
+    first_seq: int,
+    expected_prev: str,
+    wanted_seq: int = -1,
+) -> tuple[str, str | None]:
+    """:func:`check_line` for consecutive ``lines`` from seq ``first_seq`` on, each after the
+    line whose hash is ``expected_prev``; return the last line's hash, and the hash of the line
+    at ``wanted_seq`` when it is among them (else None). Raises LogError at the first bad line,
+    exactly as :func:`check_line` does.
+
+    ``events``: the lines already decoded to typed events (one each), so the check needs no
+    second decoding: a line is canonical when it is the sorted encoding of its own event (all
+    at once, in C), and its hash is recomputed from the line with the hash cut out
+    (:func:`spliced_line_hash`). A line that is not exactly its event's encoding (a float field
+    written as an integer, a field left out while None, an envelope extra, an old version) or
+    whose hash does not check this way is checked by :func:`checked_body`, the definition,
+    which accepts or refuses it with its own message: the quick way only ever accepts lines
+    the definition accepts, with the same hash (tests/test_verify_speed_invariants.py)."""
+    prev = expected_prev
+    found: str | None = None
+    if events is None or len(events) != len(lines):
+        for seq, line in enumerate(lines, first_seq):
+            prev = str(checked_body(line, seq + 1, seq, prev)["hash"])
+            if seq == wanted_seq:
+                found = prev
+        return prev, found
+    encoded = _CANONICAL_ENCODER.encode_lines(events).split(b"\n")
+    sha256 = hashlib.sha256
+    # one list per step, each built in one comprehension: this runs for every line of a log
+    at = [line.find(_HASH_OPENING) for line in lines]
+    claimed = [event.hash for event in events]
+    spliced = [
+        sha256(line[:start] + line[start + _HASH_MEMBER_BYTES :]).hexdigest()
+        for line, start in zip(lines, at, strict=True)
+    ]
+    # quick only where the line is its event's encoding, holds one "hash" key, whose value is the
+    # claimed hash followed by a comma (a hex digest equal to it: 64 hex digits, nothing escaped)
+    quick = [
+        start >= 0 and again == line and digest == hash_ and line.count(_HASH_MEMBER) == 1
+        and line[start + _HASH_MEMBER_BYTES - 2 : start + _HASH_MEMBER_BYTES] == b'",'
+        for line, again, digest, hash_, start in zip(lines, encoded, spliced, claimed, at, strict=False)
+    ]  # fmt: skip
+    seq = first_seq
+    for index, line in enumerate(lines):
+        event = events[index]
+        if quick[index] and event.seq == seq and event.prev == prev:
+            digest = claimed[index]
+        else:
+            digest = str(checked_body(line, seq + 1, seq, prev)["hash"])
+        if seq == wanted_seq:
+            found = digest
+        prev = digest
+        seq += 1
+    return prev, found

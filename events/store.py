@@ -47,6 +47,7 @@ from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import (
     LogError,
     TornTail,
+    check_lines,
     checked_body,
     decode_line,
     decode_lines,
@@ -580,6 +581,11 @@ class GameLog:
         self._check_head(head, seq + 1, at_anchor)
         return seq + 1
 
+    def checked_stream(self) -> CheckedStream:
+        """The log's events as one streaming pass checks its chain (:class:`CheckedStream`): what
+        :meth:`verify_chain` checks, with the events decoded once for both (``verify``)."""
+        return CheckedStream(self)
+
     def head_status(self, lines: int | None = None) -> str:
         """How the log's tail stands against its head anchor, for a report (the chain is not checked).
         ``lines``: the log's line count when the caller has it (``verify``, from the chain check);
@@ -910,6 +916,65 @@ def _decode_block(data: bytes, first_number: int) -> list[Event]:
         for index in stale:
             events[index] = decode_line(lines[index], first_number + index)
     return events
+
+
+class CheckedStream:
+    """A file log's events, yielded only once their lines' chain is checked: the checks of
+    :meth:`GameLog.verify_chain` (canonical form, seq, prev and hash of every line, then the tail
+    against the head anchor, raising the same LogError at the same line) in the same pass as the
+    typed decoding, a block at a time, so the log is read and decoded once and never held whole
+    (``verify``, issue 16).
+
+    The head anchor is read and the log's end settled (:meth:`GameLog.settled_size`) when the
+    stream is made: :meth:`blocks` and the iteration both stop there. A line that does not decode
+    to an event does not stop the chain check: the events stop there (nothing after it is
+    yielded), the error is kept in :attr:`decode_error`, and the chain is checked to the end, as
+    the chain check comes first. :attr:`lines` is the number of lines once the iteration ended."""
+
+    def __init__(self, log: GameLog) -> None:
+        self.log = log
+        try:
+            self.head: Head | LogError | None = log.read_head()
+        except LogError as error:  # raised after the chain, whose errors come first
+            self.head = error
+        self.end = log.settled_size()
+        self.lines = 0
+        self.decode_error: LogError | None = None
+
+    def blocks(self) -> Iterator[tuple[int, bytes]]:
+        """The log up to :attr:`end` as blocks of complete lines, with each block's first seq."""
+        return self.log._complete_blocks(0, 0, True, self.end)
+
+    def __iter__(self) -> Iterator[Event]:
+        head = self.head
+        anchored_seq = head.seq if isinstance(head, Head) else -1
+        prev = GENESIS_HASH
+        at_anchor: str | None = None
+        crashed: Exception | None = None
+        count = 0
+        for start, block in self.blocks():
+            lines = block.split(b"\n")
+            lines.pop()  # the empty piece after the block's last newline
+            events: list[Event] | None = None
+            if self.decode_error is None and crashed is None:
+                try:
+                    events = _decode_block(block, start + 1)
+                except LogError as error:
+                    self.decode_error = error
+                except Exception as error:  # noqa: BLE001 - raised once the chain is checked, as before
+                    crashed = error
+            prev, found = check_lines(lines, events, start, prev, anchored_seq)
+            if found is not None:
+                at_anchor = found
+            count = start + len(lines)
+            if events is not None:
+                yield from events
+        if isinstance(head, LogError):
+            raise head
+        self.log._check_head(head, count, at_anchor)
+        self.lines = count
+        if crashed is not None:
+            raise crashed
 
 
 def _current_version(cls: type[Event]) -> int:

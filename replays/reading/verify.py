@@ -16,9 +16,8 @@
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import msgspec
@@ -100,17 +99,17 @@ def check_kept(
 def verify_own(
     log: EventStore, rederive_turns: bool, data: bytes | None, events: list[Event] | None
 ) -> Report:
-    """The log's own checks (1 to 4 of the module docstring), in two streaming passes: the chain
-    (which also gathers the dice and the revealed seed the other checks need first), then every
-    other check in one pass over the typed events, one fold shared by the state hashes and the
-    re-derivation. Neither pass holds the decoded log (issue 16); ``data``/``events`` given by the
-    caller are used as they are."""
+    """The log's own checks (1 to 4 of the module docstring). A file log read here is checked in
+    one streaming pass (:func:`verify_streaming`); bytes or events the caller gives, or another
+    store, in two: the chain (which also gathers the dice and the revealed seed the other checks
+    need first), then every other check over the typed events, one fold shared by the state
+    hashes and the re-derivation. No pass holds the decoded log (issue 16); ``data``/``events``
+    given by the caller are used as they are."""
+    if isinstance(log, GameLog) and data is None and events is None:
+        return verify_streaming(log, rederive_turns)
     report = Report(game=log.name)
     gathered = Gathered()
-    # only the file store streams and reports lines as it checks them; a store without (or bytes
-    # given) is checked from the bytes, as before
     file_log = log if isinstance(log, GameLog) else None
-    streams = file_log is not None
     try:
         if file_log is None and data is None:
             data = log.read_bytes()
@@ -126,27 +125,100 @@ def verify_own(
     else:
         status = f"store head at seq {report.events - 1} matches"
     report.findings.append(Finding("chain", True, f"{report.events} lines chained; {status}"))
-    typed: Iterable[Event]
+    typed: list[Event]
     if events is not None:
         typed = events
-    elif data is not None:
+    else:
+        assert data is not None  # read above when not given
         try:
             typed = decode_lines(data)
         except LogError as error:
             report.findings.append(Finding("decode", False, str(error), error.seq))
             return report
-    else:
-        # only the lines the chain check vouched for: an append since then is not verified
-        assert file_log is not None  # another store was read as bytes above
-        typed = itertools.islice(file_log.stream(), report.events)
-    if not (streams and events is None):
-        assert isinstance(typed, list)
+    if file_log is None or events is not None:
         gathered = Gathered.of(typed)
     try:
         report.findings.extend(check_stream(typed, gathered, rederive_turns))
     except LogError as error:  # only decoding raises it here: the checks report their own
         report.findings.append(Finding("decode", False, str(error), error.seq))
     return report
+
+
+class _ChainBroken(Exception):
+    """The chain check of :func:`verify_streaming` failed (its LogError in ``error``)."""
+
+    def __init__(self, error: LogError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def verify_streaming(log: GameLog, rederive_turns: bool) -> Report:
+    """The log's own checks in one streaming pass over a file log: every line's chain is checked
+    as it is decoded (:class:`~mortecouille.events.store.CheckedStream`) and its event goes on to
+    the other checks at once, so the log is read and decoded once (issue 16); only what those
+    checks need before reading the log in order (its dice, revealed seed and contributions:
+    :func:`gather`) is picked from its bytes first, by the lines' type alone.
+
+    The report is the one the chain check first, then the other checks, would give: a broken
+    chain (wherever it breaks) is the only finding; a line that does not decode ends the checks
+    with a ``decode`` finding after the chain's."""
+    report = Report(game=log.name)
+    try:
+        stream = log.checked_stream()
+        gathered = gather(stream.blocks)
+    except LogError as error:
+        report.findings.append(Finding("chain", False, str(error), error.seq))
+        return report
+
+    def vouched() -> Iterator[Event]:
+        try:
+            yield from stream
+        except LogError as error:
+            raise _ChainBroken(error) from None
+
+    try:
+        findings = check_stream(vouched(), gathered, rederive_turns)
+    except _ChainBroken as broken:
+        report.findings.append(Finding("chain", False, str(broken.error), broken.error.seq))
+        return report
+    report.events = stream.lines
+    status = log.head_status(report.events)
+    report.findings.append(Finding("chain", True, f"{report.events} lines chained; {status}"))
+    undecodable = stream.decode_error
+    if undecodable is not None:
+        report.findings.append(Finding("decode", False, str(undecodable), undecodable.seq))
+        return report
+    report.findings.extend(findings)
+    return report
+
+
+def gather(blocks: Callable[[], Iterable[tuple[int, bytes]]]) -> Gathered:
+    """:class:`Gathered` from a log's blocks of complete lines, decoding only the lines that may be
+    of the types it keeps: in a canonical line an event's type is written ``"type":"<tag>"`` (a
+    quote inside a string is escaped, so those bytes are never inside one), so the lines holding
+    those bytes are every line of those types (and perhaps a line with a nested ``type`` key,
+    which decodes to another type and is left out). What a log whose chain does not check gives
+    here is never used: its chain is then the only finding. A torn or unreadable log gives
+    nothing (the chain check names it)."""
+    gathered = Gathered()
+    try:
+        for start, block in blocks():
+            begins: set[int] = set()
+            for mark in _GATHERED_MARKS:
+                at = block.find(mark)
+                while at >= 0:
+                    begins.add(block.rfind(b"\n", 0, at) + 1)
+                    at = block.find(mark, block.find(b"\n", at))
+            for begin in sorted(begins):  # in the log's order: a later die replaces an earlier
+                line = block[begin : block.find(b"\n", begin)]
+                try:
+                    event = decode_line(line, start + block.count(b"\n", 0, begin) + 1)
+                except LogError:
+                    continue  # not an event: the chain or the typed pass names the line
+                gathered.event(event)
+    except LogError:
+        return Gathered()
+    return gathered
 
 
 class Gathered:
@@ -186,6 +258,8 @@ class Gathered:
 
 
 _GATHERED_TAGS = frozenset(event_tag(cls) for cls in (DieRolled, GameEnded, DiceContributionRevealed))
+#: how a line of those types shows its type (canonical JSON: compact, so exactly these bytes)
+_GATHERED_MARKS = tuple(b'"type":' + msgspec.json.encode(tag) for tag in sorted(_GATHERED_TAGS))
 
 
 def check_stream(events: Iterable[Event], gathered: Gathered, rederive_turns: bool) -> list[Finding]:
