@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import itertools
 import os
 import stat
 import time
@@ -49,6 +50,7 @@ from mortecouille.events.codec import (
     TornTail,
     check_lines,
     checked_body,
+    decode_block,
     decode_line,
     decode_lines,
     event_decoder,
@@ -581,6 +583,12 @@ class GameLog:
         self._check_head(head, seq + 1, at_anchor)
         return seq + 1
 
+    def _open_for_reading(self) -> int:
+        try:
+            return os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError:
+            raise GameNotFound(f"game {self.name!r}: no log at {self.path}") from None
+
     def checked_stream(self) -> CheckedStream:
         """The log's events as one streaming pass checks its chain (:class:`CheckedStream`): what
         :meth:`verify_chain` checks, with the events decoded once for both (``verify``)."""
@@ -941,40 +949,88 @@ class CheckedStream:
         self.lines = 0
         self.decode_error: LogError | None = None
 
-    def blocks(self) -> Iterator[tuple[int, bytes]]:
-        """The log up to :attr:`end` as blocks of complete lines, with each block's first seq."""
-        return self.log._complete_blocks(0, 0, True, self.end)
+    def chunks(self) -> Iterator[bytes]:
+        """The log up to :attr:`end` in chunks of whole lines (a torn tail left out, unchecked): for
+        a look at its bytes before the checked pass (``verify``'s dice and seed)."""
+        fd = self.log._open_for_reading()
+        try:
+            position, carry = 0, b""
+            while position < self.end:
+                chunk = os.pread(fd, min(STREAM_CHUNK_BYTES, self.end - position), position)
+                if not chunk:
+                    break
+                position += len(chunk)
+                data = carry + chunk if carry else chunk
+                cut = data.rfind(b"\n") + 1
+                carry = data[cut:]
+                if cut:
+                    yield data[:cut] if carry else data
+        finally:
+            os.close(fd)
 
     def __iter__(self) -> Iterator[Event]:
+        return itertools.chain.from_iterable(self.batches())
+
+    def batches(self) -> Iterator[list[Event]]:
+        """The events a block at a time (what iterating gives, without a step per event)."""
         head = self.head
         anchored_seq = head.seq if isinstance(head, Head) else -1
         prev = GENESIS_HASH
         at_anchor: str | None = None
         crashed: Exception | None = None
         count = 0
-        for start, block in self.blocks():
-            lines = block.split(b"\n")
-            lines.pop()  # the empty piece after the block's last newline
+        for block, lines in self._line_blocks():
             events: list[Event] | None = None
             if self.decode_error is None and crashed is None:
                 try:
-                    events = _decode_block(block, start + 1)
+                    events = decode_block(block, count + 1)
                 except LogError as error:
                     self.decode_error = error
                 except Exception as error:  # noqa: BLE001 - raised once the chain is checked, as before
                     crashed = error
-            prev, found = check_lines(lines, events, start, prev, anchored_seq)
+            prev, found = check_lines(lines, events, count, prev, anchored_seq)
             if found is not None:
                 at_anchor = found
-            count = start + len(lines)
+            count += len(lines)
             if events is not None:
-                yield from events
+                yield events
         if isinstance(head, LogError):
             raise head
         self.log._check_head(head, count, at_anchor)
         self.lines = count
         if crashed is not None:
             raise crashed
+
+    def _line_blocks(self) -> Iterator[tuple[bytes, list[bytes]]]:
+        """The log up to :attr:`end` as blocks of complete lines with their lines (newlines cut),
+        as :meth:`GameLog.stream_lines` reads it: a torn tail raises :class:`TornTail` first, a
+        line is never cut between blocks. (Lines are counted from the split, not counted again.)"""
+        fd = self.log._open_for_reading()
+        try:
+            end = self.end
+            if end > 0 and os.pread(fd, 1, end - 1) != b"\n":
+                raise _torn_tail_at(fd, 0, 0, end)
+            position, carry, seq = 0, b"", 0
+            while position < end:
+                chunk = os.pread(fd, min(STREAM_CHUNK_BYTES, end - position), position)
+                if not chunk:  # cut while read (only repair cuts, and only a torn tail)
+                    break
+                position += len(chunk)
+                data = carry + chunk if carry else chunk
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:  # one line longer than a chunk: keep reading it
+                    carry = data
+                    continue
+                carry = data[cut:]
+                complete = data[:cut] if carry else data
+                lines = complete.split(b"\n")
+                lines.pop()  # the empty piece after the block's last newline
+                yield complete, lines
+                seq += len(lines)
+            if carry:
+                raise TornTail(line=seq + 1, fragment=carry)
+        finally:
+            os.close(fd)
 
 
 def _current_version(cls: type[Event]) -> int:

@@ -16,8 +16,10 @@
 
 from __future__ import annotations
 
+import itertools
+import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import msgspec
@@ -165,19 +167,19 @@ def verify_streaming(log: GameLog, rederive_turns: bool) -> Report:
     report = Report(game=log.name)
     try:
         stream = log.checked_stream()
-        gathered = gather(stream.blocks)
+        gathered = gather(stream.chunks())
     except LogError as error:
         report.findings.append(Finding("chain", False, str(error), error.seq))
         return report
 
-    def vouched() -> Iterator[Event]:
+    def vouched() -> Iterator[list[Event]]:
         try:
-            yield from stream
+            yield from stream.batches()
         except LogError as error:
             raise _ChainBroken(error) from None
 
     try:
-        findings = check_stream(vouched(), gathered, rederive_turns)
+        findings = check_stream(itertools.chain.from_iterable(vouched()), gathered, rederive_turns)
     except _ChainBroken as broken:
         report.findings.append(Finding("chain", False, str(broken.error), broken.error.seq))
         return report
@@ -192,32 +194,26 @@ def verify_streaming(log: GameLog, rederive_turns: bool) -> Report:
     return report
 
 
-def gather(blocks: Callable[[], Iterable[tuple[int, bytes]]]) -> Gathered:
-    """:class:`Gathered` from a log's blocks of complete lines, decoding only the lines that may be
-    of the types it keeps: in a canonical line an event's type is written ``"type":"<tag>"`` (a
+def gather(chunks: Iterable[bytes]) -> Gathered:
+    """:class:`Gathered` from a log's bytes (chunks of whole lines), decoding only the lines that may
+    be of the types it keeps: in a canonical line an event's type is written ``"type":"<tag>"`` (a
     quote inside a string is escaped, so those bytes are never inside one), so the lines holding
     those bytes are every line of those types (and perhaps a line with a nested ``type`` key,
     which decodes to another type and is left out). What a log whose chain does not check gives
-    here is never used: its chain is then the only finding. A torn or unreadable log gives
-    nothing (the chain check names it)."""
+    here is never used: its chain is then the only finding."""
     gathered = Gathered()
-    try:
-        for start, block in blocks():
-            begins: set[int] = set()
-            for mark in _GATHERED_MARKS:
-                at = block.find(mark)
-                while at >= 0:
-                    begins.add(block.rfind(b"\n", 0, at) + 1)
-                    at = block.find(mark, block.find(b"\n", at))
-            for begin in sorted(begins):  # in the log's order: a later die replaces an earlier
-                line = block[begin : block.find(b"\n", begin)]
-                try:
-                    event = decode_line(line, start + block.count(b"\n", 0, begin) + 1)
-                except LogError:
-                    continue  # not an event: the chain or the typed pass names the line
-                gathered.event(event)
-    except LogError:
-        return Gathered()
+    for chunk in chunks:
+        begun = -1
+        for found in _GATHERED_MARKS.finditer(chunk):
+            begin = chunk.rfind(b"\n", 0, found.start()) + 1
+            if begin == begun:
+                continue  # a line holding the bytes twice
+            begun = begin
+            try:
+                event = decode_line(chunk[begin : chunk.find(b"\n", begin)], 0)
+            except LogError:
+                continue  # not an event: the chain or the typed pass names the line
+            gathered.event(event)  # in the log's order: a later die replaces an earlier
     return gathered
 
 
@@ -259,7 +255,9 @@ class Gathered:
 
 _GATHERED_TAGS = frozenset(event_tag(cls) for cls in (DieRolled, GameEnded, DiceContributionRevealed))
 #: how a line of those types shows its type (canonical JSON: compact, so exactly these bytes)
-_GATHERED_MARKS = tuple(b'"type":' + msgspec.json.encode(tag) for tag in sorted(_GATHERED_TAGS))
+_GATHERED_MARKS = re.compile(
+    b"|".join(re.escape(b'"type":' + msgspec.json.encode(tag)) for tag in sorted(_GATHERED_TAGS))
+)
 
 
 def check_stream(events: Iterable[Event], gathered: Gathered, rederive_turns: bool) -> list[Finding]:
@@ -276,25 +274,22 @@ def check_stream(events: Iterable[Event], gathered: Gathered, rederive_turns: bo
     turns = TurnsClosedCheck()
     states = StateCheck()
     rederiver: TurnRederiver | None = None
-
-    def observed() -> Iterator[Event]:
-        nonlocal rederiver
-        stream = iter(events)
-        first = next(stream, None)
-        if first is None:
-            return
-        if rederive_turns and isinstance(first, GameCreated):
-            rederiver = TurnRederiver(first, gathered.rolls, gathered.seed, gathered.contributions)
-        dice.see(first)
-        turns.see(first)
-        yield first
-        for event in stream:
+    started = False
+    for resolved, segment in turn_segments(events):
+        if not started:  # the first event: every check sees it, whatever its type
+            started = True
+            first = segment[0]
+            if rederive_turns and isinstance(first, GameCreated):
+                rederiver = TurnRederiver(first, gathered.rolls, gathered.seed, gathered.contributions)
+            dice.see(first)
+            turns.see(first)
+            watched: Iterable[Event] = itertools.islice(segment, 1, None)
+        else:
+            watched = segment
+        for event in watched:
             if type(event) in _WATCHED:  # the few kinds the dice and turn checks look at (no subclasses)
                 dice.see(event)
                 turns.see(event)
-            yield event
-
-    for resolved, segment in turn_segments(observed()):
         vouched = False
         if resolved and rederiver is not None and rederiver.failure is None:
             if states.unfoldable is not None:  # the log does not fold up to this turn
