@@ -242,7 +242,9 @@ def resolve_step(
                 if sid < holder:
                     work.pair(labels["head_on"], square, sid, True, holder, True)
 
-    pushed_to = _resolve_bumps(work, index.blocks, occupant, bumps, resolved, labels["still"]) if bumps else {}
+    pushed_to: dict[str, tuple[str, Square]] = {}
+    if bumps:
+        pushed_to = _resolve_bumps(work, index.blocks, occupant, bumps, resolved, labels["still"])
     for sid in target:
         if sid not in resolved and sid not in leader:
             resolved[sid] = False
