@@ -22,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mortecouille.core.state import ShipState, _canonical_ship, _ship_builtin_defaults
 from mortecouille.events.base import GENESIS_HASH
 from mortecouille.events.codec import (
     LogError,
@@ -246,3 +247,33 @@ def test_only_event_types_that_cannot_nest_a_hash_key_skip_counting_the_keys() -
     assert not _one_hash_key(Holding)
     assert _one_hash_key(Flat)
     assert all(_one_hash_key(cls) for cls in EVENT_CLASSES)  # every event type today
+
+
+ships = st.builds(
+    ShipState,
+    id=st.text(min_size=1, max_size=4),
+    kind=st.sampled_from(["sloop", "cutter", "war-brig", "galleon"]),
+    owner=st.one_of(st.none(), st.sampled_from(["A", "B"])),
+    at=st.one_of(st.none(), st.tuples(st.integers(0, 30), st.integers(0, 30))),
+    facing=st.sampled_from(["N", "E", "S", "W", "NE"]),
+    damage=st.one_of(st.just(0), st.just(0.0), st.floats(0, 20, allow_nan=False)),
+    sunk=st.booleans(),
+    lost=st.booleans(),
+    price=st.integers(0, 50),
+    options=st.one_of(st.just(()), st.just([]), st.lists(st.sampled_from(["ram", "oars"]), max_size=2)),
+    wind=st.one_of(st.just(0), st.just(False), st.integers(0, 3)),
+    fire=st.one_of(st.none(), st.just("burning")),
+    countdown=st.one_of(st.none(), st.integers(0, 3)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ship=ships)
+def test_a_ship_s_hashed_bytes_are_those_state_hash_always_took(ship: ShipState) -> None:
+    """As state_hash converted a ship before (its builtins, fields equal to their defaults' left
+    out, a list equal to an empty tuple default included): the golden logs' hashes stand."""
+    raw = msgspec.to_builtins(ship)
+    defaults = _ship_builtin_defaults()
+    before = {key: value for key, value in raw.items() if key not in defaults or value != defaults[key]}
+    assert bytes(_canonical_ship(ship)) == canonical(before)
+
