@@ -171,8 +171,8 @@ def _ship_without_defaults(ship: ShipState) -> dict[str, Any]:
     moved (and ``verify`` every turn again). The same bytes as before
     (tests/test_verify_speed_invariants.py)."""
     names, read, defaults = _ship_fields()
-    values = read(ship)
-    return {name: value for name, value, default in zip(names, values, defaults, strict=True) if value != default}
+    pairs = zip(names, read(ship), defaults, strict=True)
+    return {name: value for name, value, default in pairs if value != default}
 
 
 @functools.cache
