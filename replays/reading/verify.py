@@ -219,8 +219,9 @@ def gather(chunks: Iterable[bytes]) -> Gathered:
 
 class Gathered:
     """What the checks of a log need before they read it in order: its dice by identity, the seed
-    it revealed as it ended (D2), the contributions it revealed (D3). Gathered from the chain
-    check's pass (:meth:`line`), so the log is not decoded twice."""
+    it revealed as it ended (D2), the contributions it revealed (D3). Picked from a file log's
+    bytes (:func:`gather`) before its one checked pass, or from the chain check's pass over bytes
+    (:meth:`line`), so the log is not decoded twice."""
 
     def __init__(self) -> None:
         self.rolls: list[DieRolled] = []
