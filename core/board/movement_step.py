@@ -180,7 +180,9 @@ def resolve_step(
     target: dict[str, Square] = {}
     work = _Step(pieces, claims, step, position, target)
     # M6 first: a claim on a rock or off the board stops there and contests nothing.
-    claimants: dict[Square, list[str]] = {}
+    resolved: dict[str, bool] = {}  # final fate of every claimant whose fate is local
+    sole: dict[Square, str] = {}  # square -> its first claimant (its only one unless in ``shared``)
+    shared: dict[Square, list[str]] = {}  # square -> its claimants, when two or more claim it
     for sid, claim in claims.items():
         start = position.get(sid)
         if start is None:
@@ -194,18 +196,30 @@ def resolve_step(
         y += vy
         if not (0 <= x < width and 0 <= y < height) or square in rocks:
             work.rock(sid, square)
+            resolved[sid] = False  # nothing else looks at its claim: it stops there
         else:
-            group = claimants.get(square)
-            if group is None:
-                claimants[square] = [sid]
-            else:
-                group.append(sid)
+            first = sole.setdefault(square, sid)
+            if first != sid:
+                group = shared.get(square)
+                if group is None:
+                    shared[square] = [first, sid]
+                else:
+                    group.append(sid)
 
-    resolved: dict[str, bool] = {}  # final fate of every claimant whose fate is local
+    # A square that one claimant claims and nobody holds is entered (most claims of most steps);
+    # every other claimed square is settled below. Each square's outcome is its own, whatever
+    # order the squares are looked at in (pairs are sorted at the end).
+    resolved.update(
+        {sid: True for square, sid in sole.items() if square not in occupant and square not in shared}
+    )
+    contested: list[tuple[Square, list[str]]] = [
+        (square, [sid]) for square, sid in sole.items() if square in occupant and square not in shared
+    ]
+    contested += shared.items()
     leader: dict[str, str] = {}  # contest winner -> moving occupant it must follow (M4)
     bumps: list[tuple[str, str, Square]] = []
     facing_claimant = False  # whether a claimant's square is held by another claimant
-    for square, group in claimants.items():
+    for square, group in contested:
         holder = occupant.get(square)
         if holder is not None:
             if holder not in claims:
@@ -245,9 +259,10 @@ def resolve_step(
     pushed_to: dict[str, tuple[str, Square]] = {}
     if bumps:
         pushed_to = _resolve_bumps(work, index.blocks, occupant, bumps, resolved, labels["still"])
-    for sid in target:
-        if sid not in resolved and sid not in leader:
-            resolved[sid] = False
+    if len(resolved) + len(leader) != len(target):  # (never: every claimant has a fate by now)
+        for sid in target:
+            if sid not in resolved and sid not in leader:
+                resolved[sid] = False
     if leader:
         _follow_leaders(leader, resolved)
         for follower, holder in leader.items():
