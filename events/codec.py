@@ -398,7 +398,9 @@ def _one_hash_key(cls: type[Any]) -> bool:
     holding more, so the line's keys are then counted."""
     info = msgspec.inspect.type_info(cls)
     assert isinstance(info, msgspec.inspect.StructType)
-    alone = all(field.name == "hash" or not _may_hold_hash_key(field.type, set()) for field in info.fields)
+    alone = not any(
+        field.encode_name != "hash" and _may_hold_hash_key(field.type, set()) for field in info.fields
+    )
     _ONE_HASH_KEY[cls] = alone
     return alone
 
@@ -418,7 +420,11 @@ def _may_hold_hash_key(kind: msgspec.inspect.Type, seen: set[type[Any]]) -> bool
         if kind.cls in seen:
             return False  # already being looked at, further up
         seen.add(kind.cls)
-        return any(field.name == "hash" or _may_hold_hash_key(field.type, seen) for field in kind.fields)
+        if kind.tag_field == "hash":
+            return True
+        return any(
+            field.encode_name == "hash" or _may_hold_hash_key(field.type, seen) for field in kind.fields
+        )
     return True
 
 
