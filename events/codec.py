@@ -329,12 +329,14 @@ def check_lines(
 
     ``events``: the lines already decoded to typed events (one each), so the check needs no
     second decoding: a line is canonical when it is the sorted encoding of its own event (all
-    at once, in C), and its hash is recomputed from the line with the hash cut out
-    (:func:`spliced_line_hash`). A line that is not exactly its event's encoding (a float field
-    written as an integer, a field left out while None, an envelope extra, an old version) or
-    whose hash does not check this way is checked by :func:`checked_body`, the definition,
-    which accepts or refuses it with its own message: the quick way only ever accepts lines
-    the definition accepts, with the same hash (tests/test_verify_speed_invariants.py)."""
+    at once, in C), and its hash is recomputed from the line with the hash cut out (the cut of
+    :func:`spliced_line_hash`, taken where the member is a 64-hex-digit digest followed by a
+    comma and the event's type cannot hold another ``hash`` key: :func:`_one_hash_key`). A line
+    that is not exactly its event's encoding (a float field written as an integer, a field left
+    out while None, an envelope extra, an old version) or whose hash does not check this way is
+    checked by :func:`checked_body`, the definition, which accepts or refuses it with its own
+    message: the quick way only ever accepts lines the definition accepts, with the same hash
+    (tests/test_verify_speed_invariants.py)."""
     prev = expected_prev
     found: str | None = None
     if events is None or len(events) != len(lines):

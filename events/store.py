@@ -934,7 +934,7 @@ class CheckedStream:
     (``verify``, issue 16).
 
     The head anchor is read and the log's end settled (:meth:`GameLog.settled_size`) when the
-    stream is made: :meth:`blocks` and the iteration both stop there. A line that does not decode
+    stream is made: :meth:`chunks` and the iteration both stop there. A line that does not decode
     to an event does not stop the chain check: the events stop there (nothing after it is
     yielded), the error is kept in :attr:`decode_error`, and the chain is checked to the end, as
     the chain check comes first. :attr:`lines` is the number of lines once the iteration ended."""
