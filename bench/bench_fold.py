@@ -17,6 +17,8 @@ collisions, damage and sinkings go on, and the state grows as a long game's does
 ``--hashes`` also times ``state_hash`` at every turn end, as ``verify`` computes it.
 ``--verify-split`` also times ``verify`` without re-deriving the turns (its chain check, decode,
 fold and hashes alone), the part of its ratio no speed-up of the rules can remove.
+``--only-verify`` measures only ``verify`` against its replay (with ``--verify-split``, as
+``bench/run`` passes it): the same lines, without the long replay and the ``eventsourcing`` part.
 
 * replay vs the ``eventsourcing`` library (``--eventsourcing-events``, a shorter log): the same
   number of events, each stored with as many bytes as the log's lines have on average, read back
@@ -278,6 +280,25 @@ def compare_with_eventsourcing(log_path: Path, count: int, runs: int, measure: M
     )
 
 
+def measure_verify(events: int, runs: int, split: bool, measure: Measure) -> None:
+    """verify against a replay of the same log (its goal's line); ``split``: also verify without
+    re-deriving the turns."""
+    short = GameLog(cached_log(events))
+    t_replay, t_verify = measure(lambda: fold(short.read()), lambda: verify_log(short), runs)
+    print(f"verify log:           {events:,} events")
+    print(f"replay:               {t_replay.shown()}")
+    print(f"verify:               {t_verify.shown()}")
+    if split:
+        # what verify costs without resolving every turn again (chain check, typed decode, fold,
+        # a state hash per turn): the part re-derivation cannot remove, against the same replay
+        t_again, t_floor = measure(
+            lambda: fold(short.read()), lambda: verify_log(short, rederive_turns=False), runs
+        )
+        print(f"verify, no rederive:  {t_floor.shown()}, {t_floor.median / t_again.median:.2f}x its replay")
+    ratio = t_verify.median / t_replay.median
+    verdict("verify per event vs a replay (time ratio)", ratio, 3.0, at_least=False)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--events", type=int, default=1_000_000)
@@ -296,9 +317,17 @@ def main() -> None:
         action="store_true",
         help="also time verify without its re-derivation (the chain, decode, fold and hashes alone)",
     )
+    parser.add_argument(
+        "--only-verify",
+        action="store_true",
+        help="only verify against its replay (and --verify-split): no long replay, no eventsourcing",
+    )
     args = parser.parse_args()
     measure: Measure = cpu_interleaved if args.clock == "cpu" else interleaved
     print(f"clock: {'CPU time of this process' if args.clock == 'cpu' else 'wall time'}")
+    if args.only_verify:
+        measure_verify(args.verify_events, args.runs, args.verify_split, measure)
+        return
     started = time.perf_counter()
     path = cached_log(args.events)
     print(f"log ready in {time.perf_counter() - started:.1f} s: {path}")
@@ -328,20 +357,7 @@ def main() -> None:
         events = log.read()
         count, spent = min((time_turn_end_hashes(events) for _ in range(args.runs)), key=lambda r: r[1])
         print(f"state_hash at turn ends: {count / spent:,.0f} hashes/s ({count:,} hashes, {spent:.2f} s)")
-    short = GameLog(cached_log(args.verify_events))
-    t_replay, t_verify = measure(lambda: fold(short.read()), lambda: verify_log(short), args.runs)
-    print(f"verify log:           {args.verify_events:,} events")
-    print(f"replay:               {t_replay.shown()}")
-    print(f"verify:               {t_verify.shown()}")
-    if args.verify_split:
-        # what verify costs without resolving every turn again (chain check, typed decode, fold,
-        # a state hash per turn): the part re-derivation cannot remove, against the same replay
-        t_again, t_floor = measure(
-            lambda: fold(short.read()), lambda: verify_log(short, rederive_turns=False), args.runs
-        )
-        print(f"verify, no rederive:  {t_floor.shown()}, {t_floor.median / t_again.median:.2f}x its replay")
-    ratio = t_verify.median / t_replay.median
-    verdict("verify per event vs a replay (time ratio)", ratio, 3.0, at_least=False)
+    measure_verify(args.verify_events, args.runs, args.verify_split, measure)
     es_events = args.eventsourcing_events
     compare_with_eventsourcing(cached_log(es_events), es_events, args.runs, measure)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -163,9 +164,24 @@ def state_hash(state: GameState) -> str:
 
 
 def _ship_without_defaults(ship: ShipState) -> dict[str, Any]:
-    raw: dict[str, Any] = msgspec.to_builtins(ship)
-    defaults = _ship_builtin_defaults()
-    return {key: value for key, value in raw.items() if key not in defaults or value != defaults[key]}
+    """:func:`without_defaults` of a ship: its fields that differ (``!=``) from their defaults. A
+    ship's fields hold plain values only (strings, numbers, None, tuples or lists of them), which
+    ``to_builtins`` leaves as they are and which encode as they are: read all at once
+    (:func:`_ship_fields`) rather than converted first, as every turn end hashes every ship that
+    moved (and ``verify`` every turn again). The same bytes as before
+    (tests/test_verify_speed_invariants.py)."""
+    names, read, defaults = _ship_fields()
+    pairs = zip(names, read(ship), defaults, strict=True)
+    return {name: value for name, value, default in pairs if value != default}
+
+
+@functools.cache
+def _ship_fields() -> tuple[tuple[str, ...], Callable[[ShipState], tuple[Any, ...]], tuple[Any, ...]]:
+    """ShipState's field names, a getter of all their values at once, and their defaults (a
+    sentinel for a required field, equal to no value)."""
+    fields = _field_defaults(ShipState)
+    names = tuple(name for name, _ in fields)
+    return names, operator.attrgetter(*names), tuple(default for _, default in fields)
 
 
 @functools.cache

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Union
 
 import msgspec
+import msgspec.inspect
 
 from mortecouille.events.base import Event
 from mortecouille.events.schema import CURRENT_VERSIONS, EVENT_CLASSES, EVENT_TYPES, UPCASTERS, event_tag
@@ -242,6 +243,22 @@ def decode_lines(data: bytes) -> list[Event]:
     return events
 
 
+def decode_block(data: bytes, first_number: int) -> list[Event]:
+    """:func:`decode_lines` of a block of complete lines whose first is line ``first_number`` of
+    its log (errors name lines as the whole log's decoding would)."""
+    try:
+        events: list[Event] = event_decoder().decode_lines(data)
+    except (msgspec.DecodeError, RecursionError):
+        return [decode_line(line, number) for number, line in enumerate(data.splitlines(), first_number)]
+    current = _CURRENT_VERSION_OF
+    stale = [index for index, event in enumerate(events) if event.v != current[type(event)]]
+    if stale:
+        lines = data.splitlines()
+        for index in stale:
+            events[index] = decode_line(lines[index], first_number + index)
+    return events
+
+
 def check_line(line: bytes, number: int, expected_seq: int, expected_prev: str) -> str:
     """Check one line's place in the chain and its hash; return its hash or raise LogError."""
     return str(checked_body(line, number, expected_seq, expected_prev)["hash"])
@@ -286,3 +303,181 @@ def checked_body(line: bytes, number: int, expected_seq: int, expected_prev: str
         )
     body["hash"] = claimed
     return body
+
+
+_HASH_MEMBER = b'"hash":'
+#: a line's top-level hash member as a digest makes it: ``"hash":"`` 64 hex digits ``",``
+_HASH_OPENING = b'"hash":"'
+_HASH_MEMBER_BYTES = len(_HASH_OPENING) + 64 + 2
+#: keys sorted, compact: a line's own encoder (the same as the stamp's)
+_CANONICAL_ENCODER = msgspec.json.Encoder(order="sorted")
+
+
+def spliced_line_hash(line: bytes, claimed: str) -> str | None:
+    """:func:`line_hash` of a canonical ``line`` whose top-level ``hash`` is ``claimed``, computed
+    from the line itself: the line with its ``"hash":<claimed>`` member (and one comma beside it)
+    cut out is byte for byte the canonical encoding of the body without ``hash``, so no second
+    encoding is needed (``verify`` checks every line of a log: issue 16).
+
+    ``"hash":`` can only occur in a canonical line as an object key (inside a string a quote is
+    escaped), so when the member occurs exactly once it is the top-level one; None when it does
+    not (a nested object with a ``hash`` key holding the same value): the caller then takes
+    :func:`checked_body`. The line must be canonical (the caller has checked it is)."""
+    member = _HASH_MEMBER + _CANONICAL_ENCODER.encode(claimed)
+    at = line.find(member)
+    if at < 0 or line.find(member, at + 1) >= 0:
+        return None
+    end = at + len(member)
+    if line[end : end + 1] == b",":
+        end += 1
+    elif line[at - 1 : at] == b",":
+        at -= 1
+    return hashlib.sha256(line[:at] + line[end:]).hexdigest()
+
+
+def check_lines(
+    lines: Sequence[bytes],
+    events: Sequence[Event] | None,
+    first_seq: int,
+    expected_prev: str,
+    wanted_seq: int = -1,
+) -> tuple[str, str | None]:
+    """:func:`check_line` for consecutive ``lines`` from seq ``first_seq`` on, each after the
+    line whose hash is ``expected_prev``; return the last line's hash, and the hash of the line
+    at ``wanted_seq`` when it is among them (else None). Raises LogError at the first bad line,
+    exactly as :func:`check_line` does.
+
+    ``events``: the lines already decoded to typed events (one each), so the check needs no
+    second decoding: a line is canonical when it is the sorted encoding of its own event (all
+    at once, in C), and its hash is recomputed from the line with the hash cut out (the cut of
+    :func:`spliced_line_hash`, taken where the member is a 64-hex-digit digest followed by a
+    comma and the event's type cannot hold another ``hash`` key: :func:`_one_hash_key`). A line
+    that is not exactly its event's encoding (a float field written as an integer, a field left
+    out while None, an envelope extra, an old version) or whose hash does not check this way is
+    checked by :func:`checked_body`, the definition, which accepts or refuses it with its own
+    message: the quick way only ever accepts lines the definition accepts, with the same hash
+    (tests/test_verify_speed_invariants.py)."""
+    prev = expected_prev
+    found: str | None = None
+    if events is None or len(events) != len(lines):
+        for seq, line in enumerate(lines, first_seq):
+            prev = str(checked_body(line, seq + 1, seq, prev)["hash"])
+            if seq == wanted_seq:
+                found = prev
+        return prev, found
+    encoded = _CANONICAL_ENCODER.encode_lines(events).split(b"\n")
+    sha256 = hashlib.sha256
+    # one list per step, each built in one comprehension: this runs for every line of a log
+    at = [line.find(_HASH_OPENING) for line in lines]
+    claimed = [event.hash for event in events]
+    spliced = [
+        sha256(line[:start] + line[start + _HASH_MEMBER_BYTES :]).hexdigest()
+        for line, start in zip(lines, at, strict=True)
+    ]
+    # a line is quick where it is its event's encoding and holds one "hash" key (the encoding of an
+    # event whose type cannot hold another: :func:`_one_hash_key`), whose value is the claimed hash
+    # followed by a comma (a hex digest equal to it: 64 hex digits, nothing escaped)
+    one_key = _ONE_HASH_KEY
+    single = [
+        (one_key[kind] if (kind := type(event)) in one_key else _one_hash_key(kind))
+        or line.count(_HASH_MEMBER) == 1
+        for event, line in zip(events, lines, strict=True)
+    ]  # fmt: skip
+    quick = [
+        alone and start >= 0 and again == line and digest == hash_
+        and line[start + _HASH_MEMBER_BYTES - 2 : start + _HASH_MEMBER_BYTES] == b'",'
+        for line, again, digest, hash_, start, alone in zip(
+            lines, encoded, spliced, claimed, at, single, strict=False
+        )
+    ]  # fmt: skip
+    if _chained_as_claimed(lines, events, quick, claimed, first_seq, prev):
+        if first_seq <= wanted_seq < first_seq + len(lines):
+            found = claimed[wanted_seq - first_seq]
+        return claimed[-1], found
+    seq = first_seq
+    for index, line in enumerate(lines):
+        event = events[index]
+        if quick[index] and event.seq == seq and event.prev == prev:
+            digest = claimed[index]
+        else:
+            digest = str(checked_body(line, seq + 1, seq, prev)["hash"])
+        if seq == wanted_seq:
+            found = digest
+        prev = digest
+        seq += 1
+    return prev, found
+
+
+#: event type -> whether its encoding holds one "hash" key only (:func:`_one_hash_key`)
+_ONE_HASH_KEY: dict[type[Any], bool] = {}
+
+
+def _one_hash_key(cls: type[Any]) -> bool:
+    """Whether the encoding of any event of type ``cls`` holds exactly one ``"hash"`` key, its own:
+    none of its fields, at any depth, is a dict (whose keys could be "hash"), a value of any
+    type, or a Struct with a field named ``hash``; kept in :data:`_ONE_HASH_KEY`. (In a string
+    a quote is escaped, so ``"hash":`` never occurs inside one.) Unknown kinds of types count as
+    holding more, so the line's keys are then counted."""
+    info = msgspec.inspect.type_info(cls)
+    assert isinstance(info, msgspec.inspect.StructType)
+    alone = not any(
+        field.encode_name != "hash" and _may_hold_hash_key(field.type, set()) for field in info.fields
+    )
+    _ONE_HASH_KEY[cls] = alone
+    return alone
+
+
+def _may_hold_hash_key(kind: msgspec.inspect.Type, seen: set[type[Any]]) -> bool:
+    inspect = msgspec.inspect
+    if isinstance(kind, (inspect.StrType, inspect.IntType, inspect.FloatType, inspect.BoolType,
+                         inspect.NoneType, inspect.LiteralType)):  # fmt: skip
+        return False
+    if isinstance(kind, (inspect.ListType, inspect.VarTupleType, inspect.SetType, inspect.FrozenSetType)):
+        return _may_hold_hash_key(kind.item_type, seen)
+    if isinstance(kind, inspect.TupleType):
+        return any(_may_hold_hash_key(item, seen) for item in kind.item_types)
+    if isinstance(kind, inspect.UnionType):
+        return any(_may_hold_hash_key(item, seen) for item in kind.types)
+    if isinstance(kind, inspect.StructType):
+        if kind.cls in seen:
+            return False  # already being looked at, further up
+        seen.add(kind.cls)
+        if kind.tag_field == "hash":
+            return True
+        return any(
+            field.encode_name == "hash" or _may_hold_hash_key(field.type, seen) for field in kind.fields
+        )
+    return True
+
+
+def _chained_as_claimed(
+    lines: Sequence[bytes],
+    events: Sequence[Event],
+    quick: list[bool],
+    claimed: list[str],
+    first_seq: int,
+    prev: str,
+) -> bool:
+    """Whether every line checks (:func:`check_lines`) with the hash its event claims, found a
+    block at a time: each seq and prev as the chain wants them, every quick line's hash its
+    own, each other line accepted by :func:`checked_body` with the claimed hash. False (the
+    caller then checks line by line, naming the first bad one) at the first doubt."""
+    if not lines:
+        return False
+    if [event.seq for event in events] != list(range(first_seq, first_seq + len(lines))):
+        return False
+    if [event.prev for event in events] != [prev, *claimed[:-1]]:
+        return False
+    if all(quick):
+        return True
+    for index, ok in enumerate(quick):
+        if ok:
+            continue
+        expected_prev = claimed[index - 1] if index else prev
+        seq = first_seq + index
+        try:
+            if checked_body(lines[index], seq + 1, seq, expected_prev)["hash"] != claimed[index]:
+                return False
+        except LogError:
+            return False
+    return True

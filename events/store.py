@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import itertools
 import os
 import stat
 import time
@@ -50,7 +51,9 @@ from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import (
     LogError,
     TornTail,
+    check_lines,
     checked_body,
+    decode_block,
     decode_line,
     decode_lines,
     event_decoder,
@@ -648,6 +651,17 @@ class GameLog:
         self._check_head(head, seq + 1, at_anchor)
         return seq + 1
 
+    def _open_for_reading(self) -> int:
+        try:
+            return os.open(self.path, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+        except FileNotFoundError:
+            raise GameNotFound(f"game {self.name!r}: no log at {self.path}") from None
+
+    def checked_stream(self) -> CheckedStream:
+        """The log's events as one streaming pass checks its chain (:class:`CheckedStream`): what
+        :meth:`verify_chain` checks, with the events decoded once for both (``verify``)."""
+        return CheckedStream(self)
+
     def head_status(self, lines: int | None = None) -> str:
         """How the log's tail stands against its head anchor, for a report (the chain is not checked).
         ``lines``: the log's line count when the caller has it (``verify``, from the chain check);
@@ -999,6 +1013,113 @@ def _decode_block(data: bytes, first_number: int) -> list[Event]:
         for index in stale:
             events[index] = decode_line(lines[index], first_number + index)
     return events
+
+
+class CheckedStream:
+    """A file log's events, yielded only once their lines' chain is checked: the checks of
+    :meth:`GameLog.verify_chain` (canonical form, seq, prev and hash of every line, then the tail
+    against the head anchor, raising the same LogError at the same line) in the same pass as the
+    typed decoding, a block at a time, so the log is read and decoded once and never held whole
+    (``verify``, issue 16).
+
+    The head anchor is read and the log's end settled (:meth:`GameLog.settled_size`) when the
+    stream is made: :meth:`chunks` and the iteration both stop there. A line that does not decode
+    to an event does not stop the chain check: the events stop there (nothing after it is
+    yielded), the error is kept in :attr:`decode_error`, and the chain is checked to the end, as
+    the chain check comes first. :attr:`lines` is the number of lines once the iteration ended."""
+
+    def __init__(self, log: GameLog) -> None:
+        self.log = log
+        try:
+            self.head: Head | LogError | None = log.read_head()
+        except LogError as error:  # raised after the chain, whose errors come first
+            self.head = error
+        self.end = log.settled_size()
+        self.lines = 0
+        self.decode_error: LogError | None = None
+
+    def chunks(self) -> Iterator[bytes]:
+        """The log up to :attr:`end` in chunks of whole lines (a torn tail left out, unchecked): for
+        a look at its bytes before the checked pass (``verify``'s dice and seed)."""
+        fd = self.log._open_for_reading()
+        try:
+            position, carry = 0, b""
+            while position < self.end:
+                chunk = os.pread(fd, min(STREAM_CHUNK_BYTES, self.end - position), position)
+                if not chunk:
+                    break
+                position += len(chunk)
+                data = carry + chunk if carry else chunk
+                cut = data.rfind(b"\n") + 1
+                carry = data[cut:]
+                if cut:
+                    yield data[:cut] if carry else data
+        finally:
+            os.close(fd)
+
+    def __iter__(self) -> Iterator[Event]:
+        return itertools.chain.from_iterable(self.batches())
+
+    def batches(self) -> Iterator[list[Event]]:
+        """The events a block at a time (what iterating gives, without a step per event)."""
+        head = self.head
+        anchored_seq = head.seq if isinstance(head, Head) else -1
+        prev = GENESIS_HASH
+        at_anchor: str | None = None
+        crashed: Exception | None = None
+        count = 0
+        for block, lines in self._line_blocks():
+            events: list[Event] | None = None
+            if self.decode_error is None and crashed is None:
+                try:
+                    events = decode_block(block, count + 1)
+                except LogError as error:
+                    self.decode_error = error
+                except Exception as error:  # noqa: BLE001 - raised once the chain is checked, as before
+                    crashed = error
+            prev, found = check_lines(lines, events, count, prev, anchored_seq)
+            if found is not None:
+                at_anchor = found
+            count += len(lines)
+            if events is not None:
+                yield events
+        if isinstance(head, LogError):
+            raise head
+        self.log._check_head(head, count, at_anchor)
+        self.lines = count
+        if crashed is not None:
+            raise crashed
+
+    def _line_blocks(self) -> Iterator[tuple[bytes, list[bytes]]]:
+        """The log up to :attr:`end` as blocks of complete lines with their lines (newlines cut),
+        as :meth:`GameLog.stream_lines` reads it: a torn tail raises :class:`TornTail` first, a
+        line is never cut between blocks. (Lines are counted from the split, not counted again.)"""
+        fd = self.log._open_for_reading()
+        try:
+            end = self.end
+            if end > 0 and os.pread(fd, 1, end - 1) != b"\n":
+                raise _torn_tail_at(fd, 0, 0, end)
+            position, carry, seq = 0, b"", 0
+            while position < end:
+                chunk = os.pread(fd, min(STREAM_CHUNK_BYTES, end - position), position)
+                if not chunk:  # cut while read (only repair cuts, and only a torn tail)
+                    break
+                position += len(chunk)
+                data = carry + chunk if carry else chunk
+                cut = data.rfind(b"\n") + 1
+                if cut == 0:  # one line longer than a chunk: keep reading it
+                    carry = data
+                    continue
+                carry = data[cut:]
+                complete = data[:cut] if carry else data
+                lines = complete.split(b"\n")
+                lines.pop()  # the empty piece after the block's last newline
+                yield complete, lines
+                seq += len(lines)
+            if carry:
+                raise TornTail(line=seq + 1, fragment=carry)
+        finally:
+            os.close(fd)
 
 
 def _current_version(cls: type[Event]) -> int:

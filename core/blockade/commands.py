@@ -16,6 +16,7 @@ from mortecouille.core.blockade.rounds import (
     TOKENS,
     BlockadeShip,
     RoundOutcome,
+    ShipPath,
     next_round,
     resolve_round,
 )
@@ -158,6 +159,12 @@ def _wreck_passes(key: str, ship: ShipState) -> bool:
 def round_events(turn: int, round_number: int, outcome: RoundOutcome) -> list[Event]:
     """One round's outcome as events: per phase collisions, pushes and moves, then damage, sinkings."""
     produced: list[Event] = []
+    # each phase's paths, in order, from one walk over them (a round logs dozens)
+    paths_by_phase: dict[str, list[ShipPath]] = {phase: [] for phase in PHASES}
+    for path in outcome.paths:
+        in_phase = paths_by_phase.get(path.phase)
+        if in_phase is not None:
+            in_phase.append(path)
     for phase in PHASES:
         for c in outcome.collisions:
             if c.phase == phase:
@@ -169,20 +176,19 @@ def round_events(turn: int, round_number: int, outcome: RoundOutcome) -> list[Ev
                 produced.append(
                     ShipPushed(turn=turn, round=round_number, ship=p.pushed, **shared_fields(p, ShipPushed))
                 )
-        for path in outcome.paths:
-            if path.phase == phase:
-                produced.append(
-                    ShipMoved(
-                        turn=turn,
-                        round=round_number,
-                        phase=phase,
-                        ship=path.ship,
-                        path=path.squares,
-                        at=path.squares[-1],
-                        facing=path.facing,
-                        rules=path.rules,
-                    )
-                )
+        produced += [
+            ShipMoved(
+                turn=turn,
+                round=round_number,
+                phase=phase,
+                ship=path.ship,
+                path=path.squares,
+                at=path.squares[-1],
+                facing=path.facing,
+                rules=path.rules,
+            )
+            for path in paths_by_phase[phase]
+        ]
     for d in outcome.damage:
         produced.append(DamageTaken(turn=turn, round=round_number, **shared_fields(d, DamageTaken)))
     for s in outcome.sinkings:

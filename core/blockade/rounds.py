@@ -14,7 +14,13 @@ from typing import Final
 import msgspec
 
 from mortecouille.core.board.geometry import ORTHOGONAL_FACINGS
-from mortecouille.core.board.movement import Move, MovementResult, resolve_moves, wind_phase_moves
+from mortecouille.core.board.movement import (
+    Move,
+    MovementResult,
+    left_standing,
+    resolve_moves,
+    wind_phase_moves,
+)
 from mortecouille.core.board.movement_step import Collision, Piece
 from mortecouille.core.board.terrain import board_index
 from mortecouille.core.errors import BadInput
@@ -211,17 +217,16 @@ def _phase_items(
     # Only the ships that moved or were pushed have a path to log; walked in id order, as
     # ``result.paths`` is keyed (a round moves a few dozen of possibly many more ships).
     for sid in sorted(moves.keys() | pushed) if pushed else sorted(moves):
-        squares = result_paths[sid]
         move = moves.get(sid)
-        if move is not None:
-            rules = (*lead, _MOVE_RULE.get(move.kind, "M0"))
-            if move.second is not None:
-                rules = (*rules, "M2f")
+        was_pushed = sid in pushed
+        if move is None:
+            key: tuple[tuple[str, ...], str | None, bool, bool] = (lead, None, False, was_pushed)
         else:
-            rules = lead
-        if sid in pushed:
-            rules = (*rules, "M3")
-        paths.append(ShipPath(phase, sid, squares, result_pieces[sid].facing, rules))
+            key = (lead, move.kind, move.second is not None, was_pushed)
+        rules = _PATH_RULES.get(key)
+        if rules is None:
+            rules = _PATH_RULES[key] = _path_rules(lead, move, was_pushed)
+        paths.append(ShipPath(phase, sid, result_paths[sid], result_pieces[sid].facing, rules))
     pushes = [
         PhasePush(phase, p.step, p.pusher, p.pushed, p.pushed_from, p.pushed_to, (*lead, p.rule))
         for p in result.pushes
@@ -246,6 +251,23 @@ def _phase_items(
 
 #: the rule a move follows besides M0 when it is not a sailed one (B5, B6)
 _MOVE_RULE: Final[dict[str, str]] = {"wind": "B5", "whirlpool": "B6"}
+#: the rules of a ship's path by (phase's lead rules, move kind, whether it has a second step,
+#: whether it was pushed): a round logs a path for each of dozens of ships, from a handful of these
+_PATH_RULES: dict[tuple[tuple[str, ...], str | None, bool, bool], tuple[str, ...]] = {}
+
+
+def _path_rules(lead: tuple[str, ...], move: Move | None, pushed: bool) -> tuple[str, ...]:
+    """The rules a path of this phase cites: its lead, its move's (M0, B5, B6; M2f for a second
+    step), M3 when pushed."""
+    if move is not None:
+        rules = (*lead, _MOVE_RULE.get(move.kind, "M0"))
+        if move.second is not None:
+            rules = (*rules, "M2f")
+    else:
+        rules = lead
+    if pushed:
+        rules = (*rules, "M3")
+    return rules
 
 
 def _tag(phase: str, c: Collision, rules: tuple[str, ...]) -> PhaseCollision:
@@ -285,19 +307,26 @@ def _resolve_checked(
     tokens: Mapping[str, str | None],
 ) -> RoundOutcome:
     """:func:`resolve_round` once its input is checked."""
-    afloat = {sid: ship for sid, ship in ships.items() if not ship.sunk}
-    kinds = {sid: BLOCKADE_KINDS[ship.kind] for sid, ship in afloat.items()}
-    pieces = {
-        sid: Piece(sid, (ship.at[0], ship.at[1]), ship.facing, kinds[sid].size)
-        for sid, ship in afloat.items()
-    }
+    # one pass over the ships for what the round needs of each (this runs for every round of
+    # every turn, and ``verify`` runs every turn again: issue 16)
+    afloat: dict[str, BlockadeShip] = {}
+    kinds: dict[str, BlockadeKind] = {}
+    pieces: dict[str, Piece] = {}
+    for sid, ship in ships.items():
+        if not ship.sunk:
+            afloat[sid] = ship
+            kind = kinds[sid] = BLOCKADE_KINDS[ship.kind]
+            pieces[sid] = Piece(sid, (ship.at[0], ship.at[1]), ship.facing, kind.size)
     moves: dict[str, Move] = {}
     for sid, token in tokens.items():
-        if token is not None and sid in pieces:
-            moves[sid] = _move_for(pieces[sid], token)
+        if token is not None:
+            piece = pieces.get(sid)
+            if piece is not None:
+                move = _MOVES.get((piece.facing, token))
+                moves[sid] = move if move is not None else _move_for(piece, token)
     moved = resolve_moves(board, pieces, moves)
     wind_moves = wind_phase_moves(board, moved.pieces)
-    blown = resolve_moves(board, moved.pieces, wind_moves)
+    blown = resolve_moves(board, moved.pieces, wind_moves) if wind_moves else left_standing(moved)
 
     paths: list[ShipPath] = []
     pushes: list[PhasePush] = []

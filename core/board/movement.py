@@ -271,10 +271,26 @@ def _standing_still(board: Board, pieces: Mapping[str, Piece]) -> MovementResult
     return MovementResult(final, paths, (), (), (first, second))
 
 
+def left_standing(moved: MovementResult) -> MovementResult:
+    """What :func:`resolve_moves` gives, with no move, for the ships ``moved`` left: the outcome of a
+    phase in which nobody moves right after a movement (a wind phase with no ship on a wind tile
+    or a whirlpool, B5-B6), without checking its pieces again, which that movement left on the
+    board, off the rocks and one a square (M1-M6 keep them so). ``moved.pieces`` is keyed in id
+    order, as every movement's outcome is."""
+    pieces = moved.pieces
+    positions = {sid: piece.at for sid, piece in pieces.items()}
+    first = StepResult(1, positions, (), (), (), ())
+    second = StepResult(2, dict(positions), (), (), (), ())
+    paths: dict[str, tuple[Square, ...]] = {sid: (at,) for sid, at in positions.items()}
+    return MovementResult(dict(pieces), paths, (), (), (first, second))
+
+
 def wind_phase_moves(board: Board, pieces: Mapping[str, Piece]) -> dict[str, Move]:
     """The M7 moves of the pieces standing on a wind tile (B5) or a whirlpool square (B6)."""
     index = board_index(board)
     moves: dict[str, Move] = {}
+    if not index.winds and not index.whirlpool_paths:
+        return moves  # nothing on the board moves a ship (the common case)
     for sid in sorted(pieces):
         piece = pieces[sid]
         direction = index.winds.get(piece.at)

@@ -157,59 +157,88 @@ def resolve_step(
     labels = _LABELS[step]
     index = board_index(board)
     # B4: rocks and the edge block. Inlined from ``index.blocks`` (the bounds check of
-    # ``BoardArea.on_board`` included), because this runs for every ship and every claim.
+    # ``BoardArea.on_board`` included), because this runs for every ship and every claim; each
+    # loop below does what several did (this is most of every turn's resolution, which ``verify``
+    # runs again for every turn: issue 16), raising the same errors in the same order.
     width, height, rocks = index.width, index.height, index.rocks
-    position: dict[str, Square] = {sid: piece.at for sid, piece in pieces.items()}
-    occupant: dict[Square, str] = {at: sid for sid, at in position.items()}
+    position: dict[str, Square] = {}
+    occupant: dict[Square, str] = {}
+    off_board: str | None = None  # the first piece on a rock or off the board, reported after
+    for sid, piece in pieces.items():
+        at = piece.at
+        position[sid] = at
+        occupant[at] = sid
+        if off_board is None:
+            x, y = at
+            if not (0 <= x < width and 0 <= y < height) or at in rocks:
+                off_board = sid
     if len(occupant) != len(position):
         raise BadInput("pieces", f"two ships share a square: {_shared_squares(position)}")
-    for sid, at in position.items():
-        x, y = at
-        if not (0 <= x < width and 0 <= y < height) or at in rocks:
-            raise BadInput(f"pieces.{sid}.at", f"{at} is a rock or off the board (B4)")
+    if off_board is not None:
+        raise BadInput(f"pieces.{off_board}.at", f"{position[off_board]} is a rock or off the board (B4)")
 
     target: dict[str, Square] = {}
+    work = _Step(pieces, claims, step, position, target)
+    # M6 first: a claim on a rock or off the board stops there and contests nothing.
+    resolved: dict[str, bool] = {}  # final fate of every claimant whose fate is local
+    sole: dict[Square, str] = {}  # square -> its first claimant (its only one unless in ``shared``)
+    shared: dict[Square, list[str]] = {}  # square -> its claimants, when two or more claim it
     for sid, claim in claims.items():
-        if sid not in position:
+        start = position.get(sid)
+        if start is None:
             raise BadInput(f"claims.{sid}", "no such piece")
         vx, vy = claim.vector
         if (vx, vy) not in VECTOR_FACINGS:
             raise BadInput(f"claims.{sid}.vector", f"{claim.vector!r} is not a unit king step")
-        x, y = position[sid]
-        target[sid] = (x + vx, y + vy)
-
-    work = _Step(pieces, claims, step, position, target)
-    # M6 first: a claim on a rock or off the board stops there and contests nothing.
-    claimants: dict[Square, list[str]] = {}
-    for sid, square in target.items():
-        x, y = square
+        x, y = start
+        square = target[sid] = (x + vx, y + vy)
+        x += vx
+        y += vy
         if not (0 <= x < width and 0 <= y < height) or square in rocks:
             work.rock(sid, square)
+            resolved[sid] = False  # nothing else looks at its claim: it stops there
         else:
-            group = claimants.get(square)
-            if group is None:
-                claimants[square] = [sid]
-            else:
-                group.append(sid)
+            first = sole.setdefault(square, sid)
+            if first != sid:
+                group = shared.get(square)
+                if group is None:
+                    shared[square] = [first, sid]
+                else:
+                    group.append(sid)
 
-    resolved: dict[str, bool] = {}  # final fate of every claimant whose fate is local
+    # A square that one claimant claims and nobody holds is entered (most claims of most steps);
+    # every other claimed square is settled below. Each square's outcome is its own, whatever
+    # order the squares are looked at in (pairs are sorted at the end).
+    resolved.update(
+        {sid: True for square, sid in sole.items() if square not in occupant and square not in shared}
+    )
+    contested: list[tuple[Square, list[str]]] = [
+        (square, [sid]) for square, sid in sole.items() if square in occupant and square not in shared
+    ]
+    contested += shared.items()
     leader: dict[str, str] = {}  # contest winner -> moving occupant it must follow (M4)
     bumps: list[tuple[str, str, Square]] = []
-    for square, group in claimants.items():
+    facing_claimant = False  # whether a claimant's square is held by another claimant
+    for square, group in contested:
         holder = occupant.get(square)
-        if holder is not None and holder not in claims:
-            if len(group) == 1:
-                bumps.append((group[0], holder, square))
-            else:
-                # M3 ruling: nobody pushes, each claimant stops against the stationary ship.
-                for sid in group:
+        if holder is not None:
+            if holder not in claims:
+                if len(group) == 1:
+                    bumps.append((group[0], holder, square))
+                else:
+                    # M3 ruling: nobody pushes, each claimant stops against the stationary ship.
+                    for sid in group:
+                        resolved[sid] = False
+                        work.pair(labels["still"], square, sid, True, holder, False)
+                continue
+            facing_claimant = True
+        if len(group) == 1:
+            winner: str | None = group[0]
+        else:
+            winner = _contest(work, group, square, labels)
+            for sid in group:
+                if sid != winner:
                     resolved[sid] = False
-                    work.pair(labels["still"], square, sid, True, holder, False)
-            continue
-        winner = group[0] if len(group) == 1 else _contest(work, group, square, labels)
-        for sid in group:
-            if sid != winner:
-                resolved[sid] = False
         if winner is not None:
             if holder is None:
                 resolved[winner] = True
@@ -217,39 +246,54 @@ def resolve_step(
                 leader[winner] = holder
 
     # M1c/M2c: a head-on swap stops both, whatever their contests said (M5: those claims counted).
-    for sid, square in target.items():
-        holder = occupant.get(square)
-        if holder is not None and holder in target and target[holder] == position[sid]:
-            resolved[sid] = False
-            leader.pop(sid, None)
-            if sid < holder:
-                work.pair(labels["head_on"], square, sid, True, holder, True)
+    # Only a claimant whose square another claimant holds can swap (none, most steps).
+    if facing_claimant:
+        for sid, square in target.items():
+            holder = occupant.get(square)
+            if holder is not None and holder in target and target[holder] == position[sid]:
+                resolved[sid] = False
+                leader.pop(sid, None)
+                if sid < holder:
+                    work.pair(labels["head_on"], square, sid, True, holder, True)
 
-    pushed_to = _resolve_bumps(work, index.blocks, occupant, bumps, resolved, labels["still"])
-    for sid in target:
-        if sid not in resolved and sid not in leader:
-            resolved[sid] = False
-    _follow_leaders(leader, resolved)
-    for follower, holder in leader.items():
-        if not resolved[follower]:
-            work.pair("M4", position[holder], follower, True, holder, False)
+    pushed_to: dict[str, tuple[str, Square]] = {}
+    if bumps:
+        pushed_to = _resolve_bumps(work, index.blocks, occupant, bumps, resolved, labels["still"])
+    if len(resolved) + len(leader) != len(target):  # (never: every claimant has a fate by now)
+        for sid in target:
+            if sid not in resolved and sid not in leader:
+                resolved[sid] = False
+    if leader:
+        _follow_leaders(leader, resolved)
+        for follower, holder in leader.items():
+            if not resolved[follower]:
+                work.pair("M4", position[holder], follower, True, holder, False)
 
     new_position: dict[str, Square] = {}
     moved: list[str] = []
     stopped: list[str] = []
-    for sid in sorted(position):
-        fate = resolved.get(sid)
-        if fate is not None:
+    get_fate = resolved.get
+    if pushed_to:
+        for sid in sorted(position):
+            fate = get_fate(sid)
             if fate:
                 moved.append(sid)
                 new_position[sid] = target[sid]
                 continue
-            stopped.append(sid)
-        if pushed_to:
+            if fate is not None:
+                stopped.append(sid)
             push = pushed_to.get(sid)
             new_position[sid] = position[sid] if push is None else push[1]
-        else:
-            new_position[sid] = position[sid]
+    else:
+        for sid in sorted(position):
+            fate = get_fate(sid)
+            if fate:
+                moved.append(sid)
+                new_position[sid] = target[sid]
+            else:
+                if fate is not None:
+                    stopped.append(sid)
+                new_position[sid] = position[sid]
     pushes = tuple(
         Push(step, pusher, pushed, position[pushed], to)
         for pushed, (pusher, to) in sorted(pushed_to.items(), key=lambda item: item[1][0])

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import itertools
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
@@ -100,17 +101,17 @@ def check_kept(
 def verify_own(
     log: EventStore, rederive_turns: bool, data: bytes | None, events: list[Event] | None
 ) -> Report:
-    """The log's own checks (1 to 4 of the module docstring), in two streaming passes: the chain
-    (which also gathers the dice and the revealed seed the other checks need first), then every
-    other check in one pass over the typed events, one fold shared by the state hashes and the
-    re-derivation. Neither pass holds the decoded log (issue 16); ``data``/``events`` given by the
-    caller are used as they are."""
+    """The log's own checks (1 to 4 of the module docstring). A file log read here is checked in
+    one streaming pass (:func:`verify_streaming`); bytes or events the caller gives, or another
+    store, in two: the chain (which also gathers the dice and the revealed seed the other checks
+    need first), then every other check over the typed events, one fold shared by the state
+    hashes and the re-derivation. No pass holds the decoded log (issue 16); ``data``/``events``
+    given by the caller are used as they are."""
+    if isinstance(log, GameLog) and data is None and events is None:
+        return verify_streaming(log, rederive_turns)
     report = Report(game=log.name)
     gathered = Gathered()
-    # only the file store streams and reports lines as it checks them; a store without (or bytes
-    # given) is checked from the bytes, as before
     file_log = log if isinstance(log, GameLog) else None
-    streams = file_log is not None
     try:
         if file_log is None and data is None:
             data = log.read_bytes()
@@ -126,21 +127,17 @@ def verify_own(
     else:
         status = f"store head at seq {report.events - 1} matches"
     report.findings.append(Finding("chain", True, f"{report.events} lines chained; {status}"))
-    typed: Iterable[Event]
+    typed: list[Event]
     if events is not None:
         typed = events
-    elif data is not None:
+    else:
+        assert data is not None  # read above when not given
         try:
             typed = decode_lines(data)
         except LogError as error:
             report.findings.append(Finding("decode", False, str(error), error.seq))
             return report
-    else:
-        # only the lines the chain check vouched for: an append since then is not verified
-        assert file_log is not None  # another store was read as bytes above
-        typed = itertools.islice(file_log.stream(), report.events)
-    if not (streams and events is None):
-        assert isinstance(typed, list)
+    if file_log is None or events is not None:
         gathered = Gathered.of(typed)
     try:
         report.findings.extend(check_stream(typed, gathered, rederive_turns))
@@ -149,10 +146,82 @@ def verify_own(
     return report
 
 
+class _ChainBroken(Exception):
+    """The chain check of :func:`verify_streaming` failed (its LogError in ``error``)."""
+
+    def __init__(self, error: LogError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def verify_streaming(log: GameLog, rederive_turns: bool) -> Report:
+    """The log's own checks in one streaming pass over a file log: every line's chain is checked
+    as it is decoded (:class:`~mortecouille.events.store.CheckedStream`) and its event goes on to
+    the other checks at once, so the log is read and decoded once (issue 16); only what those
+    checks need before reading the log in order (its dice, revealed seed and contributions:
+    :func:`gather`) is picked from its bytes first, by the lines' type alone.
+
+    The report is the one the chain check first, then the other checks, would give: a broken
+    chain (wherever it breaks) is the only finding; a line that does not decode ends the checks
+    with a ``decode`` finding after the chain's."""
+    report = Report(game=log.name)
+    try:
+        stream = log.checked_stream()
+        gathered = gather(stream.chunks())
+    except LogError as error:
+        report.findings.append(Finding("chain", False, str(error), error.seq))
+        return report
+
+    def vouched() -> Iterator[list[Event]]:
+        try:
+            yield from stream.batches()
+        except LogError as error:
+            raise _ChainBroken(error) from None
+
+    try:
+        findings = check_stream(itertools.chain.from_iterable(vouched()), gathered, rederive_turns)
+    except _ChainBroken as broken:
+        report.findings.append(Finding("chain", False, str(broken.error), broken.error.seq))
+        return report
+    report.events = stream.lines
+    status = log.head_status(report.events)
+    report.findings.append(Finding("chain", True, f"{report.events} lines chained; {status}"))
+    undecodable = stream.decode_error
+    if undecodable is not None:
+        report.findings.append(Finding("decode", False, str(undecodable), undecodable.seq))
+        return report
+    report.findings.extend(findings)
+    return report
+
+
+def gather(chunks: Iterable[bytes]) -> Gathered:
+    """:class:`Gathered` from a log's bytes (chunks of whole lines), decoding only the lines that may
+    be of the types it keeps: in a canonical line an event's type is written ``"type":"<tag>"`` (a
+    quote inside a string is escaped, so those bytes are never inside one), so the lines holding
+    those bytes are every line of those types (and perhaps a line with a nested ``type`` key,
+    which decodes to another type and is left out). What a log whose chain does not check gives
+    here is never used: its chain is then the only finding."""
+    gathered = Gathered()
+    for chunk in chunks:
+        begun = -1
+        for found in _GATHERED_MARKS.finditer(chunk):
+            begin = chunk.rfind(b"\n", 0, found.start()) + 1
+            if begin == begun:
+                continue  # a line holding the bytes twice
+            begun = begin
+            try:
+                event = decode_line(chunk[begin : chunk.find(b"\n", begin)], 0)
+            except LogError:
+                continue  # not an event: the chain or the typed pass names the line
+            gathered.event(event)  # in the log's order: a later die replaces an earlier
+    return gathered
+
+
 class Gathered:
     """What the checks of a log need before they read it in order: its dice by identity, the seed
-    it revealed as it ended (D2), the contributions it revealed (D3). Gathered from the chain
-    check's pass (:meth:`line`), so the log is not decoded twice."""
+    it revealed as it ended (D2), the contributions it revealed (D3). Picked from a file log's
+    bytes (:func:`gather`) before its one checked pass, or from the chain check's pass over bytes
+    (:meth:`line`), so the log is not decoded twice."""
 
     def __init__(self) -> None:
         self.rolls: list[DieRolled] = []
@@ -186,6 +255,10 @@ class Gathered:
 
 
 _GATHERED_TAGS = frozenset(event_tag(cls) for cls in (DieRolled, GameEnded, DiceContributionRevealed))
+#: how a line of those types shows its type (canonical JSON: compact, so exactly these bytes)
+_GATHERED_MARKS = re.compile(
+    b"|".join(re.escape(b'"type":' + msgspec.json.encode(tag)) for tag in sorted(_GATHERED_TAGS))
+)
 
 
 def check_stream(events: Iterable[Event], gathered: Gathered, rederive_turns: bool) -> list[Finding]:
@@ -202,25 +275,22 @@ def check_stream(events: Iterable[Event], gathered: Gathered, rederive_turns: bo
     turns = TurnsClosedCheck()
     states = StateCheck()
     rederiver: TurnRederiver | None = None
-
-    def observed() -> Iterator[Event]:
-        nonlocal rederiver
-        stream = iter(events)
-        first = next(stream, None)
-        if first is None:
-            return
-        if rederive_turns and isinstance(first, GameCreated):
-            rederiver = TurnRederiver(first, gathered.rolls, gathered.seed, gathered.contributions)
-        dice.see(first)
-        turns.see(first)
-        yield first
-        for event in stream:
+    started = False
+    for resolved, segment in turn_segments(events):
+        if not started:  # the first event: every check sees it, whatever its type
+            started = True
+            first = segment[0]
+            if rederive_turns and isinstance(first, GameCreated):
+                rederiver = TurnRederiver(first, gathered.rolls, gathered.seed, gathered.contributions)
+            dice.see(first)
+            turns.see(first)
+            watched: Iterable[Event] = itertools.islice(segment, 1, None)
+        else:
+            watched = segment
+        for event in watched:
             if type(event) in _WATCHED:  # the few kinds the dice and turn checks look at (no subclasses)
                 dice.see(event)
                 turns.see(event)
-            yield event
-
-    for resolved, segment in turn_segments(observed()):
         vouched = False
         if resolved and rederiver is not None and rederiver.failure is None:
             if states.unfoldable is not None:  # the log does not fold up to this turn
