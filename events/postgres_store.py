@@ -725,10 +725,7 @@ class PostgresTransaction:
         game = self.log.game
         next_seq, prev = self.head
         if expected_seq is not None and expected_seq != next_seq:
-            raise Conflict(
-                f"game {game!r}: expected seq {expected_seq} but the log is at "
-                f"{next_seq}; someone else appended first. Nothing was written."
-            )
+            raise Conflict.stale(game, expected_seq, next_seq)
         if not events:
             return []
         stamped, payload = stamp_all(events, next_seq, prev, first_extras)

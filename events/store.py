@@ -71,6 +71,14 @@ class Conflict(Exception):
 
     exit_code = 3
 
+    @classmethod
+    def stale(cls, game: str, expected_seq: int, next_seq: int) -> Conflict:
+        """An append whose ``expected_seq`` is not the log's next seq (every store says it so)."""
+        return cls(
+            f"game {game!r}: expected seq {expected_seq} but the log is at "
+            f"{next_seq}; someone else appended first. Nothing was written."
+        )
+
 
 class GameNotFound(Exception):
     exit_code = 2
@@ -955,10 +963,7 @@ class Transaction:
             else:
                 next_seq, prev = _tail_at(fd, size, log)
             if expected_seq is not None and expected_seq != next_seq:
-                raise Conflict(
-                    f"game {log.name!r}: expected seq {expected_seq} but the log is at "
-                    f"{next_seq}; someone else appended first. Nothing was written."
-                )
+                raise Conflict.stale(log.name, expected_seq, next_seq)
             if not events:
                 return []
             stamped, payload = stamp_all(events, next_seq, prev, first_extras)
@@ -1093,33 +1098,11 @@ class CheckedStream:
     def _line_blocks(self) -> Iterator[tuple[bytes, list[bytes]]]:
         """The log up to :attr:`end` as blocks of complete lines with their lines (newlines cut),
         as :meth:`GameLog.stream_lines` reads it: a torn tail raises :class:`TornTail` first, a
-        line is never cut between blocks. (Lines are counted from the split, not counted again.)"""
-        fd = self.log._open_for_reading()
-        try:
-            end = self.end
-            if end > 0 and os.pread(fd, 1, end - 1) != b"\n":
-                raise _torn_tail_at(fd, 0, 0, end)
-            position, carry, seq = 0, b"", 0
-            while position < end:
-                chunk = os.pread(fd, min(STREAM_CHUNK_BYTES, end - position), position)
-                if not chunk:  # cut while read (only repair cuts, and only a torn tail)
-                    break
-                position += len(chunk)
-                data = carry + chunk if carry else chunk
-                cut = data.rfind(b"\n") + 1
-                if cut == 0:  # one line longer than a chunk: keep reading it
-                    carry = data
-                    continue
-                carry = data[cut:]
-                complete = data[:cut] if carry else data
-                lines = complete.split(b"\n")
-                lines.pop()  # the empty piece after the block's last newline
-                yield complete, lines
-                seq += len(lines)
-            if carry:
-                raise TornTail(line=seq + 1, fragment=carry)
-        finally:
-            os.close(fd)
+        line is never cut between blocks."""
+        for _, complete in self.log._complete_blocks(0, 0, settle=False, end=self.end):
+            lines = complete.split(b"\n")
+            lines.pop()  # the empty piece after the block's last newline
+            yield complete, lines
 
 
 def _current_version(cls: type[Event]) -> int:
