@@ -45,11 +45,22 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import LogError, check_line, decode_line, stamp_all
+from mortecouille.events.house_log import get_logger
 from mortecouille.events.schema import event_tag
 from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameNotFound, Head, Unwritable
 from mortecouille.events.store_errors import StoreUnavailable, redacted_url
+from mortecouille.events.stores import StoredSnapshot
 
-__all__ = ["Appended", "PostgresGameLog", "PostgresSecrets", "PostgresStore", "StoreUnavailable"]
+__all__ = [
+    "Appended",
+    "PostgresGameLog",
+    "PostgresSecrets",
+    "PostgresStore",
+    "StoreUnavailable",
+    "StoredSnapshot",
+]
+
+_log = get_logger("mortecouille")
 
 #: How many rows a streaming read fetches from its server-side cursor at a time.
 FETCH_ROWS = 500
@@ -184,6 +195,18 @@ class PostgresStore:
                 ).format(
                     move_head=self.function("move_head"), games=self.table("games"), code=sql.SQL(HEAD_MOVED)
                 )
+            )
+            # the app's snapshot of each game (derived, never trusted over the rows: see
+            # read_snapshot); created here too in a database made by a version without it
+            conn.execute(
+                sql.SQL(
+                    "CREATE TABLE IF NOT EXISTS {snapshots} ("
+                    " game text PRIMARY KEY REFERENCES {games} (game) ON DELETE CASCADE,"
+                    " seq bigint NOT NULL CHECK (seq >= 0),"
+                    " hash text NOT NULL,"
+                    " format integer NOT NULL,"
+                    " state bytea NOT NULL)"
+                ).format(snapshots=self.table("snapshots"), games=self.table("games"))
             )
             # what the app keeps beside a log, never in it: the secret seed, the seat token hashes;
             # readable by the store's role only (revoked from PUBLIC once, as it is created)
@@ -462,6 +485,61 @@ class PostgresGameLog:
                 seq=head.seq,
             )
         return len(lines)
+
+    # ---------------------------------------------------------------- the snapshot
+
+    def read_snapshot(self) -> StoredSnapshot | None:
+        """The game's snapshot row, only if the log still holds the line it stands on: read by ONE
+        statement that joins it to the row at its seq (same hash) and to the game's head (a seq
+        the head vouches for), and that row's line is checked to hash to that hash (the check of
+        :func:`check_line`), so a snapshot forged, stale (its row replaced) or beyond the head
+        is never returned. Its format and bytes are the app's to check
+        (:mod:`mortecouille.app.snapshots`). None when there is none or it cannot be read."""
+        query = sql.SQL(
+            "SELECT s.seq, s.hash, s.format, s.state, e.prev, e.line FROM {snapshots} s"
+            " JOIN {games} g ON g.game = s.game AND s.seq < g.next_seq"
+            " JOIN {events} e ON e.game = s.game AND e.seq = s.seq AND e.hash = s.hash"
+            " WHERE s.game = %s"
+        ).format(
+            snapshots=self.store.table("snapshots"),
+            games=self.store.table("games"),
+            events=self.store.table("events"),
+        )
+        try:
+            with _reachable(), self._connection() as conn:
+                row = conn.execute(query, [self.game]).fetchone()
+        except psycopg.Error as error:  # derived: a snapshot that cannot be read is not used
+            _log.info("snapshot not read", game=self.game, error=str(error).strip())
+            return None
+        if row is None:
+            return None
+        seq, digest, format_, state, prev, line = row
+        try:
+            if check_line(bytes(line), int(seq) + 1, int(seq), str(prev)) != digest:
+                return None
+        except LogError:
+            return None
+        return StoredSnapshot(int(seq), str(digest), int(format_), bytes(state))
+
+    def write_snapshot(self, seq: int, digest: str, format_: int, state: bytes) -> bool:
+        """Keep ``state`` (the app's encoding, of format ``format_``) as the game's snapshot at
+        ``seq``, whose line hashes to ``digest``: one statement, its own transaction, that
+        replaces the game's snapshot only if the log holds that line (a game dropped or
+        re-created meanwhile gets none). Derived data: a failure is logged, never raised. True
+        when written. Not to be called while an append's transaction is open (it would join it)."""
+        query = sql.SQL(
+            "INSERT INTO {snapshots} (game, seq, hash, format, state)"
+            " SELECT game, seq, hash, %s, %s FROM {events} WHERE game = %s AND seq = %s AND hash = %s"
+            " ON CONFLICT (game) DO UPDATE SET seq = EXCLUDED.seq, hash = EXCLUDED.hash,"
+            " format = EXCLUDED.format, state = EXCLUDED.state"
+        ).format(snapshots=self.store.table("snapshots"), events=self.store.table("events"))
+        try:
+            with _reachable(), self._connection() as conn:
+                written = conn.execute(query, [format_, state, self.game, seq, digest])
+        except (psycopg.Error, StoreUnavailable) as error:
+            _log.warning("snapshot not written", game=self.game, seq=seq, error=str(error).strip())
+            return False
+        return written.rowcount == 1
 
     # ---------------------------------------------------------------- writing
 
