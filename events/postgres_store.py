@@ -49,7 +49,7 @@ from mortecouille.events.house_log import get_logger
 from mortecouille.events.schema import event_tag
 from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameNotFound, Head, Unwritable
 from mortecouille.events.store_errors import StoreUnavailable, redacted_url
-from mortecouille.events.stores import StoredSnapshot
+from mortecouille.events.stored_snapshot import StoredSnapshot
 
 __all__ = [
     "Appended",

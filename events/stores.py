@@ -67,7 +67,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, NamedTuple, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import LogError, check_line, decode_line
@@ -81,6 +81,7 @@ from mortecouille.events.store import (
     _fsync_dir,
 )
 from mortecouille.events.store_errors import StoreError, StoreUnavailable, redacted_url
+from mortecouille.events.stored_snapshot import StoredSnapshot
 
 
 class StoreCreation(Protocol):
@@ -165,16 +166,6 @@ class ReadsFromSeq(Protocol):
     def events_from(self, seq: int) -> Iterator[Event]:
         """The events from ``seq`` on, in order."""
         ...
-
-
-class StoredSnapshot(NamedTuple):
-    """A game's snapshot as a store keeps it: the seq and hash of the log line it stands on
-    (checked against the log when read), the app's format number and its encoded state."""
-
-    seq: int
-    hash: str
-    format: int
-    state: bytes
 
 
 @runtime_checkable
