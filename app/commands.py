@@ -476,7 +476,7 @@ def _fold_from_store(
         if later and later[0].seq == known.next_seq and later[0].prev == known.last_hash:
             return fold(later, known.state), None
     if isinstance(log_, KeepsSnapshots):
-        stored = fold_stored(log_, head)
+        stored = fold_stored(log_)
         return stored.state, stored
     return fold(events_from(log_, 0)), None
 

@@ -56,6 +56,7 @@ from mortecouille.events.game import GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.house_log import get_logger
 from mortecouille.events.rulings import RulingRecorded
 from mortecouille.events.store import GameLog
+from mortecouille.events.stored_snapshot import StoredSnapshot
 from mortecouille.events.stores import EventStore, KeepsSnapshots, events_from
 
 _log = get_logger("mortecouille")
@@ -319,32 +320,30 @@ class StoreFolded(NamedTuple):
     start: int
 
 
-def usable_snapshot(store: KeepsSnapshots) -> tuple[int, str, GameState] | None:
-    """The seq, hash and state of the snapshot ``store`` keeps for the game, if it can be used:
-    the store vouches that the log holds its line (:meth:`~KeepsSnapshots.read_snapshot`), its
-    format is :data:`FORMAT` and its bytes decode to a state; else None (folded from the start)."""
-    found = store.read_snapshot()
+def decoded_snapshot(found: StoredSnapshot | None) -> GameState | None:
+    """The state a snapshot a store kept holds, if it can be used: the store vouched that the log
+    holds its line (:class:`~mortecouille.events.stores.KeepsSnapshots`), its format is
+    :data:`FORMAT` and its bytes decode to a state; else None (folded from the start)."""
     if found is None or found.format != FORMAT:
         return None
     try:
-        return found.seq, found.hash, decode_state(found.state)
+        return decode_state(found.state)
     except (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError):
         return None
 
 
-def fold_stored(store: StoreWithSnapshots, head: tuple[int, str] | None = None) -> StoreFolded:
+def fold_stored(store: StoreWithSnapshots) -> StoreFolded:
     """The fold of a game in ``store`` from its snapshot (when it can be used) and the events after
-    it, streamed; from its first event otherwise. ``head``: the (next seq, last hash) a writer
-    read under the game's lock: a snapshot at the head's last line needs no read of events."""
-    found = usable_snapshot(store)
-    if found is None:
+    it, streamed; from its first event otherwise (a snapshot refused here costs one more read)."""
+    found, events = store.snapshot_and_events()
+    state = decoded_snapshot(found)
+    if found is None or state is None:
+        if found is not None:  # read after a snapshot not used: from the start instead
+            events = events_from(store, 0)
         start, state, last = 0, EMPTY, None
     else:
-        seq, digest, state = found
-        start, last = seq + 1, (seq, digest)
-        if head is not None and head == (start, digest):
-            return StoreFolded(state, last, 0, start)
-    counted = _Counted(events_from(store, start))
+        start, last = found.seq + 1, (found.seq, found.hash)
+    counted = _Counted(events)
     state = fold(counted, state)
     if counted.last is not None:
         last = (counted.last.seq, counted.last.hash)

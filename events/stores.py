@@ -51,7 +51,6 @@ __all__ = [
     "SecretRefused",
     "StoreCreation",
     "StoreTransaction",
-    "StoredSnapshot",
     "checked_lines",
     "events_from",
     "import_lines",
@@ -176,6 +175,12 @@ class KeepsSnapshots(Protocol):
     def read_snapshot(self) -> StoredSnapshot | None:
         """The game's snapshot if the log's line at its seq has its hash (checked in the read
         itself), else None; its format and bytes are the app's to check."""
+        ...
+
+    def snapshot_and_events(self) -> tuple[StoredSnapshot | None, Iterator[Event]]:
+        """The snapshot (as :meth:`read_snapshot`) and the events after it, checked and chained on
+        to its line, or None and every event: a fold's reads, in as few round trips as the store
+        can. If the app refuses the snapshot, it reads ``events_from(0)`` instead."""
         ...
 
     def write_snapshot(self, seq: int, digest: str, format_: int, state: bytes) -> bool:

@@ -29,6 +29,7 @@ from mortecouille.events.base import Event
 from mortecouille.events.game import TurnEnded
 from mortecouille.events.postgres_store import PostgresGameLog, PostgresStore
 from tests.postgres_server import PostgresServer
+from tests.test_postgres_round_trips import counting_round_trips
 from tests.test_store_cli import predictable
 
 #: The bots' game every test reads: long enough that a command folding it from its first event
@@ -268,6 +269,17 @@ def test_a_fold_from_a_snapshot_reads_only_the_events_after_it(
     played.forget_snapshots()
     rows.count = 0
     assert fold_stored(played.log(ENDED)).folded == rows.count == len(events)
+
+
+def test_a_fold_from_a_snapshot_is_one_statement(played: Played) -> None:
+    """The snapshot, checked against its line, the head and the events after it come in one
+    statement: the pool's check of the connection, then one round trip."""
+    events = played.events
+    keep_at(played, ENDED, events, len(events) - 10)
+    with counting_round_trips() as counted:
+        folded = fold_stored(played.log(ENDED))
+    assert folded.folded == 9
+    assert counted.outside_the_feed() == 2, counted.by_thread
 
 
 def test_a_command_on_a_game_whose_snapshot_is_current_reads_no_event(
