@@ -30,8 +30,9 @@ interface (:class:`~mortecouille.events.stores.KeepsSnapshots`), decoded here
 (:func:`fold_stored`). It is used on the same terms: the store returns it only when the log's row
 at its seq has its hash (checked in the statement that reads it, with that row's line), and it is
 used only when its format is this one and it decodes; else the game is folded from its first
-event, and the snapshot rewritten after the next command that succeeds. Rows indexed by seq need
-no turn index: a turn's events are read from their seq.
+event, and the snapshot rewritten by the next command that succeeds having folded
+:data:`SNAPSHOT_EVERY` events or more (at once, for a game that long). The turn index has no
+PostgreSQL counterpart.
 """
 
 from __future__ import annotations
@@ -287,17 +288,17 @@ def current_state(store: EventStore, *, keep: bool = False) -> GameState:
     store that keeps snapshots: PostgreSQL), or from all its events (another store). ``keep``: a
     reading command's success path, which rewrites a snapshot left :data:`SNAPSHOT_EVERY` or more
     events behind."""
+    if isinstance(store, GameLog):
+        folded = fold_log(store)
+        if keep:
+            keep_snapshot(store, folded)
+        return folded.state
     if isinstance(store, KeepsSnapshots):
         stored = fold_stored(store)
         if keep:
             keep_stored_snapshot(store, stored)
         return stored.state
-    if not isinstance(store, GameLog):
-        return fold(events_from(store, 0))
-    folded = fold_log(store)
-    if keep:
-        keep_snapshot(store, folded)
-    return folded.state
+    return fold(events_from(store, 0))
 
 
 def keep_snapshot(log_: GameLog, folded: Folded) -> None:
