@@ -8,7 +8,11 @@ Schema (in a PostgreSQL schema of the store's own, ``mortecouille`` by default; 
   with ``game``, ``seq``, ``type``, ``v``, ``prev`` and ``hash`` beside them; primary key
   ``(game, seq)``; ``position``, a global order over all games (a sequence), unique;
 * ``games``: one row per game, its head (``next_seq``, ``last_hash``): what the store vouches for,
-  moved in the same transaction as the rows, so a removed row or a rewritten one is caught.
+  moved in the same transaction as the rows, so a removed row or a rewritten one is caught;
+* ``snapshots``: one row per game for the app (:mod:`mortecouille.app.snapshots`), derived: the
+  seq and hash of the line it stands on, a format number and the state's bytes; returned only
+  while the log's row at that seq has that hash (:meth:`PostgresGameLog.read_snapshot`), never
+  read by ``read``, ``read_bytes`` or ``verify_chain``, never copied with a game.
 
 An append is one transaction, sent in one pipelined exchange: the head moved by a compare-and-set
 from where the writer read it under the game's lock (a function that raises when the head moved,
@@ -51,14 +55,7 @@ from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameNotFou
 from mortecouille.events.store_errors import StoreUnavailable, redacted_url
 from mortecouille.events.stored_snapshot import StoredSnapshot
 
-__all__ = [
-    "Appended",
-    "PostgresGameLog",
-    "PostgresSecrets",
-    "PostgresStore",
-    "StoreUnavailable",
-    "StoredSnapshot",
-]
+__all__ = ["Appended", "PostgresGameLog", "PostgresSecrets", "PostgresStore", "StoreUnavailable"]
 
 _log = get_logger("mortecouille")
 
