@@ -30,7 +30,17 @@ from typing import NamedTuple, overload
 import msgspec
 
 from mortecouille.app.idempotency import IdempotencyIndex, envelope
-from mortecouille.app.snapshots import Anchor, Folded, current_state, fold_log, keep_snapshot
+from mortecouille.app.snapshots import (
+    SNAPSHOT_EVERY,
+    Anchor,
+    Folded,
+    StoreFolded,
+    current_state,
+    fold_log,
+    fold_stored,
+    keep_snapshot,
+    keep_stored_snapshot,
+)
 from mortecouille.core.contributions import (
     CommitDiceContribution,
     LockTurn,
@@ -68,6 +78,7 @@ from mortecouille.events.stores import (
     EventStore,
     FileStore,
     GameStore,
+    KeepsSnapshots,
     SecretRefused,
     events_from,
     open_store,
@@ -408,14 +419,15 @@ def run_command(
                     tx.anchor_through(events[-1])
                 return Outcome(events[earlier.first : earlier.first + earlier.count], fold(events))
         folded: Folded | None = None
+        stored: StoreFolded | None = None
         if known is not None and tx.position() == (known.next_seq, known.last_hash):
             state = known.state
         elif isinstance(log_, GameLog) and isinstance(tx, Transaction):
             # from the snapshot and the events after it, up to where the locked log ends
             folded = fold_log(log_, end=os.fstat(tx.fd).st_size, settle=False)
             state = folded.state
-        else:  # a store without derived files beside it (PostgreSQL)
-            state = _fold_from_store(log_, tx.position(), known)
+        else:  # a store without files beside it (PostgreSQL: its snapshot in a table, if any)
+            state, stored = _fold_from_store(log_, tx.position(), known)
         command = make_command(state)
         dice = dice_for(log_, state, table_values, ask)
         produced = decide(state, command, dice)
@@ -436,20 +448,37 @@ def run_command(
             last = appended[-1]
             anchor = Anchor(last.seq, last.hash, os.fstat(tx.fd).st_size)
             keep_snapshot(log_, Folded(after, anchor, folded.folded + len(appended)))
-        return Outcome(appended, after)
+    if stored is not None and appended and isinstance(log_, KeepsSnapshots):
+        # the command succeeded and its lock is released: a snapshot left far behind is rewritten
+        # in a statement of its own, after the append's exchange and the unlock (so the append's
+        # round trips and the time the game is locked do not grow), only when due; a failure to
+        # write it is logged by the store and changes nothing
+        last = appended[-1]
+        keep_stored_snapshot(
+            log_, StoreFolded(after, (last.seq, last.hash), stored.folded + len(appended), stored.start)
+        )
+    return Outcome(appended, after)
 
 
-def _fold_from_store(log_: EventStore, head: tuple[int, str], known: KnownState | None) -> GameState:
-    """The state of a game in a store without derived files, its head ``head`` held under the
-    writer lock: a ``known`` state a few events behind (another process appended since) is
-    carried on by the events after it, when the first of them chains on to it (its prev is the
-    known last hash: by the hash chain, the known events are the log's first ones); otherwise
-    the game is read and folded from its start."""
-    if known is not None and 0 < known.next_seq < head[0]:
+def _fold_from_store(
+    log_: EventStore, head: tuple[int, str], known: KnownState | None
+) -> tuple[GameState, StoreFolded | None]:
+    """The state of a game in a store without files beside it, its head ``head`` held under the
+    writer lock, and how it was folded when from the store's snapshot (None otherwise: nothing
+    to rewrite after the command). A ``known`` state a few events behind (another process
+    appended since) is carried on by the events after it, when the first of them chains on to it
+    (its prev is the known last hash: by the hash chain, the known events are the log's first
+    ones); otherwise (or when it is :data:`SNAPSHOT_EVERY` or more events behind) the game is
+    folded from the snapshot the store keeps and the events after it
+    (:func:`~mortecouille.app.snapshots.fold_stored`), or from its start in a store keeping none."""
+    if known is not None and 0 < known.next_seq < head[0] and head[0] - known.next_seq < SNAPSHOT_EVERY:
         later = list(events_from(log_, known.next_seq))
         if later and later[0].seq == known.next_seq and later[0].prev == known.last_hash:
-            return fold(later, known.state)
-    return fold(events_from(log_, 0))
+            return fold(later, known.state), None
+    if isinstance(log_, KeepsSnapshots):
+        stored = fold_stored(log_)
+        return stored.state, stored
+    return fold(events_from(log_, 0)), None
 
 
 # --- a game's life cycle ---------------------------------------------------------------------

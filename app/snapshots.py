@@ -23,8 +23,16 @@ They are written by temporary file and rename (no fsync: a lost one is rebuilt),
 command succeeded or by a reading command that found them stale, never on a refused command; a
 failure to write one is logged and otherwise ignored, so it can never change an outcome.
 
-The PostgreSQL store, indexed by seq already, keeps no such files: its games are folded from
-their events (:func:`mortecouille.events.stores.events_from`).
+The PostgreSQL store keeps the snapshot in a table of its schema instead (``snapshots``: the
+game, the seq and hash of the line it stands on, :data:`FORMAT` and the state as
+:func:`encode_state_compact` writes it; see docs/stores.md), through the store's raw-bytes
+interface (:class:`~mortecouille.events.stores.KeepsSnapshots`), decoded here
+(:func:`fold_stored`). It is used on the same terms: the store returns it only when the log's row
+at its seq has its hash (checked in the statement that reads it, with that row's line), and it is
+used only when its format is this one and it decodes; else the game is folded from its first
+event, and the snapshot rewritten by the next command that succeeds having folded
+:data:`SNAPSHOT_EVERY` events or more (at once, for a game that long). The turn index has no
+PostgreSQL counterpart.
 """
 
 from __future__ import annotations
@@ -36,7 +44,7 @@ import zlib
 from array import array
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple, Protocol
 
 import msgspec
 
@@ -49,9 +57,15 @@ from mortecouille.events.game import GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.house_log import get_logger
 from mortecouille.events.rulings import RulingRecorded
 from mortecouille.events.store import GameLog
-from mortecouille.events.stores import EventStore, events_from
+from mortecouille.events.stored_snapshot import StoredSnapshot
+from mortecouille.events.stores import EventStore, KeepsSnapshots, events_from
 
 _log = get_logger("mortecouille")
+
+
+class StoreWithSnapshots(EventStore, KeepsSnapshots, Protocol):
+    """A game's log in a store that keeps its snapshot (PostgreSQL)."""
+
 
 #: The derived files' suffixes (in ``GAME_FILE_SUFFIXES``: no game is named after them).
 SNAPSHOT_SUFFIX: Final = ".state"
@@ -270,21 +284,81 @@ class _Counted:
 
 
 def current_state(store: EventStore, *, keep: bool = False) -> GameState:
-    """The game's current state: from the snapshot and the events after it (a file store), or
-    from all its events (another store). ``keep``: a reading command's success path, which
-    rewrites a snapshot left :data:`SNAPSHOT_EVERY` or more events behind."""
-    if not isinstance(store, GameLog):
-        return fold(events_from(store, 0))
-    folded = fold_log(store)
-    if keep:
-        keep_snapshot(store, folded)
-    return folded.state
+    """The game's current state: from the snapshot and the events after it (a file store, or a
+    store that keeps snapshots: PostgreSQL), or from all its events (another store). ``keep``: a
+    reading command's success path, which rewrites a snapshot left :data:`SNAPSHOT_EVERY` or more
+    events behind."""
+    if isinstance(store, GameLog):
+        folded = fold_log(store)
+        if keep:
+            keep_snapshot(store, folded)
+        return folded.state
+    if isinstance(store, KeepsSnapshots):
+        stored = fold_stored(store)
+        if keep:
+            keep_stored_snapshot(store, stored)
+        return stored.state
+    return fold(events_from(store, 0))
 
 
 def keep_snapshot(log_: GameLog, folded: Folded) -> None:
     """Rewrite the snapshot when ``folded`` went :data:`SNAPSHOT_EVERY` or more events past it."""
     if folded.anchor is not None and folded.folded >= SNAPSHOT_EVERY:
         write_snapshot(log_, folded.anchor, folded.state)
+
+
+# --- the snapshot a store keeps (PostgreSQL) -----------------------------------------------------
+
+
+class StoreFolded(NamedTuple):
+    """A game's state folded in a store that keeps snapshots: the seq and hash of the last event
+    in it (None: no event), how many events were folded to reach it past the snapshot (all of
+    them without a usable one), and the seq the fold started from (0 without a snapshot)."""
+
+    state: GameState
+    last: tuple[int, str] | None
+    folded: int
+    start: int
+
+
+def decoded_snapshot(found: StoredSnapshot | None) -> GameState | None:
+    """The state a snapshot a store kept holds, if it can be used: the store vouched that the log
+    holds its line (:class:`~mortecouille.events.stores.KeepsSnapshots`), its format is
+    :data:`FORMAT` and its bytes decode to a state; else None (folded from the start)."""
+    if found is None or found.format != FORMAT:
+        return None
+    try:
+        return decode_state(found.state)
+    except (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError):
+        return None
+
+
+def fold_stored(store: StoreWithSnapshots) -> StoreFolded:
+    """The fold of a game in ``store`` from its snapshot (when it can be used) and the events after
+    it, streamed; from its first event otherwise (a snapshot refused here costs one more read)."""
+    found, events = store.snapshot_and_events()
+    state = decoded_snapshot(found)
+    if found is None or state is None:
+        if found is not None:  # read after a snapshot not used: from the start instead
+            events = events_from(store, 0)
+        start, state, last = 0, EMPTY, None
+    else:
+        start, last = found.seq + 1, (found.seq, found.hash)
+    counted = _Counted(events)
+    state = fold(counted, state)
+    if counted.last is not None:
+        last = (counted.last.seq, counted.last.hash)
+    return StoreFolded(state, last, counted.count, start)
+
+
+def keep_stored_snapshot(store: KeepsSnapshots, folded: StoreFolded) -> bool:
+    """Rewrite the snapshot ``store`` keeps when ``folded`` went :data:`SNAPSHOT_EVERY` or more
+    events past it (a command's success path; a failure to write is only logged). True when
+    written."""
+    if folded.last is None or folded.folded < SNAPSHOT_EVERY:
+        return False
+    seq, digest = folded.last
+    return store.write_snapshot(seq, digest, FORMAT, encode_state_compact(folded.state))
 
 
 # --- the turn index --------------------------------------------------------------------------

@@ -8,7 +8,11 @@ Schema (in a PostgreSQL schema of the store's own, ``mortecouille`` by default; 
   with ``game``, ``seq``, ``type``, ``v``, ``prev`` and ``hash`` beside them; primary key
   ``(game, seq)``; ``position``, a global order over all games (a sequence), unique;
 * ``games``: one row per game, its head (``next_seq``, ``last_hash``): what the store vouches for,
-  moved in the same transaction as the rows, so a removed row or a rewritten one is caught.
+  moved in the same transaction as the rows, so a removed row or a rewritten one is caught;
+* ``snapshots``: one row per game for the app (:mod:`mortecouille.app.snapshots`), derived: the
+  seq and hash of the line it stands on, a format number and the state's bytes; returned only
+  while the log's row at that seq has that hash (:meth:`PostgresGameLog.read_snapshot`), never
+  read by ``read``, ``read_bytes`` or ``verify_chain``, never copied with a game.
 
 An append is one transaction, sent in one pipelined exchange: the head moved by a compare-and-set
 from where the writer read it under the game's lock (a function that raises when the head moved,
@@ -45,11 +49,15 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import LogError, check_line, decode_line, stamp_all
+from mortecouille.events.house_log import get_logger
 from mortecouille.events.schema import event_tag
 from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameNotFound, Head, Unwritable
 from mortecouille.events.store_errors import StoreUnavailable, redacted_url
+from mortecouille.events.stored_snapshot import StoredSnapshot
 
 __all__ = ["Appended", "PostgresGameLog", "PostgresSecrets", "PostgresStore", "StoreUnavailable"]
+
+_log = get_logger("mortecouille")
 
 #: How many rows a streaming read fetches from its server-side cursor at a time.
 FETCH_ROWS = 500
@@ -184,6 +192,18 @@ class PostgresStore:
                 ).format(
                     move_head=self.function("move_head"), games=self.table("games"), code=sql.SQL(HEAD_MOVED)
                 )
+            )
+            # the app's snapshot of each game (derived, never trusted over the rows: see
+            # read_snapshot); created here too in a database made by a version without it
+            conn.execute(
+                sql.SQL(
+                    "CREATE TABLE IF NOT EXISTS {snapshots} ("
+                    " game text PRIMARY KEY REFERENCES {games} (game) ON DELETE CASCADE,"
+                    " seq bigint NOT NULL CHECK (seq >= 0),"
+                    " hash text NOT NULL,"
+                    " format integer NOT NULL,"
+                    " state bytea NOT NULL)"
+                ).format(snapshots=self.table("snapshots"), games=self.table("games"))
             )
             # what the app keeps beside a log, never in it: the secret seed, the seat token hashes;
             # readable by the store's role only (revoked from PUBLIC once, as it is created)
@@ -462,6 +482,112 @@ class PostgresGameLog:
                 seq=head.seq,
             )
         return len(lines)
+
+    # ---------------------------------------------------------------- the snapshot
+
+    def read_snapshot(self) -> StoredSnapshot | None:
+        """The game's snapshot row, only if the log still holds the line it stands on: read by ONE
+        statement that joins it to the row at its seq (same hash) and to the game's head (a seq
+        the head vouches for), and that row's line is checked to hash to that hash (the check of
+        :func:`check_line`), so a snapshot forged, stale (its row replaced) or beyond the head
+        is never returned. Its format and bytes are the app's to check
+        (:mod:`mortecouille.app.snapshots`). None when there is none or it cannot be read."""
+        query = sql.SQL(
+            "SELECT s.seq, s.hash, s.format, s.state, e.prev, e.line FROM {snapshots} s"
+            " JOIN {games} g ON g.game = s.game AND s.seq < g.next_seq"
+            " JOIN {events} e ON e.game = s.game AND e.seq = s.seq AND e.hash = s.hash"
+            " WHERE s.game = %s"
+        ).format(
+            snapshots=self.store.table("snapshots"),
+            games=self.store.table("games"),
+            events=self.store.table("events"),
+        )
+        try:
+            with _reachable(), self._connection() as conn:
+                row = conn.execute(query, [self.game]).fetchone()
+        except psycopg.Error as error:  # derived: a snapshot that cannot be read is not used
+            _log.info("snapshot not read", game=self.game, error=str(error).strip())
+            return None
+        if row is None:
+            return None
+        seq, digest, format_, state, prev, line = row
+        try:
+            if check_line(bytes(line), int(seq) + 1, int(seq), str(prev)) != digest:
+                return None
+        except LogError:
+            return None
+        return StoredSnapshot(int(seq), str(digest), int(format_), bytes(state))
+
+    def snapshot_and_events(self) -> tuple[StoredSnapshot | None, Iterator[Event]]:
+        """The game's snapshot (on :meth:`read_snapshot`'s terms) and the events after it, or
+        None and every event: what a fold from the snapshot needs, in ONE round trip when at
+        most :data:`FETCH_ROWS` rows follow it (one statement: the checked snapshot, the head and
+        the rows from the snapshot's on, as :meth:`_few_rows` reads them; more are streamed by
+        :meth:`events_from`). The events are checked as :meth:`events_from` checks them, chained
+        on to the snapshot's line. A snapshot the app then refuses (its format, its bytes) leaves
+        it to read :meth:`events_from` ``(0)`` instead. GameNotFound when there is no such game."""
+        query = sql.SQL(
+            "WITH s AS (SELECT s.seq, s.format, s.state FROM {snapshots} s"
+            " JOIN {games} g ON g.game = s.game AND s.seq < g.next_seq"
+            " JOIN {events} e ON e.game = s.game AND e.seq = s.seq AND e.hash = s.hash"
+            " WHERE s.game = %(game)s)"
+            " SELECT g.next_seq, g.last_hash, e.seq, e.prev, e.hash, e.line, s.seq, s.format,"
+            " CASE WHEN e.seq = s.seq THEN s.state END FROM {games} g LEFT JOIN s ON true"
+            " LEFT JOIN LATERAL (SELECT seq, prev, hash, line FROM {events}"
+            " WHERE game = g.game AND seq >= COALESCE(s.seq, 0) ORDER BY seq LIMIT %(rows)s) e ON true"
+            " WHERE g.game = %(game)s ORDER BY e.seq"
+        ).format(
+            snapshots=self.store.table("snapshots"),
+            games=self.store.table("games"),
+            events=self.store.table("events"),
+        )
+        try:
+            with _reachable(), self._connection() as conn:
+                found = conn.execute(query, {"game": self.game, "rows": FETCH_ROWS + 1}).fetchall()
+        except psycopg.Error as error:  # derived: a snapshot that cannot be read is not used
+            _log.info("snapshot not read", game=self.game, error=str(error).strip())
+            return None, self.events_from(0)
+        if not found:
+            raise GameNotFound(f"game {self.game!r}: not in the store {self.store.schema!r}")
+        next_seq, last_hash = int(found[0][0]), str(found[0][1])
+        rows = [(int(row[2]), str(row[3]), str(row[4]), bytes(row[5])) for row in found if row[2] is not None]
+        snapshot: StoredSnapshot | None = None
+        start, prev = 0, GENESIS_HASH
+        if found[0][6] is not None:  # the first row is the snapshot's line: checked, it chains on
+            if not rows or rows[0][0] != int(found[0][6]):
+                return None, self.events_from(0)
+            seq, line_prev, digest, line = rows.pop(0)
+            try:
+                if check_line(line, seq + 1, seq, line_prev) != digest:
+                    return None, self.events_from(0)
+            except LogError:
+                return None, self.events_from(0)
+            snapshot = StoredSnapshot(seq, digest, int(found[0][7]), bytes(found[0][8]))
+            start, prev = seq + 1, digest
+        if len(found) > FETCH_ROWS:
+            return snapshot, self.events_from(start)
+        checked = self._check(iter(rows), start, prev, next_seq, last_hash)
+        return snapshot, (decode_line(line, number + 1) for number, line in checked)
+
+    def write_snapshot(self, seq: int, digest: str, format_: int, state: bytes) -> bool:
+        """Keep ``state`` (the app's encoding, of format ``format_``) as the game's snapshot at
+        ``seq``, whose line hashes to ``digest``: one statement, its own transaction, that
+        replaces the game's snapshot only if the log holds that line (a game dropped or
+        re-created meanwhile gets none). Derived data: a failure is logged, never raised. True
+        when written. Not to be called while an append's transaction is open (it would join it)."""
+        query = sql.SQL(
+            "INSERT INTO {snapshots} (game, seq, hash, format, state)"
+            " SELECT game, seq, hash, %s, %s FROM {events} WHERE game = %s AND seq = %s AND hash = %s"
+            " ON CONFLICT (game) DO UPDATE SET seq = EXCLUDED.seq, hash = EXCLUDED.hash,"
+            " format = EXCLUDED.format, state = EXCLUDED.state"
+        ).format(snapshots=self.store.table("snapshots"), events=self.store.table("events"))
+        try:
+            with _reachable(), self._connection() as conn:
+                written = conn.execute(query, [format_, state, self.game, seq, digest])
+        except (psycopg.Error, StoreUnavailable) as error:
+            _log.warning("snapshot not written", game=self.game, seq=seq, error=str(error).strip())
+            return False
+        return written.rowcount == 1
 
     # ---------------------------------------------------------------- writing
 

@@ -23,6 +23,11 @@ The contract, written from what :class:`GameLog` and its ``Transaction`` offer a
 Reading from a seq is :func:`events_from`: a store that can stream from a seq
 (:class:`ReadsFromSeq`) does; otherwise the whole log is read and cut.
 
+A store may also keep a game's **snapshot** for the app (:class:`KeepsSnapshots`: the PostgreSQL
+store, in a table; the file store's are files the app writes beside the log): raw bytes standing on
+one line of the log, returned only while the log still holds that line, never read by ``read``,
+``read_bytes`` or ``verify_chain`` nor copied with a log.
+
 A **store of games** (:class:`GameStore`) holds many games: :class:`FileStore` (a directory) or
 ``PostgresStore``; :func:`open_store` opens one from its URL (``file:./games``, a bare path,
 ``postgresql://...``). Beside each log a store keeps a game's **secrets** (:class:`GameSecrets`:
@@ -41,6 +46,7 @@ __all__ = [
     "FileStore",
     "GameSecrets",
     "GameStore",
+    "KeepsSnapshots",
     "ReadsFromSeq",
     "SecretRefused",
     "StoreCreation",
@@ -74,6 +80,7 @@ from mortecouille.events.store import (
     _fsync_dir,
 )
 from mortecouille.events.store_errors import StoreError, StoreUnavailable, redacted_url
+from mortecouille.events.stored_snapshot import StoredSnapshot
 
 
 class StoreCreation(Protocol):
@@ -157,6 +164,28 @@ class ReadsFromSeq(Protocol):
 
     def events_from(self, seq: int) -> Iterator[Event]:
         """The events from ``seq`` on, in order."""
+        ...
+
+
+@runtime_checkable
+class KeepsSnapshots(Protocol):
+    """A store that keeps one snapshot per game for the app (the PostgreSQL store): derived data,
+    so a store is free to lose it, and it is never returned unless the log still holds its line."""
+
+    def read_snapshot(self) -> StoredSnapshot | None:
+        """The game's snapshot if the log's line at its seq has its hash (checked in the read
+        itself), else None; its format and bytes are the app's to check."""
+        ...
+
+    def snapshot_and_events(self) -> tuple[StoredSnapshot | None, Iterator[Event]]:
+        """The snapshot (as :meth:`read_snapshot`) and the events after it, checked and chained on
+        to its line, or None and every event: a fold's reads, in as few round trips as the store
+        can. If the app refuses the snapshot, it reads ``events_from(0)`` instead."""
+        ...
+
+    def write_snapshot(self, seq: int, digest: str, format_: int, state: bytes) -> bool:
+        """Replace the game's snapshot by ``state`` at ``seq`` (whose line hashes to ``digest``),
+        only if the log holds that line; a failure is logged, never raised. True when written."""
         ...
 
 

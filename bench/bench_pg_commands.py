@@ -1,0 +1,147 @@
+"""Commands against the log's length on PostgreSQL: the log work of ``state`` and ``order`` on a
+game of 1,000 vs 100,000 events, folded from the store's snapshot (``app/snapshots.py``, the
+``snapshots`` table of ``events/postgres_store.py``) and the events after it.
+
+Run: ``.venv/bin/python bench/bench_pg_commands.py [--sizes 1000 100000] [--runs 5]``. Starts a
+throw-away PostgreSQL cluster (``tests/postgres_cluster.py``: Debian's server binaries, a free
+loopback port of 5500-5599). The games are ``bench_fold.py``'s blockade battle (built once per size
+and kept in ``bench/out/``), imported as their exact lines (``import_lines``) with their secret seed,
+each into a schema of its own.
+
+* ``state``: ``load_state(log, keep=True)``, the reading command's path (the snapshot read, checked
+  against its row, the events after it folded); ``order``: a guard ship's blockade tokens through
+  ``run_command`` (lock, fold from the snapshot, decide, append, unlock; the snapshot rewritten
+  when due). Each after one warm-up run, which keeps the snapshot (the warm-up's time, a game with
+  no snapshot yet, is printed too). Wall time (the work is the server's as much as this process's),
+  the sizes run after run in turn so the shared machine's load hits them alike, the reads 20 at a
+  time. Goal: the largest size within 2x of the smallest.
+* Baseline, measured in the same run: the old path, every event read from seq 0 and folded
+  (``fold(events_from(log, 0))``), at the largest size.
+
+Times print as the median of ``--runs`` (at least 5) runs with min and max, and OK or MISSED
+(``bench/timing.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import uuid
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from psycopg import sql  # noqa: E402
+
+from bench.bench_commands import GAME, SEED, give_tokens  # noqa: E402
+from bench.bench_fold import cached_log  # noqa: E402
+from bench.timing import RUNS, Timing, timed, verdict  # noqa: E402
+from mortecouille.app.commands import load_state  # noqa: E402
+from mortecouille.core.game import fold  # noqa: E402
+from mortecouille.events.postgres_store import PostgresGameLog, PostgresStore  # noqa: E402
+from mortecouille.events.stores import SEED as SEED_KIND  # noqa: E402
+from mortecouille.events.stores import events_from  # noqa: E402
+from tests.postgres_cluster import throwaway_cluster  # noqa: E402
+
+#: Calls per timed run of ``state``, a few milliseconds each: a run of one would time the load
+READS_PER_RUN = 20
+
+
+def imported(url: str, events: int) -> tuple[PostgresStore, PostgresGameLog]:
+    """The ``events``-event benchmark game in a schema of its own, with its seed, no snapshot."""
+    store = PostgresStore(url, schema=f"bench_{events}_{uuid.uuid4().hex[:8]}")
+    log_ = store.log(GAME)
+    log_.import_lines(cached_log(events).read_bytes(), {SEED_KIND: (SEED + "\n").encode()})
+    return store, log_
+
+
+def read_state(log_: PostgresGameLog) -> None:
+    load_state(log_, keep=True)
+
+
+def repeat(command: Callable[[PostgresGameLog], None], log_: PostgresGameLog, times: int) -> None:
+    for _ in range(times):
+        command(log_)
+
+
+def forget_snapshot(store: PostgresStore) -> None:
+    """The game as a store that never kept a snapshot has it (the rows are derived: only speed)."""
+    with store.pool.connection() as conn:
+        conn.execute(sql.SQL("DELETE FROM {}").format(store.table("snapshots")))
+
+
+def order(log_: PostgresGameLog) -> None:
+    """``order`` as ``bench_commands.py`` gives it (its ``give_tokens``: any store's log)."""
+    give_tokens(log_)  # type: ignore[arg-type]
+
+
+COMMANDS: dict[str, tuple[Callable[[PostgresGameLog], None], int]] = {
+    "state": (read_state, READS_PER_RUN),
+    "order": (order, 1),
+}
+
+
+def measure(sizes: list[int], runs: int, url: str) -> bool:
+    met = True
+    print("log work of a command on PostgreSQL (wall time, after one warm-up run that keeps the snapshot)")
+    games = {size: imported(url, size) for size in sizes}
+    try:
+        medians: dict[str, dict[int, Timing]] = {}
+        for name, (command, per_call) in COMMANDS.items():
+            for store, _ in games.values():
+                forget_snapshot(store)
+            cold = {size: timed(partial(command, log_), 1).runs[0] for size, (_, log_) in games.items()}
+            spent: dict[int, list[float]] = {size: [] for size in sizes}
+            for _ in range(runs):  # the sizes in turn, run after run
+                for size, (_, log_) in games.items():
+                    run = timed(partial(repeat, command, log_, per_call), 1).runs[0]
+                    spent[size].append(run / per_call)
+            medians[name] = {size: Timing(spent[size]) for size in sizes}
+            for size in sizes:
+                print(
+                    f"  {name:5} {size:>9,} events: {medians[name][size].shown('ms')}; "
+                    f"first run, no snapshot yet: {cold[size] * 1e3:.0f} ms"
+                )
+        largest = max(sizes)
+        _, big = games[largest]
+        baseline = timed(lambda: fold(events_from(big, 0)), runs)
+        print(
+            f"  baseline, the old path (every event read from seq 0 and folded), {largest:,} events: "
+            f"{baseline.shown('ms')}"
+        )
+        smallest = min(sizes)
+        old_ratio = baseline.median / medians["state"][smallest].median
+        for name in COMMANDS:
+            for size in sizes:
+                if size == smallest:
+                    continue
+                ratio = medians[name][size].median / medians[name][smallest].median
+                met &= verdict(
+                    f"{name} on PostgreSQL: log work at {size:,} events vs {smallest:,} (time ratio)",
+                    ratio,
+                    2.0,
+                    False,
+                    f"the old path at {largest:,}: {old_ratio:.0f}x the state at {smallest:,}",
+                )
+    finally:
+        for store, _ in games.values():
+            store.close()
+    return met
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 100000])
+    parser.add_argument("--runs", type=int, default=RUNS)
+    args = parser.parse_args()
+    if args.runs < RUNS:
+        parser.error(f"--runs: at least {RUNS}")
+    with throwaway_cluster() as server:
+        met = measure(sorted(args.sizes), args.runs, server.url)
+    sys.exit(0 if met else 1)
+
+
+if __name__ == "__main__":
+    main()
