@@ -69,6 +69,7 @@ from mortecouille.events.stores import (
     FileStore,
     GameStore,
     SecretRefused,
+    StoreCreation,
     events_from,
     open_store,
     secrets_of,
@@ -472,17 +473,24 @@ def create_game(
         problem = log_.path_problem(SIBLINGS)
         if problem is not None:
             raise BadInput("GAME", problem)
-    extras = envelope(idempotency_digest, len(events)) if idempotency_digest is not None else None
     with log_.creating() as creation:
         if secret is None:
-            return creation.write(events, extras)
+            return _write_creation(creation, events, idempotency_digest)
         kept = secrets_of(log_, creation)
         kept.create(SEED, (secret + "\n").encode("utf-8"))
         try:
-            return creation.write(events, extras)
+            return _write_creation(creation, events, idempotency_digest)
         except BaseException:
             kept.remove(SEED)  # ours: created exclusively just above
             raise
+
+
+def _write_creation(creation: StoreCreation, events: Sequence[Event], digest: str | None) -> list[Event]:
+    """Write a creation's events, with the key ``digest`` on the first line if there is one
+    (without one, the very call a creation always made)."""
+    if digest is None:
+        return creation.write(events)
+    return creation.write(events, envelope(digest, len(events)))
 
 
 def start_game(
