@@ -29,7 +29,7 @@ from mortecouille.web.server import build_app
 from tests.cli_helpers import ok
 from tests.helpers import file_digests
 from tests.postgres_server import PostgresServer
-from tests.web_server import bearer, serving_in_a_thread
+from tests.web_server import bearer, running_server, serving_in_a_thread
 
 KEY = "6f1c2a8e-creation-retry"
 BODY: dict[str, Any] = {
@@ -216,17 +216,18 @@ def test_a_retry_after_a_restart_is_answered_from_the_log(games: Path) -> None:
         assert opens(restarted, "g", tokens(first)["Bart"]) == 401
 
 
-def two_at_once(url: str, body: dict[str, Any], key: str) -> list[httpx.Response]:
-    """The answers to two creations with one key, sent at once, each on its own connection."""
+def two_at_once(urls: tuple[str, str], body: dict[str, Any], key: str) -> list[httpx.Response]:
+    """The answers to two creations with one key, sent at once to ``urls`` (one service twice,
+    or two services), each on its own connection."""
     answers: list[httpx.Response] = []
     start = threading.Barrier(2)
 
-    def send() -> None:
+    def send(url: str) -> None:
         with httpx.Client(base_url=url, timeout=60) as own:
             start.wait()
             answers.append(created(own, body, key))
 
-    racers = [threading.Thread(target=send) for _ in range(2)]
+    racers = [threading.Thread(target=send, args=(url,)) for url in urls]
     for racer in racers:
         racer.start()
     for racer in racers:
@@ -234,23 +235,42 @@ def two_at_once(url: str, body: dict[str, Any], key: str) -> list[httpx.Response
     return answers
 
 
+def test_a_retry_after_serve_was_restarted_is_answered_from_the_log(games: Path) -> None:
+    with running_server(games) as server:
+        with httpx.Client(base_url=server.url, timeout=60) as http:
+            first = created(http, BODY, KEY)
+            assert first.status_code == 201, first.text
+        server.restart()
+        with httpx.Client(base_url=server.url, timeout=60) as http:
+            again = created(http, BODY, KEY)
+            assert again.status_code == 201, f"{again.text}\n{server.output_text()}"
+            assert again.json()["seq"] == first.json()["seq"] and again.json()["events"] == first.json()["events"]
+            assert opens(http, "g", tokens(first)["referee"]) == 401
+            assert all(opens(http, "g", token) == 200 for token in tokens(again).values())
+
+
+def check_race(answers: list[httpx.Response], opened: Any) -> None:
+    """Two creations with one key: both answered 201 or one refused 409 naming the key (never a
+    second game, never a 500); the seats of exactly one 201 answer open the game (the last
+    issued), all of them."""
+    statuses = sorted(answer.status_code for answer in answers)
+    assert statuses in ([201, 201], [201, 409]), [answer.text for answer in answers]
+    for answer in answers:
+        if answer.status_code == 409:
+            assert answer.json()["error"]["field"] == "Idempotency-Key"
+    working = [a for a in answers if a.status_code == 201 and opened(tokens(a)["referee"]) == 200]
+    assert len(working) == 1
+    assert all(opened(token) == 200 for token in tokens(working[0]).values())
+
+
 def test_racing_creations_with_one_key_make_one_game_and_one_working_set_of_seats(games: Path) -> None:
     app = build_app(games, deadline_seconds=None)
     with serving_in_a_thread(app) as http:
         for round_ in range(6):
             name = f"race-{round_}"
-            answers = two_at_once(str(http.base_url), {**BODY, "name": name}, f"key-{name}")
-            statuses = sorted(answer.status_code for answer in answers)
-            assert statuses in ([201, 201], [201, 409]), [answer.text for answer in answers]
-            for answer in answers:
-                if answer.status_code == 409:
-                    assert answer.json()["error"]["field"] == "Idempotency-Key"
-            working = [
-                answer for answer in answers
-                if answer.status_code == 201 and opens(http, name, tokens(answer)["referee"]) == 200
-            ]  # fmt: skip
-            assert len(working) == 1  # the last seats issued; the others' were never usable together
-            assert all(opens(http, name, token) == 200 for token in tokens(working[0]).values())
+            url = str(http.base_url)
+            answers = two_at_once((url, url), {**BODY, "name": name}, f"key-{name}")
+            check_race(answers, lambda token, name=name: opens(http, name, token))
             assert len((games / f"{name}.jsonl").read_bytes().splitlines()) == 1
             verified(games, name)
 
@@ -379,3 +399,15 @@ def test_a_creation_without_a_key_on_postgresql_has_no_key(store_url: str) -> No
         close = getattr(store, "close", None)
         if close is not None:
             close()
+
+
+def test_racing_creations_with_one_key_on_two_services_over_postgresql_make_one_game(store_url: str) -> None:
+    first = build_app(open_games(store_url), deadline_seconds=None, close_store=True)
+    second = build_app(open_games(store_url), deadline_seconds=None, close_store=True)
+    with serving_in_a_thread(first) as one, serving_in_a_thread(second) as other:
+        for round_ in range(4):
+            name = f"race-{round_}"
+            urls = (str(one.base_url), str(other.base_url))
+            answers = two_at_once(urls, {**BODY, "name": name}, f"key-{name}")
+            check_race(answers, lambda token, name=name: opens(other, name, token))
+            assert len(list(game_log(first.state.service.store, name).lines_from(0))) == 1  # type: ignore[attr-defined]
