@@ -166,6 +166,27 @@ def test_a_retry_with_another_body_answers_the_first_creation(client: TestClient
     assert set(again.json()["players"]) == {"Anne", "Bart"}
 
 
+def test_a_retry_with_a_body_the_rules_refuse_still_answers_the_first_creation(
+    client: TestClient[Litestar], games: Path
+) -> None:
+    first = created(client, BODY, KEY)
+    before = (games / "g.jsonl").read_bytes()
+    alone = {**BODY, "ruleset": "mortecouille", "players": ["Anne"]}  # T3: two players at least
+    again = created(client, alone, KEY)
+    assert again.status_code == 201, again.text
+    assert again.json()["seq"] == first.json()["seq"] and set(again.json()["players"]) == {"Anne", "Bart"}
+    assert (games / "g.jsonl").read_bytes() == before
+
+
+def test_a_keyed_body_the_rules_refuse_with_no_game_is_refused_as_without_a_key(
+    client: TestClient[Litestar], games: Path
+) -> None:
+    alone = {**BODY, "ruleset": "mortecouille", "players": ["Anne"]}
+    plain, keyed_ = error_of(created(client, alone, None), 400), error_of(created(client, alone, KEY), 400)
+    assert plain == keyed_ and plain["field"] == "players"
+    assert not games.exists() or file_digests(games) == {}
+
+
 @pytest.mark.parametrize("key", [None, "another-key"])
 def test_a_retry_with_another_key_or_none_is_refused_as_the_name_is_taken(
     client: TestClient[Litestar], games: Path, key: str | None
@@ -304,6 +325,10 @@ def test_a_retried_fork_answers_the_first_fork_with_fresh_seats(
     assert again.json()["seq"] == first.json()["seq"] == 1
     assert again.json()["forked_from"] == "g" and again.json()["forked_at_seq"] == 1
     assert again.json()["events"] == first.json()["events"]
+    beyond = forked(client, placed_game, 99, KEY)  # a fork point not in the log: still the first
+    assert beyond.status_code == 201 and beyond.json()["forked_at_seq"] == 1, beyond.text
+    assert opens(client, "what-if", tokens(again)["referee"]) == 401  # the last retry's seats hold
+    again = beyond
     lost, fresh = tokens(first), tokens(again)
     for seat in lost:
         assert opens(client, "what-if", lost[seat]) == 401
@@ -322,6 +347,14 @@ def test_a_fork_retried_after_its_seats_were_used_is_refused_naming_the_key(
     before = file_digests(games)
     error = error_of(forked(client, placed_game, 1, KEY), 409)
     assert error["field"] == "Idempotency-Key"
+    assert file_digests(games) == before
+
+
+def test_a_keyed_fork_the_rules_refuse_is_refused_as_without_a_key(
+    client: TestClient[Litestar], games: Path, placed_game: dict[str, str]
+) -> None:
+    before = file_digests(games)
+    assert error_of(forked(client, placed_game, 99, None), 400) == error_of(forked(client, placed_game, 99, KEY), 400)
     assert file_digests(games) == before
 
 

@@ -68,7 +68,7 @@ from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.contributions import CommitDiceContribution, LockTurn, RevealDiceContribution
 from mortecouille.core.deadlines import parse_time
-from mortecouille.core.errors import BadInput
+from mortecouille.core.errors import BadInput, MortecouilleError
 from mortecouille.core.fleet.commands import (
     BuyShip,
     EquipFleet,
@@ -83,7 +83,7 @@ from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
 from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated
-from mortecouille.events.store import Conflict, GameNotFound
+from mortecouille.events.store import Conflict, GameNotFound, Unwritable
 from mortecouille.events.stores import EventStore, FileStore, GameStore, events_from
 from mortecouille.replays.reading.receipts import check_salt
 from mortecouille.web import access
@@ -379,17 +379,23 @@ class Service:
         for _attempt in range(3):  # a log found empty: a racing creation under way or taken back
             try:
                 created = create()
-            except Conflict:
+            except (Conflict, MortecouilleError) as refused:
+                # the name taken, or a body the rules refuse (other players, another fork point):
+                # under the key of this game's creation, a retry answers that creation
                 if digest is None:
                     raise
                 try:
                     again = reissue_for_retry(log_, digest, self.keys, forked_from=forked_from)
                 except CreationInProgress:
-                    continue
+                    if isinstance(refused, Conflict):
+                        continue
+                    raise refused from None
+                except (GameNotFound, Unwritable):
+                    raise refused from None  # no game (or none to open): the body's own refusal
                 except KeyUsedSince as error:
                     raise KeyConflict(str(error), field=error.field) from None
                 if again is None:
-                    raise  # the name is taken by another creation: the refusal stands
+                    raise  # the name is taken by another creation, or the body refused: it stands
                 return access.seats_answer(log_, base, again.events, again.seats), again.events[0]
             try:
                 answer = access.issue(log_, base, created)
