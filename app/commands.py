@@ -80,6 +80,7 @@ from mortecouille.events.stores import (
     GameStore,
     KeepsSnapshots,
     SecretRefused,
+    StoreCreation,
     events_from,
     open_store,
     secrets_of,
@@ -484,35 +485,53 @@ def _fold_from_store(
 # --- a game's life cycle ---------------------------------------------------------------------
 
 
-def create_game(log_: EventStore, events: Sequence[Event], secret: str | None) -> list[Event]:
+def create_game(
+    log_: EventStore, events: Sequence[Event], secret: str | None, *, idempotency_digest: str | None = None
+) -> list[Event]:
     """Start a new log with ``events`` and keep its secret seed beside it.
 
     The log is created first, exclusively and locked, then the seed, then the events are written
     (issue 12, item 4): of processes racing on one name only the one that created the log writes a
     seed, and a creation refused or failing at any step removes what it wrote, log and seed. On
-    PostgreSQL the seed is written in the creation's own transaction: both commit or neither."""
+    PostgreSQL the seed is written in the creation's own transaction: both commit or neither.
+
+    ``idempotency_digest``: the digest of the ``Idempotency-Key`` the service's creation was sent
+    with, written on the first line (``idem``) in the creation's own write, so a retry finds it
+    even after a restart; None (the CLI) writes exactly the lines a creation always wrote."""
     if isinstance(log_, GameLog):
         problem = log_.path_problem(SIBLINGS)
         if problem is not None:
             raise BadInput("GAME", problem)
     with log_.creating() as creation:
         if secret is None:
-            return creation.write(events)
+            return _write_creation(creation, events, idempotency_digest)
         kept = secrets_of(log_, creation)
         kept.create(SEED, (secret + "\n").encode("utf-8"))
         try:
-            return creation.write(events)
+            return _write_creation(creation, events, idempotency_digest)
         except BaseException:
             kept.remove(SEED)  # ours: created exclusively just above
             raise
 
 
-def start_game(log_: EventStore, command: CreateGame, secret: str | None) -> list[Event]:
-    """Decide ``command`` and create the game's log with its events, keeping ``secret`` beside it."""
+def _write_creation(creation: StoreCreation, events: Sequence[Event], digest: str | None) -> list[Event]:
+    """Write a creation's events, with the key ``digest`` on the first line if there is one
+    (without one, the very call a creation always made)."""
+    if digest is None:
+        return creation.write(events)
+    return creation.write(events, envelope(digest, len(events)))
+
+
+def start_game(
+    log_: EventStore, command: CreateGame, secret: str | None, *, idempotency_digest: str | None = None
+) -> list[Event]:
+    """Decide ``command`` and create the game's log with its events, keeping ``secret`` beside it
+    (``idempotency_digest``: see :func:`create_game`)."""
     committed = command.seed_sha256 is not None or command.seed_hmac is not None
     if (secret is None and committed) or (secret is not None and not matches_commitment(secret, command)):
         raise ValueError(f"the secret seed kept for {command.game!r} must be the one it commits to")
-    return create_game(log_, decide(EMPTY, command, TableDice()), secret)
+    events = decide(EMPTY, command, TableDice())
+    return create_game(log_, events, secret, idempotency_digest=idempotency_digest)
 
 
 def new_game(
@@ -525,10 +544,13 @@ def new_game(
     dice_mode: str,
     seed: str | None,
     weak_seed: bool = False,
+    idempotency_digest: str | None = None,
 ) -> list[Event]:
     """Create a referee's game: its first event commits to the rules version and the dice seed
     (the one given, else a random one), which is kept beside the log until the game ends.
-    ``weak_seed``: the table accepts a chosen seed shorter than :data:`MIN_SEED_LENGTH`."""
+    ``weak_seed``: the table accepts a chosen seed shorter than :data:`MIN_SEED_LENGTH`.
+    ``idempotency_digest``: the service's ``Idempotency-Key``, kept on the first line (see
+    :func:`create_game`)."""
     secret = secret_seed(dice_mode, seed, weak_seed=weak_seed)
     commitment = commit_to(secret)
     if ruleset == "mortecouille" and len(players) < 2:
@@ -545,7 +567,7 @@ def new_game(
         dice_scheme=NEW_GAME_DICE_SCHEME if dice_mode == "seeded" else None,
         rules_version=RULES_VERSION,
     )
-    return start_game(log_, command, secret)
+    return start_game(log_, command, secret, idempotency_digest=idempotency_digest)
 
 
 def resolve_turn(

@@ -52,11 +52,14 @@ def fork_game(
     seed: str | None,
     *,
     weak_seed: bool = False,
+    idempotency_digest: str | None = None,
 ) -> Forked:
     """Copy ``game``'s log up to ``at_seq`` into the new game ``new_game`` of the same ``store`` (a
     games directory: its file store) (created exclusively,
     its own secret seed kept beside it); ``dice_mode``: the original's unless given.
-    ``weak_seed``: accept a chosen seed shorter than the minimum, as ``new --weak-seed`` does (D2)."""
+    ``weak_seed``: accept a chosen seed shorter than the minimum, as ``new --weak-seed`` does (D2).
+    ``idempotency_digest``: the service's ``Idempotency-Key``, kept on the fork's first line
+    (:func:`~mortecouille.app.commands.create_game`); the CLI passes none."""
     events = game_log(store, game).read()
     created = events[0] if events else None
     if not isinstance(created, GameCreated):
@@ -65,7 +68,7 @@ def fork_game(
     secret = secret_seed(mode, seed, weak_seed=weak_seed)
     target = game_log(store, new_game)
     forked = fork_events(events, at_seq, new_game, mode, commit_to(secret))
-    return Forked(create_game(target, forked, secret), mode)
+    return Forked(create_game(target, forked, secret, idempotency_digest=idempotency_digest), mode)
 
 
 def check_fork_point(events: Sequence[Event], at_seq: int) -> None:

@@ -685,9 +685,11 @@ class PostgresCreation:
         nothing does (the secret seed of a new game)."""
         return PostgresSecrets(self.log, self.conn)
 
-    def write(self, events: Sequence[Event]) -> list[Event]:
-        """Stamp and insert the game's first events; they commit with the creation."""
-        stamped, payload = stamp_all(events, 0, GENESIS_HASH)
+    def write(self, events: Sequence[Event], first_extras: Mapping[str, Any] | None = None) -> list[Event]:
+        """Stamp and insert the game's first events; they commit with the creation.
+        ``first_extras``: envelope fields for the first line (a creation's ``idem``), in the
+        same transaction: the key and the game commit together, or neither does."""
+        stamped, payload = stamp_all(events, 0, GENESIS_HASH, first_extras)
         _insert(self.conn, self.log, _rows_of(stamped, payload), 0, GENESIS_HASH)
         self.written = True
         return stamped

@@ -896,9 +896,11 @@ class Creation:
         self.fd = fd
         self.written = False
 
-    def write(self, events: Sequence[Event]) -> list[Event]:
-        """Write the log's first events (one write, one fsync) and its head anchor."""
-        stamped, payload = stamp_all(events, 0, GENESIS_HASH)
+    def write(self, events: Sequence[Event], first_extras: Mapping[str, Any] | None = None) -> list[Event]:
+        """Write the log's first events (one write, one fsync) and its head anchor.
+        ``first_extras``: envelope fields for the first line (a creation's ``idem``, see
+        :mod:`mortecouille.app.idempotency`); without them the lines are what they always were."""
+        stamped, payload = stamp_all(events, 0, GENESIS_HASH, first_extras)
         _append_or_take_back(self.fd, payload, 0, self.log.path)
         if stamped:
             try:

@@ -86,8 +86,9 @@ from mortecouille.events.stored_snapshot import StoredSnapshot
 class StoreCreation(Protocol):
     """A game just created, empty and held by its creator (see :meth:`EventStore.creating`)."""
 
-    def write(self, events: Sequence[Event]) -> list[Event]:
-        """Write the game's first events; the creation counts only once this returned."""
+    def write(self, events: Sequence[Event], first_extras: Mapping[str, Any] | None = None) -> list[Event]:
+        """Write the game's first events; the creation counts only once this returned.
+        ``first_extras``: envelope fields of the first line (a creation's ``idem``)."""
         ...
 
 

@@ -79,7 +79,14 @@ def table_link(base: str, game: str) -> str:
 def issue(log_: EventStore, base: str, created: Sequence[Event]) -> dict[str, Any]:
     """A new game's seats: its tokens (shown this once) and links, with the creation's events as
     the referee sees them."""
-    issued = issue_seats(log_)
+    return seats_answer(log_, base, created, issue_seats(log_))
+
+
+def seats_answer(
+    log_: EventStore, base: str, created: Sequence[Event], issued: IssuedSeats
+) -> dict[str, Any]:
+    """A creation's answer: the seats ``issued`` (tokens and links) and the creation's events as
+    the referee sees them; the same for the creation and for its retry, whose seats are new."""
     links = seat_links(base, log_.name, issued)
     return {
         **answer(created, REFEREE, created),

@@ -49,6 +49,7 @@ from mortecouille.app.commands import (
     resolve_turn,
     run_command,
 )
+from mortecouille.app.creation_retry import KEY_HEADER, CreationInProgress, KeyUsedSince, reissue_for_retry
 from mortecouille.app.deadlines import (
     deadline_in_force,
     deadline_passed,
@@ -67,7 +68,7 @@ from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.contributions import CommitDiceContribution, LockTurn, RevealDiceContribution
 from mortecouille.core.deadlines import parse_time
-from mortecouille.core.errors import BadInput
+from mortecouille.core.errors import BadInput, MortecouilleError
 from mortecouille.core.fleet.commands import (
     BuyShip,
     EquipFleet,
@@ -81,7 +82,8 @@ from mortecouille.core.state import GameState
 from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
 from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
-from mortecouille.events.store import GameNotFound
+from mortecouille.events.game import GameCreated
+from mortecouille.events.store import Conflict, GameNotFound, Unwritable
 from mortecouille.events.stores import EventStore, FileStore, GameStore, events_from
 from mortecouille.replays.reading.receipts import check_salt
 from mortecouille.web import access
@@ -357,6 +359,62 @@ class Service:
                     del self.salts[next(iter(self.salts))]
         return first
 
+    def create_once(
+        self,
+        log_: EventStore,
+        base: str,
+        digest: str | None,
+        create: Callable[[], list[Event]],
+        *,
+        forked_from: str | None = None,
+    ) -> tuple[dict[str, Any], Event]:
+        """Create a game (``create`` writes its log, the key ``digest`` on its first line) and
+        issue its seats: the creation's answer, and its first event.
+
+        With an ``Idempotency-Key`` (``digest``), a name already taken by a creation under that
+        very key, and nothing appended since, answers that creation again with fresh seats
+        (:func:`~mortecouille.app.creation_retry.reissue_for_retry`); appended since: 409 naming
+        the key. Two creations racing with one key: one creates, the other answers the re-issue
+        (or a 409 if its re-issue came first and the creator's seats could not be issued)."""
+        for _attempt in range(3):  # a log found empty: a racing creation under way or taken back
+            try:
+                created = create()
+            except (Conflict, MortecouilleError) as refused:
+                # the name taken, or a body the rules refuse (other players, another fork point):
+                # under the key of this game's creation, a retry answers that creation
+                if digest is None:
+                    raise
+                try:
+                    again = reissue_for_retry(log_, digest, self.keys, forked_from=forked_from)
+                except CreationInProgress:
+                    if isinstance(refused, Conflict):
+                        continue
+                    raise refused from None
+                except (GameNotFound, Unwritable):
+                    raise refused from None  # no game (or none to open): the body's own refusal
+                except KeyUsedSince as error:
+                    raise KeyConflict(str(error), field=error.field) from None
+                if again is None:
+                    raise  # the name is taken by another creation, or the body refused: it stands
+                return access.seats_answer(log_, base, again.events, again.seats), again.events[0]
+            try:
+                answer = access.issue(log_, base, created)
+            except Conflict:
+                if digest is None:
+                    raise
+                # a retry with this key re-issued the seats between our write and our issue:
+                # that answer holds the working tokens; ours would not open them
+                raise KeyConflict(
+                    f"{KEY_HEADER}: a retry with this key was answered meanwhile with the game's "
+                    "seats; use that answer",
+                    field=KEY_HEADER,
+                ) from None
+            return answer, created[0]
+        raise KeyConflict(
+            f"{KEY_HEADER}: game {log_.name!r} is being created by another request; retry",
+            field=KEY_HEADER,
+        )
+
     def lock_if_all_in(self, log_: EventStore) -> None:
         """Lock a contributed turn that waits for nobody any more (when enabled). Never fails the
         submission that led here, which is on disk already: a problem is logged."""
@@ -538,6 +596,21 @@ def _ends_torn(path: Path) -> bool:
         return False
 
 
+class KeyConflict(Forbidden):
+    """A creation's ``Idempotency-Key`` that cannot be answered again (409, naming the header):
+    the game moved on since its creation, or a racing request with the same key answered it.
+    A :class:`Forbidden` for its handler, which sends a status and a field."""
+
+    status = 409
+    code = 3
+
+
+def creation_key(request: Request[Any, Any, Any]) -> str | None:
+    """The digest of a creation's ``Idempotency-Key``, if it was sent with one."""
+    key = request.headers.get(KEY_HEADER)
+    return key_digest(key) if key is not None else None
+
+
 def allow(viewer: access.Viewer, roles: tuple[str, ...]) -> None:
     """Refuse (403) a viewer whose role may not use the endpoint."""
     if viewer.role not in roles:
@@ -684,17 +757,24 @@ def build_app(
         log_ = game_log(service.store, data.name)
         if data.dice not in ("seeded", "table"):
             raise BadInput("dice", f"{data.dice!r} is not seeded or table")
-        created = new_game(
-            log_,
-            players=tuple(p.strip() for p in data.players),
-            ruleset=data.ruleset,
-            budget=data.budget,
-            board=board_from(data.board),
-            dice_mode=data.dice,
-            seed=data.seed,
-        )
-        seats = access.issue(log_, service.base(request), created)
-        return {"seq": created[-1].seq, **seats}
+        players = tuple(p.strip() for p in data.players)
+        board = board_from(data.board)
+        digest = creation_key(request)
+
+        def create() -> list[Event]:
+            return new_game(
+                log_,
+                players=players,
+                ruleset=data.ruleset,
+                budget=data.budget,
+                board=board,
+                dice_mode=data.dice,
+                seed=data.seed,
+                idempotency_digest=digest,
+            )
+
+        seats, _ = service.create_once(log_, service.base(request), digest, create)
+        return {"seq": seats["seq"], **seats}
 
     @post("/api/games/{game:str}/fork", sync_to_thread=True, status_code=201)
     def game_fork(
@@ -708,9 +788,18 @@ def build_app(
         if data.dice is not None and data.dice not in ("seeded", "table"):
             raise BadInput("dice", f"{data.dice!r} is not seeded or table")
         target = fork_target(service.store, data.name)
-        forked = fork_game(service.store, game, data.name, data.at, data.dice, None)
-        seats = access.issue(target, service.base(request), forked.events)
-        return {"seq": forked.events[-1].seq, "forked_from": game, "forked_at_seq": data.at, **seats}
+        digest = creation_key(request)
+
+        def create() -> list[Event]:
+            forked = fork_game(
+                service.store, game, data.name, data.at, data.dice, None, idempotency_digest=digest
+            )
+            return forked.events
+
+        seats, created = service.create_once(target, service.base(request), digest, create, forked_from=game)
+        # a retry answers the fork point the first request chose (its body may differ)
+        forked_at = created.forked_at_seq if isinstance(created, GameCreated) else data.at
+        return {"seq": seats["seq"], "forked_from": game, "forked_at_seq": forked_at, **seats}
 
     @get("/api/games/{game:str}/view", sync_to_thread=True)
     def game_view(
