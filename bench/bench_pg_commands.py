@@ -112,8 +112,8 @@ def measure(sizes: list[int], runs: int, url: str) -> bool:
             f"{baseline.shown('ms')}"
         )
         smallest = min(sizes)
-        old_ratio = baseline.median / medians["state"][smallest].median
         for name in COMMANDS:
+            old_ratio = baseline.median / medians[name][smallest].median
             for size in sizes:
                 if size == smallest:
                     continue
@@ -123,7 +123,7 @@ def measure(sizes: list[int], runs: int, url: str) -> bool:
                     ratio,
                     2.0,
                     False,
-                    f"the old path at {largest:,}: {old_ratio:.0f}x the state at {smallest:,}",
+                    f"the old path's fold at {largest:,}: {old_ratio:.0f}x {name} at {smallest:,}",
                 )
     finally:
         for store, _ in games.values():
