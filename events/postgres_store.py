@@ -11,7 +11,7 @@ Schema (in a PostgreSQL schema of the store's own, ``mortecouille`` by default; 
   moved in the same transaction as the rows, so a removed row or a rewritten one is caught;
 * ``snapshots``: one row per game for the app (:mod:`mortecouille.app.snapshots`), derived: the
   seq and hash of the line it stands on, a format number and the state's bytes; returned only
-  while the log's row at that seq has that hash (:meth:`PostgresGameLog.read_snapshot`), never
+  while the log's row at that seq has that hash (:meth:`PostgresGameLog.snapshot_and_events`), never
   read by ``read``, ``read_bytes`` or ``verify_chain``, never copied with a game.
 
 An append is one transaction, sent in one pipelined exchange: the head moved by a compare-and-set
@@ -194,7 +194,7 @@ class PostgresStore:
                 )
             )
             # the app's snapshot of each game (derived, never trusted over the rows: see
-            # read_snapshot); created here too in a database made by a version without it
+            # snapshot_and_events); created here too in a database made by a version without it
             conn.execute(
                 sql.SQL(
                     "CREATE TABLE IF NOT EXISTS {snapshots} ("
@@ -485,41 +485,11 @@ class PostgresGameLog:
 
     # ---------------------------------------------------------------- the snapshot
 
-    def read_snapshot(self) -> StoredSnapshot | None:
-        """The game's snapshot row, only if the log still holds the line it stands on: read by ONE
-        statement that joins it to the row at its seq (same hash) and to the game's head (a seq
-        the head vouches for), and that row's line is checked to hash to that hash (the check of
-        :func:`check_line`), so a snapshot forged, stale (its row replaced) or beyond the head
-        is never returned. Its format and bytes are the app's to check
-        (:mod:`mortecouille.app.snapshots`). None when there is none or it cannot be read."""
-        query = sql.SQL(
-            "SELECT s.seq, s.hash, s.format, s.state, e.prev, e.line FROM {snapshots} s"
-            " JOIN {games} g ON g.game = s.game AND s.seq < g.next_seq"
-            " JOIN {events} e ON e.game = s.game AND e.seq = s.seq AND e.hash = s.hash"
-            " WHERE s.game = %s"
-        ).format(
-            snapshots=self.store.table("snapshots"),
-            games=self.store.table("games"),
-            events=self.store.table("events"),
-        )
-        try:
-            with _reachable(), self._connection() as conn:
-                row = conn.execute(query, [self.game]).fetchone()
-        except psycopg.Error as error:  # derived: a snapshot that cannot be read is not used
-            _log.info("snapshot not read", game=self.game, error=str(error).strip())
-            return None
-        if row is None:
-            return None
-        seq, digest, format_, state, prev, line = row
-        try:
-            if check_line(bytes(line), int(seq) + 1, int(seq), str(prev)) != digest:
-                return None
-        except LogError:
-            return None
-        return StoredSnapshot(int(seq), str(digest), int(format_), bytes(state))
-
     def snapshot_and_events(self) -> tuple[StoredSnapshot | None, Iterator[Event]]:
-        """The game's snapshot (on :meth:`read_snapshot`'s terms) and the events after it, or
+        """The game's snapshot, only if the log still holds the line it stands on (joined in the
+        statement to the row at its seq with the same hash, at a seq the head vouches for, and
+        that row checked with the rows after it, so a snapshot forged, stale or beyond the head is
+        never returned; its format and bytes are the app's to check), and the events after it, or
         None and every event: what a fold from the snapshot needs, in ONE round trip when at
         most :data:`FETCH_ROWS` rows follow it (one statement: the checked snapshot, the head and
         the rows from the snapshot's on, as :meth:`_few_rows` reads them; more are streamed by

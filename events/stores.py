@@ -173,14 +173,10 @@ class KeepsSnapshots(Protocol):
     """A store that keeps one snapshot per game for the app (the PostgreSQL store): derived data,
     so a store is free to lose it, and it is never returned unless the log still holds its line."""
 
-    def read_snapshot(self) -> StoredSnapshot | None:
-        """The game's snapshot if the log's line at its seq has its hash (checked in the read
-        itself), else None; its format and bytes are the app's to check."""
-        ...
-
     def snapshot_and_events(self) -> tuple[StoredSnapshot | None, Iterator[Event]]:
-        """The snapshot (as :meth:`read_snapshot`) and the events after it, checked and chained on
-        to its line, or None and every event: a fold's reads, in as few round trips as the store
+        """The game's snapshot, only if the log's line at its seq has its hash (checked in the read
+        itself; its format and bytes are the app's to check), and the events after it, checked and
+        chained on to its line, or None and every event: a fold's reads, in as few round trips as the store
         can. If the app refuses the snapshot, it reads ``events_from(0)`` instead."""
         ...
 

@@ -229,7 +229,7 @@ def test_a_snapshot_beyond_the_games_head_is_ignored(fresh: Played) -> None:
         events[-2].hash,
         PLAYING,
     )
-    assert fresh.log(PLAYING).read_snapshot() is None
+    assert fresh.log(PLAYING).snapshot_and_events()[0] is None
 
 
 def test_a_game_created_again_under_its_name_never_picks_up_the_old_snapshot(fresh: Played) -> None:
@@ -248,7 +248,7 @@ def test_a_game_created_again_under_its_name_never_picks_up_the_old_snapshot(fre
     )
     events = fresh.log(PLAYING).read()
     assert events[old[0]].hash != old[1]
-    assert fresh.log(PLAYING).read_snapshot() is None
+    assert fresh.log(PLAYING).snapshot_and_events()[0] is None
     assert fold_stored(fresh.log(PLAYING)).state == fold(events)
 
 
@@ -316,7 +316,7 @@ def test_verify_export_log_and_store_copy_ignore_it(fresh: Played, postgres_serv
     copied = CliRunner().invoke(cli, ["store", "copy", "--from", fresh.url, "--to", target])
     assert copied.exit_code == 0, copied.output
     with PostgresStore(target.split("?")[0], schema=target.split("=")[1]) as other:
-        assert other.log(ENDED).read_snapshot() is None
+        assert other.log(ENDED).snapshot_and_events()[0] is None
         assert other.log(ENDED).read_bytes() == fresh.log(ENDED).read_bytes()
     with psycopg.connect(postgres_server.url) as conn:
         schema = target.split("=")[1]
@@ -329,7 +329,7 @@ def test_verify_export_log_and_store_copy_ignore_it(fresh: Played, postgres_serv
 def test_a_database_made_before_the_table_gets_it_when_the_store_opens(fresh: Played) -> None:
     fresh.sql("DROP TABLE snapshots")
     with PostgresStore(fresh.server.url, schema=fresh.schema) as reopened:
-        assert reopened.log(PLAYING).read_snapshot() is None
+        assert reopened.log(PLAYING).snapshot_and_events()[0] is None
     assert invoke(fresh.url, "state", PLAYING).exit_code == 0
     assert fresh.snapshot_row(PLAYING) is not None
 
@@ -340,7 +340,7 @@ def test_a_snapshot_that_cannot_be_read_or_written_changes_no_outcome(fresh: Pla
     log = fresh.log(PLAYING)
     events = log.read()
     fresh.sql("DROP TABLE snapshots")
-    assert log.read_snapshot() is None
+    assert log.snapshot_and_events()[0] is None
     assert log.write_snapshot(events[-1].seq, events[-1].hash, FORMAT, b"") is False
     outcome = run_command(log, ending(log))
     assert outcome.state == fold(log.read())
