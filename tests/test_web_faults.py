@@ -302,7 +302,12 @@ def keyed_batches(log: GameLog) -> list[tuple[str, int, int]]:
     """Every batch appended under an idempotency key: (key digest, first seq, event count), read
     from the log's lines (the ``idem`` envelope field of a batch's first line)."""
     batches = []
-    for line in log.path.read_bytes().splitlines():
+    data = log.path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        # a kill tore an append (a SIGKILL can cut a write of several pages short): the next start
+        # cuts the whole unfinished append, as repair would (docs/service.md), so none of it counts
+        data = data[: len(data) - len(log.repair_plan().removed)]
+    for line in data.splitlines():
         body = json.loads(line)
         if "idem" in body:
             batches.append((body["idem"]["key"], body["seq"], body["idem"]["events"]))
@@ -591,3 +596,22 @@ def test_an_append_first_answered_on_a_retry_survives_the_next_crash(tmp_path: P
         assert again.status_code == 200 and same_answer(again.json()) == same_answer(first.json()), again.text
     verified = run(games, "verify", "fleet")
     assert verified.exit_code == 0, verified.output
+
+
+def test_a_log_torn_by_a_kill_counts_no_batch_of_its_unfinished_append(tmp_path: Path) -> None:
+    # A SIGKILL can cut a write of several pages short: the batches read after a kill are those
+    # the next start keeps (it cuts the unfinished append whole), never a torn line's
+    golden = Path(__file__).parent / "golden"
+    log = GameLog(tmp_path / "blockade.jsonl")
+    log.path.write_bytes((golden / "blockade.jsonl").read_bytes())
+    log.head_path.write_bytes((golden / "blockade.head").read_bytes())
+    whole = log.path.read_bytes()
+    event, line = stamp(
+        RulingRecorded(turn=1, rule="T2", text="keyed, then torn"),
+        len(whole.splitlines()),
+        json.loads(whole.splitlines()[-1])["hash"],
+        {"idem": {"key": "k" * 64, "events": 2}},
+    )
+    with log.path.open("ab") as handle:
+        handle.write(line + b"\n" + b'{"seq": 99, "type": "rul')
+    assert keyed_batches(log) == []
