@@ -15,7 +15,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Union
 
 import msgspec
-import msgspec.inspect
 
 from mortecouille.events.base import Event
 from mortecouille.events.schema import CURRENT_VERSIONS, EVENT_CLASSES, EVENT_TYPES, UPCASTERS, event_tag
@@ -52,9 +51,13 @@ class TornTail(LogError):
         self.fragment = fragment
 
 
+#: keys sorted at every depth, compact: the one encoder of a line's canonical bytes
+_CANONICAL_ENCODER = msgspec.json.Encoder(order="sorted")
+
+
 def canonical(obj: Any) -> bytes:
     """Canonical JSON bytes: compact, keys sorted at every depth."""
-    return msgspec.json.encode(obj, order="sorted")
+    return _CANONICAL_ENCODER.encode(obj)
 
 
 def line_hash(body_without_hash: dict[str, Any]) -> str:
@@ -86,7 +89,6 @@ def stamp(
 #: never the last key (``prev``, ``seq``, ``type`` and ``v`` sort after it), so a comma follows.
 _EMPTY_HASH_FIELD = b'"hash":"",'
 _EMPTY_HASH_LENGTH = len(_EMPTY_HASH_FIELD)
-_SORTED_ENCODER = msgspec.json.Encoder(order="sorted")
 _sha256 = hashlib.sha256
 _replace = msgspec.structs.replace
 _force_setattr = msgspec.structs.force_setattr
@@ -105,7 +107,7 @@ def _stamp_by_splice(event: Event, seq: int, prev: str) -> tuple[Event, bytes] |
         if getattr(event, name) is None:
             return None
     placed = _replace(event, seq=seq, prev=prev, hash="")
-    encoded = _SORTED_ENCODER.encode(placed)
+    encoded = _CANONICAL_ENCODER.encode(placed)
     at = encoded.find(_EMPTY_HASH_FIELD)
     after = at + _EMPTY_HASH_LENGTH
     if at < 0 or encoded.find(_EMPTY_HASH_FIELD, after) >= 0:
@@ -306,11 +308,6 @@ def checked_body(line: bytes, number: int, expected_seq: int, expected_prev: str
 
 
 _HASH_MEMBER = b'"hash":'
-#: a line's top-level hash member as a digest makes it: ``"hash":"`` 64 hex digits ``",``
-_HASH_OPENING = b'"hash":"'
-_HASH_MEMBER_BYTES = len(_HASH_OPENING) + 64 + 2
-#: keys sorted, compact: a line's own encoder (the same as the stamp's)
-_CANONICAL_ENCODER = msgspec.json.Encoder(order="sorted")
 
 
 def spliced_line_hash(line: bytes, claimed: str) -> str | None:
@@ -349,9 +346,8 @@ def check_lines(
 
     ``events``: the lines already decoded to typed events (one each), so the check needs no
     second decoding: a line is canonical when it is the sorted encoding of its own event (all
-    at once, in C), and its hash is recomputed from the line with the hash cut out (the cut of
-    :func:`spliced_line_hash`, taken where the member is a 64-hex-digit digest followed by a
-    comma and the event's type cannot hold another ``hash`` key: :func:`_one_hash_key`). A line
+    at once, in C), and its hash is recomputed from the line with the hash cut out
+    (:func:`spliced_line_hash`, whose property tests pin it to :func:`line_hash`). A line
     that is not exactly its event's encoding (a float field written as an integer, a field left
     out while None, an envelope extra, an old version) or whose hash does not check this way is
     checked by :func:`checked_body`, the definition, which accepts or refuses it with its own
@@ -366,30 +362,13 @@ def check_lines(
                 found = prev
         return prev, found
     encoded = _CANONICAL_ENCODER.encode_lines(events).split(b"\n")
-    sha256 = hashlib.sha256
-    # one list per step, each built in one comprehension: this runs for every line of a log
-    at = [line.find(_HASH_OPENING) for line in lines]
     claimed = [event.hash for event in events]
-    spliced = [
-        sha256(line[:start] + line[start + _HASH_MEMBER_BYTES :]).hexdigest()
-        for line, start in zip(lines, at, strict=True)
-    ]
-    # a line is quick where it is its event's encoding and holds one "hash" key (the encoding of an
-    # event whose type cannot hold another: :func:`_one_hash_key`), whose value is the claimed hash
-    # followed by a comma (a hex digest equal to it: 64 hex digits, nothing escaped)
-    one_key = _ONE_HASH_KEY
-    single = [
-        (one_key[kind] if (kind := type(event)) in one_key else _one_hash_key(kind))
-        or line.count(_HASH_MEMBER) == 1
-        for event, line in zip(events, lines, strict=True)
-    ]  # fmt: skip
+    # a line is quick where it is its event's encoding and its hash, recomputed from the line with
+    # the hash member cut out, is the one its event claims
     quick = [
-        alone and start >= 0 and again == line and digest == hash_
-        and line[start + _HASH_MEMBER_BYTES - 2 : start + _HASH_MEMBER_BYTES] == b'",'
-        for line, again, digest, hash_, start, alone in zip(
-            lines, encoded, spliced, claimed, at, single, strict=False
-        )
-    ]  # fmt: skip
+        again == line and spliced_line_hash(line, hash_) == hash_
+        for line, again, hash_ in zip(lines, encoded, claimed, strict=False)
+    ]
     if _chained_as_claimed(lines, events, quick, claimed, first_seq, prev):
         if first_seq <= wanted_seq < first_seq + len(lines):
             found = claimed[wanted_seq - first_seq]
@@ -406,48 +385,6 @@ def check_lines(
         prev = digest
         seq += 1
     return prev, found
-
-
-#: event type -> whether its encoding holds one "hash" key only (:func:`_one_hash_key`)
-_ONE_HASH_KEY: dict[type[Any], bool] = {}
-
-
-def _one_hash_key(cls: type[Any]) -> bool:
-    """Whether the encoding of any event of type ``cls`` holds exactly one ``"hash"`` key, its own:
-    none of its fields, at any depth, is a dict (whose keys could be "hash"), a value of any
-    type, or a Struct with a field named ``hash``; kept in :data:`_ONE_HASH_KEY`. (In a string
-    a quote is escaped, so ``"hash":`` never occurs inside one.) Unknown kinds of types count as
-    holding more, so the line's keys are then counted."""
-    info = msgspec.inspect.type_info(cls)
-    assert isinstance(info, msgspec.inspect.StructType)
-    alone = not any(
-        field.encode_name != "hash" and _may_hold_hash_key(field.type, set()) for field in info.fields
-    )
-    _ONE_HASH_KEY[cls] = alone
-    return alone
-
-
-def _may_hold_hash_key(kind: msgspec.inspect.Type, seen: set[type[Any]]) -> bool:
-    inspect = msgspec.inspect
-    if isinstance(kind, (inspect.StrType, inspect.IntType, inspect.FloatType, inspect.BoolType,
-                         inspect.NoneType, inspect.LiteralType)):  # fmt: skip
-        return False
-    if isinstance(kind, (inspect.ListType, inspect.VarTupleType, inspect.SetType, inspect.FrozenSetType)):
-        return _may_hold_hash_key(kind.item_type, seen)
-    if isinstance(kind, inspect.TupleType):
-        return any(_may_hold_hash_key(item, seen) for item in kind.item_types)
-    if isinstance(kind, inspect.UnionType):
-        return any(_may_hold_hash_key(item, seen) for item in kind.types)
-    if isinstance(kind, inspect.StructType):
-        if kind.cls in seen:
-            return False  # already being looked at, further up
-        seen.add(kind.cls)
-        if kind.tag_field == "hash":
-            return True
-        return any(
-            field.encode_name == "hash" or _may_hold_hash_key(field.type, seen) for field in kind.fields
-        )
-    return True
 
 
 def _chained_as_claimed(

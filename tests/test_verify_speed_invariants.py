@@ -26,7 +26,6 @@ from mortecouille.core.state import ShipState, _canonical_ship, _ship_builtin_de
 from mortecouille.events.base import GENESIS_HASH
 from mortecouille.events.codec import (
     LogError,
-    _one_hash_key,
     canonical,
     check_line,
     check_lines,
@@ -34,7 +33,6 @@ from mortecouille.events.codec import (
     line_hash,
     spliced_line_hash,
 )
-from mortecouille.events.schema import EVENT_CLASSES
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.helpers import GOLDEN
@@ -220,33 +218,6 @@ def test_a_chained_line_that_is_no_event_ends_the_checks_after_the_chain_unless_
     checks = [finding.check for finding in streamed.findings]
     assert checks == (["chain"] if broken_after else ["chain", "decode"])
     assert not streamed.ok
-
-
-class Nesting(msgspec.Struct, tag="nesting"):
-    notes: dict[str, int] = {}
-    hash: str = ""
-
-
-class Inner(msgspec.Struct):
-    hash: str = ""
-
-
-class Holding(msgspec.Struct, tag="holding"):
-    inner: tuple[Inner, ...] = ()
-    hash: str = ""
-
-
-class Flat(msgspec.Struct, tag="flat"):
-    at: tuple[int, int] | None = None
-    rules: tuple[str, ...] = ()
-    hash: str = ""
-
-
-def test_only_event_types_that_cannot_nest_a_hash_key_skip_counting_the_keys() -> None:
-    assert not _one_hash_key(Nesting)
-    assert not _one_hash_key(Holding)
-    assert _one_hash_key(Flat)
-    assert all(_one_hash_key(cls) for cls in EVENT_CLASSES)  # every event type today
 
 
 ships = st.builds(
