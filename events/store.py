@@ -38,6 +38,7 @@ import fcntl
 import itertools
 import os
 import stat
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -116,14 +117,21 @@ class HeadSlots:
     def encode(cls, counter: int, seq: int, digest: str, end: int | None = None) -> bytes:
         """One slot naming ``seq`` and ``digest``, and ``end`` when known (left out, as ``-``, from
         a record it would not let fit its slot: the anchor matters, END only saves a read)."""
-        fields = b"%d %d %s " % (counter, seq, digest.encode("ascii"))
-        body = cls.MAGIC + fields + (b"-" if end is None else b"%d" % end)
+        return cls.recorded(counter, seq, digest, end)[0]
+
+    @classmethod
+    def recorded(cls, counter: int, seq: int, digest: str, end: int | None) -> tuple[bytes, int | None]:
+        """:meth:`encode`'s slot, and the END it records (None when left out): the fields
+        :meth:`newest` reads back from it, known without parsing it (an append keeps them for
+        the next one, issue 16)."""
+        fields = b"%s%d %d %s " % (cls.MAGIC, counter, seq, digest.encode("ascii"))
+        body = fields + (b"-" if end is None else b"%d" % end)
         if len(body) + 9 >= cls.SIZE and end is not None:
-            body = cls.MAGIC + fields + b"-"
-        record = body + b" %08x" % zlib.crc32(body)
+            body, end = fields + b"-", None
+        record = b"%s %08x" % (body, zlib.crc32(body))
         if len(record) >= cls.SIZE:
             raise ValueError(f"a head anchor record of {len(record)} bytes does not fit its slot")
-        return record.ljust(cls.SIZE - 1) + b"\n"
+        return record.ljust(cls.SIZE - 1) + b"\n", end
 
     @classmethod
     def decode(cls, data: bytes) -> tuple[int, Head] | None:
@@ -183,7 +191,8 @@ class HeadSlots:
 class _SlotUpdate(NamedTuple):
     """An update of the head anchor in slots, ready to be written: the head's open descriptor,
     the anchor it moves to (the log's size then ``end``, if known), the slot's bytes and where
-    they go."""
+    they go, the anchor's fields as the slot records them, and the kept descriptors the head's
+    belongs to (None: the update's own, closed once written)."""
 
     fd: int
     seq: int
@@ -191,21 +200,47 @@ class _SlotUpdate(NamedTuple):
     end: int | None
     record: bytes
     offset: int
+    fields: tuple[int, int, str, int | None]
+    handles: _Handles | None
 
     @classmethod
-    def after(cls, fd: int, counter: int, seq: int, digest: str, end: int | None) -> _SlotUpdate:
+    def after(
+        cls, fd: int, counter: int, seq: int, digest: str, end: int | None, handles: _Handles | None = None
+    ) -> _SlotUpdate:
         """The update of the head open as ``fd``, whose newest valid slot has ``counter``, to
         ``seq``, ``digest`` and ``end``: into the other slot, with the next counter."""
         counter += 1
-        record = HeadSlots.encode(counter, seq, digest, end)
-        return cls(fd, seq, digest, end, record, (counter & 1) * HeadSlots.SIZE)
+        record, recorded_end = HeadSlots.recorded(counter, seq, digest, end)
+        fields = (counter, seq, digest, recorded_end)
+        return cls(fd, seq, digest, end, record, (counter & 1) * HeadSlots.SIZE, fields, handles)
 
     def commit(self) -> None:
-        """Write the slot (one ``pwrite``) and close the head."""
+        """Write the slot (one ``pwrite``); close the head unless it is kept open (:class:`_Handles`),
+        whose copy of the head's bytes then becomes what was written, so that the next append of
+        the process finds its anchor without parsing the slots again."""
+        handles = self.handles
         try:
             if os.pwrite(self.fd, self.record, self.offset) != HeadSlots.SIZE:
                 raise OSError(errno.EIO, "short write of the head anchor")
-        finally:
+        except BaseException:
+            if handles is None:
+                os.close(self.fd)
+            else:
+                handles.head_bytes = b""  # what the head holds now is not known: read it again
+            raise
+        if handles is None:
+            os.close(self.fd)
+            return
+        # The slot written has the highest counter with a valid CRC (the other slot's, if valid, is
+        # lower: the update's counter is one past the newest), so it is the anchor HeadSlots.newest
+        # reads from these bytes: its fields are kept with them.
+        before, record, size = handles.head_bytes, self.record, HeadSlots.SIZE
+        handles.head_bytes = record + before[size:] if self.offset == 0 else before[:size] + record
+        handles.head_fields = self.fields
+
+    def release(self) -> None:
+        """Give the head back unwritten: closed, unless it is kept open (:class:`_Handles`)."""
+        if self.handles is None:
             os.close(self.fd)
 
 
@@ -246,8 +281,119 @@ def _open_without_atime(path: str | Path, flags: int) -> int:
     return os.open(path, flags)
 
 
+#: What names a file for a descriptor kept open: the path must still name the file with the same
+#: inode, device, type and permissions, owner and group (a replaced, moved or removed file, a link
+#: put in its place, a changed mode: opened again, as a fresh command would, see :class:`_Handles`).
+_Identity = tuple[int, int, int, int, int]
+
+
+def _identity(info: os.stat_result) -> _Identity:
+    return info.st_ino, info.st_dev, info.st_mode, info.st_uid, info.st_gid
+
+
+class _Handles:
+    """A log's descriptors kept open in this process between its appends, so that an append opens
+    nothing (issue 16): the log's (opened to append, never through a link) with the identity of
+    its file, and the head anchor's (opened to read and write in place, -1 when not open) with its
+    file's identity, its 256 bytes as last read or written and the anchor they hold
+    (:meth:`HeadSlots.newest`'s fields, for bytes read again unchanged).
+
+    Trusted only once checked: an append takes the log's lock on the kept descriptor, then checks
+    with one ``lstat`` that the path still names that file (and the head's path the head's, by
+    ``lstat`` too), and reads the head's slots again (one ``pread``), parsing them only when they
+    differ from those kept; anything else (the file replaced, moved away or removed, a link put in
+    its place, another mode or owner) and the descriptor is closed and the path opened again, as
+    a fresh command would open it. An idle set waits in the process's pool (:func:`_take_idle`),
+    at most :data:`IDLE_LOGS` logs, the least recently used closed first."""
+
+    __slots__ = ("log_fd", "log_id", "head_fd", "head_id", "head_bytes", "head_fields")
+
+    def __init__(self, log_fd: int, log_id: _Identity) -> None:
+        self.log_fd = log_fd
+        self.log_id = log_id
+        self.head_fd = -1
+        self.head_id: _Identity | None = None
+        self.head_bytes = b""
+        self.head_fields: tuple[int, int, str, int | None] | None = None
+
+    def drop_head(self) -> None:
+        """Close the head's descriptor and forget what it held."""
+        fd, self.head_fd = self.head_fd, -1
+        self.head_id, self.head_bytes, self.head_fields = None, b"", None
+        if fd >= 0:
+            os.close(fd)
+
+    def close(self) -> None:
+        """Close both descriptors (closing the log's releases its lock, if held)."""
+        try:
+            self.drop_head()
+        finally:
+            os.close(self.log_fd)
+
+
+#: How many logs' descriptors a process keeps open while idle (:class:`_Handles`): two
+#: descriptors each, so a ``serve`` with many games holds at most twice this many between its
+#: appends (the least recently used log's are closed first); a log past it opens its files for
+#: each append, as a command does.
+IDLE_LOGS = 64
+
+#: The idle descriptors by log path (as given, relative or absolute), least recently used first.
+_idle: dict[str, _Handles] = {}
+_idle_lock = threading.Lock()
+
+
+def _take_idle(path: str) -> _Handles | None:
+    """The idle descriptors of the log at ``path``, taken out of the pool (so no other thread
+    uses them meanwhile), or None."""
+    with _idle_lock:
+        return _idle.pop(path, None)
+
+
+def _give_back(path: str, handles: _Handles) -> None:
+    """Return ``handles`` (unlocked) to the pool, closing the least recently used past
+    :data:`IDLE_LOGS` and a set the path already had (two threads appended at once)."""
+    with _idle_lock:
+        surplus = [_idle.pop(path)] if path in _idle else []
+        _idle[path] = handles
+        while len(_idle) > IDLE_LOGS:
+            surplus.append(_idle.pop(next(iter(_idle))))
+    for handles in surplus:
+        handles.close()
+
+
+def close_idle_descriptors(path: Path | str | None = None) -> None:
+    """Close the descriptors this process keeps open between appends (:class:`_Handles`): those
+    of the log at ``path``, or all. Nothing depends on it but the number of open files: a
+    descriptor kept is checked before each use."""
+    with _idle_lock:
+        if path is None:
+            closing = list(_idle.values())
+            _idle.clear()
+        else:
+            found = _idle.pop(str(path), None)
+            closing = [] if found is None else [found]
+    for handles in closing:
+        handles.close()
+
+
+def _forget_idle_in_child() -> None:
+    """In a forked child: close its copies of the parent's kept descriptors and start an empty
+    pool with a fresh lock. Parent and child sharing an open file would share its ``flock`` (a
+    lock held through one is held through the other), so the child opens its own."""
+    global _idle_lock
+    _idle_lock = threading.Lock()
+    for handles in _idle.values():
+        with suppress(OSError):
+            handles.close()
+    _idle.clear()
+
+
+os.register_at_fork(after_in_child=_forget_idle_in_child)
+
+
 class GameLog:
-    """One game's log file. Cheap to construct; every method opens what it needs."""
+    """One game's log file. Cheap to construct; every method opens what it needs, but for the
+    descriptors an append keeps open for the process's next one (:class:`_Handles`)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -349,15 +495,10 @@ class GameLog:
         fsync, with the log's size after its write as ``end``), only its ``pwrite`` is left."""
         prepared, self._prepared = self._prepared, None
         if prepared is not None:
-            head_fd, ready_seq, ready_digest, ready_end, record, offset = prepared
-            if ready_seq == seq and ready_digest == digest and end in (None, ready_end):
-                try:  # as prepared.commit(), inline: every append ends here after its fsync
-                    if os.pwrite(head_fd, record, offset) != HeadSlots.SIZE:
-                        raise OSError(errno.EIO, "short write of the head anchor")
-                finally:
-                    os.close(head_fd)
+            if prepared.seq == seq and prepared.digest == digest and end in (None, prepared.end):
+                prepared.commit()
                 return
-            os.close(head_fd)
+            prepared.release()
         slot = self._slot_update(seq, digest, end)
         if slot is not None:
             slot.commit()
@@ -387,7 +528,7 @@ class GameLog:
         append's write failed, or ``write_head`` was replaced)."""
         prepared, self._prepared = self._prepared, None
         if prepared is not None:
-            os.close(prepared.fd)
+            prepared.release()
 
     def _slot_update(self, seq: int, digest: str, end: int | None) -> _SlotUpdate | None:
         """The older slot of the head in slots, opened and ready to be overwritten with ``seq``,
@@ -430,6 +571,53 @@ class GameLog:
             os.close(fd)
             raise
         return fd, found[0], found[1], found[2], found[3]
+
+    def _kept_slots(self, handles: _Handles) -> _OpenSlots | None:
+        """:meth:`_open_slots` on the head kept open in ``handles`` (the log's lock held): the
+        head's path is checked to name the kept file still (one ``lstat``, which also finds a hard
+        link, another size or a link in its place, as :meth:`_open_slots`' ``fstat`` does), opened
+        again when not, and its slots are read (one ``pread``) and parsed only when they differ
+        from the bytes kept, which the last append read or wrote. The descriptor stays in
+        ``handles``; None when the head is not in slots (then it is closed)."""
+        _, head, temporary = self._files()
+        try:
+            info = os.lstat(head)
+        except OSError:
+            handles.drop_head()
+            return None  # none yet: the rename path writes one
+        if info.st_nlink != 1 or info.st_size != _SLOTS_SIZE or not stat.S_ISREG(info.st_mode):
+            handles.drop_head()
+            return None
+        if handles.head_fd < 0 or _identity(info) != handles.head_id:
+            handles.drop_head()
+            opened = self._open_slots()  # the temporary file looked for there
+            if opened is None:
+                return None
+            try:
+                handles.head_id = _identity(os.fstat(opened[0]))
+                handles.head_bytes = os.pread(opened[0], _SLOTS_SIZE, 0)
+            except BaseException:
+                os.close(opened[0])
+                raise
+            handles.head_fd, handles.head_fields = opened[0], opened[1:]
+            return opened
+        try:
+            data = os.pread(handles.head_fd, _SLOTS_SIZE, 0)
+        except BaseException:
+            handles.drop_head()
+            raise
+        if data == handles.head_bytes:
+            found = handles.head_fields
+        else:
+            found = handles.head_fields = HeadSlots.newest(data)
+            handles.head_bytes = data
+        if found is None:
+            handles.drop_head()
+            return None
+        if os.access(temporary, os.F_OK, follow_symlinks=False):
+            with suppress(FileNotFoundError):
+                os.unlink(temporary)
+        return handles.head_fd, found[0], found[1], found[2], found[3]
 
     def _replace_head(self, payload: bytes) -> None:
         """Replace the head anchor with ``payload`` atomically (temporary file, then rename)."""
@@ -748,13 +936,56 @@ class GameLog:
     @contextmanager
     def transaction(self, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Transaction]:
         """Hold the writer lock while reading, deciding and appending."""
+        handles, _ = self._locked(timeout)
+        try:
+            yield Transaction(self, handles.log_fd, handles)
+        finally:
+            self._release(handles)
+
+    def _locked(self, timeout: float) -> tuple[_Handles, int]:
+        """The log's descriptors with the log's own locked (waited for at most ``timeout`` seconds),
+        and the log's size: this process's idle ones (:class:`_Handles`) once the lock is taken
+        and the path is seen to name their file still (one ``lstat``, whose size is the locked
+        file's), else the log opened afresh."""
+        path = self._files()[0]
+        handles = _take_idle(path)
+        if handles is not None:
+            if not lock_within(handles.log_fd, timeout):
+                _give_back(path, handles)
+                raise self._locked_out(timeout)
+            try:
+                info: os.stat_result | None = os.lstat(path)
+            except OSError:
+                info = None
+            if info is not None and _identity(info) == handles.log_id:
+                return handles, info.st_size
+            handles.close()  # the path names another file now, or none: opened as a command would
         fd = self._open_to_write()
         try:
             if not lock_within(fd, timeout):
-                raise Conflict(f"game {self.name!r} is locked by another writer (waited {timeout:g} s)")
-            yield Transaction(self, fd)
-        finally:
+                raise self._locked_out(timeout)
+            info = os.fstat(fd)
+        except BaseException:
             os.close(fd)
+            raise
+        return _Handles(fd, _identity(info)), info.st_size
+
+    def _locked_out(self, timeout: float) -> Conflict:
+        return Conflict(f"game {self.name!r} is locked by another writer (waited {timeout:g} s)")
+
+    def _release(self, handles: _Handles) -> None:
+        """Unlock the log and keep its descriptors for this process's next append (closed instead
+        if the lock cannot be given back: closing releases it)."""
+        try:
+            fcntl.flock(handles.log_fd, fcntl.LOCK_UN)
+        except OSError:
+            handles.close()
+            return
+        _give_back(self._files()[0], handles)
+
+    def close(self) -> None:
+        """Close the descriptors this process keeps open for the log between appends, if any."""
+        close_idle_descriptors(self._files()[0])
 
     def _open_to_write(self) -> int:
         """The log opened to append (never through a symbolic link), not yet locked."""
@@ -773,15 +1004,11 @@ class GameLog:
         """Append under the lock; see :meth:`Transaction.append`. The same steps as
         ``with self.transaction() as tx: tx.append(...)``, without the generator a context
         manager costs: every command pays this path besides its fsync (issue 16)."""
-        fd = self._open_to_write()
+        handles, size = self._locked(LOCK_TIMEOUT_SECONDS)
         try:
-            if not lock_within(fd, LOCK_TIMEOUT_SECONDS):
-                raise Conflict(
-                    f"game {self.name!r} is locked by another writer (waited {LOCK_TIMEOUT_SECONDS:g} s)"
-                )
-            return Transaction(self, fd).append(events, expected_seq)
+            return Transaction(self, handles.log_fd, handles, size).append(events, expected_seq)
         finally:
-            os.close(fd)
+            self._release(handles)
 
     def torn_tail(self) -> bytes:
         """What :meth:`repair` would cut: empty when the log is whole; else the torn last line, and
@@ -916,9 +1143,15 @@ class Creation:
 class Transaction:
     """A locked log: read it, then append to it, with nobody writing in between."""
 
-    def __init__(self, log: GameLog, fd: int) -> None:
+    def __init__(
+        self, log: GameLog, fd: int, handles: _Handles | None = None, size: int | None = None
+    ) -> None:
         self.log = log
         self.fd = fd
+        #: the log's kept descriptors, ``fd`` among them (:class:`_Handles`), whose head an append uses
+        self._handles = handles
+        #: the log's size, when the caller has just read it under this lock: the first append's
+        self._size = size
 
     def read(self) -> list[Event]:
         return self.log.read(settle=False)  # this transaction holds the writer lock
@@ -949,14 +1182,16 @@ class Transaction:
         ``first_extras``: envelope fields for the first line (``idem``, see
         :data:`mortecouille.events.codec.ENVELOPE_EXTRAS`), written in the same write and fsync.
         """
-        log, fd = self.log, self.fd
-        size = os.lseek(fd, 0, os.SEEK_END)
+        log, fd, handles = self.log, self.fd, self._handles
+        size, self._size = self._size, None
+        if size is None:
+            size = os.lseek(fd, 0, os.SEEK_END)
         # The head anchor is opened first: while the log still ends where the anchor says it did
         # (its END), the anchor's seq and hash are the log's tail, which then is not read (issue
         # 16). A log longer than that (the last writer stopped before moving the anchor, or a torn
         # tail) or any other size is read from its end, as an anchor without END makes it.
         try:
-            opened = log._open_slots()
+            opened = log._open_slots() if handles is None else log._kept_slots(handles)
         except OSError:
             opened = None  # write_head tries again after the fsync, and reports it
         try:
@@ -976,7 +1211,7 @@ class Transaction:
             if log._prepared is not None:
                 log.drop_prepared_head()
             if opened is not None:
-                log._prepared = _SlotUpdate.after(opened[0], opened[1], last.seq, last.hash, end)
+                log._prepared = _SlotUpdate.after(opened[0], opened[1], last.seq, last.hash, end, handles)
                 opened = None  # the update holds the descriptor now
             _append_or_take_back(fd, payload, size, log.path)
             try:
@@ -992,7 +1227,7 @@ class Transaction:
                     appended=f"seq {stamped[0].seq}..{last.seq}",
                 )
         finally:
-            if opened is not None:
+            if opened is not None and handles is None:
                 os.close(opened[0])
             if log._prepared is not None:  # not written: the write failed, or write_head was replaced
                 log.drop_prepared_head()
