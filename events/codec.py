@@ -88,7 +88,7 @@ def stamp(
 #: The top-level ``hash`` field of an event encoded with an empty hash, keys sorted: ``hash`` is
 #: never the last key (``prev``, ``seq``, ``type`` and ``v`` sort after it), so a comma follows.
 _EMPTY_HASH_FIELD = b'"hash":"",'
-_EMPTY_HASH_LENGTH = len(_EMPTY_HASH_FIELD)
+_encode_canonical = _CANONICAL_ENCODER.encode
 _sha256 = hashlib.sha256
 _replace = msgspec.structs.replace
 _force_setattr = msgspec.structs.force_setattr
@@ -103,23 +103,21 @@ def _stamp_by_splice(event: Event, seq: int, prev: str) -> tuple[Event, bytes] |
     out while None, or when that field's bytes occur more than once (a nested object with a
     ``hash`` key), so no line differs by a byte from the general path's (tests/test_stamp_paths.py
     compares them)."""
-    for name in event.omitted_when_none:
-        if getattr(event, name) is None:
-            return None
+    if event.omitted_when_none:
+        for name in event.omitted_when_none:
+            if getattr(event, name) is None:
+                return None
     placed = _replace(event, seq=seq, prev=prev, hash="")
-    encoded = _CANONICAL_ENCODER.encode(placed)
-    at = encoded.find(_EMPTY_HASH_FIELD)
-    after = at + _EMPTY_HASH_LENGTH
-    if at < 0 or encoded.find(_EMPTY_HASH_FIELD, after) >= 0:
+    before, found, rest = _encode_canonical(placed).partition(_EMPTY_HASH_FIELD)
+    if not found or _EMPTY_HASH_FIELD in rest:
         return None
-    before, rest = encoded[:at], encoded[after:]
     hasher = _sha256(before)
     hasher.update(rest)
     digest = hasher.hexdigest()
     # ``placed`` is this function's own new event, seen by nobody yet: its hash is set in place
     # rather than by a second copy
     _force_setattr(placed, "hash", digest)
-    return placed, b'%s"hash":"%s",%s' % (before, digest.encode("ascii"), rest)
+    return placed, b"".join((before, b'"hash":"', digest.encode(), b'",', rest))
 
 
 def _stamp_through_dict(
@@ -152,20 +150,17 @@ def stamp_all(
     the first line only (what the whole batch shares)."""
     stamped: list[Event] = []
     lines: list[bytes] = []
-    seq = first_seq
     extras = first_extras
-    for event in events:
+    for seq, event in enumerate(events, first_seq):
         done = _stamp_by_splice(event, seq, prev) if not extras else None
         if done is None:
             done = _stamp_through_dict(event, seq, prev, extras)
-        extras = None
+            extras = None
         event, line = done
         prev = event.hash
         stamped.append(event)
-        lines.append(line)
-        seq += 1
-    lines.append(b"")
-    return stamped, b"\n".join(lines)
+        lines += (line, b"\n")
+    return stamped, b"".join(lines)
 
 
 _RAW = msgspec.json.Decoder(dict[str, Any])

@@ -188,31 +188,23 @@ class HeadSlots:
             return None
 
 
-class _SlotUpdate(NamedTuple):
+class _SlotUpdate:
     """An update of the head anchor in slots, ready to be written: the head's open descriptor,
     the anchor it moves to (the log's size then ``end``, if known), the slot's bytes and where
     they go, the anchor's fields as the slot records them, and the kept descriptors the head's
-    belongs to (None: the update's own, closed once written)."""
+    belongs to (None: the update's own, closed once written). Made for the head open as ``fd``,
+    whose newest valid slot has ``counter``: into the other slot, with the next counter."""
 
-    fd: int
-    seq: int
-    digest: str
-    end: int | None
-    record: bytes
-    offset: int
-    fields: tuple[int, int, str, int | None]
-    handles: _Handles | None
+    __slots__ = ("fd", "seq", "digest", "end", "record", "offset", "fields", "handles")
 
-    @classmethod
-    def after(
-        cls, fd: int, counter: int, seq: int, digest: str, end: int | None, handles: _Handles | None = None
-    ) -> _SlotUpdate:
-        """The update of the head open as ``fd``, whose newest valid slot has ``counter``, to
-        ``seq``, ``digest`` and ``end``: into the other slot, with the next counter."""
+    def __init__(
+        self, fd: int, counter: int, seq: int, digest: str, end: int | None, handles: _Handles | None = None
+    ) -> None:
         counter += 1
         record, recorded_end = HeadSlots.recorded(counter, seq, digest, end)
-        fields = (counter, seq, digest, recorded_end)
-        return cls(fd, seq, digest, end, record, (counter & 1) * HeadSlots.SIZE, fields, handles)
+        self.fd, self.seq, self.digest, self.end, self.handles = fd, seq, digest, end, handles
+        self.record, self.offset = record, (counter & 1) * HeadSlots.SIZE
+        self.fields = (counter, seq, digest, recorded_end)
 
     def commit(self) -> None:
         """Write the slot (one ``pwrite``); close the head unless it is kept open (:class:`_Handles`),
@@ -303,7 +295,7 @@ class _Handles:
     ``lstat`` too), and reads the head's slots again (one ``pread``), parsing them only when they
     differ from those kept; anything else (the file replaced, moved away or removed, a link put in
     its place, another mode or owner) and the descriptor is closed and the path opened again, as
-    a fresh command would open it. An idle set waits in the process's pool (:func:`_take_idle`),
+    a fresh command would open it. An idle set waits in the process's pool (:data:`_idle`),
     at most :data:`IDLE_LOGS` logs, the least recently used closed first."""
 
     __slots__ = ("log_fd", "log_id", "head_fd", "head_id", "head_bytes", "head_fields")
@@ -340,13 +332,6 @@ IDLE_LOGS = 64
 #: The idle descriptors by log path (as given, relative or absolute), least recently used first.
 _idle: dict[str, _Handles] = {}
 _idle_lock = threading.Lock()
-
-
-def _take_idle(path: str) -> _Handles | None:
-    """The idle descriptors of the log at ``path``, taken out of the pool (so no other thread
-    uses them meanwhile), or None."""
-    with _idle_lock:
-        return _idle.pop(path, None)
 
 
 def _give_back(path: str, handles: _Handles) -> None:
@@ -534,7 +519,7 @@ class GameLog:
         """The older slot of the head in slots, opened and ready to be overwritten with ``seq``,
         ``digest`` and ``end``; None (nothing opened) for any other head."""
         opened = self._open_slots()
-        return None if opened is None else _SlotUpdate.after(opened[0], opened[1], seq, digest, end)
+        return None if opened is None else _SlotUpdate(opened[0], opened[1], seq, digest, end)
 
     def _open_slots(self) -> _OpenSlots | None:
         """The head in slots, opened to be updated in place, with its newest valid slot's fields;
@@ -948,11 +933,15 @@ class GameLog:
         and the path is seen to name their file still (one ``lstat``, whose size is the locked
         file's), else the log opened afresh."""
         path = self._files()[0]
-        handles = _take_idle(path)
+        with _idle_lock:
+            handles = _idle.pop(path, None)
         if handles is not None:
-            if not lock_within(handles.log_fd, timeout):
-                _give_back(path, handles)
-                raise self._locked_out(timeout)
+            try:  # as lock_within, which waits when the lock is taken
+                fcntl.flock(handles.log_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                if not lock_within(handles.log_fd, timeout):
+                    _give_back(path, handles)
+                    raise self._locked_out(timeout) from None
             try:
                 info: os.stat_result | None = os.lstat(path)
             except OSError:
@@ -981,7 +970,12 @@ class GameLog:
         except OSError:
             handles.close()
             return
-        _give_back(self._files()[0], handles)
+        path = self._files()[0]
+        with _idle_lock:  # as _give_back, inline for the usual case: the path had none kept
+            if path not in _idle and len(_idle) < IDLE_LOGS:
+                _idle[path] = handles
+                return
+        _give_back(path, handles)
 
     def close(self) -> None:
         """Close the descriptors this process keeps open for the log between appends, if any."""
@@ -1211,7 +1205,7 @@ class Transaction:
             if log._prepared is not None:
                 log.drop_prepared_head()
             if opened is not None:
-                log._prepared = _SlotUpdate.after(opened[0], opened[1], last.seq, last.hash, end, handles)
+                log._prepared = _SlotUpdate(opened[0], opened[1], last.seq, last.hash, end, handles)
                 opened = None  # the update holds the descriptor now
             _append_or_take_back(fd, payload, size, log.path)
             try:
