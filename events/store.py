@@ -124,11 +124,11 @@ class HeadSlots:
         """:meth:`encode`'s slot, and the END it records (None when left out): the fields
         :meth:`newest` reads back from it, known without parsing it (an append keeps them for
         the next one, issue 16)."""
-        fields = b"%s%d %d %s " % (cls.MAGIC, counter, seq, digest.encode("ascii"))
-        body = fields + (b"-" if end is None else b"%d" % end)
+        fields = f"mortecouille-head 3 {counter} {seq} {digest} "  # MAGIC, then the fields
+        body = (fields + ("-" if end is None else str(end))).encode("ascii")
         if len(body) + 9 >= cls.SIZE and end is not None:
-            body, end = fields + b"-", None
-        record = b"%s %08x" % (body, zlib.crc32(body))
+            body, end = (fields + "-").encode("ascii"), None
+        record = body + b" %08x" % zlib.crc32(body)
         if len(record) >= cls.SIZE:
             raise ValueError(f"a head anchor record of {len(record)} bytes does not fit its slot")
         return record.ljust(cls.SIZE - 1) + b"\n", end
@@ -204,7 +204,7 @@ class _SlotUpdate:
         record, recorded_end = HeadSlots.recorded(counter, seq, digest, end)
         self.fd, self.seq, self.digest, self.end, self.handles = fd, seq, digest, end, handles
         self.record, self.offset = record, (counter & 1) * HeadSlots.SIZE
-        self.fields = (counter, seq, digest, recorded_end)
+        self.fields: _OpenSlots = (fd, counter, seq, digest, recorded_end)
 
     def commit(self) -> None:
         """Write the slot (one ``pwrite``); close the head unless it is kept open (:class:`_Handles`),
@@ -228,7 +228,7 @@ class _SlotUpdate:
         # reads from these bytes: its fields are kept with them.
         before, record, size = handles.head_bytes, self.record, HeadSlots.SIZE
         handles.head_bytes = record + before[size:] if self.offset == 0 else before[:size] + record
-        handles.head_fields = self.fields
+        handles.head_slots = self.fields
 
     def release(self) -> None:
         """Give the head back unwritten: closed, unless it is kept open (:class:`_Handles`)."""
@@ -298,7 +298,7 @@ class _Handles:
     a fresh command would open it. An idle set waits in the process's pool (:data:`_idle`),
     at most :data:`IDLE_LOGS` logs, the least recently used closed first."""
 
-    __slots__ = ("log_fd", "log_id", "head_fd", "head_id", "head_bytes", "head_fields")
+    __slots__ = ("log_fd", "log_id", "head_fd", "head_id", "head_bytes", "head_slots")
 
     def __init__(self, log_fd: int, log_id: _Identity) -> None:
         self.log_fd = log_fd
@@ -306,12 +306,12 @@ class _Handles:
         self.head_fd = -1
         self.head_id: _Identity | None = None
         self.head_bytes = b""
-        self.head_fields: tuple[int, int, str, int | None] | None = None
+        self.head_slots: _OpenSlots | None = None
 
     def drop_head(self) -> None:
         """Close the head's descriptor and forget what it held."""
         fd, self.head_fd = self.head_fd, -1
-        self.head_id, self.head_bytes, self.head_fields = None, b"", None
+        self.head_id, self.head_bytes, self.head_slots = None, b"", None
         if fd >= 0:
             os.close(fd)
 
@@ -564,7 +564,7 @@ class GameLog:
         again when not, and its slots are read (one ``pread``) and parsed only when they differ
         from the bytes kept, which the last append read or wrote. The descriptor stays in
         ``handles``; None when the head is not in slots (then it is closed)."""
-        _, head, temporary = self._files()
+        head = self._files()[1]
         try:
             info = os.lstat(head)
         except OSError:
@@ -584,7 +584,7 @@ class GameLog:
             except BaseException:
                 os.close(opened[0])
                 raise
-            handles.head_fd, handles.head_fields = opened[0], opened[1:]
+            handles.head_fd, handles.head_slots = opened[0], opened
             return opened
         try:
             data = os.pread(handles.head_fd, _SLOTS_SIZE, 0)
@@ -592,17 +592,14 @@ class GameLog:
             handles.drop_head()
             raise
         if data == handles.head_bytes:
-            found = handles.head_fields
-        else:
-            found = handles.head_fields = HeadSlots.newest(data)
-            handles.head_bytes = data
+            return handles.head_slots
+        found = HeadSlots.newest(data)
         if found is None:
             handles.drop_head()
             return None
-        if os.access(temporary, os.F_OK, follow_symlinks=False):
-            with suppress(FileNotFoundError):
-                os.unlink(temporary)
-        return handles.head_fd, found[0], found[1], found[2], found[3]
+        handles.head_bytes = data
+        handles.head_slots = opened = (handles.head_fd, *found)
+        return opened
 
     def _replace_head(self, payload: bytes) -> None:
         """Replace the head anchor with ``payload`` atomically (temporary file, then rename)."""
