@@ -103,6 +103,14 @@ def _stamp_by_splice(event: Event, seq: int, prev: str) -> tuple[Event, bytes] |
     out while None, or when that field's bytes occur more than once (a nested object with a
     ``hash`` key), so no line differs by a byte from the general path's (tests/test_stamp_paths.py
     compares them)."""
+    pieces: list[bytes] = []
+    placed = _splice_into(pieces, event, seq, prev)
+    return None if placed is None else (placed, b"".join(pieces))
+
+
+def _splice_into(pieces: list[bytes], event: Event, seq: int, prev: str) -> Event | None:
+    """:func:`_stamp_by_splice`, adding the line's pieces to ``pieces`` (nothing when it returns
+    None), so that a batch's payload is joined once (:func:`stamp_all`)."""
     if event.omitted_when_none:
         for name in event.omitted_when_none:
             if getattr(event, name) is None:
@@ -117,7 +125,8 @@ def _stamp_by_splice(event: Event, seq: int, prev: str) -> tuple[Event, bytes] |
     # ``placed`` is this function's own new event, seen by nobody yet: its hash is set in place
     # rather than by a second copy
     _force_setattr(placed, "hash", digest)
-    return placed, b"".join((before, b'"hash":"', digest.encode(), b'",', rest))
+    pieces += (before, b'"hash":"', digest.encode(), b'",', rest)
+    return placed
 
 
 def _stamp_through_dict(
@@ -149,18 +158,18 @@ def stamp_all(
     lines as one payload, each ending with a newline. ``first_extras``: envelope fields written on
     the first line only (what the whole batch shares)."""
     stamped: list[Event] = []
-    lines: list[bytes] = []
+    pieces: list[bytes] = []
     extras = first_extras
     for seq, event in enumerate(events, first_seq):
-        done = _stamp_by_splice(event, seq, prev) if not extras else None
-        if done is None:
-            done = _stamp_through_dict(event, seq, prev, extras)
+        placed = _splice_into(pieces, event, seq, prev) if not extras else None
+        if placed is None:
+            placed, line = _stamp_through_dict(event, seq, prev, extras)
+            pieces.append(line)
             extras = None
-        event, line = done
-        prev = event.hash
-        stamped.append(event)
-        lines += (line, b"\n")
-    return stamped, b"".join(lines)
+        pieces.append(b"\n")
+        prev = placed.hash
+        stamped.append(placed)
+    return stamped, b"".join(pieces)
 
 
 _RAW = msgspec.json.Decoder(dict[str, Any])

@@ -285,10 +285,11 @@ def _identity(info: os.stat_result) -> _Identity:
 
 class _Handles:
     """A log's descriptors kept open in this process between its appends, so that an append opens
-    nothing (issue 16): the log's (opened to append, never through a link) with the identity of
-    its file, and the head anchor's (opened to read and write in place, -1 when not open) with its
-    file's identity, its 256 bytes as last read or written and the anchor they hold
-    (:meth:`HeadSlots.newest`'s fields, for bytes read again unchanged).
+    nothing (issue 16): the log's and the head anchor's paths (as strings); the log's descriptor
+    (opened to append, never through a link) with the identity of its file; the head anchor's
+    (opened to read and write in place, -1 when not open) with its file's identity, its 256 bytes
+    as last read or written and the anchor they hold (:meth:`HeadSlots.newest`'s fields after the
+    descriptor, for bytes read again unchanged).
 
     Trusted only once checked: an append takes the log's lock on the kept descriptor, then checks
     with one ``lstat`` that the path still names that file (and the head's path the head's, by
@@ -298,9 +299,10 @@ class _Handles:
     a fresh command would open it. An idle set waits in the process's pool (:data:`_idle`),
     at most :data:`IDLE_LOGS` logs, the least recently used closed first."""
 
-    __slots__ = ("log_fd", "log_id", "head_fd", "head_id", "head_bytes", "head_slots")
+    __slots__ = ("path", "head_path", "log_fd", "log_id", "head_fd", "head_id", "head_bytes", "head_slots")
 
-    def __init__(self, log_fd: int, log_id: _Identity) -> None:
+    def __init__(self, path: str, head_path: str, log_fd: int, log_id: _Identity) -> None:
+        self.path, self.head_path = path, head_path
         self.log_fd = log_fd
         self.log_id = log_id
         self.head_fd = -1
@@ -564,16 +566,15 @@ class GameLog:
         again when not, and its slots are read (one ``pread``) and parsed only when they differ
         from the bytes kept, which the last append read or wrote. The descriptor stays in
         ``handles``; None when the head is not in slots (then it is closed)."""
-        head = self._files()[1]
         try:
-            info = os.lstat(head)
+            info = os.lstat(handles.head_path)
         except OSError:
             handles.drop_head()
             return None  # none yet: the rename path writes one
         if info.st_nlink != 1 or info.st_size != _SLOTS_SIZE or not stat.S_ISREG(info.st_mode):
             handles.drop_head()
             return None
-        if handles.head_fd < 0 or _identity(info) != handles.head_id:
+        if (info.st_ino, info.st_dev, info.st_mode, info.st_uid, info.st_gid) != handles.head_id:
             handles.drop_head()
             opened = self._open_slots()  # the temporary file looked for there
             if opened is None:
@@ -940,11 +941,12 @@ class GameLog:
                     _give_back(path, handles)
                     raise self._locked_out(timeout) from None
             try:
-                info: os.stat_result | None = os.lstat(path)
+                info = os.lstat(path)
             except OSError:
-                info = None
-            if info is not None and _identity(info) == handles.log_id:
-                return handles, info.st_size
+                pass  # opened again below, which reports what is wrong
+            else:  # as _identity(info), inline: every append of a kept log checks it
+                if (info.st_ino, info.st_dev, info.st_mode, info.st_uid, info.st_gid) == handles.log_id:
+                    return handles, info.st_size
             handles.close()  # the path names another file now, or none: opened as a command would
         fd = self._open_to_write()
         try:
@@ -954,7 +956,7 @@ class GameLog:
         except BaseException:
             os.close(fd)
             raise
-        return _Handles(fd, _identity(info)), info.st_size
+        return _Handles(path, self._files()[1], fd, _identity(info)), info.st_size
 
     def _locked_out(self, timeout: float) -> Conflict:
         return Conflict(f"game {self.name!r} is locked by another writer (waited {timeout:g} s)")
@@ -967,7 +969,7 @@ class GameLog:
         except OSError:
             handles.close()
             return
-        path = self._files()[0]
+        path = handles.path
         with _idle_lock:  # as _give_back, inline for the usual case: the path had none kept
             if path not in _idle and len(_idle) < IDLE_LOGS:
                 _idle[path] = handles
