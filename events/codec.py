@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Mapping, Sequence
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Union
 
 import msgspec
@@ -103,30 +104,42 @@ def _stamp_by_splice(event: Event, seq: int, prev: str) -> tuple[Event, bytes] |
     out while None, or when that field's bytes occur more than once (a nested object with a
     ``hash`` key), so no line differs by a byte from the general path's (tests/test_stamp_paths.py
     compares them)."""
+    stamped: list[Event] = []
     pieces: list[bytes] = []
-    placed = _splice_into(pieces, event, seq, prev)
-    return None if placed is None else (placed, b"".join(pieces))
-
-
-def _splice_into(pieces: list[bytes], event: Event, seq: int, prev: str) -> Event | None:
-    """:func:`_stamp_by_splice`, adding the line's pieces to ``pieces`` (nothing when it returns
-    None), so that a batch's payload is joined once (:func:`stamp_all`)."""
-    if event.omitted_when_none:
-        for name in event.omitted_when_none:
-            if getattr(event, name) is None:
-                return None
-    placed = _replace(event, seq=seq, prev=prev, hash="")
-    before, found, rest = _encode_canonical(placed).partition(_EMPTY_HASH_FIELD)
-    if not found or _EMPTY_HASH_FIELD in rest:
+    if not _splice_lines((event,), seq, prev, stamped, pieces):
         return None
-    hasher = _sha256(before)
-    hasher.update(rest)
-    digest = hasher.hexdigest()
-    # ``placed`` is this function's own new event, seen by nobody yet: its hash is set in place
-    # rather than by a second copy
-    _force_setattr(placed, "hash", digest)
-    pieces += (before, b'"hash":"', digest.encode(), b'",', rest)
-    return placed
+    pieces.pop()  # the newline after the line
+    return stamped[0], b"".join(pieces)
+
+
+def _splice_lines(
+    events: Iterable[Event], seq: int, prev: str, stamped: list[Event], pieces: list[bytes]
+) -> int:
+    """:func:`_stamp_by_splice` for each of ``events`` in turn, chained from ``seq`` and ``prev``:
+    each stamped event is added to ``stamped`` and its line's pieces, then a newline, to
+    ``pieces``; stops before the first event that takes :func:`_stamp_through_dict` (nothing of
+    it added) and returns how many were stamped. One call for a batch, so that an append pays no
+    call per event (issue 16)."""
+    count = 0
+    for event in events:
+        if event.omitted_when_none:
+            for name in event.omitted_when_none:
+                if getattr(event, name) is None:
+                    return count
+        placed = _replace(event, seq=seq + count, prev=prev, hash="")
+        before, found, rest = _encode_canonical(placed).partition(_EMPTY_HASH_FIELD)
+        if not found or _EMPTY_HASH_FIELD in rest:
+            return count
+        hasher = _sha256(before)
+        hasher.update(rest)
+        prev = hasher.hexdigest()
+        # ``placed`` is this function's own new event, seen by nobody yet: its hash is set in
+        # place rather than by a second copy
+        _force_setattr(placed, "hash", prev)
+        stamped.append(placed)
+        pieces += (before, b'"hash":"', prev.encode(), b'",', rest, b"\n")
+        count += 1
+    return count
 
 
 def _stamp_through_dict(
@@ -159,16 +172,21 @@ def stamp_all(
     the first line only (what the whole batch shares)."""
     stamped: list[Event] = []
     pieces: list[bytes] = []
-    extras = first_extras
-    for seq, event in enumerate(events, first_seq):
-        placed = _splice_into(pieces, event, seq, prev) if not extras else None
-        if placed is None:
-            placed, line = _stamp_through_dict(event, seq, prev, extras)
-            pieces.append(line)
-            extras = None
-        pieces.append(b"\n")
-        prev = placed.hash
+    count, extras = len(events), first_extras
+    done = 0
+    while done < count:
+        if not extras:  # as many as take the splice, in one call
+            rest = itertools.islice(events, done, None) if done else events
+            done += _splice_lines(rest, first_seq + done, prev, stamped, pieces)
+            if done == count:
+                break
+            prev = stamped[-1].hash if stamped else prev
+        placed, line = _stamp_through_dict(events[done], first_seq + done, prev, extras)
+        extras = None
         stamped.append(placed)
+        pieces += (line, b"\n")
+        prev = placed.hash
+        done += 1
     return stamped, b"".join(pieces)
 
 
