@@ -306,7 +306,8 @@ class _Handles:
         self.log_fd = log_fd
         self.log_id = log_id
         self.head_fd = -1
-        self.head_id: _Identity | None = None
+        #: the head's identity, then its number of links and size (1 and both slots' when kept)
+        self.head_id: tuple[int, ...] | None = None
         self.head_bytes = b""
         self.head_slots: _OpenSlots | None = None
 
@@ -571,16 +572,19 @@ class GameLog:
         except OSError:
             handles.drop_head()
             return None  # none yet: the rename path writes one
-        if info.st_nlink != 1 or info.st_size != _SLOTS_SIZE or not stat.S_ISREG(info.st_mode):
+        # the kept file, still one link and both slots long (as recorded when it was opened)
+        kept = (info.st_ino, info.st_dev, info.st_mode, info.st_uid, info.st_gid, info.st_nlink, info.st_size)
+        if kept != handles.head_id:
             handles.drop_head()
-            return None
-        if (info.st_ino, info.st_dev, info.st_mode, info.st_uid, info.st_gid) != handles.head_id:
-            handles.drop_head()
-            opened = self._open_slots()  # the temporary file looked for there
+            # a hard link would carry the write into another name's file: replaced instead
+            if info.st_nlink != 1 or info.st_size != _SLOTS_SIZE or not stat.S_ISREG(info.st_mode):
+                return None
+            opened = self._open_slots()  # checks as much, and looks for the temporary file
             if opened is None:
                 return None
             try:
-                handles.head_id = _identity(os.fstat(opened[0]))
+                opened_info = os.fstat(opened[0])
+                handles.head_id = (*_identity(opened_info), opened_info.st_nlink, opened_info.st_size)
                 handles.head_bytes = os.pread(opened[0], _SLOTS_SIZE, 0)
             except BaseException:
                 os.close(opened[0])
