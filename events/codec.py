@@ -128,7 +128,9 @@ def _splice_lines(
                     return count
         placed = _replace(event, seq=seq + count, prev=prev, hash="")
         before, found, rest = _encode_canonical(placed).partition(_EMPTY_HASH_FIELD)
-        if not found or _EMPTY_HASH_FIELD in rest:
+        # find, not ``in``: on bytes, ``in`` first tries its operand as an int, raising (and
+        # catching) a TypeError each time
+        if not found or rest.find(_EMPTY_HASH_FIELD) >= 0:
             return count
         hasher = _sha256(before)
         hasher.update(rest)

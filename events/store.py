@@ -339,29 +339,37 @@ _idle_lock = threading.Lock()
 
 def _give_back(path: str, handles: _Handles) -> None:
     """Return ``handles`` (unlocked) to the pool, closing the least recently used past
-    :data:`IDLE_LOGS` and a set the path already had (two threads appended at once)."""
+    :data:`IDLE_LOGS` and a set the path already had (two threads appended at once). Taking
+    from the pool is one ``dict.pop``, atomic under the GIL; the lock keeps two givers from
+    evicting at once."""
     with _idle_lock:
-        surplus = [_idle.pop(path)] if path in _idle else []
-        _idle[path] = handles
-        while len(_idle) > IDLE_LOGS:
-            surplus.append(_idle.pop(next(iter(_idle))))
-    for handles in surplus:
-        handles.close()
+        surplus = [_idle.pop(path, None)]
+        if _idle.setdefault(path, handles) is not handles:  # another thread kept the path's
+            surplus.append(handles)
+        for oldest in list(_idle)[: max(0, len(_idle) - IDLE_LOGS)]:
+            surplus.append(_idle.pop(oldest, None))
+    for extra in surplus:
+        if extra is not None:
+            extra.close()
 
 
 def close_idle_descriptors(path: Path | str | None = None) -> None:
     """Close the descriptors this process keeps open between appends (:class:`_Handles`): those
     of the log at ``path``, or all. Nothing depends on it but the number of open files: a
     descriptor kept is checked before each use."""
+    closing: list[_Handles | None] = []
     with _idle_lock:
         if path is None:
-            closing = list(_idle.values())
-            _idle.clear()
+            while True:  # one pair at a time, each taken in one step
+                try:
+                    closing.append(_idle.popitem()[1])
+                except KeyError:
+                    break
         else:
-            found = _idle.pop(str(path), None)
-            closing = [] if found is None else [found]
+            closing.append(_idle.pop(str(path), None))
     for handles in closing:
-        handles.close()
+        if handles is not None:
+            handles.close()
 
 
 def _forget_idle_in_child() -> None:
@@ -401,7 +409,7 @@ class GameLog:
     def head_temporary(self) -> Path:
         return self.head_path.with_name(f".{self.head_path.name}.tmp")
 
-    def _files(self) -> tuple[str, str, str]:
+    def _files(self) -> tuple[Path, str, str, str]:
         """The log's path, its head anchor's and the anchor's temporary file's, as strings, worked
         out once per path: every append opens the log and the anchor, and ``pathlib`` (each
         ``os.open`` of a ``Path`` goes through its Python-level ``__fspath__``) costs a command more
@@ -411,7 +419,7 @@ class GameLog:
             head = self.head_path
             cached = (self.path, str(self.path), str(head), str(head.with_name(f".{head.name}.tmp")))
             self._files_cache = cached
-        return cached[1], cached[2], cached[3]
+        return cached  # (the Path they were worked out for, then the three strings)
 
     def sibling(self, suffix: str) -> Path:
         """A file kept beside the log (``.seed``): same stem, another suffix."""
@@ -491,7 +499,7 @@ class GameLog:
         if slot is not None:
             slot.commit()
             return
-        if os.path.lexists(self._files()[1]):
+        if os.path.lexists(self._files()[2]):
             self.start_head(seq, digest, end)
         else:
             self._replace_head(msgspec.json.encode(Head(seq=seq, hash=digest)) + b"\n")
@@ -532,7 +540,7 @@ class GameLog:
         writes the anchor), removed as the rename path would, a link itself and never its target
         (looked for first, without following a link, so that its absence, the rule, costs no
         failing ``unlink`` and no exception)."""
-        _, head, temporary = self._files()
+        _, _, head, temporary = self._files()
         try:
             try:
                 fd = os.open(head, _HEAD_FLAGS | _NO_ATIME)  # as _open_without_atime, inline
@@ -934,9 +942,8 @@ class GameLog:
         and the log's size: this process's idle ones (:class:`_Handles`) once the lock is taken
         and the path is seen to name their file still (one ``lstat``, whose size is the locked
         file's), else the log opened afresh."""
-        path = self._files()[0]
-        with _idle_lock:
-            handles = _idle.pop(path, None)
+        path = self._files()[1]
+        handles = _idle.pop(path, None)  # one step under the GIL: no other thread gets them too
         if handles is not None:
             try:  # as lock_within, which waits when the lock is taken
                 fcntl.flock(handles.log_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -960,7 +967,7 @@ class GameLog:
         except BaseException:
             os.close(fd)
             raise
-        return _Handles(path, self._files()[1], fd, _identity(info)), info.st_size
+        return _Handles(path, self._files()[2], fd, _identity(info)), info.st_size
 
     def _locked_out(self, timeout: float) -> Conflict:
         return Conflict(f"game {self.name!r} is locked by another writer (waited {timeout:g} s)")
@@ -973,21 +980,20 @@ class GameLog:
         except OSError:
             handles.close()
             return
-        path = handles.path
-        with _idle_lock:  # as _give_back, inline for the usual case: the path had none kept
-            if path not in _idle and len(_idle) < IDLE_LOGS:
-                _idle[path] = handles
-                return
-        _give_back(path, handles)
+        # as _give_back, for the usual case (the pool not full), in one step under the GIL: the
+        # handles kept unless another thread kept the path's meanwhile
+        if len(_idle) < IDLE_LOGS and _idle.setdefault(handles.path, handles) is handles:
+            return
+        _give_back(handles.path, handles)
 
     def close(self) -> None:
         """Close the descriptors this process keeps open for the log between appends, if any."""
-        close_idle_descriptors(self._files()[0])
+        close_idle_descriptors(self._files()[1])
 
     def _open_to_write(self) -> int:
         """The log opened to append (never through a symbolic link), not yet locked."""
         try:
-            return _open_without_atime(self._files()[0], os.O_RDWR | os.O_APPEND | _NO_LINK)
+            return _open_without_atime(self._files()[1], os.O_RDWR | os.O_APPEND | _NO_LINK)
         except FileNotFoundError:
             raise GameNotFound(f"game {self.name!r}: no log at {self.path}") from None
         except OSError as error:
