@@ -29,6 +29,11 @@ by rename, once. A slot also records END, the log's size when it ended with the 
 append reads the head first (to update it), and while the log still has that size the anchor's
 seq and hash are the log's tail, so no line of the log is read; any other size (a lagging anchor,
 a torn tail) or no END, and the tail is read from the log's end.
+
+A process keeps a log's descriptors (the log's and the anchor's) open between its appends
+(:class:`_Handles`, at most :data:`IDLE_LOGS` logs): an append takes and releases the lock on the
+kept descriptor as on a fresh one, and trusts it only once an ``lstat`` of each path finds the kept
+file; the anchor's slots are read again each time (issue 16).
 """
 
 from __future__ import annotations
