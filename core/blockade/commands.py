@@ -27,6 +27,7 @@ from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.hints import PARTIAL_HINT
 from mortecouille.core.life_cycle import (
     Evolve,
+    PlayedTurn,
     ResolveTurn,
     fold_with,
     give_tokens,
@@ -107,6 +108,12 @@ def no_victory(state: GameState) -> None:
 
 def resolve_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> list[Event]:
     """Play the current turn's rounds (P1); blockade rolls no die."""
+    return play_blockade_turn(state, command, dice).events
+
+
+def play_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> PlayedTurn:
+    """:func:`resolve_blockade_turn` with the state its rounds settle on (the blockade
+    ``Ruleset.play_turn``)."""
     rounds = command.rounds if command.rounds is not None else ROUNDS_PER_TURN
     if not 1 <= rounds <= ROUNDS_PER_TURN:
         raise BadInput("rounds", f"a blockade turn plays 1 to {ROUNDS_PER_TURN} rounds, not {rounds} (P1)")
@@ -143,7 +150,7 @@ def resolve_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSour
         ships = outcome.ships
     after = fold(produced, state)
     produced.append(TurnEnded(turn=turn, state_hash=state_hash(after), rules=("P1",)))
-    return produced
+    return PlayedTurn(produced, after)
 
 
 def _wreck_passes(key: str, ship: ShipState) -> bool:
