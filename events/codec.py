@@ -310,6 +310,10 @@ def checked_body(line: bytes, number: int, expected_seq: int, expected_prev: str
 
 
 _HASH_MEMBER = b'"hash":'
+#: an event's envelope fields, read for a whole block at once (in C)
+_HASH_OF = operator.attrgetter("hash")
+_SEQ_OF = operator.attrgetter("seq")
+_PREV_OF = operator.attrgetter("prev")
 
 
 def spliced_line_hash(line: bytes, claimed: str) -> str | None:
@@ -363,7 +367,7 @@ def check_lines(
             if seq == wanted_seq:
                 found = prev
         return prev, found
-    claimed = [event.hash for event in events]
+    claimed = list(map(_HASH_OF, events))
     quick = _quick_lines(lines, events, claimed)
     if _chained_as_claimed(lines, events, quick, claimed, first_seq, prev):
         if first_seq <= wanted_seq < first_seq + len(lines):
@@ -478,9 +482,9 @@ def _chained_as_claimed(
     caller then checks line by line, naming the first bad one) at the first doubt."""
     if not lines:
         return False
-    if [event.seq for event in events] != list(range(first_seq, first_seq + len(lines))):
+    if list(map(_SEQ_OF, events)) != list(range(first_seq, first_seq + len(lines))):
         return False
-    if [event.prev for event in events] != [prev, *claimed[:-1]]:
+    if list(map(_PREV_OF, events)) != [prev, *claimed[:-1]]:
         return False
     if all(quick):
         return True
