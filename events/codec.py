@@ -387,9 +387,6 @@ def check_lines(
     return prev, found
 
 
-_HASH_VALUE_START = b'"hash":"'
-
-
 def _quick_lines(lines: Sequence[bytes], events: Sequence[Event], claimed: list[str]) -> list[bool]:
     """For each line, whether it is quick for :func:`check_lines`: it is its event's canonical
     encoding and its hash, recomputed from the line with the hash member cut out
@@ -441,6 +438,7 @@ def _quick_lines(lines: Sequence[bytes], events: Sequence[Event], claimed: list[
     return quick
 
 
+#: how a line's top-level hash member starts when it holds a string (a hash always does)
 _HASH_VALUE_START = b'"hash":"'
 
 
