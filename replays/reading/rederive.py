@@ -55,19 +55,11 @@ def same_content(again: Event, recorded: Event) -> bool:
     return content(again) == content(recorded)
 
 
-def _all_same(produced: Sequence[Event], logged: Sequence[Event]) -> bool:
-    """:func:`same_content` of every pair (as many of each), its common case in one pass in C
-    (:func:`_exactly_same`); only when that fails are the pairs compared one by one, as plain
-    values where they differ."""
-    if _exactly_same(produced, logged):
-        return True
-    return all(same_content(again, recorded) for again, recorded in zip(produced, logged, strict=True))
-
-
 def _exactly_same(produced: Sequence[Event], logged: Sequence[Event]) -> bool:
     """Whether each rules' event, with the logged one's envelope copied over, equals it (as many
     of each): equal Structs, field by field, all at once in C (a turn holds hundreds of events and
-    verify compares every one)."""
+    verify compares every one). The common case of :func:`same_content` of every pair; when it
+    fails, the pairs are compared one by one, as plain values where they differ."""
     replace = _replace
     enveloped = [
         replace(again, seq=recorded.seq, prev=recorded.prev, hash=recorded.hash)
