@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Collection, Iterable, Mapping
-from typing import Any, TypeAlias
+from typing import Any, NamedTuple, TypeAlias
 
 import msgspec
 
@@ -35,6 +35,21 @@ class Command(msgspec.Struct, frozen=True, kw_only=True):
 Decide: TypeAlias = Callable[[GameState, Any, DiceSource], list[Event]]
 #: ``evolve`` for one event type: never fails on a valid log
 Evolve: TypeAlias = Callable[[GameState, Any], GameState]
+
+
+class PlayedTurn(NamedTuple):
+    """A turn a ruleset resolved: its events (what the ResolveTurn decider returns), and
+    ``settled``, the state its events lead to up to its TurnEnded (left out, with what follows
+    it): the state whose hash that TurnEnded records, which the rules fold to compute it. Handed
+    out so that re-deriving a log (``verify``), having found the turn's logged events equal to
+    these, need not fold them all a second time (issue 16): by purity, folding them gives it."""
+
+    events: list[Event]
+    settled: GameState
+
+
+#: a ruleset's turn, played: ``decide`` for ResolveTurn with the state it settled on
+PlayTurn: TypeAlias = Callable[[GameState, Any, DiceSource], PlayedTurn]
 
 
 class UnknownEvent(CorruptLine):
@@ -225,7 +240,7 @@ class EndGame(Command, frozen=True, kw_only=True):
 class ResolveTurn(Command, frozen=True, kw_only=True):
     """Resolve the current turn. ``partial``: ships without orders do nothing instead of blocking.
 
-    Every ruleset takes it, each with its own turn resolver (``Ruleset.resolve_turn``).
+    Every ruleset takes it, each with its own turn resolver (``Ruleset.play_turn``).
     """
 
     partial: bool = False

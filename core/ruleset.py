@@ -18,12 +18,14 @@ from mortecouille.core.contributions import (
     refused_when_locked,
 )
 from mortecouille.core.deadlines import PassDeadline, SetDeadline, decide_set_deadline, passing_with
+from mortecouille.core.dice import DiceSource
 from mortecouille.core.life_cycle import (
     Command,
     CreateGame,
     Decide,
     EndGame,
     Evolve,
+    PlayTurn,
     ResolveTurn,
     decide_create,
     decide_end,
@@ -81,8 +83,11 @@ class Ruleset(msgspec.Struct, frozen=True, kw_only=True):
     end_test: EndTest
     #: this ruleset's own check of a PlaceShip, after the board's (B4, M)
     placement: PlacementRule
-    #: the decider of ResolveTurn
+    #: the decider of ResolveTurn: the events of :attr:`play_turn`
     resolve_turn: Decide
+    #: the turn itself: its events and the state they settle on before its TurnEnded (re-derivation
+    #: takes that state rather than fold the turn again, issue 16)
+    play_turn: PlayTurn
     #: the pure half of ``scenario``: the document in, the commands out
     scenario: ScenarioBuilder
     #: how ``explain`` tells each event type of this ruleset, as one sentence
@@ -126,7 +131,7 @@ def compose_ruleset(
     ignored: frozenset[type[Event]],
     end_test: EndTest,
     placement: PlacementRule,
-    resolve_turn: Decide,
+    play_turn: PlayTurn,
     scenario: ScenarioBuilder,
     refusals: Mapping[type[Command], Refusal],
     narrators: Mapping[type[Event], Narrator],
@@ -135,13 +140,14 @@ def compose_ruleset(
 ) -> Ruleset:
     """A ruleset from its own parts and the shared ones: its deciders are the shared ones, PlaceShip
     through ``placement``, ResolveTurn (and PassDeadline, which may resolve the turn) through
-    ``resolve_turn`` (after the dice contributions of a contributed game, D3), then its own
+    the events of ``play_turn`` (after the dice contributions of a contributed game, D3), then its own
     ``commands``; each refused while a contributed game's turn is locked, but for the few a locked
     turn takes (D3).
 
     ``evolvers`` and ``ignored`` come whole (shared ones included), as the ruleset's turn folds
     with the very same tables before the value exists.
     """
+    resolve_turn = events_of(play_turn)
     resolve_with_contributions = contributed_resolve(resolve_turn, evolvers, ignored)
     deciders: dict[type[Command], Decide] = {
         **SHARED_DECIDERS,
@@ -162,7 +168,17 @@ def compose_ruleset(
         end_test=end_test,
         placement=placement,
         resolve_turn=resolve_turn,
+        play_turn=play_turn,
         scenario=scenario,
         narrators=narrators,
         phases=phases,
     )
+
+
+def events_of(play_turn: PlayTurn) -> Decide:
+    """The ResolveTurn decider of a ruleset's turn: the events of ``play_turn``."""
+
+    def resolve_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> list[Event]:
+        return play_turn(state, command, dice).events
+
+    return resolve_turn

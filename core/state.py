@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -94,6 +95,9 @@ class GameState(msgspec.Struct, frozen=True, kw_only=True):
 
 EMPTY = GameState()
 
+#: the canonical encoding of the hash (keys sorted at every depth), one encoder for every call
+_SORTED_ENCODER = msgspec.json.Encoder(order="sorted")
+
 
 class WorkingShips(dict[str, ShipState]):
     """The ships of the states inside one fold: a private dict the fold may change in place.
@@ -160,7 +164,7 @@ def state_hash(state: GameState) -> str:
             body[name] = value
         else:
             body[name] = _hashable(value)
-    return hashlib.sha256(msgspec.json.encode(body, order="sorted")).hexdigest()
+    return hashlib.sha256(_SORTED_ENCODER.encode(body)).hexdigest()
 
 
 def _ship_without_defaults(ship: ShipState) -> dict[str, Any]:
@@ -171,8 +175,10 @@ def _ship_without_defaults(ship: ShipState) -> dict[str, Any]:
     moved (and ``verify`` every turn again). The same bytes as before
     (tests/test_verify_speed_invariants.py)."""
     names, read, defaults = _ship_fields()
-    pairs = zip(names, read(ship), defaults, strict=True)
-    return {name: value for name, value, default in pairs if value != default}
+    values = read(ship)
+    # which differ from their defaults, found for all at once in C, then those names and values
+    differ = list(map(operator.ne, values, defaults))
+    return dict(zip(itertools.compress(names, differ), itertools.compress(values, differ), strict=True))
 
 
 @functools.cache
@@ -280,7 +286,7 @@ def _canonical_ship(ship: ShipState) -> msgspec.Raw:
 
 
 def _remember(value: msgspec.Struct, body: dict[str, Any]) -> msgspec.Raw:
-    raw = msgspec.Raw(msgspec.json.encode(body, order="sorted"))
+    raw = msgspec.Raw(_SORTED_ENCODER.encode(body))
     if len(_CANONICAL_CACHE) >= _CANONICAL_CACHE_SIZE:
         _CANONICAL_CACHE.clear()
     _CANONICAL_CACHE[id(value)] = (value, raw)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import itertools
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Union
 
@@ -332,6 +333,10 @@ def checked_body(line: bytes, number: int, expected_seq: int, expected_prev: str
 
 
 _HASH_MEMBER = b'"hash":'
+#: an event's envelope fields, read for a whole block at once (in C)
+_HASH_OF = operator.attrgetter("hash")
+_SEQ_OF = operator.attrgetter("seq")
+_PREV_OF = operator.attrgetter("prev")
 
 
 def spliced_line_hash(line: bytes, claimed: str) -> str | None:
@@ -385,14 +390,8 @@ def check_lines(
             if seq == wanted_seq:
                 found = prev
         return prev, found
-    encoded = _CANONICAL_ENCODER.encode_lines(events).split(b"\n")
-    claimed = [event.hash for event in events]
-    # a line is quick where it is its event's encoding and its hash, recomputed from the line with
-    # the hash member cut out, is the one its event claims
-    quick = [
-        again == line and spliced_line_hash(line, hash_) == hash_
-        for line, again, hash_ in zip(lines, encoded, claimed, strict=False)
-    ]
+    claimed = list(map(_HASH_OF, events))
+    quick = _quick_lines(lines, events, claimed)
     if _chained_as_claimed(lines, events, quick, claimed, first_seq, prev):
         if first_seq <= wanted_seq < first_seq + len(lines):
             found = claimed[wanted_seq - first_seq]
@@ -411,6 +410,85 @@ def check_lines(
     return prev, found
 
 
+def _quick_lines(lines: Sequence[bytes], events: Sequence[Event], claimed: list[str]) -> list[bool]:
+    """For each line, whether it is quick for :func:`check_lines`: it is its event's canonical
+    encoding and its hash, recomputed from the line with the hash member cut out
+    (:func:`spliced_line_hash`), is the one its event claims.
+
+    With as few steps per line as can be (``verify`` checks every line of a log, issue 16): the
+    lines are compared with their events' encoding as a block, in C (line by line only when the
+    block differs: a line leaving out a field while None, an old version); each canonical line
+    holds its top-level ``"hash":`` exactly once when the canonical lines hold those bytes once a
+    line together (every event has a ``hash``, and a quote inside a string is escaped, so those
+    bytes are always a key); each line's hash is then recomputed inline
+    (:func:`_hash_cut_as_claimed`), cutting exactly what :func:`spliced_line_hash` cuts. Lines
+    in doubt are taken one by one as :func:`spliced_line_hash` does."""
+    encoded = _CANONICAL_ENCODER.encode_lines(events)
+    block = b"\n".join([*lines, b""])  # as encode_lines ends every line
+    count = len(lines)
+    if encoded == block:
+        canonical = None  # every line
+        members = block.count(_HASH_MEMBER)
+    else:
+        canonical = list(map(operator.eq, lines, encoded.split(b"\n")))
+        members = block.count(_HASH_MEMBER)
+        for line, same in zip(lines, canonical, strict=True):
+            if not same:
+                count -= 1
+                members -= line.count(_HASH_MEMBER)
+    if members != count:  # a canonical line holds the bytes twice: each line as spliced_line_hash cuts
+        return [
+            same and spliced_line_hash(line, hash_) == hash_
+            for line, hash_, same in zip(lines, claimed, canonical or itertools.repeat(True), strict=False)
+        ]
+    if canonical is None:
+        canonical = [True] * len(lines)
+    quick: list[bool] = []
+    start = 0
+    # the runs of canonical lines between the others (a block has few others, most have none)
+    for end in [*(index for index, same in enumerate(canonical) if not same), len(lines)]:
+        run = lines[start:end]
+        if _hashes_as_claimed(run, claimed[start:end]):
+            quick += [True] * len(run)
+        else:
+            quick += [
+                _hash_cut_as_claimed(line, hash_) or spliced_line_hash(line, hash_) == hash_
+                for line, hash_ in zip(run, claimed[start:end], strict=True)
+            ]
+        if end < len(lines):
+            quick.append(False)
+        start = end + 1
+    return quick
+
+
+#: how a line's top-level hash member starts when it holds a string (a hash always does)
+_HASH_VALUE_START = b'"hash":"'
+
+
+def _hash_cut_as_claimed(line: bytes, claimed: str) -> bool:
+    """Whether the hash of canonical ``line`` (holding ``"hash":`` once), recomputed with its hash
+    member cut out, is ``claimed``: :func:`spliced_line_hash` with fewer steps, for a claimed hash
+    that is a SHA-256 hex digest (any other never equals the digest computed: False, and the
+    caller asks :func:`spliced_line_hash`). Such a hash is 64 lowercase hex digits encoded as they
+    are between quotes, so its member is ``"hash":"``, those 64 bytes and a quote; a comma follows
+    (``hash`` is never an event's last key: ``prev``, ``seq``, ``type`` and ``v`` sort after it),
+    which is checked too, so the bytes cut are the ones :func:`spliced_line_hash` cuts."""
+    before, _, rest = line.partition(_HASH_VALUE_START)
+    return rest[64:66] == b'",' and _sha256(before + rest[66:]).hexdigest() == claimed
+
+
+def _hashes_as_claimed(lines: Sequence[bytes], claimed: Sequence[str]) -> bool:
+    """:func:`_hash_cut_as_claimed` of every line (each canonical, holding ``"hash":`` once),
+    inlined: a log has as many lines as events, and this is most of the chain check's time."""
+    sha256 = _sha256
+    key = _HASH_VALUE_START
+    for line, hash_ in zip(lines, claimed, strict=True):
+        before, _, rest = line.partition(key)
+        if rest[64:66] != b'",' or sha256(before + rest[66:]).hexdigest() != hash_:
+            return False
+    return True
+
+
 def _chained_as_claimed(
     lines: Sequence[bytes],
     events: Sequence[Event],
@@ -425,9 +503,9 @@ def _chained_as_claimed(
     caller then checks line by line, naming the first bad one) at the first doubt."""
     if not lines:
         return False
-    if [event.seq for event in events] != list(range(first_seq, first_seq + len(lines))):
+    if list(map(_SEQ_OF, events)) != list(range(first_seq, first_seq + len(lines))):
         return False
-    if [event.prev for event in events] != [prev, *claimed[:-1]]:
+    if list(map(_PREV_OF, events)) != [prev, *claimed[:-1]]:
         return False
     if all(quick):
         return True

@@ -27,6 +27,7 @@ from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.hints import PARTIAL_HINT
 from mortecouille.core.life_cycle import (
     Evolve,
+    PlayedTurn,
     ResolveTurn,
     fold_with,
     give_tokens,
@@ -107,24 +108,48 @@ def no_victory(state: GameState) -> None:
 
 def resolve_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> list[Event]:
     """Play the current turn's rounds (P1); blockade rolls no die."""
+    return play_blockade_turn(state, command, dice).events
+
+
+def play_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> PlayedTurn:
+    """:func:`resolve_blockade_turn` with the state its rounds settle on (the blockade
+    ``Ruleset.play_turn``)."""
     rounds = command.rounds if command.rounds is not None else ROUNDS_PER_TURN
     if not 1 <= rounds <= ROUNDS_PER_TURN:
         raise BadInput("rounds", f"a blockade turn plays 1 to {ROUNDS_PER_TURN} rounds, not {rounds} (P1)")
-    afloat = sorted(s.id for s in state.ships.values() if s.afloat)
+    # one pass over the ships (a long game piles up wrecks, and verify plays every turn again):
+    # those afloat, in the state's order, and whether every placed one passes the round's checks
+    in_play: list[ShipState] = []
+    every_wreck_passes = True
+    for key, ship in state.ships.items():
+        if ship.at is None:
+            continue
+        if not (ship.sunk or ship.lost or ship.gone):
+            in_play.append(ship)
+            if key != ship.id:
+                every_wreck_passes = False
+        elif every_wreck_passes and not _wreck_passes(key, ship):
+            every_wreck_passes = False
+    afloat = sorted(s.id for s in in_play)
     if not afloat:
         raise RuleViolation("P1", "no ship is afloat: nothing to resolve")
     missing = [sid for sid in afloat if sid not in state.tokens]
     if missing and not command.partial:
         raise RuleViolation("P1", f"no tokens yet for {', '.join(missing)}; {PARTIAL_HINT}")
     turn = state.turn
-    placed = [(s, s.at) for s in state.ships.values() if s.at is not None]
-    if all(_wreck_passes(key, s) for key, s in state.ships.items() if s.at is not None):
+    if every_wreck_passes:
         # A wreck neither moves nor blocks (P3), and these would pass the round's checks
         # (``resolve_round``): the rounds go without them, which pile up over a long game.
-        placed = [(s, at) for s, at in placed if s.afloat]
-    ships = {
-        s.id: BlockadeShip(s.id, s.kind, at, s.facing, float(s.damage), not s.afloat) for s, at in placed
-    }
+        ships = {
+            s.id: BlockadeShip(s.id, s.kind, s.at, s.facing, float(s.damage), False)  # type: ignore[arg-type]
+            for s in in_play  # each placed (``at`` set)
+        }
+    else:
+        ships = {
+            s.id: BlockadeShip(s.id, s.kind, s.at, s.facing, float(s.damage), not s.afloat)
+            for s in state.ships.values()
+            if s.at is not None
+        }
     produced: list[Event] = [TurnStarted(turn=turn, rounds=rounds)]
     outcome: RoundOutcome | None = None
     for round_number in range(1, rounds + 1):
@@ -143,7 +168,7 @@ def resolve_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSour
         ships = outcome.ships
     after = fold(produced, state)
     produced.append(TurnEnded(turn=turn, state_hash=state_hash(after), rules=("P1",)))
-    return produced
+    return PlayedTurn(produced, after)
 
 
 def _wreck_passes(key: str, ship: ShipState) -> bool:

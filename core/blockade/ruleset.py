@@ -9,7 +9,7 @@ from mortecouille.core.blockade.commands import (
     decide_tokens,
     no_victory,
     place_blockade_ship,
-    resolve_blockade_turn,
+    play_blockade_turn,
 )
 from mortecouille.core.blockade.scenario import build_blockade_scenario
 from mortecouille.core.fleet.commands import FLEET_DECIDERS
@@ -25,7 +25,7 @@ BLOCKADE = compose_ruleset(
     ignored=BLOCKADE_IGNORED,
     end_test=no_victory,
     placement=place_blockade_ship,
-    resolve_turn=resolve_blockade_turn,
+    play_turn=play_blockade_turn,
     narrators=narrators.NARRATORS,
     phases=narrators.PHASES,
     scenario=build_blockade_scenario,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.fleet.commands import FLEET_DECIDERS, place_mortecouille_ship
-from mortecouille.core.life_cycle import ResolveTurn
+from mortecouille.core.life_cycle import PlayedTurn, ResolveTurn
 from mortecouille.core.mortecouille import narrators
 from mortecouille.core.mortecouille.common import SetUpShip, decide_set_up
 from mortecouille.core.mortecouille.evolution import MORTECOUILLE_EVOLVERS, MORTECOUILLE_IGNORED
@@ -15,13 +15,13 @@ from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
 from mortecouille.events.base import Event
 
 
-def resolve_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> list[Event]:
+def play_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> PlayedTurn:
     """The mortecouille turn (T2): its module (fire, movement, collisions, gunnery, upkeep), the
     bulk of the rules, is imported on the first resolve, since folding or showing a game never
     needs it (issue 16, the CLI's start-up)."""
-    from mortecouille.core.mortecouille.turn import resolve_mortecouille_turn
+    from mortecouille.core.mortecouille.turn import play_mortecouille_turn
 
-    return resolve_mortecouille_turn(state, command, dice)
+    return play_mortecouille_turn(state, command, dice)
 
 
 def give_order(state: GameState, command: GiveOrder, dice: DiceSource) -> list[Event]:
@@ -40,7 +40,7 @@ def withdraw_order(state: GameState, command: WithdrawOrder, dice: DiceSource) -
 
 
 def end_test(state: GameState) -> Victory | None:
-    """T3, imported with the turn's module (see :func:`resolve_turn`)."""
+    """T3, imported with the turn's module (see :func:`play_turn`)."""
     from mortecouille.core.mortecouille.turn import victory
 
     return victory(state)
@@ -58,7 +58,7 @@ MORTECOUILLE = compose_ruleset(
     ignored=MORTECOUILLE_IGNORED,
     end_test=end_test,
     placement=place_mortecouille_ship,
-    resolve_turn=resolve_turn,
+    play_turn=play_turn,
     narrators=narrators.NARRATORS,
     phases=narrators.PHASES,
     scenario=build_mortecouille_scenario,

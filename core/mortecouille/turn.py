@@ -28,7 +28,7 @@ from mortecouille.core.dice import DiceCup, DiceSource, matches_commitment
 from mortecouille.core.editions import edition_for
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.hints import PARTIAL_HINT
-from mortecouille.core.life_cycle import ResolveTurn
+from mortecouille.core.life_cycle import PlayedTurn, ResolveTurn
 from mortecouille.core.mortecouille.combat import CombatOutcome, combat_phase
 from mortecouille.core.mortecouille.evolution import fold
 from mortecouille.core.mortecouille.fire import schedule_after_flaming_hits
@@ -64,6 +64,12 @@ def resolve_mortecouille_turn(state: GameState, command: ResolveTurn, dice: Dice
     The rules are those of the edition the game was created with (mortecouille.core.editions): a
     rules version this engine does not know is refused before anything is played.
     """
+    return play_mortecouille_turn(state, command, dice).events
+
+
+def play_mortecouille_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> PlayedTurn:
+    """:func:`resolve_mortecouille_turn` with the state the turn settles on before its TurnEnded
+    (the mortecouille ``Ruleset.play_turn``)."""
     edition_for(state.rules_version)
     afloat = afloat_ids(state)
     sidelined = frozenset(s for s in afloat if not takes_orders(state.ships[s]))
@@ -92,7 +98,7 @@ def resolve_mortecouille_turn(state: GameState, command: ResolveTurn, dice: Dice
     ended = _victory(current, command)
     if ended is not None:
         produced.append(ended)
-    return produced
+    return PlayedTurn(produced, current)
 
 
 def _check_ready(

@@ -16,10 +16,12 @@ from typing import Any
 
 import msgspec
 
-from mortecouille.core.dice import DiceForgery, DicePolicy, LoggedDice, revealed_contributions
+from mortecouille.core.contributions import contributed
+from mortecouille.core.dice import DiceForgery, DicePolicy, DiceSource, LoggedDice, revealed_contributions
 from mortecouille.core.errors import MortecouilleError
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import ResolveTurn
+from mortecouille.core.rulesets import RULESETS
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
 from mortecouille.events.codec import CorruptLine
@@ -53,11 +55,11 @@ def same_content(again: Event, recorded: Event) -> bool:
     return content(again) == content(recorded)
 
 
-def _all_same(produced: Sequence[Event], logged: Sequence[Event]) -> bool:
-    """:func:`same_content` of every pair (as many of each), its common case in one pass in C:
-    each rules' event with the logged one's envelope copied over is compared with it, all at
-    once (a turn holds hundreds of events and verify compares every one); only when that fails
-    are the pairs compared one by one, as plain values where they differ."""
+def _exactly_same(produced: Sequence[Event], logged: Sequence[Event]) -> bool:
+    """Whether each rules' event, with the logged one's envelope copied over, equals it (as many
+    of each): equal Structs, field by field, all at once in C (a turn holds hundreds of events and
+    verify compares every one). The common case of :func:`same_content` of every pair; when it
+    fails, the pairs are compared one by one, as plain values where they differ."""
     replace = _replace
     enveloped = [
         replace(again, seq=recorded.seq, prev=recorded.prev, hash=recorded.hash)
@@ -65,9 +67,24 @@ def _all_same(produced: Sequence[Event], logged: Sequence[Event]) -> bool:
         else again
         for again, recorded in zip(produced, logged, strict=True)
     ]
-    if enveloped == list(logged):
-        return True
-    return all(same_content(again, recorded) for again, recorded in zip(produced, logged, strict=True))
+    return enveloped == list(logged)
+
+
+def play_again(
+    state: GameState, command: ResolveTurn, dice: DiceSource
+) -> tuple[list[Event], GameState | None]:
+    """``decide(state, command, dice)`` for a turn to re-derive, with the state the turn settled on
+    before its TurnEnded when the rules give it (:class:`~mortecouille.core.life_cycle.PlayedTurn`),
+    else None.
+
+    A game that exists, has not ended and is not contributed (D3) has its ResolveTurn decided by
+    its ruleset's ``play_turn`` alone (the other cases refuse it or add the dice contributions'
+    events first: then ``decide`` itself is asked), so the events are the ones ``decide`` gives."""
+    ruleset = RULESETS.get(state.ruleset) if state.created and not state.ended else None
+    if ruleset is None or contributed(state):
+        return decide(state, command, dice), None
+    played = ruleset.play_turn(state, command, dice)
+    return played.events, played.settled
 
 
 def turn_segments(events: Iterable[Event], flush_every: int = 4096) -> Iterator[tuple[bool, list[Event]]]:
@@ -145,6 +162,9 @@ class TurnRederiver:
         self.dice = LoggedDice(rolls, DicePolicy.of(created, seed, dict(contributions)))
         self.turns = 0
         self.failure: Finding | None = None
+        #: the state the last turn re-derived exactly settled on before its TurnEnded, as the rules
+        #: folded it (see :func:`play_again`); None when not given
+        self.settled: GameState | None = None
 
     def turn(self, state: GameState, logged: Sequence[Event]) -> bool:
         """Resolve the turn ``logged`` (a span of :func:`turn_segments`) again from ``state``, the
@@ -155,8 +175,9 @@ class TurnRederiver:
         ending = logged[-1]
         reveal = ending.seed if isinstance(ending, GameEnded) else None
         command = ResolveTurn(partial=True, rounds=started.rounds, reveal_seed=reveal)
+        self.settled = None
         try:
-            produced = decide(state, command, self.dice)
+            produced, settled = play_again(state, command, self.dice)
         except DiceForgery as error:
             self.failure = Finding("rederive", False, str(error), error.seq)
             return False
@@ -165,9 +186,16 @@ class TurnRederiver:
             detail = f"turn {started.turn}: the rules cannot resolve it again: {error!r}"
             self.failure = Finding("rederive", False, detail, started.seq)
             return False
-        if len(produced) == len(logged) and _all_same(produced, logged):
-            self.turns += 1
-            return True
+        if len(produced) == len(logged):
+            if _exactly_same(produced, logged):
+                # the logged events are the rules' (envelopes aside, which no evolver reads), so they
+                # lead to the state the rules folded them to
+                self.settled = settled
+                self.turns += 1
+                return True
+            if all(same_content(again, recorded) for again, recorded in zip(produced, logged, strict=True)):
+                self.turns += 1
+                return True
         for index in range(max(len(produced), len(logged))):
             again = content(produced[index]) if index < len(produced) else None
             recorded = content(logged[index]) if index < len(logged) else None
