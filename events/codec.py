@@ -254,20 +254,7 @@ def _decode_slow(line: bytes, number: int, first_error: msgspec.DecodeError | No
 
 def decode_lines(data: bytes) -> list[Event]:
     """Decode a whole log body (complete lines only), numbering lines from 1 in errors."""
-    decoder = event_decoder()
-    try:
-        events: list[Event] = decoder.decode_lines(data)
-    except (msgspec.DecodeError, RecursionError):
-        return [decode_line(line, number) for number, line in enumerate(data.splitlines(), 1)]
-    current = _CURRENT_VERSION_OF
-    stale = [index for index, event in enumerate(events) if event.v != current[type(event)]]
-    if stale:
-        # the lines are split only when an old version needs upcasting: splitting a long log
-        # costs as much as a fifth of its decoding (issue 16)
-        lines = data.splitlines()
-        for index in stale:
-            events[index] = decode_line(lines[index], index + 1)
-    return events
+    return decode_block(data, 1)
 
 
 def decode_block(data: bytes, first_number: int) -> list[Event]:
@@ -280,6 +267,8 @@ def decode_block(data: bytes, first_number: int) -> list[Event]:
     current = _CURRENT_VERSION_OF
     stale = [index for index, event in enumerate(events) if event.v != current[type(event)]]
     if stale:
+        # the lines are split only when an old version needs upcasting: splitting a long log
+        # costs as much as a fifth of its decoding (issue 16)
         lines = data.splitlines()
         for index in stale:
             events[index] = decode_line(lines[index], first_number + index)

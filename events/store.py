@@ -60,14 +60,11 @@ from mortecouille.events.codec import (
     check_lines,
     checked_body,
     decode_block,
-    decode_line,
     decode_lines,
-    event_decoder,
     stamp_all,
 )
 from mortecouille.events.game import LossRecorded
 from mortecouille.events.house_log import get_logger
-from mortecouille.events.schema import CURRENT_VERSIONS, event_tag
 
 _log = get_logger("mortecouille")
 
@@ -685,7 +682,7 @@ class GameLog:
         ``end`` when given (a line's end the caller knows: :meth:`settled_size`, or a locked log's
         size), so the caller knows which line the stream stopped after."""
         for start_seq, block in self._complete_blocks(offset, first_seq, settle, end):
-            yield from _decode_block(block, start_seq + 1)
+            yield from decode_block(block, start_seq + 1)
 
     def stream_lines(
         self, offset: int = 0, first_seq: int = 0, *, settle: bool = True, end: int | None = None
@@ -1246,25 +1243,6 @@ class Transaction:
 #: msgspec's speed, small enough that a stream's memory does not grow with the log.
 STREAM_CHUNK_BYTES = 1 << 20
 
-#: The schema's current versions by class: a decoded event of another version is upcast.
-_CURRENT_VERSION_OF: dict[type[Event], int] = {}
-
-
-def _decode_block(data: bytes, first_number: int) -> list[Event]:
-    """Decode a block of complete lines, numbering lines from ``first_number`` in errors: the
-    same result and errors as :func:`decode_lines` on the whole log, a block at a time."""
-    try:
-        events: list[Event] = event_decoder().decode_lines(data)
-    except (msgspec.DecodeError, RecursionError):
-        return [decode_line(line, number) for number, line in enumerate(data.splitlines(), first_number)]
-    stale = [index for index, event in enumerate(events) if event.v != _current_version(type(event))]
-    if stale:
-        lines = data.splitlines()
-        for index in stale:
-            events[index] = decode_line(lines[index], first_number + index)
-    return events
-
-
 class CheckedStream:
     """A file log's events, yielded only once their lines' chain is checked: the checks of
     :meth:`GameLog.verify_chain` (canonical form, seq, prev and hash of every line, then the tail
@@ -1348,13 +1326,6 @@ class CheckedStream:
             lines = complete.split(b"\n")
             lines.pop()  # the empty piece after the block's last newline
             yield complete, lines
-
-
-def _current_version(cls: type[Event]) -> int:
-    version = _CURRENT_VERSION_OF.get(cls)
-    if version is None:
-        version = _CURRENT_VERSION_OF[cls] = CURRENT_VERSIONS[event_tag(cls)]
-    return version
 
 
 def _torn_tail_at(fd: int, offset: int, first_seq: int, end: int) -> TornTail:
