@@ -185,8 +185,6 @@ def play_two_steps(
     claims in is not resolved, its outcome leaves every ship where it stands. Ships absent
     from ``moves`` are stationary.
     """
-    if after_step is take_positions:
-        return _play_two_steps_in_place(board, pieces, moves)
     step1 = _step_pieces(pieces, moves, first=True)
     claims1 = {sid: Claim(move.first, move.pushes) for sid, move in moves.items() if move.first is not None}
     first = resolve_step(board, step1, claims1, 1)
@@ -215,65 +213,6 @@ def _second_step(board: Board, step2: dict[str, Piece], claims2: dict[str, Claim
         return resolve_step(board, step2, claims2, 2)
     # Sorted by id, as resolve_step sorts its outcome.
     return StepResult(2, {sid: step2[sid].at for sid in sorted(step2)}, (), (), (), ())
-
-
-def _play_two_steps_in_place(
-    board: Board, pieces: Mapping[str, Piece], moves: Mapping[str, Move]
-) -> TwoSteps:
-    """:func:`play_two_steps` with :func:`take_positions` after each step (every ship stays in
-    play: the blockade's, and every round of ``verify``'s re-derivation, issue 16), in fewer passes
-    over the movers: each step's pieces are made from the last one's as its positions are taken,
-    with their facings and claims in the same pass, and a mover's final square and facing at once.
-    The same pieces, claims and outcome as the general order (tests/test_movement_paths.py)."""
-    step1 = dict(pieces)
-    claims1: dict[str, Claim] = {}
-    get = pieces.get
-    for sid, move in moves.items():
-        piece = get(sid)
-        if piece is not None and piece.facing != move.facing_first:
-            step1[sid] = Piece(piece.id, piece.at, move.facing_first, piece.size)
-        if move.first is not None:
-            claims1[sid] = Claim(move.first, move.pushes)
-    first = resolve_step(board, step1, claims1, 1)
-
-    # take_positions of step 1, then each mover with its step-2 facing
-    step2 = dict(step1)
-    positions = first.positions
-    for sid in first.moved:
-        piece = step1[sid]
-        at = positions[sid]
-        if piece.at != at:
-            step2[sid] = Piece(piece.id, at, piece.facing, piece.size)
-    for push in first.pushes:
-        step2[push.pushed] = _with(step1[push.pushed], push.pushed_to, None)
-    entered = frozenset(first.moved)
-    claims2: dict[str, Claim] = {}
-    for sid, move in moves.items():
-        piece = step2.get(sid)
-        if piece is None:
-            continue  # (every ship stays in play: a move of no piece was refused by step 1)
-        if piece.facing != move.facing_second:
-            step2[sid] = Piece(piece.id, piece.at, move.facing_second, piece.size)
-        if move.second is not None and sid in entered:
-            claims2[sid] = Claim(move.second, False)
-    second = _second_step(board, step2, claims2)
-
-    # take_positions of step 2, and every mover's final facing (M2f)
-    final = dict(step2)
-    positions = second.positions
-    for push in second.pushes:
-        final[push.pushed] = _with(step2[push.pushed], push.pushed_to, None)
-    if claims2:
-        for sid in second.moved:
-            piece = step2[sid]
-            at = positions[sid]
-            if piece.at != at:
-                final[sid] = Piece(piece.id, at, piece.facing, piece.size)
-    for sid, move in moves.items():
-        piece = final.get(sid)
-        if piece is not None and piece.facing != move.facing_after:
-            final[sid] = Piece(piece.id, piece.at, move.facing_after, piece.size)
-    return TwoSteps(first, second, final)
 
 
 def _step_pieces(in_play: Mapping[str, Piece], moves: Mapping[str, Move], *, first: bool) -> dict[str, Piece]:
