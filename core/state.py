@@ -18,6 +18,7 @@ import msgspec
 
 from mortecouille.core.fleet.purchase import Fleet
 from mortecouille.events.board import Board
+from mortecouille.events.codec import canonical
 from mortecouille.events.condition import ShipCondition
 from mortecouille.events.orders import OrderSet
 
@@ -95,9 +96,6 @@ class GameState(msgspec.Struct, frozen=True, kw_only=True):
 
 EMPTY = GameState()
 
-#: the canonical encoding of the hash (keys sorted at every depth), one encoder for every call
-_SORTED_ENCODER = msgspec.json.Encoder(order="sorted")
-
 
 class WorkingShips(dict[str, ShipState]):
     """The ships of the states inside one fold: a private dict the fold may change in place.
@@ -164,7 +162,7 @@ def state_hash(state: GameState) -> str:
             body[name] = value
         else:
             body[name] = _hashable(value)
-    return hashlib.sha256(_SORTED_ENCODER.encode(body)).hexdigest()
+    return hashlib.sha256(canonical(body)).hexdigest()
 
 
 def _ship_without_defaults(ship: ShipState) -> dict[str, Any]:
@@ -286,7 +284,7 @@ def _canonical_ship(ship: ShipState) -> msgspec.Raw:
 
 
 def _remember(value: msgspec.Struct, body: dict[str, Any]) -> msgspec.Raw:
-    raw = msgspec.Raw(_SORTED_ENCODER.encode(body))
+    raw = msgspec.Raw(canonical(body))
     if len(_CANONICAL_CACHE) >= _CANONICAL_CACHE_SIZE:
         _CANONICAL_CACHE.clear()
     _CANONICAL_CACHE[id(value)] = (value, raw)
