@@ -13,12 +13,11 @@ from mortecouille.app.commands import (
     AskDie,
     ConfirmDice,
     describe_events,
-    game_log,
-    load_state,
     lock_turn,
     resolve_turn,
     run_command,
 )
+from mortecouille.app.games import game_log, load_state
 from mortecouille.app.receipts import turn_head_code
 from mortecouille.app.scenario import parse_scenario, run_scenario, scenario_output
 from mortecouille.app.snapshots import turn_index

@@ -14,7 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mortecouille.app import snapshots
-from mortecouille.app.commands import load_state, run_command
+from mortecouille.app.commands import run_command
+from mortecouille.app.games import load_state
 from mortecouille.app.snapshots import (
     DERIVED_SUFFIXES,
     Anchor,
