@@ -7,6 +7,7 @@ tables and the shared ones below, and :mod:`mortecouille.core.rulesets` lists th
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -35,13 +36,17 @@ from mortecouille.core.life_cycle import (
 from mortecouille.core.narration import Narrator
 from mortecouille.core.phases import Phase
 from mortecouille.core.rulings import RecordRuling, decide_ruling, evolve_ruling
-from mortecouille.core.scenario import ScenarioBuilder
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
 from mortecouille.events.deadlines import DeadlinePassed, DeadlineSet
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, LossRecorded, TurnStarted
 from mortecouille.events.movement import CollisionOccurred, ShipPushed
 from mortecouille.events.rulings import RulingRecorded
+
+if TYPE_CHECKING:
+    # a type only: the scenario documents' module is imported by a ruleset's builder when a
+    # scenario is read, not by every command that looks a ruleset up (issue 16, the CLI's start-up)
+    from mortecouille.core.scenario import ScenarioBuilder
 
 
 class Victory(msgspec.Struct, frozen=True, kw_only=True):
