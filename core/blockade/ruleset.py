@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mortecouille.core.blockade import narrators
 from mortecouille.core.blockade.commands import (
     BLOCKADE_EVOLVERS,
     BLOCKADE_IGNORED,
@@ -14,7 +13,7 @@ from mortecouille.core.blockade.commands import (
     play_blockade_turn,
 )
 from mortecouille.core.fleet.commands import FLEET_DECIDERS
-from mortecouille.core.ruleset import Refusal, compose_ruleset
+from mortecouille.core.ruleset import Refusal, StoryTables, compose_ruleset
 from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
 
 if TYPE_CHECKING:
@@ -39,8 +38,8 @@ BLOCKADE = compose_ruleset(
     end_test=no_victory,
     placement=place_blockade_ship,
     play_turn=play_blockade_turn,
-    narrators=narrators.NARRATORS,
-    phases=narrators.PHASES,
+    # explain's tables, imported when a story is told (see StoryTables)
+    story=StoryTables("mortecouille.core.blockade.narrators"),
     scenario=build_scenario,
     refusals={
         **{

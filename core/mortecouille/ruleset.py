@@ -7,10 +7,9 @@ from typing import TYPE_CHECKING
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.fleet.commands import FLEET_DECIDERS, place_mortecouille_ship
 from mortecouille.core.life_cycle import PlayedTurn, ResolveTurn
-from mortecouille.core.mortecouille import narrators
 from mortecouille.core.mortecouille.common import SetUpShip, decide_set_up
 from mortecouille.core.mortecouille.evolution import MORTECOUILLE_EVOLVERS, MORTECOUILLE_IGNORED
-from mortecouille.core.ruleset import Refusal, Victory, compose_ruleset
+from mortecouille.core.ruleset import Refusal, StoryTables, Victory, compose_ruleset
 from mortecouille.core.state import GameState
 from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
 from mortecouille.events.base import Event
@@ -71,8 +70,8 @@ MORTECOUILLE = compose_ruleset(
     end_test=end_test,
     placement=place_mortecouille_ship,
     play_turn=play_turn,
-    narrators=narrators.NARRATORS,
-    phases=narrators.PHASES,
+    # explain's tables, imported when a story is told (see StoryTables)
+    story=StoryTables("mortecouille.core.mortecouille.narrators"),
     scenario=build_scenario,
     refusals={
         GiveTokens: Refusal(
