@@ -163,3 +163,12 @@ def test_each_summary_in_the_table_is_the_one_its_command_gives(limit: int) -> N
     for name, _, summary in COMMAND_TABLE:
         own = cli.commands[name].get_short_help_str(limit)
         assert click.Command(name, help=summary).get_short_help_str(limit) == own, name
+
+
+def test_the_cli_leaves_the_garbage_collector_running_with_its_start_up_objects_frozen() -> None:
+    code = "import gc, mortecouille.cli.main; print(gc.isenabled(), gc.get_freeze_count() > 0)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["True", "True"], done.stderr
+    paused = "import gc; gc.disable(); import mortecouille.cli.main; print(gc.isenabled())"
+    done = subprocess.run([sys.executable, "-c", paused], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["False"], done.stderr  # a caller's own choice is kept
