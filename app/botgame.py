@@ -16,7 +16,8 @@ from typing import Any, Literal
 
 import msgspec
 
-from mortecouille.app.commands import KnownState, commit_to, game_log, new_seed, run_command, start_game
+from mortecouille.app.commands import KnownState, commit_to, new_seed, run_command, start_game
+from mortecouille.app.games import game_log
 from mortecouille.bots.fleet_buyer import choose_purchase
 from mortecouille.bots.player import choose_orders
 from mortecouille.core.board.ships import PlaceShip

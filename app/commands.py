@@ -4,10 +4,11 @@ The CLI, ``demo``, ``simulate``, ``fork`` and the coming HTTP service only parse
 print (or send) what this module returns; none of them decides a command or writes a log itself.
 It owns, in the order of a command's life:
 
-* where games live (``store_url``, ``open_games``: a store selected by URL, file or PostgreSQL) and
-  a game's log (``game_log``);
+* where games live (``store_url``, ``open_games``: a store selected by URL, file or PostgreSQL), a
+  game's log (``game_log``) and reading a game (``load``: read and fold; ``load_state``): these are
+  defined in :mod:`mortecouille.app.games`, which a command that only reads imports without this
+  module (issue 16, the CLI's start-up), and re-exported here;
 * the secret seed kept beside a seeded game's log until the game ends and reveals it (D2);
-* reading a game (``load``: read and fold);
 * the dice of one command (``dice_for``): seeded from the kept seed, or table dice from the values
   given or asked for through ``ask``, the shell's way of asking the referee (an input, not a hook);
 * ``run_command``: lock, fold, decide, append (one write, one fsync), unlock. A refused command
@@ -25,17 +26,16 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple, overload
+from typing import TYPE_CHECKING, NamedTuple
 
 import msgspec
 
-from mortecouille.app.idempotency import IdempotencyIndex, envelope
+from mortecouille.app.games import SEED_SUFFIX, SIBLINGS, game_log, load
 from mortecouille.app.snapshots import (
     SNAPSHOT_EVERY,
     Anchor,
     Folded,
     StoreFolded,
-    current_state,
     fold_log,
     fold_stored,
     keep_snapshot,
@@ -62,7 +62,6 @@ from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn
 from mortecouille.core.narration import position_caption
-from mortecouille.core.readiness import check_table_resolve
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
@@ -73,7 +72,6 @@ from mortecouille.events.house_log import get_logger
 from mortecouille.events.store import Conflict, GameLog, GameNotFound, Transaction
 from mortecouille.events.store_errors import StoreError
 from mortecouille.events.stores import (
-    DEFAULT_STORE_URL,
     SEED,
     EventStore,
     FileStore,
@@ -82,106 +80,18 @@ from mortecouille.events.stores import (
     SecretRefused,
     StoreCreation,
     events_from,
-    open_store,
     secrets_of,
 )
 from mortecouille.replays.reading.describe import describe_event
 
+if TYPE_CHECKING:
+    # only a command sent with an idempotency key (the service) uses the index: imported there
+    from mortecouille.app.idempotency import IdempotencyIndex
+
 log = get_logger("mortecouille")
 
-DEFAULT_GAMES_DIR = "games"
 
-# --- where games live ------------------------------------------------------------------------
-
-
-def games_dir(option: str | None) -> Path:
-    """The games directory: the one given, else $MORTECOUILLE_GAMES, else ./games."""
-    return Path(option or os.environ.get("MORTECOUILLE_GAMES") or DEFAULT_GAMES_DIR)
-
-
-#: The environment variables naming the store: a URL, or a games directory (``file:DIR``).
-STORE_VARIABLE = "MORTECOUILLE_STORE"
-GAMES_VARIABLE = "MORTECOUILLE_GAMES"
-
-
-def store_url(store_option: str | None, games_option: str | None) -> str:
-    """The URL of the store a command works on: ``--store URL``, else ``--games-dir DIR``
-    (shorthand for ``file:DIR``), else ``$MORTECOUILLE_STORE``, else ``$MORTECOUILLE_GAMES``, else
-    ``file:./games``. An option wins over the environment; both options given (or, without
-    either, both variables set) are refused, naming both: which one was meant is not for us to guess."""
-    if store_option is not None and games_option is not None:
-        raise BadInput("--store", "give --store URL or --games-dir DIR, not both (--games-dir D is file:D)")
-    if store_option is not None:
-        return store_option
-    if games_option is not None:
-        return f"file:{games_option}"
-    from_store, from_games = os.environ.get(STORE_VARIABLE), os.environ.get(GAMES_VARIABLE)
-    if from_store and from_games:
-        raise BadInput(
-            f"${STORE_VARIABLE}",
-            f"both ${STORE_VARIABLE} and ${GAMES_VARIABLE} are set: unset one "
-            f"(${GAMES_VARIABLE}=D means ${STORE_VARIABLE}=file:D)",
-        )
-    if from_store:
-        return from_store
-    if from_games:
-        return f"file:{from_games}"
-    return DEFAULT_STORE_URL
-
-
-def store_source(store_option: str | None, games_option: str | None) -> str:
-    """Where the store's URL came from (see :func:`store_url`), to name it in a refusal."""
-    if store_option is not None:
-        return "--store"
-    if games_option is not None:
-        return "--games-dir"
-    if os.environ.get(STORE_VARIABLE):
-        return f"${STORE_VARIABLE}"
-    return f"${GAMES_VARIABLE}" if os.environ.get(GAMES_VARIABLE) else "--store"
-
-
-def open_games(url: str, option: str = "--store") -> GameStore:
-    """The store of games ``url`` names (:func:`mortecouille.events.stores.open_store`): a
-    refusal (an unknown URL, a missing driver, an unreachable server) names ``option``."""
-    return open_store(url, option)
-
-
-def check_game_name(game: str) -> None:
-    """Refuse a game name that could reach outside a store's directory: the same names on every
-    store, so a game copies from one to another."""
-    if not game or "/" in game or game.startswith(".") or "\0" in game:
-        raise BadInput("GAME", f"{game!r} is not a valid game name")
-
-
-@overload
-def game_log(store: Path, game: str) -> GameLog: ...
-
-
-@overload
-def game_log(store: FileStore, game: str) -> GameLog: ...
-
-
-@overload
-def game_log(store: GameStore, game: str) -> EventStore: ...
-
-
-def game_log(store: GameStore | Path, game: str) -> EventStore:
-    """GAME's log in ``store`` (a :class:`GameStore`, or a games directory, the file store of it);
-    a name that could reach outside a directory, or whose files (the log, its head anchor and
-    temporary file, its seed and seats) the file system would refuse, is refused before anything
-    is read or written, whatever the store (so games copy between stores)."""
-    check_game_name(game)
-    files = FileStore(store) if isinstance(store, Path) else store
-    log_ = files.log(game)
-    problem = (log_ if isinstance(log_, GameLog) else GameLog(Path(f"{game}.jsonl"))).path_problem(SIBLINGS)
-    if problem is not None:
-        raise BadInput("GAME", problem)
-    return log_
-
-
-def describe_location(log_: EventStore) -> str:
-    """Where a game's log is, for a message: its path, or the game in its store."""
-    return str(log_.path) if isinstance(log_, GameLog) else f"game {log_.name!r} in the store"
+# --- a game's secrets ------------------------------------------------------------------------
 
 
 def secret_text(log_: EventStore, kind: str, field: str) -> str | None:
@@ -195,15 +105,6 @@ def secret_text(log_: EventStore, kind: str, field: str) -> str | None:
 
 
 # --- the secret seed (D2) --------------------------------------------------------------------
-
-
-#: The files an app keeps beside a game's log, besides the store's own (the head anchor): the
-#: secret seed, and the hashes of the seat tokens (mortecouille.app.seats) with the temporary
-#: file that replaces them.
-SEED_SUFFIX = ".seed"
-SEATS_SUFFIX = ".seats"
-SEATS_TEMPORARY_SUFFIX = ".seats-new"
-SIBLINGS: tuple[str, ...] = (SEED_SUFFIX, SEATS_SUFFIX, SEATS_TEMPORARY_SUFFIX)
 
 
 def seed_path(log_: GameLog) -> Path:
@@ -299,24 +200,6 @@ def load_seed(log_: EventStore, state: GameState) -> str:
 def revealed_seed(log_: EventStore, state: GameState) -> str | None:
     """The seed a seeded game reveals as it ends (D2); none for table dice."""
     return load_seed(log_, state) if state.dice_mode == "seeded" else None
-
-
-# --- reading ---------------------------------------------------------------------------------
-
-
-def load(log_: EventStore) -> tuple[list[Event], GameState]:
-    """The game's events and their fold, for a reader that needs every event (a page's view, the
-    log printed); one that needs the state only calls :func:`load_state`."""
-    events = log_.read()
-    return events, fold(events)
-
-
-def load_state(log_: EventStore, *, keep: bool = False) -> GameState:
-    """The game's current state, folded from its snapshot and the events after it
-    (:mod:`mortecouille.app.snapshots`): the cost of a read does not grow with the log.
-    ``keep``: called on a reading command's success path, which may then rewrite a snapshot left
-    far behind (never on a path that can still refuse: a refused command writes nothing)."""
-    return current_state(log_, keep=keep)
 
 
 # --- dice ------------------------------------------------------------------------------------
@@ -437,7 +320,12 @@ def run_command(
         table_rolls = [e for e in produced if isinstance(e, DieRolled) and e.source == "table"]
         if confirm is not None and table_rolls and not confirm(table_rolls):
             raise NotConfirmed()
-        extras = envelope(idempotency.digest, len(produced)) if idempotency is not None else None
+        extras = None
+        if idempotency is not None:
+            # imported only with a key to write (the service): the CLI's commands never send one
+            from mortecouille.app.idempotency import envelope
+
+            extras = envelope(idempotency.digest, len(produced))
         appended = tx.append(produced, expected_seq, extras)
         if idempotency is not None and appended and not isinstance(tx, Transaction):
             idempotency.keys.appended(log_, idempotency.digest, appended[0].seq, len(appended))
@@ -519,6 +407,8 @@ def _write_creation(creation: StoreCreation, events: Sequence[Event], digest: st
     (without one, the very call a creation always made)."""
     if digest is None:
         return creation.write(events)
+    from mortecouille.app.idempotency import envelope  # only with a key (see run_command)
+
     return creation.write(events, envelope(digest, len(events)))
 
 
@@ -592,6 +482,9 @@ def resolve_turn(
     for every player who committed none (the referee acting for them), committed, locked and
     revealed with the resolution, in the same append. Contributions players committed themselves
     must have been revealed (after :func:`lock_turn`), or ``absent_reason`` resolves without them."""
+
+    # the table's checks are imported by the command that resolves, not by every command
+    from mortecouille.core.readiness import check_table_resolve
 
     def command(state: GameState) -> ResolveTurn:
         check_table_resolve(state, idle_turn=idle_turn)

@@ -26,7 +26,8 @@ from typing import Any, NamedTuple, TypeVar
 
 import msgspec
 
-from mortecouille.app.commands import SeedCommitment, commit_to, create_game, game_log, secret_seed
+from mortecouille.app.commands import SeedCommitment, commit_to, create_game, secret_seed
+from mortecouille.app.games import game_log
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import evolve
 from mortecouille.core.life_cycle import check_game_name

@@ -14,7 +14,8 @@ from typing import Any
 
 import msgspec
 
-from mortecouille.app.commands import SEED_SUFFIX, SIBLINGS, create_game
+from mortecouille.app.commands import create_game
+from mortecouille.app.games import SEED_SUFFIX, SIBLINGS
 from mortecouille.core.board.geometry import parse_square, square_name
 from mortecouille.core.dice import DiceSource, FixedDice, SeededDice, TableDice, seed_commitment
 from mortecouille.core.errors import BadInput, MortecouilleError

@@ -24,7 +24,8 @@ from urllib.parse import quote
 
 import msgspec
 
-from mortecouille.app.commands import SEATS_SUFFIX, load, secret_text
+from mortecouille.app.commands import secret_text
+from mortecouille.app.games import SEATS_SUFFIX, load
 from mortecouille.core.errors import BadInput, MortecouilleError
 from mortecouille.events.house_log import get_logger
 from mortecouille.events.store import Conflict, GameLog

@@ -19,7 +19,8 @@ from typing import Literal
 import msgspec
 
 from mortecouille.app.botgame import HOME_SQUARES, FixedFleets, play_in_memory
-from mortecouille.app.commands import create_game, game_log
+from mortecouille.app.commands import create_game
+from mortecouille.app.games import game_log
 from mortecouille.core.errors import BadInput
 from mortecouille.events.base import Event
 from mortecouille.events.store import Conflict

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
 
-from mortecouille.app.commands import game_log
+from mortecouille.app.games import game_log
 from mortecouille.core.errors import BadInput
 from mortecouille.events.codec import LogError
 from mortecouille.events.store import Conflict, GameLog, GameNotFound, Head, Unwritable

@@ -48,7 +48,8 @@ from click.testing import CliRunner  # noqa: E402
 
 from bench.bench_fold import cached_log  # noqa: E402
 from bench.timing import Timing, interleaved, timed, verdict  # noqa: E402
-from mortecouille.app.commands import load_state, run_command  # noqa: E402
+from mortecouille.app.commands import run_command  # noqa: E402
+from mortecouille.app.games import load_state  # noqa: E402
 from mortecouille.app.snapshots import DERIVED_SUFFIXES  # noqa: E402
 from mortecouille.cli.main import cli  # noqa: E402
 from mortecouille.core.board.ships import PlaceShip  # noqa: E402

@@ -38,7 +38,7 @@ from psycopg import sql  # noqa: E402
 from bench.bench_commands import GAME, SEED, give_tokens  # noqa: E402
 from bench.bench_fold import cached_log  # noqa: E402
 from bench.timing import RUNS, Timing, timed, verdict  # noqa: E402
-from mortecouille.app.commands import load_state  # noqa: E402
+from mortecouille.app.games import load_state  # noqa: E402
 from mortecouille.core.game import fold  # noqa: E402
 from mortecouille.events.postgres_store import PostgresGameLog, PostgresStore  # noqa: E402
 from mortecouille.events.stores import SEED as SEED_KIND  # noqa: E402

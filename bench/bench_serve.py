@@ -51,7 +51,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import httpx
 import structlog
 
-from mortecouille.app.commands import game_log, run_command
+from mortecouille.app.commands import run_command
+from mortecouille.app.games import game_log
 from mortecouille.core.turn_commands import GiveOrder
 from mortecouille.events.orders import Advance
 from tests.web_server import SeatTokens, ServerProcess, bearer, seat_tokens

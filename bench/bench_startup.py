@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.timing import Timing, verdict  # noqa: E402
 from mortecouille.app.botgame import play_demo  # noqa: E402
-from mortecouille.app.commands import load  # noqa: E402
+from mortecouille.app.games import load  # noqa: E402
 from mortecouille.events.game import TurnStarted  # noqa: E402
 from mortecouille.events.store import GameLog  # noqa: E402
 

@@ -19,8 +19,8 @@ from pathlib import Path
 
 import click
 
-from mortecouille.app.commands import games_dir as resolve_games_dir
-from mortecouille.app.commands import open_games
+from mortecouille.app.games import games_dir as resolve_games_dir
+from mortecouille.app.games import open_games
 from mortecouille.app.outputs import SVG_SUFFIXES, check_output, write_output
 from mortecouille.app.simulate import DEFAULT_BUDGET, DEFAULT_MAX_TURNS, Fleets, load_fleets, simulate
 from mortecouille.app.store_copy import logs_as_files

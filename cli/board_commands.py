@@ -13,16 +13,15 @@ from mortecouille.app.commands import (
     AskDie,
     ConfirmDice,
     describe_events,
-    game_log,
-    load_state,
     lock_turn,
     resolve_turn,
     run_command,
 )
+from mortecouille.app.games import game_log, load_state
 from mortecouille.app.receipts import turn_head_code
 from mortecouille.app.scenario import parse_scenario, run_scenario, scenario_output
-from mortecouille.app.snapshots import turn_index
 from mortecouille.app.store_copy import log_as_file
+from mortecouille.app.turn_index import turn_index
 from mortecouille.cli.receipt_output import echo_receipt, receipts_option
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.board.geometry import parse_facing, parse_square

@@ -7,7 +7,7 @@ import shlex
 import click
 
 from mortecouille.app.botgame import play_demo
-from mortecouille.app.commands import describe_location
+from mortecouille.app.games import describe_location
 from mortecouille.cli.shared import Context, pass_context, reports_errors
 from mortecouille.core.narration import ending_text
 from mortecouille.replays.pictures.board_text import render_board

@@ -9,7 +9,8 @@ from pathlib import Path
 import click
 import msgspec
 
-from mortecouille.app.commands import game_log, load, run_command
+from mortecouille.app.commands import run_command
+from mortecouille.app.games import game_log, load
 from mortecouille.cli.receipt_output import echo_receipt, receipts_option
 from mortecouille.cli.referee_commands import price_text
 from mortecouille.cli.shared import Context, echo_text, pass_context, reports_errors

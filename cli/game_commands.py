@@ -1,5 +1,6 @@
 """Game life-cycle commands: log, state, verify, end, repair (``new``, which issues the seats, is in
-mortecouille.cli.new_command, so that ``state`` does not import the seats)."""
+mortecouille.cli.new_command, so that ``state`` does not import the seats; and ``state`` reads
+through mortecouille.app.games, without the command path of mortecouille.app.commands)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,7 @@ from pathlib import Path
 import click
 import msgspec
 
-from mortecouille.app.commands import (
-    describe_events,
-    end_game,
-    game_log,
-    load,
-    load_state,
-)
+from mortecouille.app.games import game_log, load, load_state
 from mortecouille.cli.shared import Context, echo_lines, fail, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
 from mortecouille.core.state import state_as_dict, state_hash
@@ -30,6 +25,10 @@ from mortecouille.replays.reading.describe import describe_state
 @reports_errors
 def log_command(ctx: Context, game: str, as_json: bool) -> None:
     """Print GAME's events."""
+    # the command path (run_command and what it imports), here for its event lines only: not
+    # imported by ``state``, which reads and shows a game without it (issue 16)
+    from mortecouille.app.commands import describe_events
+
     log_ = game_log(ctx.store, game)
     events_, _ = load(log_)
     if as_json:
@@ -111,6 +110,8 @@ def verify(
 @reports_errors
 def end(ctx: Context, game: str, winner: str | None, reason: str) -> None:
     """End GAME and reveal its seed (D2)."""
+    from mortecouille.app.commands import end_game  # the command path: see ``log``
+
     seed = end_game(game_log(ctx.store, game), winner=winner, reason=reason).seed
     click.echo(
         f"ended {game}" + (f"; winner {winner}" if winner else "") + (f"; seed {seed}" if seed else "")

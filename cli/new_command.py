@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import click
 
-from mortecouille.app.commands import describe_location, game_log, new_game
+from mortecouille.app.commands import new_game
+from mortecouille.app.games import describe_location, game_log
 from mortecouille.app.seats import DEFAULT_BASE_URL, issue_seats, refuse_leftover_seats, seat_links
 from mortecouille.cli.seat_commands import URL_HELP, seat_link_lines
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors

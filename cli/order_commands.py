@@ -16,7 +16,8 @@ from pathlib import Path
 
 import click
 
-from mortecouille.app.commands import game_log, run_command
+from mortecouille.app.commands import run_command
+from mortecouille.app.games import game_log
 from mortecouille.app.order_grammar import USAGE, parse_actions
 from mortecouille.cli.receipt_output import echo_receipt, receipts_option
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors

@@ -14,11 +14,12 @@ from typing import Any
 import click
 import msgspec
 
-from mortecouille.app.commands import game_log, run_command
+from mortecouille.app.commands import run_command
 from mortecouille.app.fork import fork_game
+from mortecouille.app.games import game_log
 from mortecouille.app.outputs import HTML_SUFFIXES, SVG_SUFFIXES, check_output, write_output
-from mortecouille.app.snapshots import TurnIndex, turn_index
 from mortecouille.app.store_copy import log_as_file
+from mortecouille.app.turn_index import TurnIndex, turn_index
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.board.geometry import square_name
 from mortecouille.core.errors import BadInput

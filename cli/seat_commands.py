@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from mortecouille.app.commands import game_log, load
+from mortecouille.app.games import game_log, load
 from mortecouille.app.seats import (
     DEFAULT_BASE_URL,
     REFEREE,

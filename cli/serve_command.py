@@ -20,7 +20,8 @@ from urllib.parse import quote
 
 import click
 
-from mortecouille.app.commands import game_log, list_games
+from mortecouille.app.commands import list_games
+from mortecouille.app.games import game_log
 from mortecouille.cli.shared import Context, pass_context, reports_errors
 from mortecouille.web.access_log import hide_query_strings
 

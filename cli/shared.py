@@ -16,9 +16,8 @@ from typing import Any, Final, NoReturn, TypeVar
 
 import click
 
-from mortecouille.app.commands import game_log, load, open_games, store_source, store_url
+from mortecouille.app.games import game_log, load, open_games, store_source, store_url
 from mortecouille.core.errors import MortecouilleError
-from mortecouille.core.fleet.catalogue import catalogue_for
 from mortecouille.core.limits import shown
 from mortecouille.events import house_log
 from mortecouille.events.codec import LogError
@@ -262,6 +261,9 @@ def complete_ship(ctx: click.Context, _: click.Parameter, incomplete: str) -> li
 
 def complete_kind(ctx: click.Context, _: click.Parameter, incomplete: str) -> list[str]:
     """The ship kinds of the price list (F1)."""
+    # imported when a kind is completed, not by every command that shares this module
+    from mortecouille.core.fleet.catalogue import catalogue_for
+
     return [kind for kind in catalogue_for().ships if kind.startswith(incomplete.casefold())]
 
 

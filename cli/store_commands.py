@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from mortecouille.app.commands import game_log, open_games
+from mortecouille.app.games import game_log, open_games
 from mortecouille.app.outputs import write_output
 from mortecouille.app.store_copy import copy_games, verified_bytes
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors

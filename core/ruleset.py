@@ -6,7 +6,10 @@ tables and the shared ones below, and :mod:`mortecouille.core.rulesets` lists th
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -35,13 +38,48 @@ from mortecouille.core.life_cycle import (
 from mortecouille.core.narration import Narrator
 from mortecouille.core.phases import Phase
 from mortecouille.core.rulings import RecordRuling, decide_ruling, evolve_ruling
-from mortecouille.core.scenario import ScenarioBuilder
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
 from mortecouille.events.deadlines import DeadlinePassed, DeadlineSet
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, LossRecorded, TurnStarted
 from mortecouille.events.movement import CollisionOccurred, ShipPushed
 from mortecouille.events.rulings import RulingRecorded
+
+if TYPE_CHECKING:
+    # a type only: the scenario documents' module is imported by a ruleset's builder when a
+    # scenario is read, not by every command that looks a ruleset up (issue 16, the CLI's start-up)
+    from mortecouille.core.scenario import ScenarioBuilder
+
+
+class StoryTables:
+    """Where a ruleset's tables for ``explain`` are kept: the module named here, holding its
+    ``NARRATORS`` (how each event type is told) and ``PHASES`` (the phase of each event type whose
+    own ``phase`` field names none). The module is imported the first time either table is read:
+    folding or showing a game never reads them, so a command that tells no story never imports
+    them (issue 16, the CLI's start-up). The tables stay as explicit as a dict in the ruleset's
+    value: only where they are written down changes."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+        self._found: ModuleType | None = None
+
+    def _tables(self) -> ModuleType:
+        if self._found is None:
+            self._found = importlib.import_module(self.module)
+        return self._found
+
+    @property
+    def narrators(self) -> Mapping[type[Event], Narrator]:
+        table: Mapping[type[Event], Narrator] = self._tables().NARRATORS
+        return table
+
+    @property
+    def phases(self) -> Mapping[type[Event], Phase]:
+        table: Mapping[type[Event], Phase] = self._tables().PHASES
+        return table
+
+    def __repr__(self) -> str:
+        return f"StoryTables({self.module!r})"
 
 
 class Victory(msgspec.Struct, frozen=True, kw_only=True):
@@ -90,10 +128,18 @@ class Ruleset(msgspec.Struct, frozen=True, kw_only=True):
     play_turn: PlayTurn
     #: the pure half of ``scenario``: the document in, the commands out
     scenario: ScenarioBuilder
-    #: how ``explain`` tells each event type of this ruleset, as one sentence
-    narrators: Mapping[type[Event], Narrator]
-    #: the phase of the turn of each event type whose own ``phase`` field names none
-    phases: Mapping[type[Event], Phase]
+    #: where ``explain``'s tables are: :attr:`narrators` and :attr:`phases`
+    story: StoryTables
+
+    @property
+    def narrators(self) -> Mapping[type[Event], Narrator]:
+        """How ``explain`` tells each event type of this ruleset, as one sentence."""
+        return self.story.narrators
+
+    @property
+    def phases(self) -> Mapping[type[Event], Phase]:
+        """The phase of the turn of each event type whose own ``phase`` field names none."""
+        return self.story.phases
 
 
 #: The life cycle, the referee's rulings and turn deadlines: every ruleset takes these commands.
@@ -134,8 +180,7 @@ def compose_ruleset(
     play_turn: PlayTurn,
     scenario: ScenarioBuilder,
     refusals: Mapping[type[Command], Refusal],
-    narrators: Mapping[type[Event], Narrator],
-    phases: Mapping[type[Event], Phase],
+    story: StoryTables,
     initial_state: GameState = EMPTY,
 ) -> Ruleset:
     """A ruleset from its own parts and the shared ones: its deciders are the shared ones, PlaceShip
@@ -170,8 +215,7 @@ def compose_ruleset(
         resolve_turn=resolve_turn,
         play_turn=play_turn,
         scenario=scenario,
-        narrators=narrators,
-        phases=phases,
+        story=story,
     )
 
 

@@ -14,8 +14,6 @@ from mortecouille.app.botgame import play_demo
 from mortecouille.app.commands import (
     KnownState,
     end_game,
-    game_log,
-    load,
     new_game,
     resolve_turn,
     run_command,
@@ -23,6 +21,7 @@ from mortecouille.app.commands import (
     store_seed,
 )
 from mortecouille.app.fork import fork_game
+from mortecouille.app.games import game_log, load
 from mortecouille.app.simulate import simulate
 from mortecouille.cli.main import COMMANDS, cli
 from mortecouille.core.board.geometry import parse_square

@@ -13,13 +13,12 @@ import pytest
 from mortecouille.app.commands import (
     NEW_GAME_DICE_SCHEME,
     commit_dice_contribution,
-    game_log,
-    load,
     lock_turn,
     resolve_turn,
     reveal_dice_contribution,
     run_command,
 )
+from mortecouille.app.games import game_log, load
 from mortecouille.core.contributions import awaited_reveals, current_round
 from mortecouille.core.dice import (
     CONTRIBUTED,

@@ -11,7 +11,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from mortecouille.app.commands import game_log, load
+from mortecouille.app.games import game_log, load
 from mortecouille.cli.fleet_commands import sheets_for
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.game import fold

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mortecouille.app.commands import SIBLINGS
+from mortecouille.app.games import SIBLINGS
 from mortecouille.core.limits import GAME_FILE_SUFFIXES
 from tests.cli_helpers import ok, play_blockade_turn, run, tree_digest
 

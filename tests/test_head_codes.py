@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from mortecouille.app.commands import game_log, load
+from mortecouille.app.games import game_log, load
 from mortecouille.app.receipts import head_code, turn_head_code
 from tests.cli_helpers import ok, play_blockade_turn, run, tree_digest
 from tests.forgery import log_bodies, write_rechained

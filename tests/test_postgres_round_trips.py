@@ -129,7 +129,7 @@ def counting_round_trips() -> Iterator[RoundTrips]:
 
 @pytest.fixture
 def service(postgres_server: PostgresServer) -> Iterator[TestClient[Litestar]]:
-    from mortecouille.app.commands import open_games
+    from mortecouille.app.games import open_games
 
     url = f"{postgres_server.url}?schema=t_{uuid.uuid4().hex[:16]}"
     app = build_app(open_games(url), deadline_seconds=None, close_store=True)

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from mortecouille.app.commands import Idempotency, Outcome, game_log, load, run_command
+from mortecouille.app.commands import Idempotency, Outcome, run_command
+from mortecouille.app.games import game_log, load
 from mortecouille.app.idempotency import IdempotencyIndex, key_digest
 from mortecouille.app.receipts import append_receipt, new_receipt_salt, receipt_for
 from mortecouille.core.errors import BadInput

@@ -34,7 +34,8 @@ from pathlib import Path
 
 import pytest
 
-from mortecouille.app.commands import load, run_command, store_seed
+from mortecouille.app.commands import run_command, store_seed
+from mortecouille.app.games import load
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import TableDice, seed_commitment
 from mortecouille.core.errors import MortecouilleError

@@ -16,7 +16,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from mortecouille.app.commands import load
+from mortecouille.app.games import load
 from mortecouille.core.dice import TableDice
 from mortecouille.core.editions import EDITIONS, edition_for
 from mortecouille.core.errors import BadInput, RuleViolation

@@ -22,7 +22,7 @@ import msgspec
 import pytest
 
 import mortecouille.events
-from mortecouille.app.commands import load
+from mortecouille.app.games import load
 from mortecouille.core.state import state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.codec import CorruptLine, decode_line, decode_lines, stamp

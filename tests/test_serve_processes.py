@@ -55,7 +55,7 @@ def store_url(postgres_server: PostgresServer) -> str:
 @pytest.fixture
 def two_services(store_url: str) -> Iterator[tuple[TestClient[Litestar], TestClient[Litestar], FakeClock]]:
     """Two services on one store, as two processes (each its own pool and feed), one clock."""
-    from mortecouille.app.commands import open_games
+    from mortecouille.app.games import open_games
 
     clock = FakeClock()
     first = build_app(open_games(store_url), clock=clock, deadline_seconds=None, close_store=True)

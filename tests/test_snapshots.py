@@ -14,7 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mortecouille.app import snapshots
-from mortecouille.app.commands import load_state, run_command
+from mortecouille.app import turn_index as turn_index_module
+from mortecouille.app.commands import run_command
+from mortecouille.app.games import load_state
 from mortecouille.app.snapshots import (
     DERIVED_SUFFIXES,
     Anchor,
@@ -23,10 +25,9 @@ from mortecouille.app.snapshots import (
     fold_log,
     read_snapshot,
     snapshot_path,
-    turn_index,
-    turns_path,
     write_snapshot,
 )
+from mortecouille.app.turn_index import turn_index, turns_path
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import fold
 from mortecouille.core.limits import GAME_FILE_SUFFIXES
@@ -52,7 +53,7 @@ POISON = GameState(game="poisoned", turn=999)
 def small_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     """Snapshots and keyframes every few events, so the golden logs (tens of events) have many."""
     monkeypatch.setattr(snapshots, "SNAPSHOT_EVERY", 3)
-    monkeypatch.setattr(snapshots, "KEYFRAME_EVERY", 7)
+    monkeypatch.setattr(turn_index_module, "KEYFRAME_EVERY", 7)
 
 
 def golden_copy(directory: Path, name: str) -> GameLog:
@@ -110,7 +111,7 @@ def test_outputs_with_and_without_the_derived_files_are_the_same(
     keyframe_every: int,
 ) -> None:
     monkeypatch.setattr(snapshots, "SNAPSHOT_EVERY", snapshot_every)
-    monkeypatch.setattr(snapshots, "KEYFRAME_EVERY", keyframe_every)
+    monkeypatch.setattr(turn_index_module, "KEYFRAME_EVERY", keyframe_every)
     games = tmp_path_factory.mktemp("games")
     log_ = golden_copy(games, name)
     events = log_.read()
@@ -174,7 +175,7 @@ def test_turn_lookups_match_the_list_functions_whatever_order_the_turns_come_in(
     """Turns restarted, ended twice, out of order or never ended (a log written by hand, or cut):
     the index gives what the functions over the whole list give, by bisection when the turns
     come in order and by a scan otherwise."""
-    monkeypatch.setattr(snapshots, "KEYFRAME_EVERY", keyframe_every)
+    monkeypatch.setattr(turn_index_module, "KEYFRAME_EVERY", keyframe_every)
     directory = tmp_path_factory.mktemp("odd")
     created = GameCreated(
         game="odd", ruleset="blockade", players=("A", "B"), budget=0, board=Board(width=5, height=5),
@@ -289,11 +290,11 @@ def test_a_repair_that_cuts_the_tail_invalidates_what_stood_beyond_the_cut(tmp_p
     poisoned_snapshot(log_)
     index = turn_index(log_)
     index.rebuilt = True
-    snapshots.KEYFRAME_EVERY, saved = 1, snapshots.KEYFRAME_EVERY
+    turn_index_module.KEYFRAME_EVERY, saved = 1, turn_index_module.KEYFRAME_EVERY
     try:
         index.keep()
     finally:
-        snapshots.KEYFRAME_EVERY = saved
+        turn_index_module.KEYFRAME_EVERY = saved
     assert turns_path(log_).exists()
     data = log_.read_bytes()
     log_.path.write_bytes(data[:-20])  # a crash tore the last line (after the head anchor's seq?)
@@ -308,7 +309,7 @@ def test_a_repair_that_cuts_the_tail_invalidates_what_stood_beyond_the_cut(tmp_p
 def test_a_damaged_or_foreign_turn_index_is_not_used_and_is_rebuilt(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(snapshots, "KEYFRAME_EVERY", 5)
+    monkeypatch.setattr(turn_index_module, "KEYFRAME_EVERY", 5)
     log_ = golden_copy(tmp_path, "mortecouille")
     events = log_.read()
     expected = [fold(events[:position]) for position in range(len(events) + 1)]
@@ -361,12 +362,12 @@ def test_commands_keep_the_files_and_deleting_them_changes_nothing_but_speed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log_ = GameLog(play_blockade_turn(tmp_path))
-    monkeypatch.setattr(snapshots, "KEYFRAME_EVERY", 10_000)
+    monkeypatch.setattr(turn_index_module, "KEYFRAME_EVERY", 10_000)
     shown = ok(tmp_path, "state", "b", "--json")
     assert snapshot_path(log_).exists()
     ok(tmp_path, "replay", "b", "--turn", "1")
     assert not turns_path(log_).exists()  # a log shorter than KEYFRAME_EVERY keeps no index
-    monkeypatch.setattr(snapshots, "KEYFRAME_EVERY", 2)
+    monkeypatch.setattr(turn_index_module, "KEYFRAME_EVERY", 2)
     ok(tmp_path, "replay", "b", "--turn", "1")
     assert turns_path(log_).exists()
     outcome = run_command(

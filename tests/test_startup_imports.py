@@ -59,8 +59,19 @@ def test_a_game_command_imports_no_heavy_module(tmp_path: Path, args: tuple[str,
 #: start-up): resolving a turn (mortecouille's and the blockade rounds, the movement engine),
 #: giving orders (their checks and the gunnery tables), the seats and ``new``, the service, the
 #: analytics and pictures, and the standard library modules only a rare path uses (a secret drawn,
-#: a name suggested, logging's levels).
+#: a name suggested, logging's levels). Nor the command path (``state`` reads through
+#: ``app.games``): locking, dice and deciding (``app.commands``), idempotency keys, the table's
+#: checks before a resolve (``core.readiness``); nor the turn index of ``replay --turn``, the
+#: scenario documents (``core.scenario`` and each ruleset's builder) or ``explain``'s narrators.
 NOT_FOR_STATE = (
+    "mortecouille.app.commands",
+    "mortecouille.app.idempotency",
+    "mortecouille.app.turn_index",
+    "mortecouille.core.readiness",
+    "mortecouille.core.scenario",
+    "mortecouille.core.mortecouille.scenario",
+    "mortecouille.core.mortecouille.narrators",
+    "mortecouille.core.blockade",
     "mortecouille.core.mortecouille.turn",
     "mortecouille.core.mortecouille.combat",
     "mortecouille.core.mortecouille.movement",
@@ -97,6 +108,35 @@ def test_state_of_a_mortecouille_game_imports_only_what_showing_it_needs(tmp_pat
     assert not {name for name in loaded if name.startswith(NOT_FOR_STATE)}
 
 
+#: What ``order`` on a mortecouille game never needs: it runs the command path (``app.commands``)
+#: but sends no idempotency key (the service's), resolves no turn, reads no scenario or turn index
+#: and tells no story.
+NOT_FOR_ORDER = (
+    "mortecouille.app.idempotency",
+    "mortecouille.app.turn_index",
+    "mortecouille.core.readiness",
+    "mortecouille.core.scenario",
+    "mortecouille.core.mortecouille.scenario",
+    "mortecouille.core.mortecouille.narrators",
+    "mortecouille.core.mortecouille.turn",
+    "mortecouille.core.blockade",
+    "mortecouille.app.seats",
+    "mortecouille.web",
+    "mortecouille.replays.analytics",
+    "mortecouille.replays.pictures",
+)
+
+
+def test_order_on_a_mortecouille_game_imports_only_what_giving_it_needs(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    assert run(games, "new", "g", "--players", "A,B", "--budget", "100000").exit_code == 0
+    assert run(games, "buy", "g", "A", "red-small", "Hope").exit_code == 0
+    loaded = modules_loaded_by("order", "g", "Hope", "advance", games=games)
+    assert "mortecouille.app.commands" in loaded  # the probe saw the command path run
+    assert "mortecouille.core.mortecouille.ruleset" in loaded
+    assert not {name for name in loaded if name.startswith(NOT_FOR_ORDER)}
+
+
 def test_a_command_that_logs_still_logs_through_structlog(tmp_path: Path) -> None:
     games = tmp_path / "games"
     assert run(games, "new", "g", "--ruleset", "blockade", "--players", "A,B").exit_code == 0
@@ -123,3 +163,12 @@ def test_each_summary_in_the_table_is_the_one_its_command_gives(limit: int) -> N
     for name, _, summary in COMMAND_TABLE:
         own = cli.commands[name].get_short_help_str(limit)
         assert click.Command(name, help=summary).get_short_help_str(limit) == own, name
+
+
+def test_the_cli_leaves_the_garbage_collector_running_with_its_start_up_objects_frozen() -> None:
+    code = "import gc, mortecouille.cli.main; print(gc.isenabled(), gc.get_freeze_count() > 0)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["True", "True"], done.stderr
+    paused = "import gc; gc.disable(); import mortecouille.cli.main; print(gc.isenabled())"
+    done = subprocess.run([sys.executable, "-c", paused], capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["False"], done.stderr  # a caller's own choice is kept

@@ -11,7 +11,7 @@ from typing import Any
 import msgspec
 import pytest
 
-from mortecouille.app.commands import load
+from mortecouille.app.games import load
 from mortecouille.core.game import evolve, fold
 from mortecouille.core.state import EMPTY, GameState, ShipState, state_hash, without_defaults
 from mortecouille.events.store import GameLog

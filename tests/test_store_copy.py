@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from mortecouille.app.commands import game_log, open_games
+from mortecouille.app.games import game_log, open_games
 from mortecouille.cli.main import cli
 from mortecouille.events.stores import SEATS, SEED, secrets_of
 from tests.cli_helpers import tree_digest

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mortecouille.app.commands import create_game, game_log, load_seed, new_game, seed_path, store_seed
+from mortecouille.app.commands import create_game, load_seed, new_game, seed_path, store_seed
+from mortecouille.app.games import game_log
 from mortecouille.core.dice import matches_commitment
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import fold

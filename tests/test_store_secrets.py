@@ -14,14 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from mortecouille.app.commands import (
-    Idempotency,
-    end_game,
-    game_log,
-    new_game,
-    open_games,
-    run_command,
-)
+from mortecouille.app.commands import Idempotency, end_game, new_game, run_command
+from mortecouille.app.games import game_log, open_games
 from mortecouille.app.idempotency import IdempotencyIndex, key_digest
 from mortecouille.app.seats import UnknownToken, identify, issue_seats, read_seats, reissue
 from mortecouille.core.board.ships import PlaceShip

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import msgspec
 
-from mortecouille.app.commands import game_log, load
+from mortecouille.app.games import game_log, load
 from mortecouille.events.fleet import ShipWithdrawn
 from tests.cli_helpers import ok, run, tree_digest
 from tests.forgery import log_bodies, write_forged_events

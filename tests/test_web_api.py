@@ -20,7 +20,8 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from mortecouille.app.commands import game_log, run_command
+from mortecouille.app.commands import run_command
+from mortecouille.app.games import game_log
 from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.codec import check_line
 from mortecouille.replays.reading.verify import verify_log

@@ -22,7 +22,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from mortecouille.app.commands import game_log, open_games
+from mortecouille.app.games import game_log, open_games
 from mortecouille.events.codec import check_line
 from mortecouille.replays.reading.verify import verify_log
 from mortecouille.web.server import build_app

@@ -20,8 +20,9 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from mortecouille.app.commands import commit_dice_contribution, game_log, run_command
+from mortecouille.app.commands import commit_dice_contribution, run_command
 from mortecouille.app.deadlines import pass_deadline_if_due, set_deadline
+from mortecouille.app.games import game_log
 from mortecouille.core.turn_commands import GiveOrder
 from mortecouille.events.orders import Advance
 from mortecouille.web.server import build_app

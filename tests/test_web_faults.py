@@ -49,7 +49,7 @@ from typing import Any
 import httpx
 import pytest
 
-from mortecouille.app.commands import load
+from mortecouille.app.games import load
 from mortecouille.events.codec import TornTail, stamp
 from mortecouille.events.rulings import RulingRecorded
 from mortecouille.events.store import GameLog

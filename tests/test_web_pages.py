@@ -519,7 +519,7 @@ def test_hostile_names_are_shown_as_text_never_run(server: Server, browser: Any)
 
 
 def test_the_referee_forks_a_what_if_from_the_page_and_opens_the_new_game(server: Server, browser: Any) -> None:
-    from mortecouille.app.commands import game_log
+    from mortecouille.app.games import game_log
     from mortecouille.replays.reading.verify import verify_log
 
     seats, view = played_with_seats(server, "original")

@@ -42,9 +42,7 @@ from mortecouille.app.commands import (
     KnownState,
     Outcome,
     ending,
-    game_log,
     list_games,
-    load,
     new_game,
     resolve_turn,
     run_command,
@@ -60,6 +58,7 @@ from mortecouille.app.deadlines import (
     set_deadline,
 )
 from mortecouille.app.fork import fork_game
+from mortecouille.app.games import game_log, load
 from mortecouille.app.idempotency import IdempotencyIndex, key_digest
 from mortecouille.app.order_grammar import parse_actions_text
 from mortecouille.app.prices import price_list
@@ -1165,7 +1164,7 @@ def worker_app() -> Litestar:
     worker): the store named by :data:`SERVE_STORE_VARIABLE`, opened by this process, closed
     when it stops; the links' base URL from :data:`SERVE_BASE_URL_VARIABLE` (empty: each
     request's own). Access log lines lose their query strings here too."""
-    from mortecouille.app.commands import open_games
+    from mortecouille.app.games import open_games
 
     url = os.environ.get(SERVE_STORE_VARIABLE)
     if not url:

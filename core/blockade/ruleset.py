@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from mortecouille.core.blockade import narrators
+from typing import TYPE_CHECKING
+
 from mortecouille.core.blockade.commands import (
     BLOCKADE_EVOLVERS,
     BLOCKADE_IGNORED,
@@ -11,12 +12,23 @@ from mortecouille.core.blockade.commands import (
     place_blockade_ship,
     play_blockade_turn,
 )
-from mortecouille.core.blockade.scenario import build_blockade_scenario
 from mortecouille.core.fleet.commands import FLEET_DECIDERS
-from mortecouille.core.ruleset import Refusal, compose_ruleset
+from mortecouille.core.ruleset import Refusal, StoryTables, compose_ruleset
 from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
 
+if TYPE_CHECKING:
+    from mortecouille.core.scenario import Scenario, ScenarioPlan
+
 _BOUGHT = Refusal(rule="F1", reason="ships and options are bought in mortecouille only")
+
+
+def build_scenario(scenario: Scenario) -> ScenarioPlan:
+    """The pure half of ``scenario``: its module (and the scenario documents' shared checks) is
+    imported when a scenario is read, since folding or showing a game never needs it (issue 16)."""
+    from mortecouille.core.blockade.scenario import build_blockade_scenario
+
+    return build_blockade_scenario(scenario)
+
 
 BLOCKADE = compose_ruleset(
     "blockade",
@@ -26,9 +38,9 @@ BLOCKADE = compose_ruleset(
     end_test=no_victory,
     placement=place_blockade_ship,
     play_turn=play_blockade_turn,
-    narrators=narrators.NARRATORS,
-    phases=narrators.PHASES,
-    scenario=build_blockade_scenario,
+    # explain's tables, imported when a story is told (see StoryTables)
+    story=StoryTables("mortecouille.core.blockade.narrators"),
+    scenario=build_scenario,
     refusals={
         **{
             command: Refusal(

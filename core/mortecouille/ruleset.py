@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.fleet.commands import FLEET_DECIDERS, place_mortecouille_ship
 from mortecouille.core.life_cycle import PlayedTurn, ResolveTurn
-from mortecouille.core.mortecouille import narrators
 from mortecouille.core.mortecouille.common import SetUpShip, decide_set_up
 from mortecouille.core.mortecouille.evolution import MORTECOUILLE_EVOLVERS, MORTECOUILLE_IGNORED
-from mortecouille.core.mortecouille.scenario import build_mortecouille_scenario
-from mortecouille.core.ruleset import Refusal, Victory, compose_ruleset
+from mortecouille.core.ruleset import Refusal, StoryTables, Victory, compose_ruleset
 from mortecouille.core.state import GameState
 from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
 from mortecouille.events.base import Event
+
+if TYPE_CHECKING:
+    from mortecouille.core.scenario import Scenario, ScenarioPlan
 
 
 def play_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> PlayedTurn:
@@ -39,6 +42,14 @@ def withdraw_order(state: GameState, command: WithdrawOrder, dice: DiceSource) -
     return decide_withdraw_order(state, command, dice)
 
 
+def build_scenario(scenario: Scenario) -> ScenarioPlan:
+    """The pure half of ``scenario``: its module (and the scenario documents' shared checks) is
+    imported when a scenario is read, since folding or showing a game never needs it (issue 16)."""
+    from mortecouille.core.mortecouille.scenario import build_mortecouille_scenario
+
+    return build_mortecouille_scenario(scenario)
+
+
 def end_test(state: GameState) -> Victory | None:
     """T3, imported with the turn's module (see :func:`play_turn`)."""
     from mortecouille.core.mortecouille.turn import victory
@@ -59,9 +70,9 @@ MORTECOUILLE = compose_ruleset(
     end_test=end_test,
     placement=place_mortecouille_ship,
     play_turn=play_turn,
-    narrators=narrators.NARRATORS,
-    phases=narrators.PHASES,
-    scenario=build_mortecouille_scenario,
+    # explain's tables, imported when a story is told (see StoryTables)
+    story=StoryTables("mortecouille.core.mortecouille.narrators"),
+    scenario=build_scenario,
     refusals={
         GiveTokens: Refusal(
             rule="P1", reason="tokens are for blockade games; mortecouille ships take orders (T1)"

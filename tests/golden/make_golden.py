@@ -38,7 +38,7 @@ from unittest import mock
 
 from click.testing import CliRunner
 
-from mortecouille.app.commands import load
+from mortecouille.app.games import load
 from mortecouille.cli.main import cli
 from mortecouille.core.state import state_hash
 from mortecouille.events.base import GENESIS_HASH
@@ -315,7 +315,8 @@ def build_contributed_game(games: Path, name: str = "mortecouille_contributed") 
     steps: both players commit from their pages, the referee locks, Anne reveals, Bart never does
     and the referee resolves without him (``--without-missing``); then the game ends, revealing
     the seed, and ``verify`` re-derives every die from it and the revealed contributions."""
-    from mortecouille.app.commands import commit_dice_contribution, game_log, reveal_dice_contribution
+    from mortecouille.app.commands import commit_dice_contribution, reveal_dice_contribution
+    from mortecouille.app.games import game_log
     from mortecouille.core.dice import contribution_commitment
 
     drawn = golden_contributions()
@@ -406,7 +407,8 @@ def first_edition() -> Iterator[None]:
 
 def build_v1_source(games: Path) -> Path:
     """A game whose turns each play one round, resolved from Python (the CLI always plays four)."""
-    from mortecouille.app.commands import game_log, run_command
+    from mortecouille.app.commands import run_command
+    from mortecouille.app.games import game_log
     from mortecouille.core.life_cycle import ResolveTurn
 
     path = build_blockade_game(games, "v1", V1_SCRIPT)
