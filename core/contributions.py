@@ -17,7 +17,7 @@ compute a die of the turn before every order is locked. The protocol, one turn:
 
 The one-step path (the referee's CLI, bots, demo): ``ResolveTurn.contribute`` carries
 contributions the shell drew for the players who committed none; the resolve commits them, locks
-the turn, reveals them and resolves, in one append (:func:`contributed_resolve`).
+the turn, reveals them and resolves, in one append (:func:`contributed_play`).
 
 Everything here is pure: the contributions are drawn by the shell (``app``) and come in as data.
 """
@@ -44,6 +44,8 @@ from mortecouille.core.life_cycle import (
     Decide,
     EndGame,
     Evolve,
+    PlayedTurn,
+    PlayTurn,
     ResolveTurn,
     fold_with,
     replace,
@@ -162,22 +164,23 @@ def decide_reveal(state: GameState, command: RevealDiceContribution, dice: DiceS
     return [reveal(state, command.player, command.contribution)]
 
 
-def contributed_resolve(
-    resolve: Decide, evolvers: Mapping[type[Event], Evolve], ignored: Collection[type[Event]]
-) -> Decide:
-    """``resolve`` (a ruleset's turn) preceded by the contributions' part of D3 in a contributed game.
+def contributed_play(
+    play: PlayTurn, evolvers: Mapping[type[Event], Evolve], ignored: Collection[type[Event]]
+) -> PlayTurn:
+    """``play`` (a ruleset's turn) preceded by the contributions' part of D3 in a contributed game.
 
     Before the turn's own events, in one append: the one-step path's commitments (``contribute``,
     for players who committed none) and the lock, if the turn is not locked yet; the reveals of
     ``contribute``; then each player still unrevealed as absent when ``absent_reason`` is given,
     else the resolve is refused naming them. The turn then resolves on the state those events
-    lead to, its seeded dice keyed by the seed and the revealed contributions (D3)."""
+    lead to, its seeded dice keyed by the seed and the revealed contributions (D3); the state it
+    settles on is the turn's own."""
 
-    def decide(state: GameState, command: ResolveTurn, dice: DiceSource) -> list[Event]:
+    def played(state: GameState, command: ResolveTurn, dice: DiceSource) -> PlayedTurn:
         if not contributed(state):
             if command.contribute or command.absent_reason is not None:
                 _check_contributed(state, "dice contribution")
-            return resolve(state, command, dice)
+            return play(state, command, dice)
         before: list[Event] = []
         current = state
 
@@ -221,9 +224,10 @@ def contributed_resolve(
                 record(DiceContributionAbsent(player=player, turn=state.turn, reason=command.absent_reason))
         if isinstance(dice, SeededDice):
             dice = dice.for_turn(state.game, state.turn, current_round(current).revealed)
-        return before + resolve(current, command, dice)
+        turn = play(current, command, dice)
+        return PlayedTurn([*before, *turn.events], turn.settled)
 
-    return decide
+    return played
 
 
 # --- the turn's inputs are final once it is locked --------------------------------------------

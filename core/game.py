@@ -19,11 +19,14 @@ from mortecouille.core.life_cycle import (
     UNFIT,
     Command,
     CreateGame,
+    PlayedTurn,
+    ResolveTurn,
     UnappliableEvent,
     UnknownEvent,
     check_game_name,
     fold_with,
 )
+from mortecouille.core.ruleset import Ruleset
 from mortecouille.core.rulesets import RULESETS, ruleset_named
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
@@ -38,15 +41,7 @@ def decide(state: GameState, command: Command, dice: DiceSource) -> list[Event]:
     the game's ruleset does not take is refused citing the rule its ``refusals`` give,
     or else naming the ``ruleset``.
     """
-    if state.created:
-        ruleset = RULESETS[state.ruleset]
-        if state.ended and not isinstance(command, CreateGame):
-            raise RuleViolation("T3", f"game {state.game!r} has ended ({state.end_reason})")
-    elif isinstance(command, CreateGame):
-        check_game_name(command.game)
-        ruleset = ruleset_named(command.ruleset, "--ruleset")
-    else:
-        raise BadInput("game", "the game has not been created")
+    ruleset = _deciding(state, command)
     handler = ruleset.deciders.get(type(command))
     if handler is None:
         refusal = ruleset.refusals.get(type(command))
@@ -56,6 +51,27 @@ def decide(state: GameState, command: Command, dice: DiceSource) -> list[Event]:
         where = f"a command of {' and '.join(takers)} games" if takers else "a command of no ruleset"
         raise BadInput("ruleset", f"{type(command).__name__} is {where}, not of {ruleset.name} ones")
     return handler(state, command, dice)
+
+
+def play_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> PlayedTurn:
+    """:func:`decide` of a ResolveTurn (the same events, refused alike), with the state the turn
+    settles on before its TurnEnded (:class:`~mortecouille.core.life_cycle.PlayedTurn`): the
+    ruleset's ``play_turn``, whose events its ResolveTurn decider returns. Re-deriving a log
+    (``verify``) takes that state instead of folding the turn a second time (issue 16)."""
+    return _deciding(state, command).play_turn(state, command, dice)
+
+
+def _deciding(state: GameState, command: Command) -> Ruleset:
+    """The ruleset that decides ``command`` in ``state``: the game's (refused once it has ended,
+    T3, but for a new game), or before the game exists the one a CreateGame names."""
+    if state.created:
+        if state.ended and not isinstance(command, CreateGame):
+            raise RuleViolation("T3", f"game {state.game!r} has ended ({state.end_reason})")
+        return RULESETS[state.ruleset]
+    if isinstance(command, CreateGame):
+        check_game_name(command.game)
+        return ruleset_named(command.ruleset, "--ruleset")
+    raise BadInput("game", "the game has not been created")
 
 
 def evolve(state: GameState, event: Event) -> GameState:

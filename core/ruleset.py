@@ -17,7 +17,7 @@ from mortecouille.core.board.ships import BOARD_EVOLVERS, PlacementRule, PlaceSh
 from mortecouille.core.contributions import (
     CONTRIBUTION_DECIDERS,
     CONTRIBUTION_EVOLVERS,
-    contributed_resolve,
+    contributed_play,
     refused_when_locked,
 )
 from mortecouille.core.deadlines import PassDeadline, SetDeadline, decide_set_deadline, passing_with
@@ -121,10 +121,9 @@ class Ruleset(msgspec.Struct, frozen=True, kw_only=True):
     end_test: EndTest
     #: this ruleset's own check of a PlaceShip, after the board's (B4, M)
     placement: PlacementRule
-    #: the decider of ResolveTurn: the events of :attr:`play_turn`
-    resolve_turn: Decide
-    #: the turn itself: its events and the state they settle on before its TurnEnded (re-derivation
-    #: takes that state rather than fold the turn again, issue 16)
+    #: ResolveTurn played: its events (what its decider returns: the dice contributions' of a
+    #: contributed game, D3, then the turn's) and the state the turn settles on before its
+    #: TurnEnded (re-derivation takes that state rather than fold the turn again, issue 16)
     play_turn: PlayTurn
     #: the pure half of ``scenario``: the document in, the commands out
     scenario: ScenarioBuilder
@@ -192,13 +191,13 @@ def compose_ruleset(
     ``evolvers`` and ``ignored`` come whole (shared ones included), as the ruleset's turn folds
     with the very same tables before the value exists.
     """
-    resolve_turn = events_of(play_turn)
-    resolve_with_contributions = contributed_resolve(resolve_turn, evolvers, ignored)
+    play_with_contributions = contributed_play(play_turn, evolvers, ignored)
+    resolve_turn = events_of(play_with_contributions)
     deciders: dict[type[Command], Decide] = {
         **SHARED_DECIDERS,
         PlaceShip: placing_with(placement),
-        ResolveTurn: resolve_with_contributions,
-        PassDeadline: passing_with(resolve_with_contributions),
+        ResolveTurn: resolve_turn,
+        PassDeadline: passing_with(resolve_turn),
         **commands,
     }
     # D3: once a contributed game's turn is locked, its inputs are final
@@ -212,8 +211,7 @@ def compose_ruleset(
         initial_state=initial_state,
         end_test=end_test,
         placement=placement,
-        resolve_turn=resolve_turn,
-        play_turn=play_turn,
+        play_turn=play_with_contributions,
         scenario=scenario,
         story=story,
     )

@@ -437,7 +437,7 @@ def _quick_lines(lines: Sequence[bytes], events: Sequence[Event], claimed: list[
     # the runs of canonical lines between the others (a block has few others, most have none)
     for end in [*(index for index, same in enumerate(canonical) if not same), len(lines)]:
         run = lines[start:end]
-        if _hashes_as_claimed(run, claimed[start:end]):
+        if all(map(_hash_cut_as_claimed, run, claimed[start:end])):
             quick += [True] * len(run)
         else:
             quick += [
@@ -464,18 +464,6 @@ def _hash_cut_as_claimed(line: bytes, claimed: str) -> bool:
     which is checked too, so the bytes cut are the ones :func:`spliced_line_hash` cuts."""
     before, _, rest = line.partition(_HASH_VALUE_START)
     return rest[64:66] == b'",' and _sha256(before + rest[66:]).hexdigest() == claimed
-
-
-def _hashes_as_claimed(lines: Sequence[bytes], claimed: Sequence[str]) -> bool:
-    """:func:`_hash_cut_as_claimed` of every line (each canonical, holding ``"hash":`` once),
-    inlined: a log has as many lines as events, and this is most of the chain check's time."""
-    sha256 = _sha256
-    key = _HASH_VALUE_START
-    for line, hash_ in zip(lines, claimed, strict=True):
-        before, _, rest = line.partition(key)
-        if rest[64:66] != b'",' or sha256(before + rest[66:]).hexdigest() != hash_:
-            return False
-    return True
 
 
 def _chained_as_claimed(

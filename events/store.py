@@ -285,6 +285,13 @@ def _identity(info: os.stat_result) -> _Identity:
     return info.st_ino, info.st_dev, info.st_mode, info.st_uid, info.st_gid
 
 
+def _head_identity(info: os.stat_result) -> tuple[int, ...]:
+    """A kept head anchor's identity: its file's (:func:`_identity`), and its number of links and
+    size, which must stay one and both slots' (a hard link would carry a write into another name's
+    file)."""
+    return (*_identity(info), info.st_nlink, info.st_size)
+
+
 class _Handles:
     """A log's descriptors kept open in this process between its appends, so that an append opens
     nothing (issue 16): the log's and the head anchor's paths (as strings); the log's descriptor
@@ -583,8 +590,7 @@ class GameLog:
             handles.drop_head()
             return None  # none yet: the rename path writes one
         # the kept file, still one link and both slots long (as recorded when it was opened)
-        kept = (info.st_ino, info.st_dev, info.st_mode, info.st_uid, info.st_gid, info.st_nlink, info.st_size)
-        if kept != handles.head_id:
+        if _head_identity(info) != handles.head_id:
             handles.drop_head()
             # a hard link would carry the write into another name's file: replaced instead
             if info.st_nlink != 1 or info.st_size != _SLOTS_SIZE or not stat.S_ISREG(info.st_mode):
@@ -594,7 +600,7 @@ class GameLog:
                 return None
             try:
                 opened_info = os.fstat(opened[0])
-                handles.head_id = (*_identity(opened_info), opened_info.st_nlink, opened_info.st_size)
+                handles.head_id = _head_identity(opened_info)
                 handles.head_bytes = os.pread(opened[0], _SLOTS_SIZE, 0)
             except BaseException:
                 os.close(opened[0])
@@ -947,18 +953,15 @@ class GameLog:
         path = self._files()[1]
         handles = _idle.pop(path, None)  # one step under the GIL: no other thread gets them too
         if handles is not None:
-            try:  # as lock_within, which waits when the lock is taken
-                fcntl.flock(handles.log_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                if not lock_within(handles.log_fd, timeout):
-                    _give_back(path, handles)
-                    raise self._locked_out(timeout) from None
+            if not lock_within(handles.log_fd, timeout):
+                _give_back(path, handles)
+                raise self._locked_out(timeout)
             try:
                 info = os.lstat(path)
             except OSError:
                 pass  # opened again below, which reports what is wrong
-            else:  # as _identity(info), inline: every append of a kept log checks it
-                if (info.st_ino, info.st_dev, info.st_mode, info.st_uid, info.st_gid) == handles.log_id:
+            else:
+                if _identity(info) == handles.log_id:
                     return handles, info.st_size
             handles.close()  # the path names another file now, or none: opened as a command would
         fd = self._open_to_write()

@@ -1,18 +1,18 @@
-"""A ruleset's ``play_turn`` settles on the state its events lead to before its TurnEnded: the
-one ``verify``'s re-derivation goes on from (``replays.reading.rederive.play_again``, issue 16:
+"""A turn played (``core.game.play_turn``) gives the events ``decide`` gives and settles on the
+state they lead to before its TurnEnded: the one ``verify``'s re-derivation goes on from (issue 16:
 the turn is not folded a second time).
 """
 
 from __future__ import annotations
 
 from mortecouille.core.dice import DicePolicy, LoggedDice, revealed_contributions
-from mortecouille.core.game import decide, fold
+from mortecouille.core.game import decide, fold, play_turn
 from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.state import EMPTY
 from mortecouille.events.base import Event
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.store import GameLog
-from mortecouille.replays.reading.rederive import play_again, revealed_seed, turn_segments
+from mortecouille.replays.reading.rederive import revealed_seed, turn_segments
 from tests.helpers import GOLDEN
 
 
@@ -31,12 +31,11 @@ def test_T2_P1_every_golden_turn_settles_on_the_state_its_events_lead_to() -> No
                     reveal_seed=ending.seed if isinstance(ending, GameEnded) else None,
                 )
                 expected = decide(state, command, logged_dice(events))
-                produced, settled = play_again(state, command, logged_dice(events))
+                produced, settled = play_turn(state, command, logged_dice(events))
                 assert produced == expected
-                if settled is not None:
-                    end = next(i for i, e in enumerate(produced) if isinstance(e, TurnEnded))
-                    assert settled == fold(produced[:end], state)
-                    rulesets_played.add(state.ruleset)
+                end = next(i for i, e in enumerate(produced) if isinstance(e, TurnEnded))
+                assert settled == fold(produced[:end], state)
+                rulesets_played.add(state.ruleset)
             state = fold(segment, state)
     assert rulesets_played == {"blockade", "mortecouille"}
 

@@ -55,62 +55,9 @@ def test_a_game_command_imports_no_heavy_module(tmp_path: Path, args: tuple[str,
     assert not loaded & set(HEAVY)
 
 
-#: What ``state`` on a mortecouille game never needs, so never imports (issue 16, the CLI's
-#: start-up): resolving a turn (mortecouille's and the blockade rounds, the movement engine),
-#: giving orders (their checks and the gunnery tables), the seats and ``new``, the service, the
-#: analytics and pictures, and the standard library modules only a rare path uses (a secret drawn,
-#: a name suggested, logging's levels). Nor the command path (``state`` reads through
-#: ``app.games``): locking, dice and deciding (``app.commands``), idempotency keys, the table's
-#: checks before a resolve (``core.readiness``); nor the turn index of ``replay --turn``, the
-#: scenario documents (``core.scenario`` and each ruleset's builder) or ``explain``'s narrators.
-NOT_FOR_STATE = (
-    "mortecouille.app.commands",
-    "mortecouille.app.idempotency",
-    "mortecouille.app.turn_index",
-    "mortecouille.core.readiness",
-    "mortecouille.core.scenario",
-    "mortecouille.core.mortecouille.scenario",
-    "mortecouille.core.mortecouille.narrators",
-    "mortecouille.core.blockade",
-    "mortecouille.core.mortecouille.turn",
-    "mortecouille.core.mortecouille.combat",
-    "mortecouille.core.mortecouille.movement",
-    "mortecouille.core.mortecouille.collisions",
-    "mortecouille.core.mortecouille.upkeep",
-    "mortecouille.core.mortecouille.order_checks",
-    "mortecouille.core.mortecouille.gunnery",
-    "mortecouille.core.mortecouille.maneuver",
-    "mortecouille.core.blockade.commands",
-    "mortecouille.core.blockade.rounds",
-    "mortecouille.core.board.movement",
-    "mortecouille.core.board.movement_step",
-    "mortecouille.app.seats",
-    "mortecouille.cli.seat_commands",
-    "mortecouille.cli.new_command",
-    "mortecouille.web",
-    "mortecouille.replays.analytics",
-    "mortecouille.replays.pictures",
-    "secrets",
-    "difflib",
-    "logging",
-    "dataclasses",
-    "fractions",
-)
-
-
-def test_state_of_a_mortecouille_game_imports_only_what_showing_it_needs(tmp_path: Path) -> None:
-    games = tmp_path / "games"
-    assert run(games, "new", "g", "--players", "A,B", "--budget", "100000").exit_code == 0
-    assert run(games, "buy", "g", "A", "red-small", "Hope").exit_code == 0
-    loaded = modules_loaded_by("state", "g", games=games)
-    assert "mortecouille.core.mortecouille.ruleset" in loaded  # the probe saw the game folded
-    assert "mortecouille.replays.reading.describe" in loaded  # and shown
-    assert not {name for name in loaded if name.startswith(NOT_FOR_STATE)}
-
-
 #: What ``order`` on a mortecouille game never needs: it runs the command path (``app.commands``)
 #: but sends no idempotency key (the service's), resolves no turn, reads no scenario or turn index
-#: and tells no story.
+#: and tells no story (module names: a package covers its modules).
 NOT_FOR_ORDER = (
     "mortecouille.app.idempotency",
     "mortecouille.app.turn_index",
@@ -126,15 +73,57 @@ NOT_FOR_ORDER = (
     "mortecouille.replays.pictures",
 )
 
+#: What ``state`` on a mortecouille game never needs either (issue 16, the CLI's start-up): the
+#: command path itself (``state`` reads through ``app.games``: no locking, dice or deciding),
+#: resolving a turn (its phases, the movement, the gunnery), giving orders (their checks), ``new``
+#: and the seats' commands, and the standard library modules only a rare path uses (a secret
+#: drawn, a name suggested, logging's levels).
+NOT_FOR_STATE = (
+    *NOT_FOR_ORDER,
+    "mortecouille.app.commands",
+    "mortecouille.core.mortecouille.combat",
+    "mortecouille.core.mortecouille.movement",
+    "mortecouille.core.mortecouille.collisions",
+    "mortecouille.core.mortecouille.upkeep",
+    "mortecouille.core.mortecouille.order_checks",
+    "mortecouille.core.mortecouille.gunnery",
+    "mortecouille.core.mortecouille.maneuver",
+    "mortecouille.core.board.movement",
+    "mortecouille.cli.seat_commands",
+    "mortecouille.cli.new_command",
+    "secrets",
+    "difflib",
+    "logging",
+    "dataclasses",
+    "fractions",
+)
 
-def test_order_on_a_mortecouille_game_imports_only_what_giving_it_needs(tmp_path: Path) -> None:
+
+def game_with_a_ship(tmp_path: Path) -> Path:
+    """A games folder holding ``g``, a mortecouille game where A bought Hope."""
     games = tmp_path / "games"
     assert run(games, "new", "g", "--players", "A,B", "--budget", "100000").exit_code == 0
     assert run(games, "buy", "g", "A", "red-small", "Hope").exit_code == 0
-    loaded = modules_loaded_by("order", "g", "Hope", "advance", games=games)
+    return games
+
+
+def imported_of(loaded: set[str], never: tuple[str, ...]) -> set[str]:
+    """The modules of ``loaded`` that are, or lie in, one of ``never``."""
+    return {name for name in loaded if name.startswith(never)}
+
+
+def test_state_of_a_mortecouille_game_imports_only_what_showing_it_needs(tmp_path: Path) -> None:
+    loaded = modules_loaded_by("state", "g", games=game_with_a_ship(tmp_path))
+    assert "mortecouille.core.mortecouille.ruleset" in loaded  # the probe saw the game folded
+    assert "mortecouille.replays.reading.describe" in loaded  # and shown
+    assert not imported_of(loaded, NOT_FOR_STATE)
+
+
+def test_order_on_a_mortecouille_game_imports_only_what_giving_it_needs(tmp_path: Path) -> None:
+    loaded = modules_loaded_by("order", "g", "Hope", "advance", games=game_with_a_ship(tmp_path))
     assert "mortecouille.app.commands" in loaded  # the probe saw the command path run
     assert "mortecouille.core.mortecouille.ruleset" in loaded
-    assert not {name for name in loaded if name.startswith(NOT_FOR_ORDER)}
+    assert not imported_of(loaded, NOT_FOR_ORDER)
 
 
 def test_a_command_that_logs_still_logs_through_structlog(tmp_path: Path) -> None:

@@ -16,12 +16,10 @@ from typing import Any
 
 import msgspec
 
-from mortecouille.core.contributions import contributed
-from mortecouille.core.dice import DiceForgery, DicePolicy, DiceSource, LoggedDice, revealed_contributions
+from mortecouille.core.dice import DiceForgery, DicePolicy, LoggedDice, revealed_contributions
 from mortecouille.core.errors import MortecouilleError
-from mortecouille.core.game import decide, fold
+from mortecouille.core.game import fold, play_turn
 from mortecouille.core.life_cycle import ResolveTurn
-from mortecouille.core.rulesets import RULESETS
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
 from mortecouille.events.codec import CorruptLine
@@ -68,23 +66,6 @@ def _exactly_same(produced: Sequence[Event], logged: Sequence[Event]) -> bool:
         for again, recorded in zip(produced, logged, strict=True)
     ]
     return enveloped == list(logged)
-
-
-def play_again(
-    state: GameState, command: ResolveTurn, dice: DiceSource
-) -> tuple[list[Event], GameState | None]:
-    """``decide(state, command, dice)`` for a turn to re-derive, with the state the turn settled on
-    before its TurnEnded when the rules give it (:class:`~mortecouille.core.life_cycle.PlayedTurn`),
-    else None.
-
-    A game that exists, has not ended and is not contributed (D3) has its ResolveTurn decided by
-    its ruleset's ``play_turn`` alone (the other cases refuse it or add the dice contributions'
-    events first: then ``decide`` itself is asked), so the events are the ones ``decide`` gives."""
-    ruleset = RULESETS.get(state.ruleset) if state.created and not state.ended else None
-    if ruleset is None or contributed(state):
-        return decide(state, command, dice), None
-    played = ruleset.play_turn(state, command, dice)
-    return played.events, played.settled
 
 
 def turn_segments(events: Iterable[Event], flush_every: int = 4096) -> Iterator[tuple[bool, list[Event]]]:
@@ -163,7 +144,7 @@ class TurnRederiver:
         self.turns = 0
         self.failure: Finding | None = None
         #: the state the last turn re-derived exactly settled on before its TurnEnded, as the rules
-        #: folded it (see :func:`play_again`); None when not given
+        #: folded it (:func:`~mortecouille.core.game.play_turn`); None when not given
         self.settled: GameState | None = None
 
     def turn(self, state: GameState, logged: Sequence[Event]) -> bool:
@@ -177,7 +158,7 @@ class TurnRederiver:
         command = ResolveTurn(partial=True, rounds=started.rounds, reveal_seed=reveal)
         self.settled = None
         try:
-            produced, settled = play_again(state, command, self.dice)
+            produced, settled = play_turn(state, command, self.dice)
         except DiceForgery as error:
             self.failure = Finding("rederive", False, str(error), error.seq)
             return False
