@@ -240,3 +240,31 @@ def test_a_database_made_before_the_keyframes_gets_them_when_the_store_opens(sto
         index.keep()
     assert stored.keyframes()
     assert stored.sql("SELECT to_regclass('events_turn_marks')") != [(None,)]
+
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+@pytest.mark.parametrize(
+    "golden", sorted(str(path.relative_to(GOLDEN)) for path in GOLDEN.glob("**/*.jsonl"))
+)
+def test_every_golden_log_has_the_turns_the_file_index_finds(
+    postgres_server: PostgresServer, every: int, golden: str
+) -> None:
+    """Every golden log, of every generation (version-1 turn lines included), imported as its lines:
+    the turns found through the store's index of their rows, and every position, are the file
+    index's (built on a mirror of it)."""
+    with PostgresStore(postgres_server.url, schema=f"turns_{uuid.uuid4().hex[:12]}") as store:
+        log_ = store.log("golden")
+        log_.import_lines((GOLDEN / golden).read_bytes())
+        with log_as_file(log_) as mirrored:
+            reference = turn_index_module.turn_index(mirrored)
+            index = StoredTurnIndex(log_)
+            assert index.resolved_turns() == reference.resolved_turns()
+            assert index.marks.ordered == reference.marks.ordered
+            assert index.final == reference.final
+            for turn in range(len(reference.resolved_turns()) + 2):
+                assert index.position_after_turn(turn) == reference.position_after_turn(turn)
+            for position in range(reference.end + 1):
+                assert index.state_at(position) == reference.state_at(position)
+                assert index.rulings_until(position) == reference.rulings_until(position)
