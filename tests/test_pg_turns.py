@@ -268,3 +268,33 @@ def test_every_golden_log_has_the_turns_the_file_index_finds(
             for position in range(reference.end + 1):
                 assert index.state_at(position) == reference.state_at(position)
                 assert index.rulings_until(position) == reference.rulings_until(position)
+
+
+def test_a_game_created_again_under_its_name_never_picks_up_the_old_keyframes(stored: Stored) -> None:
+    assert invoke(stored.url, "replay", GAME, "--seq", str(len(stored.events) - 1)).exit_code == 0
+    old = stored.keyframes()
+    assert old
+    for table in ("secrets", "events", "games"):  # dropped by hand: its keyframes go with it
+        stored.sql(f"DELETE FROM {table} WHERE game = %s", GAME)  # noqa: S608 - the tests' own names
+    assert stored.keyframes() == []
+    # another game under the name, long enough to reach the old keyframes' positions, and the old
+    # rows put back (a backup of the table restored): none is the new game's
+    again = invoke(
+        stored.url, "simulate", "--games", "1", "--seed", "other", "--to", stored.url, "--max-turns", "14"
+    )
+    assert again.exit_code == 0, again.output
+    stored.log().import_lines(stored.store.log("sim-other-0").read_bytes())  # its lines under the name
+    events = stored.log().read()
+    assert len(events) >= old[-1][0]
+    for position, digest, format_, state in old:
+        stored.sql(
+            "INSERT INTO keyframes (game, position, hash, format, state) VALUES (%s, %s, %s, %s, %s)",
+            GAME,
+            position,
+            digest,
+            format_,
+            state,
+        )
+    assert stored.log().keyframe_at_or_before(len(events)) is None
+    index = StoredTurnIndex(stored.log())
+    assert index.final == fold(events)
