@@ -12,8 +12,9 @@ process of several, or a restarted one, cannot know it), and the snapshot stays 
 :data:`SNAPSHOT_EVERY` events plus one batch behind the games ``serve`` plays.
 
 Why a thread: the write (the state encoded, one statement) costs about as much as a player's
-order itself on a long game (a few milliseconds, ``bench`` measured), so it is not made on the
-request that made it due. Each game's newest due snapshot waits in :attr:`SnapshotKeeper._due`
+order itself on a long game (measured on a 100,000-event game: 1.5 ms to encode the state and
+1.6 ms for the statement, against 3.5 ms for a whole order through ``run_command``), so it is not
+made on the request that made it due. Each game's newest due snapshot waits in :attr:`SnapshotKeeper._due`
 (an older one not written yet is replaced, never queued), and one thread writes them. The
 snapshot is derived data: a write that fails is logged by the store, one never made (the process
 stopped) costs the next command's fold only speed, and the store writes it only if the log holds

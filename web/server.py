@@ -205,7 +205,8 @@ class Service:
         #: whether a change feed hands this service every append of the store (build_app sets it)
         self.followed = False
         #: writes the store's snapshot of the games this service plays, off the requests' path
-        #: (:meth:`events_after`): its commands carry the state on and never fold enough to
+        #: (:meth:`events_after`): its commands carry the state on, so they never fold enough
+        #: events to make one due themselves (app/snapshot_keeper.py)
         self.snapshots = SnapshotKeeper()
 
     # --------------------------------------------------------------- requests
