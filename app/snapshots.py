@@ -34,8 +34,9 @@ interface (:class:`~mortecouille.events.stores.KeepsSnapshots`), decoded here
 at its seq has its hash (checked in the statement that reads it, with that row's line), and it is
 used only when its format is this one and it decodes; else the game is folded from its first
 event, and the snapshot rewritten by the next command that succeeds having folded
-:data:`SNAPSHOT_EVERY` events or more (at once, for a game that long). The turn index has no
-PostgreSQL counterpart.
+:data:`SNAPSHOT_EVERY` events or more (at once, for a game that long). The turn index's
+PostgreSQL counterpart is :mod:`mortecouille.app.stored_turns` (keyframes in a table of the
+store, the turns found through an index of its events).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from mortecouille.app.games import game_log
 from mortecouille.core.errors import BadInput
@@ -33,6 +33,9 @@ from mortecouille.events.stores import (
     import_lines,
     secrets_of,
 )
+
+if TYPE_CHECKING:
+    from mortecouille.app.turn_index import TurnLookups
 
 #: The secrets a copy carries with a game's lines, in this order.
 COPIED_SECRETS: tuple[str, ...] = (SEED, SEATS)
@@ -137,6 +140,23 @@ def log_as_file(log: EventStore) -> Iterator[GameLog]:
         yield GameLog(mirror_game(log, directory))
     finally:
         shutil.rmtree(directory, ignore_errors=True)
+
+
+@contextmanager
+def turns_of(log: EventStore) -> Iterator[TurnLookups]:
+    """The turn index of ``log``'s game, for ``replay``, ``explain`` and ``board --turn``: the file
+    beside a file log (:func:`~mortecouille.app.turn_index.turn_index`); a PostgreSQL game's
+    from its own tables (:mod:`mortecouille.app.stored_turns`: its turn marks and keyframes,
+    never the whole game); another store's game mirrored into a temporary file (:func:`log_as_file`)."""
+    # imported by the turn commands only (issue 16, the CLI's start-up)
+    from mortecouille.app.stored_turns import KeepsTurns, StoredTurnIndex
+    from mortecouille.app.turn_index import turn_index
+
+    if isinstance(log, KeepsTurns):
+        yield StoredTurnIndex(log)
+        return
+    with log_as_file(log) as readable:
+        yield turn_index(readable)
 
 
 @contextmanager

@@ -180,43 +180,34 @@ def turns_path(log_: GameLog) -> Path:
     return log_.sibling(TURNS_SUFFIX)
 
 
-class TurnIndex:
-    """Where every turn of a log starts and ends, and its keyframes: positions of a long game
-    reached by folding at most :data:`KEYFRAME_EVERY` events. Built or brought up to date by
-    :func:`turn_index`; the turn lookups give what :mod:`mortecouille.replays.reading.replay` and
+class TurnLookups:
+    """What ``replay --turn``, ``explain --turn`` and ``board --turn`` ask of a game's turns, from
+    its :class:`_Marks` (where turns start and end, the rulings) and how many events it holds;
+    :meth:`span` (a stretch of events and the state before it) is the store's to give: from the
+    turn index file beside a file log (:class:`TurnIndex`), or from the tables of a PostgreSQL
+    store (:mod:`mortecouille.app.stored_turns`). The turn lookups give what
+    :mod:`mortecouille.replays.reading.replay` and
     :func:`~mortecouille.replays.reading.explain.story_span` give on the whole list of events."""
 
-    def __init__(
-        self,
-        log_: GameLog,
-        covered: Anchor | None,
-        marks: _Marks,
-        keyframes: dict[int, bytes | Keyframe],
-        offsets: dict[int, int],
-        final: GameState,
-        kept_in: Path | None,
-    ) -> None:
-        self.log = log_
-        self.covered = covered
-        self.marks = marks
-        #: position -> the state's encoding (in memory) or where it is in the index file
-        self.keyframes = keyframes
-        #: position -> the byte where the line of that seq starts (where folding resumes)
-        self.offsets = offsets
-        self.final = final
-        #: the index file the keyframes not in memory are read from (each checked by its digest)
-        self._kept_in = kept_in
-        #: events folded into the index since it was read from its file
-        self.added = 0
-        #: True when no kept index could be used
-        self.rebuilt = kept_in is None
-        #: True when a keyframe of the file did not match its digest: the file is built anew
-        self.damaged = False
+    marks: _Marks
 
     @property
     def end(self) -> int:
         """How many events the log holds (the current position)."""
-        return 0 if self.covered is None else self.covered.seq + 1
+        raise NotImplementedError
+
+    @property
+    def final(self) -> GameState:
+        """The state at :attr:`end`."""
+        raise NotImplementedError
+
+    def span(self, first: int, last: int) -> tuple[GameState, list[Event]]:
+        """The state at position ``first`` and the events ``first``..``last - 1``."""
+        raise NotImplementedError
+
+    def keep(self) -> None:
+        """Keep what was derived for the next command (a reading command's success path)."""
+        raise NotImplementedError
 
     def resolved_turns(self) -> list[int]:
         return list(self.marks.ended_turns)
@@ -272,6 +263,61 @@ class TurnIndex:
         found = decode_lines(bytes(marks.ruling_lines[: marks.ruling_ends[count - 1]]))
         return [event for event in found if isinstance(event, RulingRecorded)]
 
+    def state_at(self, position: int) -> tuple[GameState, Event | None]:
+        """The state at ``position`` and the event that led there (None at 0)."""
+        if position <= 0:
+            return EMPTY, None
+        before, events = self.span(position - 1, position)
+        if not events:
+            return self.final, None
+        return evolve(before, events[0]), events[0]
+
+
+class TurnIndex(TurnLookups):
+    """Where every turn of a file log starts and ends, and its keyframes: positions of a long game
+    reached by folding at most :data:`KEYFRAME_EVERY` events. Built or brought up to date by
+    :func:`turn_index`."""
+
+    def __init__(
+        self,
+        log_: GameLog,
+        covered: Anchor | None,
+        marks: _Marks,
+        keyframes: dict[int, bytes | Keyframe],
+        offsets: dict[int, int],
+        final: GameState,
+        kept_in: Path | None,
+    ) -> None:
+        self.log = log_
+        self.covered = covered
+        self.marks = marks
+        #: position -> the state's encoding (in memory) or where it is in the index file
+        self.keyframes = keyframes
+        #: position -> the byte where the line of that seq starts (where folding resumes)
+        self.offsets = offsets
+        self._final = final
+        #: the index file the keyframes not in memory are read from (each checked by its digest)
+        self._kept_in = kept_in
+        #: events folded into the index since it was read from its file
+        self.added = 0
+        #: True when no kept index could be used
+        self.rebuilt = kept_in is None
+        #: True when a keyframe of the file did not match its digest: the file is built anew
+        self.damaged = False
+
+    @property
+    def end(self) -> int:
+        """How many events the log holds (the current position)."""
+        return 0 if self.covered is None else self.covered.seq + 1
+
+    @property
+    def final(self) -> GameState:
+        return self._final
+
+    @final.setter
+    def final(self, state: GameState) -> None:
+        self._final = state
+
     def keyframe_bytes(self, position: int) -> bytes:
         """The encoded state at keyframe ``position``; :class:`_DamagedKeyframe` when its bytes in
         the index file do not match their digest (the file changed or was damaged since)."""
@@ -323,15 +369,6 @@ class TurnIndex:
                 events.append(event)
             seq += 1
         return state, events
-
-    def state_at(self, position: int) -> tuple[GameState, Event | None]:
-        """The state at ``position`` and the event that led there (None at 0)."""
-        if position <= 0:
-            return EMPTY, None
-        before, events = self.span(position - 1, position)
-        if not events:
-            return self.final, None
-        return evolve(before, events[0]), events[0]
 
     def keep(self) -> None:
         """Write the index beside the log when it was rebuilt or went :data:`KEYFRAME_EVERY` or

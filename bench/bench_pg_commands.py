@@ -1,12 +1,14 @@
 """Commands against the log's length on PostgreSQL: the log work of ``state`` and ``order`` on a
 game of 1,000 vs 100,000 events, folded from the store's snapshot (``app/snapshots.py``, the
-``snapshots`` table of ``events/postgres_store.py``) and the events after it.
+``snapshots`` table of ``events/postgres_store.py``) and the events after it; ``replay`` and
+``explain --turn`` at the first and last turn, from the turn marks and keyframes.
 
-Run: ``.venv/bin/python bench/bench_pg_commands.py [--sizes 1000 100000] [--runs 5]``. Starts a
-throw-away PostgreSQL cluster (``tests/postgres_cluster.py``: Debian's server binaries, a free
-loopback port of 5500-5599). The games are ``bench_fold.py``'s blockade battle (built once per size
-and kept in ``bench/out/``), imported as their exact lines (``import_lines``) with their secret seed,
-each into a schema of its own.
+Run: ``.venv/bin/python bench/bench_pg_commands.py [--sizes 1000 100000] [--runs 5]
+[--turns-events 100000] [--only work turns]``. Starts a throw-away PostgreSQL cluster
+(``tests/postgres_cluster.py``: Debian's server binaries, a free loopback port of 5500-5599).
+The games are ``bench_fold.py``'s blockade battle (built once per size and kept in
+``bench/out/``), imported as their exact lines (``import_lines``) with their secret seed, each
+into a schema of its own.
 
 * ``state``: ``load_state(log, keep=True)``, the reading command's path (the snapshot read, checked
   against its row, the events after it folded); ``order``: a guard ship's blockade tokens through
@@ -17,6 +19,14 @@ each into a schema of its own.
   time. Goal: the largest size within 2x of the smallest.
 * Baseline, measured in the same run: the old path, every event read from seq 0 and folded
   (``fold(events_from(log, 0))``), at the largest size.
+
+* ``replay --turn N`` and ``explain --turn N`` (the whole CLI command in-process, the store opened
+  and closed by it, output included) at the first and the last turn of a ``--turns-events`` game
+  (100,000 by default), the first and last turn run after run in turn, after one warm-up run each
+  (the first run of all, printed, builds the keyframes: ``app/stored_turns.py``). Goals: the file
+  store's, under 150 ms at any turn and the last within 2x of the first. Baseline, measured in
+  the same run: the old path, the whole game mirrored into a temporary file and the file turn
+  index built there (``log_as_file`` and ``turn_index``), for ``replay --turn 1``.
 
 Times print as the median of ``--runs`` (at least 5) runs with min and max, and OK or MISSED
 (``bench/timing.py``).
@@ -33,12 +43,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from click.testing import CliRunner  # noqa: E402
 from psycopg import sql  # noqa: E402
 
 from bench.bench_commands import GAME, SEED, give_tokens  # noqa: E402
 from bench.bench_fold import cached_log  # noqa: E402
-from bench.timing import RUNS, Timing, timed, verdict  # noqa: E402
+from bench.timing import RUNS, Timing, interleaved, timed, verdict  # noqa: E402
 from mortecouille.app.games import load_state  # noqa: E402
+from mortecouille.app.store_copy import log_as_file, turns_of  # noqa: E402
+from mortecouille.app.turn_index import turn_index  # noqa: E402
+from mortecouille.cli.main import cli  # noqa: E402
 from mortecouille.core.game import fold  # noqa: E402
 from mortecouille.events.postgres_store import PostgresGameLog, PostgresStore  # noqa: E402
 from mortecouille.events.stores import SEED as SEED_KIND  # noqa: E402
@@ -131,15 +145,85 @@ def measure(sizes: list[int], runs: int, url: str) -> bool:
     return met
 
 
+def cli_command(url: str, args: list[str]) -> Callable[[], None]:
+    """The whole CLI command ``args`` on the store at ``url``, in-process (output included), run
+    once to warm up."""
+    runner = CliRunner()
+
+    def once() -> None:
+        result = runner.invoke(cli, ["--store", url, *args])
+        if result.exit_code != 0:
+            raise SystemExit(f"{' '.join(args)} failed: {result.output}")
+
+    once()
+    return once
+
+
+def mirrored_replay(log_: PostgresGameLog, turn: int) -> None:
+    """``replay --turn`` as it was: the game mirrored into a temporary file, its turn index built."""
+    with log_as_file(log_) as readable:
+        index = turn_index(readable)
+        index.state_at(index.position_after_turn(turn))
+
+
+def turn_reads(url: str, events: int, runs: int) -> bool:
+    met = True
+    store, log_ = imported(url, events)
+    try:
+        game_url = f"{url}?schema={store.schema}"
+        with turns_of(log_) as index:
+            turns = len(index.resolved_turns())
+        print(f"replay/explain --turn N on PostgreSQL, a {events:,}-event game ({turns:,} turns resolved)")
+        cold = timed(
+            lambda: CliRunner().invoke(cli, ["--store", game_url, "replay", GAME, "--turn", str(turns)]), 1
+        )
+        print(f"  first replay of the last turn, no keyframes yet (built up to it): {cold.runs[0]:.2f} s")
+        for command in ("replay", "explain"):
+            # first and last turn in turn, run after run: the machine's load hits both alike
+            first, last = interleaved(
+                cli_command(game_url, [command, GAME, "--turn", "1"]),
+                cli_command(game_url, [command, GAME, "--turn", str(turns)]),
+                runs,
+            )
+            print(f"  {command} --turn 1:      {first.shown('ms')}")
+            print(f"  {command} --turn {turns}: {last.shown('ms')}")
+            met &= verdict(
+                f"{command} --turn 1 on PostgreSQL at {events:,} events (ms)", first.median * 1e3, 150, False
+            )
+            met &= verdict(
+                f"{command} --turn {turns} on PostgreSQL at {events:,} events (ms)",
+                last.median * 1e3,
+                150,
+                False,
+            )
+            met &= verdict(
+                f"{command} on PostgreSQL: last turn vs first turn (time ratio, the first is the baseline)",
+                last.median / first.median,
+                2.0,
+                False,
+            )
+        baseline = timed(partial(mirrored_replay, log_, 1), runs)
+        print(f"  baseline, the old path (the game mirrored, its turn index built): {baseline.shown('ms')}")
+    finally:
+        store.close()
+    return met
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 100000])
     parser.add_argument("--runs", type=int, default=RUNS)
+    parser.add_argument("--turns-events", type=int, default=100000)
+    parser.add_argument("--only", nargs="*", choices=("work", "turns"), default=None)
     args = parser.parse_args()
     if args.runs < RUNS:
         parser.error(f"--runs: at least {RUNS}")
     with throwaway_cluster() as server:
-        met = measure(sorted(args.sizes), args.runs, server.url)
+        met = True
+        if args.only is None or "work" in args.only:
+            met &= measure(sorted(args.sizes), args.runs, server.url)
+        if args.only is None or "turns" in args.only:
+            met &= turn_reads(server.url, args.turns_events, args.runs)
     sys.exit(0 if met else 1)
 
 

@@ -20,8 +20,7 @@ from mortecouille.app.commands import (
 from mortecouille.app.games import game_log, load_state
 from mortecouille.app.receipts import turn_head_code
 from mortecouille.app.scenario import parse_scenario, run_scenario, scenario_output
-from mortecouille.app.store_copy import log_as_file
-from mortecouille.app.turn_index import turn_index
+from mortecouille.app.store_copy import turns_of
 from mortecouille.cli.receipt_output import echo_receipt, receipts_option
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.board.geometry import parse_facing, parse_square
@@ -220,8 +219,7 @@ def board(ctx: Context, game: str, turn: int | None, color: bool | None) -> None
     if turn is None:  # the current board: from the snapshot and the events after it
         click.echo(render_board(load_state(log_, keep=True)), color=color)
         return
-    with log_as_file(log_) as readable:
-        index = turn_index(readable)  # a past board: from the keyframe before that turn
+    with turns_of(log_) as index:  # a past board: from the keyframe before that turn
         resolved = len(index.resolved_turns())
         if not 0 <= turn <= resolved:
             raise BadInput(

@@ -18,8 +18,8 @@ from mortecouille.app.commands import run_command
 from mortecouille.app.fork import fork_game
 from mortecouille.app.games import game_log
 from mortecouille.app.outputs import HTML_SUFFIXES, SVG_SUFFIXES, check_output, write_output
-from mortecouille.app.store_copy import log_as_file
-from mortecouille.app.turn_index import TurnIndex, turn_index
+from mortecouille.app.store_copy import turns_of
+from mortecouille.app.turn_index import TurnLookups
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.board.geometry import square_name
 from mortecouille.core.errors import BadInput
@@ -68,7 +68,7 @@ def start_position(events: Sequence[Event], turn: int | None, seq: int | None) -
     return len(events)
 
 
-def indexed_position(index: TurnIndex, turn: int | None, seq: int | None) -> int:
+def indexed_position(index: TurnLookups, turn: int | None, seq: int | None) -> int:
     """:func:`start_position` read from a turn index: the same positions and refusals."""
     if turn is not None and seq is not None:
         raise BadInput("--turn/--seq", "give one of --turn and --seq, not both")
@@ -187,8 +187,7 @@ def replay(ctx: Context, game: str, turn: int | None, seq: int | None, step: boo
     """The state of GAME at any point, or walked through event by event (--step)."""
     if not step:
         # one position: from the turn index's keyframe before it, whatever the log's length
-        with log_as_file(game_log(ctx.store, game)) as log_:
-            index = turn_index(log_)
+        with turns_of(game_log(ctx.store, game)) as index:
             position = indexed_position(index, turn, seq)
             state, event = index.state_at(position)
             rulings = index.rulings_until(position)
@@ -231,8 +230,7 @@ def replay(ctx: Context, game: str, turn: int | None, seq: int | None, step: boo
 @reports_errors
 def explain(ctx: Context, game: str, turn: int, ship: str | None, as_json: bool) -> None:
     """Turn N of GAME as a story: phases, dice, claims and collisions with their rule IDs."""
-    with log_as_file(game_log(ctx.store, game)) as log_:
-        index = turn_index(log_)
+    with turns_of(game_log(ctx.store, game)) as index:
         state = index.final
         if ship is not None and ship not in state.ships:
             known = ", ".join(sorted(state.ships)) or "none"

@@ -72,6 +72,15 @@ INSERT_ROWS = 1000
 #: the threads never makes a command wait for a connection while another waits for a game's lock.
 MAX_CONNECTIONS = 40
 
+#: The event types the turn commands find by seq (``replay``, ``explain`` and ``board --turn``:
+#: where each turn starts and ends, where the game ended, the rulings), through a partial index of
+#: the events table on just their rows (``events_turn_marks``), so that finding a game's turns
+#: reads those rows, never the game.
+TURN_MARK_TYPES = ("turn-started", "turn-ended", "game-ended", "ruling")
+
+#: How many rows one statement of :meth:`PostgresGameLog.checked_range` reads.
+RANGE_ROWS = 2048
+
 #: A schema name the store accepts: a plain lower-case identifier (it is also the NOTIFY channel's stem).
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,40}")
 
@@ -204,6 +213,24 @@ class PostgresStore:
                     " format integer NOT NULL,"
                     " state bytea NOT NULL)"
                 ).format(snapshots=self.table("snapshots"), games=self.table("games"))
+            )
+            # the app's keyframes of each game's turn index (derived, never trusted over the rows:
+            # see keyframe_at_or_before), and the partial index that finds a game's turns by seq
+            conn.execute(
+                sql.SQL(
+                    "CREATE TABLE IF NOT EXISTS {keyframes} ("
+                    " game text NOT NULL REFERENCES {games} (game) ON DELETE CASCADE,"
+                    " position bigint NOT NULL CHECK (position > 0),"
+                    " hash text NOT NULL,"
+                    " format integer NOT NULL,"
+                    " state bytea NOT NULL,"
+                    " PRIMARY KEY (game, position))"
+                ).format(keyframes=self.table("keyframes"), games=self.table("games"))
+            )
+            conn.execute(
+                sql.SQL(
+                    "CREATE INDEX IF NOT EXISTS events_turn_marks ON {events} (game, seq) WHERE {marks}"
+                ).format(events=self.table("events"), marks=_turn_marks_predicate())
             )
             # what the app keeps beside a log, never in it: the secret seed, the seat token hashes;
             # readable by the store's role only (revoked from PUBLIC once, as it is created)
@@ -558,6 +585,118 @@ class PostgresGameLog:
             _log.warning("snapshot not written", game=self.game, seq=seq, error=str(error).strip())
             return False
         return written.rowcount == 1
+
+    # ---------------------------------------------------------------- the turn index's reads
+
+    def turn_marks(self) -> tuple[tuple[int, str], list[tuple[int, bytes]]]:
+        """The head (the next seq and the last line's hash) and the lines of the rows of
+        :data:`TURN_MARK_TYPES` before it, by seq: ONE statement, through the partial index
+        ``events_turn_marks`` (a game's turns are found without reading the game). Each line is
+        checked against its row (``check_line`` with the row's prev, and its hash column):
+        LogError names the first bad one. GameNotFound when there is no such game."""
+        query = turn_marks_query(self.store)
+        with _reachable(), self._connection() as conn:
+            found = conn.execute(query, [self.game]).fetchall()
+        if not found:
+            raise GameNotFound(f"game {self.game!r}: not in the store {self.store.schema!r}")
+        marks: list[tuple[int, bytes]] = []
+        for _next, _last, seq, prev, digest, line in found:
+            if seq is None:
+                continue
+            line = bytes(line)
+            if check_line(line, int(seq) + 1, int(seq), str(prev)) != digest:
+                raise LogError(
+                    "the row's hash column differs from its line (the row was edited)",
+                    line=int(seq) + 1,
+                    seq=int(seq),
+                )
+            marks.append((int(seq), line))
+        return (int(found[0][0]), str(found[0][1])), marks
+
+    def keyframe_at_or_before(self, position: int) -> StoredKeyframe | None:
+        """The game's keyframe at the greatest position at most ``position`` that the log vouches
+        for: joined in the statement to the row at its seq (``position - 1``) with its hash, and
+        that row's line checked (``check_line``); one whose line does not check out is passed
+        over for an earlier one. Its format and bytes are the app's to check. None: no keyframe
+        (fold from the start). Derived data: one that cannot be read is not used."""
+        query = sql.SQL(
+            "SELECT k.position, k.hash, k.format, k.state, e.prev, e.line FROM {keyframes} k"
+            " JOIN {events} e ON e.game = k.game AND e.seq = k.position - 1 AND e.hash = k.hash"
+            " WHERE k.game = %s AND k.position <= %s ORDER BY k.position DESC LIMIT 1"
+        ).format(keyframes=self.store.table("keyframes"), events=self.store.table("events"))
+        while position > 0:
+            try:
+                with _reachable(), self._connection() as conn:
+                    row = conn.execute(query, [self.game, position]).fetchone()
+            except psycopg.Error as error:
+                _log.info("keyframe not read", game=self.game, error=str(error).strip())
+                return None
+            if row is None:
+                return None
+            at, digest = int(row[0]), str(row[1])
+            try:
+                if check_line(bytes(row[5]), at, at - 1, str(row[4])) == digest:
+                    return StoredKeyframe(at, digest, int(row[2]), bytes(row[3]))
+            except LogError:
+                pass
+            position = at - 1
+        return None
+
+    def checked_range(self, first_seq: int, end_seq: int, prev: str) -> Iterator[tuple[int, bytes]]:
+        """The lines ``first_seq`` .. ``end_seq - 1``, read :data:`RANGE_ROWS` at a time, each
+        checked as a read checks it (``check_line`` chained on from ``prev``, the hash of line
+        ``first_seq - 1``; its prev and hash columns): LogError names the first bad or missing
+        seq. Rows before the head never change, so the statements need no common snapshot."""
+        query = sql.SQL(
+            "SELECT seq, prev, hash, line FROM {} WHERE game = %s AND seq >= %s AND seq < %s ORDER BY seq"
+        ).format(self.store.table("events"))
+        expected = first_seq
+        while expected < end_seq:
+            stop = min(end_seq, expected + RANGE_ROWS)
+            with _reachable(), self._connection() as conn:
+                rows = conn.execute(query, [self.game, expected, stop]).fetchall()
+            for seq, column_prev, column_hash, line in rows:
+                if seq != expected:
+                    raise _removed(expected, end_seq)
+                line = bytes(line)
+                digest = check_line(line, seq + 1, seq, prev)
+                if column_hash != digest or column_prev != prev:
+                    raise LogError(
+                        "the row's hash or prev column differs from its line (the row was edited)",
+                        line=seq + 1,
+                        seq=seq,
+                    )
+                yield seq, line
+                prev = digest
+                expected += 1
+            if expected < stop:
+                raise _removed(expected, end_seq)
+
+    def write_keyframes(self, format_: int, frames: Sequence[tuple[int, str, bytes]]) -> int:
+        """Keep ``frames`` (position, the hash of line ``position - 1``, the app's encoding of the
+        state there, of format ``format_``) as the game's keyframes: one statement, replacing
+        those at the same positions, each only if the log holds its line. Derived data: a failure
+        is logged, never raised. How many were written."""
+        if not frames:
+            return 0
+        query = sql.SQL(
+            "INSERT INTO {keyframes} (game, position, hash, format, state)"
+            " SELECT e.game, f.position, f.hash, %s, f.state"
+            " FROM unnest(%s::bigint[], %s::text[], %s::bytea[]) AS f (position, hash, state)"
+            " JOIN {events} e ON e.game = %s AND e.seq = f.position - 1 AND e.hash = f.hash"
+            " ON CONFLICT (game, position) DO UPDATE SET hash = EXCLUDED.hash,"
+            " format = EXCLUDED.format, state = EXCLUDED.state"
+        ).format(keyframes=self.store.table("keyframes"), events=self.store.table("events"))
+        positions = [frame[0] for frame in frames]
+        hashes = [frame[1] for frame in frames]
+        states = [frame[2] for frame in frames]
+        try:
+            with _reachable(), self._connection() as conn:
+                written = conn.execute(query, [format_, positions, hashes, states, self.game])
+        except (psycopg.Error, StoreUnavailable) as error:
+            _log.warning("keyframes not written", game=self.game, error=str(error).strip())
+            return 0
+        return max(0, written.rowcount)
 
     # ---------------------------------------------------------------- writing
 
@@ -953,6 +1092,32 @@ def _roll_back(conn: psycopg.Connection[Any]) -> None:
     """End a transaction the append left open (refused, or interrupted), writing nothing."""
     if not conn.closed and conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
         conn.execute("ROLLBACK")
+
+
+def _turn_marks_predicate() -> sql.Composed:
+    """``type IN (...)`` of :data:`TURN_MARK_TYPES`, as literals: the predicate of the partial
+    index, which the planner matches only when a query spells it the same way."""
+    return sql.SQL("type IN ({})").format(sql.SQL(", ").join(sql.Literal(tag) for tag in TURN_MARK_TYPES))
+
+
+def turn_marks_query(store: PostgresStore) -> sql.Composed:
+    """The statement of :meth:`PostgresGameLog.turn_marks` (its one parameter: the game)."""
+    return sql.SQL(
+        "SELECT g.next_seq, g.last_hash, e.seq, e.prev, e.hash, e.line FROM {games} g"
+        " LEFT JOIN LATERAL (SELECT seq, prev, hash, line FROM {events}"
+        " WHERE game = g.game AND seq < g.next_seq AND {marks}) e ON true"
+        " WHERE g.game = %s ORDER BY e.seq"
+    ).format(games=store.table("games"), events=store.table("events"), marks=_turn_marks_predicate())
+
+
+class StoredKeyframe(NamedTuple):
+    """A keyframe of a game's turn index as the store keeps it: the position (events folded), the
+    hash of the line before it (checked against the log when read), the app's format and state."""
+
+    position: int
+    hash: str
+    format: int
+    state: bytes
 
 
 def _head(conn: psycopg.Connection[Any], store: PostgresStore, game: str) -> tuple[int, str] | None:

@@ -63,6 +63,7 @@ from mortecouille.app.idempotency import IdempotencyIndex, key_digest
 from mortecouille.app.order_grammar import parse_actions_text
 from mortecouille.app.prices import price_list
 from mortecouille.app.receipts import is_submission, new_receipt_salt, receipt_for, turn_head_code
+from mortecouille.app.snapshot_keeper import SnapshotKeeper
 from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.contributions import CommitDiceContribution, LockTurn, RevealDiceContribution
@@ -203,6 +204,10 @@ class Service:
         self.seen_guard = threading.Lock()
         #: whether a change feed hands this service every append of the store (build_app sets it)
         self.followed = False
+        #: writes the store's snapshot of the games this service plays, off the requests' path
+        #: (:meth:`events_after`): its commands carry the state on, so they never fold enough
+        #: events to make one due themselves (app/snapshot_keeper.py)
+        self.snapshots = SnapshotKeeper()
 
     # --------------------------------------------------------------- requests
 
@@ -290,6 +295,9 @@ class Service:
             # the state after an append is the fold of the log up to it (run_command's outcome)
             with self.seen_guard:
                 self.seen[log_.name] = (events, outcome.state)
+            # a store that keeps snapshots (PostgreSQL) gets one each time the game passes a
+            # multiple of SNAPSHOT_EVERY events, written in the keeper's thread
+            self.snapshots.appended(log_, appended, outcome.state)
         return events
 
     def known_state(self, log_: EventStore) -> KnownState | None:
@@ -1103,6 +1111,7 @@ def build_app(
         finally:
             if feed is not None:
                 await asyncio.to_thread(feed.stop)
+            await asyncio.to_thread(service.snapshots.close)  # the snapshots due, before the store closes
             if close_store:
                 await asyncio.to_thread(store.close)
             if ticker is not None:
