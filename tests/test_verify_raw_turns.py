@@ -76,7 +76,8 @@ Forgery = Callable[[list[dict[str, Any]], int, int], None]
 
 
 def outcome_edited(bodies: list[dict[str, Any]], first: int, last: int) -> None:
-    """A line inside the turn says another outcome: a die's value, else the rule a line cites."""
+    """A line of the turn says another outcome: a die's value, else the rule a line cites, else the
+    rules its end cites."""
     for body in bodies[first + 1 : last]:
         if body["type"] == "die-rolled":
             body["value"] = body["value"] % 6 + 1
@@ -85,7 +86,7 @@ def outcome_edited(bodies: list[dict[str, Any]], first: int, last: int) -> None:
         if "rule" in body:
             body["rule"] = "M5" if body["rule"] != "M5" else "M4"
             return
-    raise AssertionError("no outcome to edit in the turn")
+    bodies[last]["rules"] = [*bodies[last]["rules"], "M5"]
 
 
 def extra_on_turn_start(bodies: list[dict[str, Any]], first: int, last: int) -> None:
