@@ -153,6 +153,24 @@ def test_a_rechained_log_with_odd_turn_lines_is_reported_as_its_decoded_lines_ar
             assert streamed.ok, streamed.findings  # still the rules' outcome
 
 
+@pytest.mark.parametrize("forge", [None, turn_unended], ids=["as logged", "turn unended"])
+def test_a_turn_longer_than_the_lines_held_back_takes_the_common_way(
+    forge: Forgery | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store, "STREAM_CHUNK_BYTES", 97)
+    monkeypatch.setattr(verify, "MAX_TURN_LINES", 3)  # every turn of the log is longer
+    log = copied("mortecouille.jsonl", tmp_path)
+    log.head_path.unlink()
+    bodies = bodies_of(log)
+    if forge is not None:
+        first, last = turn_lines(log)[0]
+        forge(bodies, first, last)
+    log.path.write_bytes(rechained(bodies))
+    streamed, whole = both_ways(log)
+    assert streamed == whole
+    assert streamed.ok == (forge is None), streamed.findings
+
+
 @pytest.mark.parametrize("chunk", CHUNKS)
 @pytest.mark.parametrize("name", ["blockade.jsonl", "mortecouille.jsonl", "mortecouille_contributed.jsonl"])
 def test_the_lines_of_a_turn_re_derived_exactly_after_its_first_are_never_decoded(

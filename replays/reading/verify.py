@@ -247,7 +247,7 @@ class LinePass:
         carry: list[bytes] = []
         carried: dict[int, int] = {}
         for block, lines in self.stream._line_blocks():
-            marks = _line_marks(block, len(carry))
+            marks = _line_marks(block, len(carry)) if self.raw_turns else {}
             if carry:
                 marks.update(carried)
                 lines = carry + lines
@@ -278,14 +278,17 @@ class LinePass:
                 if start < done or not marks[start] & _STARTED_MARK:
                     continue
                 stop = next((index for index in marked[place + 1 :] if marks[index] & _EDGE_MARKS), None)
+                carry = not last and end - start <= MAX_TURN_LINES  # held for the next block, never more
                 if stop is None or not marks[stop] & _ENDED_MARK or marks[stop] & _STARTED_MARK:
-                    if stop is None and not last:
+                    if stop is None and carry:
                         yield from self._common(lines[done:start])
                         return start  # the turn may end in the next block
                     continue
-                if stop + 1 >= end and not last:
+                if stop + 1 >= end and carry:
                     yield from self._common(lines[done:start])
                     return start  # whether a GameEnded follows is in the next block
+                if stop + 1 >= end and not last:
+                    continue  # a turn longer than any game plays: the common way
                 if marks.get(stop + 1, 0) & _GAME_ENDED_MARK:
                     continue
                 yield from self._common(lines[done:start])
@@ -348,6 +351,11 @@ class LinePass:
             self.at_anchor = found
         self.count += len(lines)
 
+
+#: the most lines :class:`LinePass` holds back for a turn that may end in the next block, far more
+#: than a turn of the largest fleet logs (SHIPS_MAX ships, four rounds): a longer one (a forged log
+#: whose turn never ends) takes the common way, so the pass never holds more than a block and this
+MAX_TURN_LINES = 20_000
 
 #: the bits of :func:`_line_marks`: which of these types' marks a line holds
 _STARTED_MARK, _ENDED_MARK, _GAME_ENDED_MARK = 1, 2, 4
