@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import itertools
-import re
 from collections import Counter
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from typing import Any
@@ -360,19 +359,9 @@ MAX_TURN_LINES = 20_000
 #: the bits of :func:`_line_marks`: which of these types' marks a line holds
 _STARTED_MARK, _ENDED_MARK, _GAME_ENDED_MARK = 1, 2, 4
 _EDGE_MARKS = _STARTED_MARK | _ENDED_MARK
-_TURN_MARKS = re.compile(
-    b"|".join(
-        re.escape(b'"type":' + msgspec.json.encode(event_tag(cls)))
-        for cls in (TurnStarted, TurnEnded, GameEnded)
-    )
-)
 _MARK_BITS = {
-    found: bit
-    for found, bit in zip(
-        (b'"type":' + msgspec.json.encode(event_tag(cls)) for cls in (TurnStarted, TurnEnded, GameEnded)),
-        (_STARTED_MARK, _ENDED_MARK, _GAME_ENDED_MARK),
-        strict=True,
-    )
+    b'"type":' + msgspec.json.encode(event_tag(cls)): bit
+    for cls, bit in ((TurnStarted, _STARTED_MARK), (TurnEnded, _ENDED_MARK), (GameEnded, _GAME_ENDED_MARK))
 }
 
 
@@ -381,12 +370,25 @@ def _line_marks(block: bytes, first_index: int) -> dict[int, int]:
     a game end's type as a canonical line writes it, with the bits of the marks each holds."""
     marks: dict[int, int] = {}
     index, counted = first_index, 0
-    for found in _TURN_MARKS.finditer(block):
-        at = found.start()
+    for at, mark in _found(block, _MARK_BITS):
         index += block.count(b"\n", counted, at)
         counted = at
-        marks[index] = marks.get(index, 0) | _MARK_BITS[found.group()]
+        marks[index] = marks.get(index, 0) | _MARK_BITS[mark]
     return marks
+
+
+def _found(data: bytes, marks: Iterable[bytes]) -> list[tuple[int, bytes]]:
+    """Where each of ``marks`` occurs in ``data``, in the order they occur (no mark holds another,
+    nor overlaps one). One fast search of the bytes per mark (rare in a log: a turn's edges, a
+    game's end, its dice), rather than a regular expression tried at every quote of the log."""
+    found: list[tuple[int, bytes]] = []
+    for mark in marks:
+        at = data.find(mark)
+        while at >= 0:
+            found.append((at, mark))
+            at = data.find(mark, at + len(mark))
+    found.sort()
+    return found
 
 
 def gather(chunks: Iterable[bytes]) -> Gathered:
@@ -399,8 +401,8 @@ def gather(chunks: Iterable[bytes]) -> Gathered:
     gathered = Gathered()
     for chunk in chunks:
         begun = -1
-        for found in _GATHERED_MARKS.finditer(chunk):
-            begin = chunk.rfind(b"\n", 0, found.start()) + 1
+        for at, _ in _found(chunk, _GATHERED_MARKS):
+            begin = chunk.rfind(b"\n", 0, at) + 1
             if begin == begun:
                 continue  # a line holding the bytes twice
             begun = begin
@@ -451,9 +453,7 @@ class Gathered:
 
 _GATHERED_TAGS = frozenset(event_tag(cls) for cls in (DieRolled, GameEnded, DiceContributionRevealed))
 #: how a line of those types shows its type (canonical JSON: compact, so exactly these bytes)
-_GATHERED_MARKS = re.compile(
-    b"|".join(re.escape(b'"type":' + msgspec.json.encode(tag)) for tag in sorted(_GATHERED_TAGS))
-)
+_GATHERED_MARKS = tuple(b'"type":' + msgspec.json.encode(tag) for tag in sorted(_GATHERED_TAGS))
 
 
 def check_stream(events: Iterable[Event], gathered: Gathered, rederive_turns: bool) -> list[Finding]:
