@@ -202,11 +202,11 @@ def _segments(items: Iterable[list[Event] | RawTurn]) -> Iterator[tuple[bool, li
     and undecoded turns: each :class:`RawTurn` is given as it is, after what its TurnStarted closes."""
     segmenter = Segmenter()
     for item in items:
-        if type(item) is RawTurn:
+        if isinstance(item, RawTurn):
             yield from segmenter.cut()
             yield item
         else:
-            yield from segmenter.feed(item)  # type: ignore[arg-type]
+            yield from segmenter.feed(item)
     yield from segmenter.cut()
 
 
@@ -222,11 +222,11 @@ class LinePass:
     ``"type":"turn-started"`` up to the next holding ``"type":"turn-ended"``, no other TurnStarted
     between, no GameEnded right after (a victory belongs to the turn: such a turn is decoded).
     Its first line is decoded and checked; if it is a TurnStarted, the rest goes to the checks as
-    a :class:`RawTurn`; the checks either vouch for its lines (``stamped``: the rules' events, the
-    lines their exact stamping, so every check of them holds) or leave them, and they are then
-    decoded and checked as any other lines. A line found by mistake (a nested ``type`` key) or
-    missed (a line not canonical) only takes the common way: the types are never taken on those
-    bytes' word."""
+    a :class:`RawTurn`; the checks either vouch for its lines (``stamped``: the rules' events with
+    the lines' envelopes, the lines their exact encoding, so every check of them holds) or leave
+    them, and they are then decoded and checked as any other lines. A line found by mistake (a
+    nested ``type`` key) or missed (a line not canonical) only takes the common way: the types
+    are never taken on those bytes' word."""
 
     def __init__(self, stream: CheckedStream, raw_turns: bool) -> None:
         self.stream = stream
@@ -353,7 +353,8 @@ class LinePass:
 
 #: the most lines :class:`LinePass` holds back for a turn that may end in the next block, far more
 #: than a turn of the largest fleet logs (SHIPS_MAX ships, four rounds): a longer one (a forged log
-#: whose turn never ends) takes the common way, so the pass never holds more than a block and this
+#: whose turn never ends) takes the common way, so the pass never holds more than a block and that
+#: many lines
 MAX_TURN_LINES = 20_000
 
 #: the bits of :func:`_line_marks`: which of these types' marks a line holds
@@ -481,7 +482,7 @@ def check_segments(
     rederiver: TurnRederiver | None = None
     started = False
     for item in segments:
-        if type(item) is RawTurn:
+        if isinstance(item, RawTurn):
             if rederiver is not None and rederiver.failure is None and states.unfoldable is None:
                 turn = rederiver.turn_lines(states.state, item)
                 if turn is not None:
@@ -492,7 +493,7 @@ def check_segments(
                     assert rederiver.settled is not None
                     states.settle(turn, rederiver.settled)
             continue
-        resolved, segment = item  # type: ignore[misc]
+        resolved, segment = item
         if not started:  # the first event: every check sees it, whatever its type
             started = True
             first = segment[0]
