@@ -202,3 +202,40 @@ def test_the_lines_of_a_turn_re_derived_exactly_after_its_first_are_never_decode
     for first, last in quick:
         assert type(events[first]) is TurnStarted
         assert not decoded_seqs & set(range(first + 1, last + 1)), (first, last)
+
+
+def test_a_turn_whose_first_line_carries_an_idempotency_key_is_still_checked_undecoded(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service writes a command's idempotency key on the first line of its batch (a turn's
+    TurnStarted): the rest of the turn is still the rules' exact encoding, never decoded."""
+    log = copied("mortecouille.jsonl", tmp_path)
+    log.head_path.unlink()
+    bodies = bodies_of(log)
+    spans = turn_lines(log)
+    for first, last in spans:
+        extra_on_turn_start(bodies, first, last)
+    log.path.write_bytes(rechained(bodies))
+    decoded: list[Event] = []
+    real = verify.LinePass._decoded
+
+    def counted(self: verify.LinePass, lines: list[bytes]) -> list[Event] | None:
+        got = real(self, lines)
+        decoded.extend(got or ())
+        return got
+
+    monkeypatch.setattr(verify.LinePass, "_decoded", counted)
+    streamed, whole = both_ways(log)
+    assert streamed.ok, streamed.findings
+    assert streamed == whole
+    decoded_seqs = {event.seq for event in decoded}
+    events = decode_lines(log.path.read_bytes())
+    # a turn a GameEnded follows is decoded (a victory is part of the turn); the others are not
+    quick = [
+        (first, last)
+        for first, last in spans
+        if type(events[last]) is TurnEnded and (last + 1 == len(events) or type(events[last + 1]) is not GameEnded)
+    ]
+    assert quick
+    for first, last in quick:
+        assert not decoded_seqs & set(range(first + 1, last + 1)), (first, last)
