@@ -48,18 +48,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.timing import Timing, interleaved, verdict  # noqa: E402
 from mortecouille.core.board.ships import PlaceShip
-from mortecouille.core.dice import TableDice, seed_commitment
-from mortecouille.core.game import decide, evolve, fold
+from mortecouille.core.dice import DicePolicy, LoggedDice, TableDice, seed_commitment
+from mortecouille.core.game import decide, evolve, fold, play_turn
 from mortecouille.core.life_cycle import Command, CreateGame, ResolveTurn
 from mortecouille.core.rulings import RecordRuling
-from mortecouille.core.state import EMPTY, state_hash
+from mortecouille.core.state import EMPTY, GameState, state_hash
 from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.codec import event_decoder
-from mortecouille.events.game import TurnEnded
+from mortecouille.events.game import DieRolled, GameCreated, TurnEnded, TurnStarted
 from mortecouille.events.rulings import Adjustment
 from mortecouille.events.store import GameLog
+from mortecouille.replays.reading.rederive import turn_segments
 from mortecouille.replays.reading.verify import verify_log
 
 #: how two measures are timed run after run: :func:`cpu_interleaved` or ``bench.timing.interleaved``
@@ -282,6 +283,28 @@ def compare_with_eventsourcing(log_path: Path, count: int, runs: int, measure: M
     )
 
 
+def turns_to_play(events: list[Event]) -> list[tuple[GameState, ResolveTurn, LoggedDice]]:
+    """Every resolved turn of ``events`` (a log of :func:`build_log`) as ``verify`` re-derives it:
+    the state before it, its command, the log's dice."""
+    created = events[0]
+    assert isinstance(created, GameCreated)
+    dice = LoggedDice([e for e in events if isinstance(e, DieRolled)], DicePolicy.of(created, None, {}))
+    turns = []
+    state = EMPTY
+    for resolved, segment in turn_segments(events):
+        if resolved:
+            started = segment[0]
+            assert isinstance(started, TurnStarted)
+            turns.append((state, ResolveTurn(partial=True, rounds=started.rounds), dice))
+        state = fold(segment, state)
+    return turns
+
+
+def play_turns(turns: list[tuple[GameState, ResolveTurn, LoggedDice]]) -> None:
+    for state, command, dice in turns:
+        play_turn(state, command, dice)
+
+
 def measure_verify(events: int, runs: int, split: bool, measure: Measure) -> None:
     """verify against a replay of the same log (its goal's line); ``split``: also verify without
     re-deriving the turns."""
@@ -310,6 +333,15 @@ def measure_verify(events: int, runs: int, split: bool, measure: Measure) -> Non
         added = statistics.median(a - b for a, b in zip(with_it.runs, without_it.runs, strict=True))
         print(f"  re-derivation:      {added:.3f} s (verify minus verify without it, run after run), "
               f"{added / t_replay.median:.2f}x the replay")  # fmt: skip
+        # the rules alone: every resolved turn played again from the state the log reaches before
+        # it (folded beforehand), as verify's re-derivation plays it; verify beyond that is its own
+        # work (reading, the chain, decoding the lines between turns, comparing, hashing, folding)
+        turns = turns_to_play(short.read())
+        t_fold_again, t_rules = measure(lambda: fold(short.read()), lambda: play_turns(turns), runs)
+        beyond = (t_verify.median - t_rules.median) / t_replay.median
+        rules_ratio = t_rules.median / t_fold_again.median
+        print(f"  the rules alone:    {t_rules.shown()}, {rules_ratio:.2f}x its replay; verify beyond them "
+              f"{beyond:.2f}x the replay")  # fmt: skip
     ratio = t_verify.median / t_replay.median
     verdict("verify per event vs a replay (time ratio)", ratio, 3.0, at_least=False)
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import itertools
-import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -168,24 +166,26 @@ def state_hash(state: GameState) -> str:
 def _ship_without_defaults(ship: ShipState) -> dict[str, Any]:
     """:func:`without_defaults` of a ship: its fields that differ (``!=``) from their defaults. A
     ship's fields hold plain values only (strings, numbers, None, tuples or lists of them), which
-    ``to_builtins`` leaves as they are and which encode as they are: read all at once
-    (:func:`_ship_fields`) rather than converted first, as every turn end hashes every ship that
-    moved (and ``verify`` every turn again). The same bytes as before
-    (tests/test_verify_speed_invariants.py)."""
-    names, read, defaults = _ship_fields()
-    values = read(ship)
-    # which differ from their defaults, found for all at once in C, then those names and values
-    differ = list(map(operator.ne, values, defaults))
-    return dict(zip(itertools.compress(names, differ), itertools.compress(values, differ), strict=True))
+    ``to_builtins`` leaves as they are and which encode as they are: read all at once, in field
+    order (``astuple``, in C), beside their names and defaults (:func:`_ship_fields`), rather than
+    converted first, as every turn end hashes every ship that moved (and ``verify`` every turn
+    again: issue 16). The same bytes as before (tests/test_verify_speed_invariants.py)."""
+    names, defaults = _ship_fields()
+    values = _astuple(ship)
+    return {
+        name: value for name, value, default in zip(names, values, defaults, strict=True) if value != default
+    }
+
+
+_astuple = msgspec.structs.astuple
 
 
 @functools.cache
-def _ship_fields() -> tuple[tuple[str, ...], Callable[[ShipState], tuple[Any, ...]], tuple[Any, ...]]:
-    """ShipState's field names, a getter of all their values at once, and their defaults (a
-    sentinel for a required field, equal to no value)."""
+def _ship_fields() -> tuple[tuple[str, ...], tuple[Any, ...]]:
+    """ShipState's field names and their defaults (a sentinel for a required field, equal to no
+    value), in field order (the order of ``astuple``)."""
     fields = _field_defaults(ShipState)
-    names = tuple(name for name, _ in fields)
-    return names, operator.attrgetter(*names), tuple(default for _, default in fields)
+    return tuple(name for name, _ in fields), tuple(default for _, default in fields)
 
 
 @functools.cache

@@ -466,6 +466,10 @@ def _hash_cut_as_claimed(line: bytes, claimed: str) -> bool:
     return rest[64:66] == b'",' and _sha256(before + rest[66:]).hexdigest() == claimed
 
 
+#: the canonical encoding of each of a sequence of events, each line ending with a newline
+encode_canonical_lines = _CANONICAL_ENCODER.encode_lines
+
+
 def _chained_as_claimed(
     lines: Sequence[bytes],
     events: Sequence[Event],

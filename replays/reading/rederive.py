@@ -11,6 +11,8 @@ The turns are taken one at a time as a stream of events reaches them (:func:`tur
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -22,7 +24,7 @@ from mortecouille.core.game import fold, play_turn
 from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
-from mortecouille.events.codec import CorruptLine
+from mortecouille.events.codec import CorruptLine, encode_canonical_lines
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.replays.reading.findings import Finding
 
@@ -74,42 +76,88 @@ def turn_segments(events: Iterable[Event], flush_every: int = 4096) -> Iterator[
     with reason ``victory``: a victory is part of the turn's outcome), ``(False, run)`` for the
     rest. A turn started again before it ended counts as no resolved turn (its events are of the
     runs between). Holds at most one turn and ``flush_every`` events besides."""
-    between: list[Event] = []
-    opened: list[Event] | None = None
-    ended: list[Event] | None = None  # a resolved turn, waiting to see whether a victory follows
-    # ``type(...) is``: no event class has a subclass, and this runs for every event of a log
-    for event in events:
-        kind = type(event)
-        if ended is not None:
-            if kind is GameEnded and event.reason == "victory":  # type: ignore[attr-defined]
-                ended.append(event)
+    segmenter = Segmenter(flush_every)
+    yield from segmenter.feed(events)
+    yield from segmenter.cut()  # what is left once every event was fed
+
+
+class Segmenter:
+    """:func:`turn_segments` fed a batch of events at a time (:meth:`feed`), so a stream can also
+    hand over a turn that is not to be decoded (``verify``'s :class:`RawTurn`): :meth:`cut` first
+    gives what a TurnStarted would close before it."""
+
+    __slots__ = ("between", "opened", "ended", "flush_every")
+
+    def __init__(self, flush_every: int = 4096) -> None:
+        self.between: list[Event] = []
+        self.opened: list[Event] | None = None
+        self.ended: list[Event] | None = None  # a resolved turn, waiting to see whether a victory follows
+        self.flush_every = flush_every
+
+    def feed(self, events: Iterable[Event]) -> Iterator[tuple[bool, list[Event]]]:
+        """The segments ``events`` complete, after those of the batches fed before."""
+        between, opened, ended, flush_every = self.between, self.opened, self.ended, self.flush_every
+        # ``type(...) is``: no event class has a subclass, and this runs for every event of a log
+        for event in events:
+            kind = type(event)
+            if ended is not None:
+                if kind is GameEnded and event.reason == "victory":  # type: ignore[attr-defined]
+                    ended.append(event)
+                    yield True, ended
+                    ended = None
+                    continue
                 yield True, ended
                 ended = None
-                continue
-            yield True, ended
-            ended = None
-        if kind is TurnStarted:
-            if opened is not None:
-                between.extend(opened)
-            opened = [event]
-        elif opened is not None:
-            opened.append(event)
-            if kind is TurnEnded:
-                if between:
+            if kind is TurnStarted:
+                if opened is not None:
+                    between.extend(opened)
+                opened = [event]
+            elif opened is not None:
+                opened.append(event)
+                if kind is TurnEnded:
+                    if between:
+                        yield False, between
+                        between = []
+                    ended, opened = opened, None
+            else:
+                between.append(event)
+                if len(between) >= flush_every:
                     yield False, between
                     between = []
-                ended, opened = opened, None
-        else:
-            between.append(event)
-            if len(between) >= flush_every:
-                yield False, between
-                between = []
-    if ended is not None:
-        yield True, ended
-    if opened is not None:
-        between.extend(opened)
-    if between:
-        yield False, between
+        self.between, self.opened, self.ended = between, opened, ended
+
+    def cut(self) -> Iterator[tuple[bool, list[Event]]]:
+        """What feeding a TurnStarted next would complete: the turn waiting for a victory (none
+        follows), and the run before it, with a turn left open (a turn started again is no turn).
+        The run is given now rather than with the next turn: a run cut in two is folded and
+        checked as it would be whole (one event after another). At the end of the events, what
+        is left."""
+        if self.ended is not None:
+            yield True, self.ended
+            self.ended = None
+        if self.opened is not None:
+            self.between.extend(self.opened)
+            self.opened = None
+        if self.between:
+            yield False, self.between
+            self.between = []
+
+
+class RawTurn:
+    """A resolved turn as a file log holds it, handed to the checks undecoded: its TurnStarted
+    (decoded, its line's chain checked), the lines after it up to its TurnEnded (``lines``, the
+    seq of the first ``first_seq``, chained after ``prev``), not yet checked. When the rules give
+    exactly those lines (:meth:`TurnRederiver.turn_lines`), ``stamped`` holds the rules' events as
+    those lines hold them; else the stream decodes and checks the lines as any others."""
+
+    __slots__ = ("started", "lines", "first_seq", "prev", "stamped")
+
+    def __init__(self, started: TurnStarted, lines: list[bytes], first_seq: int, prev: str) -> None:
+        self.started = started
+        self.lines = lines
+        self.first_seq = first_seq
+        self.prev = prev
+        self.stamped: list[Event] | None = None
 
 
 def turn_spans(events: list[Event]) -> list[tuple[int, int]]:
@@ -126,6 +174,59 @@ def turn_spans(events: list[Event]) -> list[tuple[int, int]]:
 def revealed_seed(events: Iterable[Event]) -> str | None:
     """The seed a game revealed as it ended (D2), if it has."""
     return next((e.seed for e in events if isinstance(e, GameEnded) and e.seed), None)
+
+
+#: how a line's top-level hash member starts, its value a string (a quote inside a string is
+#: escaped, so these bytes are always a key and the start of its value); a SHA-256 hex digest and
+#: the quote and comma after it follow (``hash`` is never an event's last key: ``prev``, ``seq``,
+#: ``type`` and ``v`` sort after it)
+_HASH_MEMBER = b'"hash":"'
+_DIGEST_AND_COMMA = 64 + 2
+
+
+def _as_logged(produced: Sequence[Event], raw: RawTurn) -> list[Event] | None:
+    """The rules' events after a turn's TurnStarted (``produced[1:]``) with the envelopes of the
+    turn's lines (``raw``), when those lines are exactly what the chain check accepts for them:
+    each line is the canonical encoding of its event with seq ``raw.first_seq`` on, ``prev`` the
+    previous line's hash (the first's ``raw.prev``) and its own hash, the SHA-256 of the line
+    with that hash member cut out (what :func:`~mortecouille.events.codec.check_line` checks).
+    None at the first doubt.
+
+    All of a turn at once, with as few steps per line as can be (issue 16): the lines are cut
+    where each hash member starts (a fast search of the bytes), the member (``"hash":"``, 64
+    digits, a quote and a comma) cut out, and what is left of each line hashed; the rules'
+    events take those digests (and the seqs and prevs they chain to) as their envelopes, and the
+    lines are compared with those events' encoding as one block (in C). When equal, each line is
+    its event's encoding, whose top-level hash member is a digest: as many members were cut as
+    there are lines, so each line holds that one only, and what was cut from it is that member,
+    whose value is the digest of the line without it. Every line then checks as
+    :func:`~mortecouille.events.codec.check_line` wants it, and decodes to the rules' event, so
+    they also say the same (the comparison of :meth:`TurnRederiver.turn`)."""
+    count = len(raw.lines)
+    payload = b"".join([b"\n".join(raw.lines), b"\n"])
+    parts = payload.split(_HASH_MEMBER)
+    if len(parts) != count + 1:
+        return None
+    bodies = b"".join([parts[0], *[part[_DIGEST_AND_COMMA:] for part in itertools.islice(parts, 1, None)]])
+    pieces = bodies.split(b"\n")
+    pieces.pop()  # the empty piece after the last newline
+    sha256 = hashlib.sha256
+    digests = [sha256(piece).hexdigest() for piece in pieces]
+    replace = _replace
+    first = raw.first_seq
+    enveloped = [
+        replace(event, seq=seq, prev=prev, hash=digest)
+        for event, seq, prev, digest in zip(
+            itertools.islice(produced, 1, None),
+            range(first, first + count),
+            itertools.chain((raw.prev,), digests),
+            digests,
+            strict=False,
+        )
+    ]
+    if len(enveloped) != count or encode_canonical_lines(enveloped) != payload:
+        return None
+    return enveloped
 
 
 class TurnRederiver:
@@ -146,6 +247,9 @@ class TurnRederiver:
         #: the state the last turn re-derived exactly settled on before its TurnEnded, as the rules
         #: folded it (:func:`~mortecouille.core.game.play_turn`); None when not given
         self.settled: GameState | None = None
+        #: what :meth:`turn_lines` played last: (state, TurnStarted, events, settled state), for
+        #: :meth:`turn` when the same turn comes back decoded (its lines differ from the rules')
+        self._played: tuple[GameState, Event, list[Event], GameState] | None = None
 
     def turn(self, state: GameState, logged: Sequence[Event]) -> bool:
         """Resolve the turn ``logged`` (a span of :func:`turn_segments`) again from ``state``, the
@@ -157,8 +261,12 @@ class TurnRederiver:
         reveal = ending.seed if isinstance(ending, GameEnded) else None
         command = ResolveTurn(partial=True, rounds=started.rounds, reveal_seed=reveal)
         self.settled = None
+        played, self._played = self._played, None
         try:
-            produced, settled = play_turn(state, command, self.dice)
+            if played is not None and played[0] is state and played[1] is started and reveal is None:
+                produced, settled = played[2], played[3]  # the same turn from the same state
+            else:
+                produced, settled = play_turn(state, command, self.dice)
         except DiceForgery as error:
             self.failure = Finding("rederive", False, str(error), error.seq)
             return False
@@ -191,6 +299,34 @@ class TurnRederiver:
                 return False
         self.turns += 1  # equal as plain values (a tuple for a list)
         return True
+
+    def turn_lines(self, state: GameState, raw: RawTurn) -> list[Event] | None:
+        """:meth:`turn` of a turn still in its lines (:class:`RawTurn`), when the rules give exactly
+        those lines (:func:`_as_logged`): the chain check of those lines, their typed decoding
+        and the comparison of :meth:`turn` at once, with no line decoded (issue 16). The turn's
+        events (the TurnStarted and the rules' others, with their lines' envelopes) are returned
+        and kept in ``raw.stamped``; None, with nothing reported, when they are not exactly the
+        lines (a line with an envelope extra, another outcome, a forged line...): the caller then
+        decodes and checks the lines as any others and hands the turn to :meth:`turn`, which
+        reports what differs (and reuses this turn's resolution)."""
+        started = raw.started
+        command = ResolveTurn(partial=True, rounds=started.rounds, reveal_seed=None)
+        self.settled = None
+        try:
+            produced, settled = play_turn(state, command, self.dice)
+        except (MortecouilleError, CorruptLine, KeyError, ValueError, TypeError, AttributeError):
+            return None  # reported by turn(), which meets it again (DiceForgery is a MortecouilleError)
+        self._played = (state, started, produced, settled)
+        if len(produced) != len(raw.lines) + 1 or not _exactly_same(produced[:1], (started,)):
+            return None
+        stamped = _as_logged(produced, raw)
+        if stamped is None:
+            return None
+        self._played = None
+        self.settled = settled
+        self.turns += 1
+        raw.stamped = stamped
+        return [started, *stamped]
 
     def unfoldable(self, event: Event, error: Exception) -> None:
         """The log cannot be folded up to a turn to re-derive: ``event`` does not apply."""

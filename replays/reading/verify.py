@@ -17,9 +17,8 @@
 from __future__ import annotations
 
 import itertools
-import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Generator, Iterable, Iterator, Sequence
 from typing import Any
 
 import msgspec
@@ -33,12 +32,12 @@ from mortecouille.core.dice import (
 from mortecouille.core.game import fold
 from mortecouille.core.life_cycle import DICE_MODES
 from mortecouille.core.state import EMPTY, GameState, state_hash
-from mortecouille.events.base import Event
-from mortecouille.events.codec import LogError, decode_line, decode_lines
+from mortecouille.events.base import GENESIS_HASH, Event
+from mortecouille.events.codec import LogError, check_lines, decode_block, decode_line, decode_lines
 from mortecouille.events.dice import DiceContributionRevealed, TurnLocked
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.schema import event_tag
-from mortecouille.events.store import GameLog
+from mortecouille.events.store import CheckedStream, GameLog, Head
 from mortecouille.events.stores import EventStore
 from mortecouille.replays.reading.findings import Finding, Report
 from mortecouille.replays.reading.receipts import (
@@ -50,6 +49,8 @@ from mortecouille.replays.reading.receipts import (
 )
 from mortecouille.replays.reading.rederive import (
     FOLD_ERRORS,
+    RawTurn,
+    Segmenter,
     TurnRederiver,
     first_unfoldable,
     turn_segments,
@@ -156,10 +157,11 @@ class _ChainBroken(Exception):
 
 def verify_streaming(log: GameLog, rederive_turns: bool) -> Report:
     """The log's own checks in one streaming pass over a file log: every line's chain is checked
-    as it is decoded (:class:`~mortecouille.events.store.CheckedStream`) and its event goes on to
-    the other checks at once, so the log is read and decoded once (issue 16); only what those
-    checks need before reading the log in order (its dice, revealed seed and contributions:
-    :func:`gather`) is picked from its bytes first, by the lines' type alone.
+    as it is decoded (:class:`LinePass`) and its event goes on to the other checks at once, so the
+    log is read and decoded once (issue 16); a resolved turn the rules re-derive to exactly its
+    lines is not even decoded (:class:`~mortecouille.replays.reading.rederive.RawTurn`). Only what
+    those checks need before reading the log in order (its dice, revealed seed and
+    contributions: :func:`gather`) is picked from its bytes first, by the lines' type alone.
 
     The report is the one the chain check first, then the other checks, would give: a broken
     chain (wherever it breaks) is the only finding; a line that does not decode ends the checks
@@ -171,27 +173,223 @@ def verify_streaming(log: GameLog, rederive_turns: bool) -> Report:
     except LogError as error:
         report.findings.append(Finding("chain", False, str(error), error.seq))
         return report
+    lines = LinePass(stream, raw_turns=rederive_turns)
 
-    def vouched() -> Iterator[list[Event]]:
+    def vouched() -> Iterator[list[Event] | RawTurn]:
         try:
-            yield from stream.batches()
+            yield from lines.items()
         except LogError as error:
             raise _ChainBroken(error) from None
 
     try:
-        findings = check_stream(itertools.chain.from_iterable(vouched()), gathered, rederive_turns)
+        findings = check_segments(_segments(vouched()), gathered, rederive_turns)
     except _ChainBroken as broken:
         report.findings.append(Finding("chain", False, str(broken.error), broken.error.seq))
         return report
-    report.events = stream.lines
+    report.events = lines.lines
     status = log.head_status(report.events)
     report.findings.append(Finding("chain", True, f"{report.events} lines chained; {status}"))
-    undecodable = stream.decode_error
+    undecodable = lines.decode_error
     if undecodable is not None:
         report.findings.append(Finding("decode", False, str(undecodable), undecodable.seq))
         return report
     report.findings.extend(findings)
     return report
+
+
+def _segments(items: Iterable[list[Event] | RawTurn]) -> Iterator[tuple[bool, list[Event]] | RawTurn]:
+    """:func:`~mortecouille.replays.reading.rederive.turn_segments` of a stream of event batches
+    and undecoded turns: each :class:`RawTurn` is given as it is, after what its TurnStarted closes."""
+    segmenter = Segmenter()
+    for item in items:
+        if isinstance(item, RawTurn):
+            yield from segmenter.cut()
+            yield item
+        else:
+            yield from segmenter.feed(item)
+    yield from segmenter.cut()
+
+
+class LinePass:
+    """A file log's lines checked in order, in one pass, a block at a time (never the whole log):
+    what :class:`~mortecouille.events.store.CheckedStream` checks (canonical form, seq, prev and
+    hash of every line, then the tail against the head anchor, raising the same LogError at the
+    same line) and yields (the typed events, a decoding error kept in :attr:`decode_error`, the
+    chain checked to the end), save that a resolved turn's lines may be handed over undecoded
+    (:meth:`items`).
+
+    A turn is found by its lines' type, as :func:`gather` finds lines: a line holding
+    ``"type":"turn-started"`` up to the next holding ``"type":"turn-ended"``, no other TurnStarted
+    between, no GameEnded right after (a victory belongs to the turn: such a turn is decoded).
+    Its first line is decoded and checked; if it is a TurnStarted, the rest goes to the checks as
+    a :class:`RawTurn`; the checks either vouch for its lines (``stamped``: the rules' events with
+    the lines' envelopes, the lines their exact encoding, so every check of them holds) or leave
+    them, and they are then decoded and checked as any other lines. A line found by mistake (a
+    nested ``type`` key) or missed (a line not canonical) only takes the common way: the types
+    are never taken on those bytes' word."""
+
+    def __init__(self, stream: CheckedStream, raw_turns: bool) -> None:
+        self.stream = stream
+        self.raw_turns = raw_turns
+        head = stream.head
+        self.anchored_seq = head.seq if isinstance(head, Head) else -1
+        self.prev = GENESIS_HASH
+        self.at_anchor: str | None = None
+        self.count = 0
+        self.lines = 0
+        self.decode_error: LogError | None = None
+        self.crashed: Exception | None = None
+
+    def items(self) -> Iterator[list[Event] | RawTurn]:
+        """The events a batch at a time, and resolved turns as :class:`RawTurn`, in the log's order;
+        raises the chain's LogError where the chain check raises it."""
+        carry: list[bytes] = []
+        carried: dict[int, int] = {}
+        for block, lines in self.stream._line_blocks():
+            marks = _line_marks(block, len(carry)) if self.raw_turns else {}
+            if carry:
+                marks.update(carried)
+                lines = carry + lines
+            left = yield from self._window(lines, marks, last=False)
+            carry = lines[left:]
+            carried = {index - left: kinds for index, kinds in marks.items() if index >= left}
+        if carry:
+            yield from self._window(carry, carried, last=True)
+        head = self.stream.head
+        if isinstance(head, LogError):
+            raise head
+        self.stream.log._check_head(head, self.count, self.at_anchor)
+        self.lines = self.count
+        if self.crashed is not None:
+            raise self.crashed
+
+    def _window(
+        self, lines: list[bytes], marks: dict[int, int], last: bool
+    ) -> Generator[list[Event] | RawTurn, None, int]:
+        """Check ``lines`` (their marks by index) from the first on, handing over the resolved turns;
+        return the index of the first line left for the next block (a turn it may end), ``len``
+        when none is left (``last``: the log's last lines, none left)."""
+        done = 0
+        end = len(lines)
+        if self.raw_turns:
+            marked = sorted(marks)
+            for place, start in enumerate(marked):
+                if start < done or not marks[start] & _STARTED_MARK:
+                    continue
+                stop = next((index for index in marked[place + 1 :] if marks[index] & _EDGE_MARKS), None)
+                carry = not last and end - start <= MAX_TURN_LINES  # held for the next block, never more
+                if stop is None or not marks[stop] & _ENDED_MARK or marks[stop] & _STARTED_MARK:
+                    if stop is None and carry:
+                        yield from self._common(lines[done:start])
+                        return start  # the turn may end in the next block
+                    continue
+                if stop + 1 >= end and carry:
+                    yield from self._common(lines[done:start])
+                    return start  # whether a GameEnded follows is in the next block
+                if stop + 1 >= end and not last:
+                    continue  # a turn longer than any game plays: the common way
+                if marks.get(stop + 1, 0) & _GAME_ENDED_MARK:
+                    continue
+                yield from self._common(lines[done:start])
+                yield from self._turn(lines[start : stop + 1])
+                done = stop + 1
+        yield from self._common(lines[done:])
+        return end
+
+    def _turn(self, lines: list[bytes]) -> Iterator[list[Event] | RawTurn]:
+        """A resolved turn's lines (see the class): handed over as a :class:`RawTurn`, or checked
+        as any others when the checks do not vouch for them."""
+        started: Event | None = None
+        if self.decode_error is None and self.crashed is None:
+            try:
+                started = decode_line(lines[0], self.count + 1)
+            except Exception:  # noqa: BLE001 - the common way meets it again, and says it
+                started = None
+        if type(started) is not TurnStarted:
+            yield from self._common(lines)
+            return
+        self._check(lines[:1], [started])
+        raw = RawTurn(started, lines[1:], self.count, self.prev)
+        yield raw
+        stamped = raw.stamped
+        if stamped is None:
+            events = self._decoded(raw.lines)
+            self._check(raw.lines, events)
+            if events is not None:
+                yield [started, *events]
+            return
+        anchored = self.anchored_seq - self.count
+        if 0 <= anchored < len(stamped):
+            self.at_anchor = stamped[anchored].hash
+        self.prev = stamped[-1].hash
+        self.count += len(stamped)
+
+    def _common(self, lines: list[bytes]) -> Iterator[list[Event]]:
+        """Lines decoded and checked as :class:`~mortecouille.events.store.CheckedStream` does."""
+        if not lines:
+            return
+        events = self._decoded(lines)
+        self._check(lines, events)
+        if events:
+            yield events
+
+    def _decoded(self, lines: list[bytes]) -> list[Event] | None:
+        if self.decode_error is not None or self.crashed is not None or not lines:
+            return None
+        try:
+            return decode_block(b"".join([b"\n".join(lines), b"\n"]), self.count + 1)
+        except LogError as error:
+            self.decode_error = error
+        except Exception as error:  # noqa: BLE001 - raised once the chain is checked, as before
+            self.crashed = error
+        return None
+
+    def _check(self, lines: list[bytes], events: list[Event] | None) -> None:
+        self.prev, found = check_lines(lines, events, self.count, self.prev, self.anchored_seq)
+        if found is not None:
+            self.at_anchor = found
+        self.count += len(lines)
+
+
+#: the most lines :class:`LinePass` holds back for a turn that may end in the next block, far more
+#: than a turn of the largest fleet logs (SHIPS_MAX ships, four rounds): a longer one (a forged log
+#: whose turn never ends) takes the common way, so the pass never holds more than a block and that
+#: many lines
+MAX_TURN_LINES = 20_000
+
+#: the bits of :func:`_line_marks`: which of these types' marks a line holds
+_STARTED_MARK, _ENDED_MARK, _GAME_ENDED_MARK = 1, 2, 4
+_EDGE_MARKS = _STARTED_MARK | _ENDED_MARK
+_MARK_BITS = {
+    b'"type":' + msgspec.json.encode(event_tag(cls)): bit
+    for cls, bit in ((TurnStarted, _STARTED_MARK), (TurnEnded, _ENDED_MARK), (GameEnded, _GAME_ENDED_MARK))
+}
+
+
+def _line_marks(block: bytes, first_index: int) -> dict[int, int]:
+    """The lines of ``block`` (whole lines, the first numbered ``first_index``) holding a turn's or
+    a game end's type as a canonical line writes it, with the bits of the marks each holds."""
+    marks: dict[int, int] = {}
+    index, counted = first_index, 0
+    for at, mark in _found(block, _MARK_BITS):
+        index += block.count(b"\n", counted, at)
+        counted = at
+        marks[index] = marks.get(index, 0) | _MARK_BITS[mark]
+    return marks
+
+
+def _found(data: bytes, marks: Iterable[bytes]) -> list[tuple[int, bytes]]:
+    """Where each of ``marks`` occurs in ``data``, in the order they occur (no mark holds another,
+    nor overlaps one). One fast search of the bytes per mark (rare in a log: a turn's edges, a
+    game's end, its dice), rather than a regular expression tried at every quote of the log."""
+    found: list[tuple[int, bytes]] = []
+    for mark in marks:
+        at = data.find(mark)
+        while at >= 0:
+            found.append((at, mark))
+            at = data.find(mark, at + len(mark))
+    found.sort()
+    return found
 
 
 def gather(chunks: Iterable[bytes]) -> Gathered:
@@ -204,8 +402,8 @@ def gather(chunks: Iterable[bytes]) -> Gathered:
     gathered = Gathered()
     for chunk in chunks:
         begun = -1
-        for found in _GATHERED_MARKS.finditer(chunk):
-            begin = chunk.rfind(b"\n", 0, found.start()) + 1
+        for at, _ in _found(chunk, _GATHERED_MARKS):
+            begin = chunk.rfind(b"\n", 0, at) + 1
             if begin == begun:
                 continue  # a line holding the bytes twice
             begun = begin
@@ -256,15 +454,22 @@ class Gathered:
 
 _GATHERED_TAGS = frozenset(event_tag(cls) for cls in (DieRolled, GameEnded, DiceContributionRevealed))
 #: how a line of those types shows its type (canonical JSON: compact, so exactly these bytes)
-_GATHERED_MARKS = re.compile(
-    b"|".join(re.escape(b'"type":' + msgspec.json.encode(tag)) for tag in sorted(_GATHERED_TAGS))
-)
+_GATHERED_MARKS = tuple(b'"type":' + msgspec.json.encode(tag) for tag in sorted(_GATHERED_TAGS))
 
 
 def check_stream(events: Iterable[Event], gathered: Gathered, rederive_turns: bool) -> list[Finding]:
     """Checks 2 to 4 of the module docstring over ``events`` in one pass (each stops at its first
     failure, as each did alone): the dice, every started turn ended, the state hash at every turn
-    end, and (``rederive_turns``) the re-derivation of every resolved turn.
+    end, and (``rederive_turns``) the re-derivation of every resolved turn (:func:`check_segments`)."""
+    return check_segments(turn_segments(events), gathered, rederive_turns)
+
+
+def check_segments(
+    segments: Iterable[tuple[bool, list[Event]] | RawTurn], gathered: Gathered, rederive_turns: bool
+) -> list[Finding]:
+    """:func:`check_stream` of the events cut into segments (:func:`turn_segments`); a
+    :class:`RawTurn` among them is vouched for when the rules re-derive it to exactly its lines
+    (:meth:`TurnRederiver.turn_lines`), else left to come back decoded.
 
     One fold serves the state hashes and the re-derivation. A turn the rules re-derive to exactly
     the logged events needs no hash of its own: the rules computed the hash its TurnEnded records
@@ -276,7 +481,19 @@ def check_stream(events: Iterable[Event], gathered: Gathered, rederive_turns: bo
     states = StateCheck()
     rederiver: TurnRederiver | None = None
     started = False
-    for resolved, segment in turn_segments(events):
+    for item in segments:
+        if isinstance(item, RawTurn):
+            if rederiver is not None and rederiver.failure is None and states.unfoldable is None:
+                turn = rederiver.turn_lines(states.state, item)
+                if turn is not None:
+                    for event in turn:
+                        if type(event) in _WATCHED:
+                            dice.see(event)
+                            turns.see(event)
+                    assert rederiver.settled is not None
+                    states.settle(turn, rederiver.settled)
+            continue
+        resolved, segment = item
         if not started:  # the first event: every check sees it, whatever its type
             started = True
             first = segment[0]
