@@ -200,16 +200,25 @@ class _SlotUpdate:
     belongs to (None: the update's own, closed once written). Made for the head open as ``fd``,
     whose newest valid slot has ``counter``: into the other slot, with the next counter."""
 
-    __slots__ = ("fd", "seq", "digest", "end", "record", "offset", "fields", "handles")
+    __slots__ = ("fd", "seq", "digest", "end", "record", "offset", "fields", "handles", "kept")
 
     def __init__(
         self, fd: int, counter: int, seq: int, digest: str, end: int | None, handles: _Handles | None = None
     ) -> None:
         counter += 1
         record, recorded_end = HeadSlots.recorded(counter, seq, digest, end)
+        offset = (counter & 1) * HeadSlots.SIZE
         self.fd, self.seq, self.digest, self.end, self.handles = fd, seq, digest, end, handles
-        self.record, self.offset = record, (counter & 1) * HeadSlots.SIZE
+        self.record, self.offset = record, offset
         self.fields: _OpenSlots = (fd, counter, seq, digest, recorded_end)
+        # The kept copy of the head's bytes once the slot is written, made now: an append readies
+        # its update before its fsync, so that only the pwrite is left after it (issue 16).
+        # The slot written has the highest counter with a valid CRC (the other slot's, if valid, is
+        # lower: the update's counter is one past the newest), so it is the anchor HeadSlots.newest
+        # reads from these bytes: its fields are kept with them.
+        if handles is not None:
+            before, size = handles.head_bytes, HeadSlots.SIZE
+            self.kept = record + before[size:] if offset == 0 else before[:size] + record
 
     def commit(self) -> None:
         """Write the slot (one ``pwrite``); close the head unless it is kept open (:class:`_Handles`),
@@ -227,13 +236,8 @@ class _SlotUpdate:
             raise
         if handles is None:
             os.close(self.fd)
-            return
-        # The slot written has the highest counter with a valid CRC (the other slot's, if valid, is
-        # lower: the update's counter is one past the newest), so it is the anchor HeadSlots.newest
-        # reads from these bytes: its fields are kept with them.
-        before, record, size = handles.head_bytes, self.record, HeadSlots.SIZE
-        handles.head_bytes = record + before[size:] if self.offset == 0 else before[:size] + record
-        handles.head_slots = self.fields
+        else:
+            handles.head_bytes, handles.head_slots = self.kept, self.fields
 
     def release(self) -> None:
         """Give the head back unwritten: closed, unless it is kept open (:class:`_Handles`)."""
