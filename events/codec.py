@@ -100,11 +100,11 @@ def _stamp_by_splice(event: Event, seq: int, prev: str) -> tuple[Event, bytes] |
     """:func:`stamp` with one encoding of the event and no dictionary in between (every command
     stamps its events before its fsync, so this is part of an append's cost, issue 16): the event
     is encoded with an empty hash, keys sorted, which is its canonical line with ``"hash":"",``
-    where the hash goes; without that field it is exactly what the hash covers (hashed in its two
-    pieces, never joined). None (the caller takes :func:`_stamp_through_dict`) when a field is left
-    out while None, or when that field's bytes occur more than once (a nested object with a
-    ``hash`` key), so no line differs by a byte from the general path's (tests/test_stamp_paths.py
-    compares them)."""
+    where the hash goes; without that field it is exactly what the hash covers. None (the caller
+    takes :func:`_stamp_through_dict`) when a field is left out while None, or when that field's
+    bytes occur more than once in an event whose class may nest an object with a ``hash`` key
+    (:func:`_splice_plan`), so no line differs by a byte from the general path's
+    (tests/test_stamp_paths.py and tests/test_append_steps.py compare them)."""
     stamped: list[Event] = []
     pieces: list[bytes] = []
     if not _splice_lines((event,), seq, prev, stamped, pieces):
