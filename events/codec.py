@@ -154,10 +154,10 @@ def _splice_plan(cls: type[Event]) -> tuple[tuple[str, ...], bool]:
     and whether a nested object could put ``"hash":"",`` in its encoding besides the line's own
     (only then is the encoding searched for a second one: a search as long as the line, the most
     costly step of stamping after the hash, issue 16). The event's own ``hash`` field is left out of
-    the walk; its nested structs, if any, are not."""
+    the walk, but not its nested structs, an event of its own class among them."""
     info = msgspec.inspect.type_info(cls)
     assert isinstance(info, msgspec.inspect.StructType)
-    walked = {id(info)}
+    walked: set[int] = set()
     nested = info.tag_field == "hash" or any(
         _may_nest_a_hash_key(field.type, walked) for field in info.fields if field.name != "hash"
     )

@@ -161,6 +161,19 @@ class WithMapping(Event, tag="test_mapping", frozen=True):
     extra: dict[str, Any] = msgspec.field(default_factory=dict)
 
 
+class SelfNesting(Event, tag="test_self_nesting", frozen=True):
+    """An event (for these tests only) that holds events of its own class, each with a hash field."""
+
+    children: tuple[SelfNesting, ...] = ()
+
+
+def test_an_event_holding_events_of_its_own_class_is_searched_and_stamped_by_its_definition() -> None:
+    assert codec._splice_plan(SelfNesting)[1] is True
+    event = SelfNesting(children=(SelfNesting(),))
+    assert _stamp_by_splice(event, 3, "e" * 64) is None
+    assert stamp(event, 3, "e" * 64) == _stamp_through_dict(event, 3, "e" * 64)
+
+
 def test_an_event_whose_nested_structs_have_no_hash_field_is_not_searched_for_a_second_one() -> None:
     # a ruling's adjustments are structs sorted before the line's hash, none with a hash field
     assert codec._splice_plan(RulingRecorded) == ((), False)
