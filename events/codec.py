@@ -100,69 +100,17 @@ def _stamp_by_splice(event: Event, seq: int, prev: str) -> tuple[Event, bytes] |
     """:func:`stamp` with one encoding of the event and no dictionary in between (every command
     stamps its events before its fsync, so this is part of an append's cost, issue 16): the event
     is encoded with an empty hash, keys sorted, which is its canonical line with ``"hash":"",``
-    where the hash goes; without that field it is exactly what the hash covers. None (the caller
-    takes :func:`_stamp_through_dict`) when a field is left out while None, or when that field's
-    bytes occur more than once in an event whose class may nest an object with a ``hash`` key
-    (:func:`_splice_plan`), so no line differs by a byte from the general path's
-    (tests/test_stamp_paths.py and tests/test_append_steps.py compare them)."""
+    where the hash goes; without that field it is exactly what the hash covers (hashed in one
+    call). None (the caller takes :func:`_stamp_through_dict`) when a field is left out while None,
+    or when that field's bytes occur more than once (a nested object with a ``hash`` key), so no
+    line differs by a byte from the general path's (tests/test_stamp_paths.py and
+    tests/test_append_steps.py compare them)."""
     stamped: list[Event] = []
     pieces: list[bytes] = []
     if not _splice_lines((event,), seq, prev, stamped, pieces):
         return None
     pieces.pop()  # the newline after the line
     return stamped[0], b"".join(pieces)
-
-
-#: The type nodes of :mod:`msgspec.inspect` that encode as a JSON scalar (never an object, so never
-#: a ``"hash"`` key): anything else not walked by :func:`_may_nest_a_hash_key` counts as one that may.
-_SCALAR_TYPES: tuple[type, ...] = (
-    msgspec.inspect.NoneType, msgspec.inspect.BoolType, msgspec.inspect.IntType, msgspec.inspect.FloatType,
-    msgspec.inspect.StrType, msgspec.inspect.BytesType, msgspec.inspect.ByteArrayType,
-    msgspec.inspect.LiteralType, msgspec.inspect.EnumType,
-)  # fmt: skip
-
-
-def _may_nest_a_hash_key(node: msgspec.inspect.Type, walked: set[int]) -> bool:
-    """Whether a value of the type ``node`` may encode as, or hold, a JSON object with a ``hash``
-    key: a struct with such a field (or tag field), or anything whose keys are not known (a
-    dictionary, ``Any``, a type this walk does not know). Structs are walked once (``walked``)."""
-    if isinstance(node, _SCALAR_TYPES):
-        return False
-    if isinstance(node, msgspec.inspect.StructType):
-        if id(node) in walked:
-            return False
-        walked.add(id(node))
-        return node.tag_field == "hash" or any(
-            field.encode_name == "hash" or _may_nest_a_hash_key(field.type, walked) for field in node.fields
-        )
-    if isinstance(node, (msgspec.inspect.VarTupleType, msgspec.inspect.ListType, msgspec.inspect.SetType,
-                         msgspec.inspect.FrozenSetType)):  # fmt: skip
-        return _may_nest_a_hash_key(node.item_type, walked)
-    if isinstance(node, msgspec.inspect.TupleType):
-        return any(_may_nest_a_hash_key(item, walked) for item in node.item_types)
-    if isinstance(node, msgspec.inspect.UnionType):
-        return any(_may_nest_a_hash_key(member, walked) for member in node.types)
-    return True
-
-
-#: How each event class is stamped by splice, worked out at its first stamp (see :func:`_splice_plan`).
-_SPLICE_PLANS: dict[type[Event], tuple[tuple[str, ...], bool]] = {}
-
-
-def _splice_plan(cls: type[Event]) -> tuple[tuple[str, ...], bool]:
-    """What :func:`_splice_lines` checks for an event of ``cls``: its fields left out while None,
-    and whether a nested object could put ``"hash":"",`` in its encoding besides the line's own
-    (only then is the encoding searched for a second one: a search as long as the line, the most
-    costly step of stamping after the hash, issue 16). The event's own ``hash`` field is left out of
-    the walk, but not its nested structs, an event of its own class among them."""
-    info = msgspec.inspect.type_info(cls)
-    assert isinstance(info, msgspec.inspect.StructType)
-    walked: set[int] = set()
-    nested = info.tag_field == "hash" or any(
-        _may_nest_a_hash_key(field.type, walked) for field in info.fields if field.name != "hash"
-    )
-    plan = _SPLICE_PLANS[cls] = (cls.omitted_when_none, nested)
-    return plan
 
 
 def _splice_lines(
@@ -172,26 +120,18 @@ def _splice_lines(
     each stamped event is added to ``stamped`` and its line's pieces, then a newline, to
     ``pieces``; stops before the first event that takes :func:`_stamp_through_dict` (nothing of
     it added) and returns how many were stamped. One call for a batch, so that an append pays no
-    call per event (issue 16).
-
-    The line's own ``"hash":"",`` is the first in its encoding unless a nested object holds one
-    before it; an event class that cannot hold one (:func:`_splice_plan`, worked out once) is not
-    searched for a second, since ``"`` inside a JSON string is always escaped: no string value can
-    hold those bytes."""
+    call per event (issue 16)."""
     count = 0
-    plans = _SPLICE_PLANS
     for event in events:
-        plan = plans.get(event.__class__) or _splice_plan(event.__class__)
-        omitted, nested = plan
-        if omitted:
-            for name in omitted:
+        if event.omitted_when_none:
+            for name in event.omitted_when_none:
                 if getattr(event, name) is None:
                     return count
         placed = _replace(event, seq=seq + count, prev=prev, hash="")
         before, found, rest = _encode_canonical(placed).partition(_EMPTY_HASH_FIELD)
         # find, not ``in``: on bytes, ``in`` first tries its operand as an int, raising (and
         # catching) a TypeError each time
-        if not found or (nested and rest.find(_EMPTY_HASH_FIELD) >= 0):
+        if not found or rest.find(_EMPTY_HASH_FIELD) >= 0:
             return count
         # the line without its hash field: what the hash covers, hashed in one call
         prev = _sha256(before + rest).hexdigest()

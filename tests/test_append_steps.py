@@ -1,6 +1,6 @@
 """What one append of a kept log does, step by step (issue 16, item 3): exactly the system calls its
 guarantees need, in the order they need them, and stamping and the head's slot with fewer steps
-but the same bytes as their definitions.
+but the same bytes as their definitions (a nested ``hash`` key before the line's own included).
 
 The system calls are the floor the guarantees set: the lock taken and given back (two ``flock``),
 the log's path and the head's checked to name the kept files (two ``lstat``: a path's identity
@@ -21,10 +21,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from mortecouille.events import codec
 from mortecouille.events.base import Event
 from mortecouille.events.codec import _stamp_by_splice, _stamp_through_dict, stamp, stamp_all
-from mortecouille.events.game import GameCreated
 from mortecouille.events.rulings import Adjustment, RulingRecorded
 from mortecouille.events.store import GameLog, HeadSlots, close_idle_descriptors
 from mortecouille.replays.reading.verify import verify_log
@@ -167,30 +165,24 @@ class SelfNesting(Event, tag="test_self_nesting", frozen=True):
     children: tuple[SelfNesting, ...] = ()
 
 
-def test_an_event_holding_events_of_its_own_class_is_searched_and_stamped_by_its_definition() -> None:
-    assert codec._splice_plan(SelfNesting)[1] is True
+def test_an_event_holding_events_of_its_own_class_is_stamped_by_its_definition() -> None:
     event = SelfNesting(children=(SelfNesting(),))
     assert _stamp_by_splice(event, 3, "e" * 64) is None
     assert stamp(event, 3, "e" * 64) == _stamp_through_dict(event, 3, "e" * 64)
 
 
-def test_an_event_whose_nested_structs_have_no_hash_field_is_not_searched_for_a_second_one() -> None:
-    # a ruling's adjustments are structs sorted before the line's hash, none with a hash field
-    assert codec._splice_plan(RulingRecorded) == ((), False)
-    assert codec._splice_plan(GameCreated) == (("dice_scheme",), False)
+def test_an_event_whose_nested_structs_have_no_hash_field_is_spliced() -> None:
     event = RulingRecorded(turn=1, rule="T2", text="x", adjustments=(Adjustment(ship="A", wind=1),))
     assert _stamp_by_splice(event, 3, "e" * 64) == _stamp_through_dict(event, 3, "e" * 64)
 
 
-def test_an_event_that_may_nest_a_hash_key_is_searched_and_stamped_by_its_definition() -> None:
-    assert codec._splice_plan(WithNestedHash)[1] is True
-    assert codec._splice_plan(WithMapping)[1] is True
+def test_an_event_nesting_a_hash_key_before_its_own_is_stamped_by_its_definition() -> None:
     nested = WithNestedHash(entries=(Nested(),))
     assert _stamp_by_splice(nested, 3, "e" * 64) is None  # the first "hash":"", is not the line's
     assert stamp(nested, 3, "e" * 64) == _stamp_through_dict(nested, 3, "e" * 64)
     mapped = WithMapping(extra={"a": {"hash": ""}})
     assert stamp(mapped, 4, "e" * 64) == _stamp_through_dict(mapped, 4, "e" * 64)
-    harmless = WithMapping(extra={"z": 1})  # searched, and no second one found: spliced
+    harmless = WithMapping(extra={"z": 1})  # no second one: spliced
     assert _stamp_by_splice(harmless, 5, "e" * 64) == _stamp_through_dict(harmless, 5, "e" * 64)
 
 
