@@ -14,10 +14,13 @@ against the goal (at least 0.8: appends at disk speed). Besides, the command's o
 append's time outside its own write and fsync (timed around the store's ``_append_or_take_back``,
 in a second pass of as many appends, since those clock reads would slow the appends they time),
 which the ratio depends on but a busy disk's slow fsync hides, in wall clock and in this thread's
-CPU time (which time taken by other processes on a shared machine does not inflate). And the
-store's own write and fsync, timed around the same call, against the raw ones: the rest of the
-split (append = own work + its write and fsync). Last, for information, an append that opens its
-files as a one-shot command does (the process's kept descriptors closed before each).
+CPU time (which time taken by other processes on a shared machine does not inflate), and split
+into its part before the write (lock, path checks, head read, stamping, the anchor's update
+readied) and its part after the fsync (the anchor's slot written, unlock), which runs as the
+thread wakes from the fsync's sleep, with cold caches. And the store's own write and fsync,
+timed around the same call, against the raw ones: the rest of the split (append = own work + its
+write and fsync). Last, for information, an append that opens its files as a one-shot command
+does (the process's kept descriptors closed before each).
 ``--dir``: where to write (default: a fresh temporary directory under bench/out, on the
 repository's file system).
 """
@@ -49,10 +52,14 @@ from mortecouille.events.store import GameLog, HeadSlots, close_idle_descriptors
 LINES_PER_APPEND = 3
 
 
-def one_run(directory: Path, appends: int, run: int) -> tuple[float, float, float, float, float, float]:
+def one_run(
+    directory: Path, appends: int, run: int
+) -> tuple[float, float, float, float, float, float, float, float]:
     """Seconds per append through the store, per raw write + fsync of the same bytes, of the
     store's work outside its own write and fsync, in wall clock and in CPU time, of the store's
-    own write and fsync, and per append opening its files (as a one-shot command does).
+    own write and fsync, per append opening its files (as a one-shot command does), and of the
+    store's own work before its write and after its fsync (wall clock: the two parts of the own
+    work, the second run right after the fsync's sleep, with cold caches).
 
     Two passes over the same game, each interleaving the raw write + fsync: the first times
     ``GameLog.append`` and the raw side with nothing else inside either interval (the ratio); the
@@ -69,6 +76,8 @@ def one_run(directory: Path, appends: int, run: int) -> tuple[float, float, floa
     store = plain = split_store = split_store_cpu = fresh = 0.0
     fresh_appends = max(1, appends // 4)
     in_write = [0.0, 0.0]  # wall clock, CPU time
+    bounds = [0.0, 0.0]  # when the last append's write began and its fsync ended (wall clock)
+    before_write = after_fsync = 0.0
     real_write = store_module._append_or_take_back
 
     def timed_write(fd: int, payload: bytes, size: int, path: Path) -> None:
@@ -76,7 +85,8 @@ def one_run(directory: Path, appends: int, run: int) -> tuple[float, float, floa
         try:
             real_write(fd, payload, size, path)
         finally:
-            in_write[0] += time.perf_counter() - start
+            bounds[:] = start, time.perf_counter()
+            in_write[0] += bounds[1] - start
             in_write[1] += time.thread_time() - start_cpu
 
     def raw_write(stamped: list[Event], batch: list[RulingRecorded]) -> float:
@@ -99,8 +109,11 @@ def one_run(directory: Path, appends: int, run: int) -> tuple[float, float, floa
             start_cpu = time.thread_time()  # read before the wall clock starts: not inside it
             start = time.perf_counter()
             stamped = log.append(batch)
-            split_store += time.perf_counter() - start
+            end = time.perf_counter()
+            split_store += end - start
             split_store_cpu += time.thread_time() - start_cpu
+            before_write += bounds[0] - start
+            after_fsync += end - bounds[1]
             raw_write(stamped, batch)
         store_module._append_or_take_back = real_write
         for index in range(2 * appends, 2 * appends + fresh_appends):  # as one-shot commands
@@ -121,6 +134,8 @@ def one_run(directory: Path, appends: int, run: int) -> tuple[float, float, floa
         (split_store_cpu - in_write[1]) / appends,
         in_write[0] / appends,
         fresh / fresh_appends,
+        before_write / appends,
+        after_fsync / appends,
     )
 
 
@@ -154,6 +169,9 @@ def main() -> None:
     own_cpu = Timing([r[3] for r in results])
     print(f"the store's own work (outside its write and fsync): {own.shown('ms')} per append")
     print(f"  the same in CPU time (this thread's):             {own_cpu.shown('ms')} per append")
+    before, after = Timing([r[6] for r in results]), Timing([r[7] for r in results])
+    print(f"  of it, before the write (lock, checks, stamping): {before.shown('ms')} per append")
+    print(f"  of it, after the fsync (head slot, unlock):       {after.shown('ms')} per append")
     inside = Timing([r[4] for r in results])
     print(f"the store's own write + fsync (vs raw's above):     {inside.shown('ms')} per append")
     fresh = Timing([r[5] for r in results])

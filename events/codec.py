@@ -100,11 +100,11 @@ def _stamp_by_splice(event: Event, seq: int, prev: str) -> tuple[Event, bytes] |
     """:func:`stamp` with one encoding of the event and no dictionary in between (every command
     stamps its events before its fsync, so this is part of an append's cost, issue 16): the event
     is encoded with an empty hash, keys sorted, which is its canonical line with ``"hash":"",``
-    where the hash goes; without that field it is exactly what the hash covers (hashed in its two
-    pieces, never joined). None (the caller takes :func:`_stamp_through_dict`) when a field is left
-    out while None, or when that field's bytes occur more than once (a nested object with a
-    ``hash`` key), so no line differs by a byte from the general path's (tests/test_stamp_paths.py
-    compares them)."""
+    where the hash goes; without that field it is exactly what the hash covers (hashed in one
+    call). None (the caller takes :func:`_stamp_through_dict`) when a field is left out while None,
+    or when that field's bytes occur more than once (a nested object with a ``hash`` key), so no
+    line differs by a byte from the general path's (tests/test_stamp_paths.py and
+    tests/test_append_steps.py compare them)."""
     stamped: list[Event] = []
     pieces: list[bytes] = []
     if not _splice_lines((event,), seq, prev, stamped, pieces):
@@ -133,9 +133,8 @@ def _splice_lines(
         # catching) a TypeError each time
         if not found or rest.find(_EMPTY_HASH_FIELD) >= 0:
             return count
-        hasher = _sha256(before)
-        hasher.update(rest)
-        prev = hasher.hexdigest()
+        # the line without its hash field: what the hash covers, hashed in one call
+        prev = _sha256(before + rest).hexdigest()
         # ``placed`` is this function's own new event, seen by nobody yet: its hash is set in
         # place rather than by a second copy
         _force_setattr(placed, "hash", prev)

@@ -125,15 +125,18 @@ class HeadSlots:
     def recorded(cls, counter: int, seq: int, digest: str, end: int | None) -> tuple[bytes, int | None]:
         """:meth:`encode`'s slot, and the END it records (None when left out): the fields
         :meth:`newest` reads back from it, known without parsing it (an append keeps them for
-        the next one, issue 16)."""
-        fields = f"mortecouille-head 3 {counter} {seq} {digest} "  # MAGIC, then the fields
-        body = (fields + ("-" if end is None else str(end))).encode("ascii")
-        if len(body) + 9 >= cls.SIZE and end is not None:
-            body, end = (fields + "-").encode("ascii"), None
-        record = body + b" %08x" % zlib.crc32(body)
+        the next one, issue 16). Built by bytes formatting alone (every append pays it)."""
+        hashed = digest.encode("ascii")
+        if end is None:
+            body = b"mortecouille-head 3 %d %d %b -" % (counter, seq, hashed)  # MAGIC, then the fields
+        else:
+            body = b"mortecouille-head 3 %d %d %b %d" % (counter, seq, hashed, end)
+            if len(body) + 9 >= cls.SIZE:
+                body, end = b"mortecouille-head 3 %d %d %b -" % (counter, seq, hashed), None
+        record = b"%b %08x" % (body, zlib.crc32(body))
         if len(record) >= cls.SIZE:
             raise ValueError(f"a head anchor record of {len(record)} bytes does not fit its slot")
-        return record.ljust(cls.SIZE - 1) + b"\n", end
+        return _PADDED_SLOT % record, end
 
     @classmethod
     def decode(cls, data: bytes) -> tuple[int, Head] | None:
@@ -197,16 +200,25 @@ class _SlotUpdate:
     belongs to (None: the update's own, closed once written). Made for the head open as ``fd``,
     whose newest valid slot has ``counter``: into the other slot, with the next counter."""
 
-    __slots__ = ("fd", "seq", "digest", "end", "record", "offset", "fields", "handles")
+    __slots__ = ("fd", "seq", "digest", "end", "record", "offset", "fields", "handles", "kept")
 
     def __init__(
         self, fd: int, counter: int, seq: int, digest: str, end: int | None, handles: _Handles | None = None
     ) -> None:
         counter += 1
         record, recorded_end = HeadSlots.recorded(counter, seq, digest, end)
+        offset = (counter & 1) * HeadSlots.SIZE
         self.fd, self.seq, self.digest, self.end, self.handles = fd, seq, digest, end, handles
-        self.record, self.offset = record, (counter & 1) * HeadSlots.SIZE
+        self.record, self.offset = record, offset
         self.fields: _OpenSlots = (fd, counter, seq, digest, recorded_end)
+        # The kept copy of the head's bytes once the slot is written, made now: an append readies
+        # its update before its fsync, so that only the pwrite is left after it (issue 16).
+        # The slot written has the highest counter with a valid CRC (the other slot's, if valid, is
+        # lower: the update's counter is one past the newest), so it is the anchor HeadSlots.newest
+        # reads from these bytes: its fields are kept with them.
+        if handles is not None:
+            before, size = handles.head_bytes, HeadSlots.SIZE
+            self.kept = record + before[size:] if offset == 0 else before[:size] + record
 
     def commit(self) -> None:
         """Write the slot (one ``pwrite``); close the head unless it is kept open (:class:`_Handles`),
@@ -224,18 +236,17 @@ class _SlotUpdate:
             raise
         if handles is None:
             os.close(self.fd)
-            return
-        # The slot written has the highest counter with a valid CRC (the other slot's, if valid, is
-        # lower: the update's counter is one past the newest), so it is the anchor HeadSlots.newest
-        # reads from these bytes: its fields are kept with them.
-        before, record, size = handles.head_bytes, self.record, HeadSlots.SIZE
-        handles.head_bytes = record + before[size:] if self.offset == 0 else before[:size] + record
-        handles.head_slots = self.fields
+        else:
+            handles.head_bytes, handles.head_slots = self.kept, self.fields
 
     def release(self) -> None:
         """Give the head back unwritten: closed, unless it is kept open (:class:`_Handles`)."""
         if self.handles is None:
             os.close(self.fd)
+
+
+#: A slot's record padded with spaces to the slot's size, its newline last (:meth:`HeadSlots.recorded`).
+_PADDED_SLOT = b"%%-%db\n" % (HeadSlots.SIZE - 1)
 
 
 #: The head anchor in slots, opened to be updated: its descriptor, then its newest valid slot's
@@ -244,6 +255,9 @@ _OpenSlots = tuple[int, int, int, str, int | None]
 
 
 LOCK_TIMEOUT_SECONDS = 30.0
+
+#: The exclusive lock, taken only if free (:func:`lock_within` waits for one that is not).
+_LOCK_NOW = fcntl.LOCK_EX | fcntl.LOCK_NB
 
 #: The head anchor's file size in slots: both slots.
 _SLOTS_SIZE = 2 * HeadSlots.SIZE
@@ -589,8 +603,11 @@ class GameLog:
         except OSError:
             handles.drop_head()
             return None  # none yet: the rename path writes one
-        # the kept file, still one link and both slots long (as recorded when it was opened)
-        if _head_identity(info) != handles.head_id:
+        # the kept file, still one link and both slots long (as recorded when it was opened): the
+        # tuple of _head_identity, built inline (every append of a kept log checks it)
+        if (
+            info.st_ino, info.st_dev, info.st_mode, info.st_uid, info.st_gid, info.st_nlink, info.st_size
+        ) != handles.head_id:
             handles.drop_head()
             # a hard link would carry the write into another name's file: replaced instead
             if info.st_nlink != 1 or info.st_size != _SLOTS_SIZE or not stat.S_ISREG(info.st_mode):
@@ -950,18 +967,22 @@ class GameLog:
         and the log's size: this process's idle ones (:class:`_Handles`) once the lock is taken
         and the path is seen to name their file still (one ``lstat``, whose size is the locked
         file's), else the log opened afresh."""
-        path = self._files()[1]
+        cached = self._files_cache
+        path = cached[1] if cached is not None and cached[0] is self.path else self._files()[1]
         handles = _idle.pop(path, None)  # one step under the GIL: no other thread gets them too
         if handles is not None:
-            if not lock_within(handles.log_fd, timeout):
-                _give_back(path, handles)
-                raise self._locked_out(timeout)
+            try:  # a free lock taken at once, as lock_within's first try would (every append)
+                fcntl.flock(handles.log_fd, _LOCK_NOW)
+            except OSError:
+                if not lock_within(handles.log_fd, timeout):
+                    _give_back(path, handles)
+                    raise self._locked_out(timeout) from None
             try:
                 info = os.lstat(path)
             except OSError:
                 pass  # opened again below, which reports what is wrong
-            else:
-                if _identity(info) == handles.log_id:
+            else:  # _identity's tuple, inline
+                if (info.st_ino, info.st_dev, info.st_mode, info.st_uid, info.st_gid) == handles.log_id:
                     return handles, info.st_size
             handles.close()  # the path names another file now, or none: opened as a command would
         fd = self._open_to_write()
@@ -1014,7 +1035,7 @@ class GameLog:
         manager costs: every command pays this path besides its fsync (issue 16)."""
         handles, size = self._locked(LOCK_TIMEOUT_SECONDS)
         try:
-            return Transaction(self, handles.log_fd, handles, size).append(events, expected_seq)
+            return _append_locked(self, handles.log_fd, handles, size, events, expected_seq, None)
         finally:
             self._release(handles)
 
@@ -1190,56 +1211,71 @@ class Transaction:
         ``first_extras``: envelope fields for the first line (``idem``, see
         :data:`mortecouille.events.codec.ENVELOPE_EXTRAS`), written in the same write and fsync.
         """
-        log, fd, handles = self.log, self.fd, self._handles
         size, self._size = self._size, None
-        if size is None:
-            size = os.lseek(fd, 0, os.SEEK_END)
-        # The head anchor is opened first: while the log still ends where the anchor says it did
-        # (its END), the anchor's seq and hash are the log's tail, which then is not read (issue
-        # 16). A log longer than that (the last writer stopped before moving the anchor, or a torn
-        # tail) or any other size is read from its end, as an anchor without END makes it.
+        return _append_locked(self.log, self.fd, self._handles, size, events, expected_seq, first_extras)
+
+
+def _append_locked(
+    log: GameLog,
+    fd: int,
+    handles: _Handles | None,
+    size: int | None,
+    events: Sequence[Event],
+    expected_seq: int | None,
+    first_extras: Mapping[str, Any] | None,
+) -> list[Event]:
+    """:meth:`Transaction.append` on the log open as ``fd`` and locked, with its kept descriptors
+    (``handles``, None when opened for this transaction only) and its size when the caller has just
+    read it under the lock. A function of its own so that :meth:`GameLog.append`, which every
+    command pays, builds no transaction object (issue 16)."""
+    if size is None:
+        size = os.lseek(fd, 0, os.SEEK_END)
+    # The head anchor is opened first: while the log still ends where the anchor says it did
+    # (its END), the anchor's seq and hash are the log's tail, which then is not read (issue
+    # 16). A log longer than that (the last writer stopped before moving the anchor, or a torn
+    # tail) or any other size is read from its end, as an anchor without END makes it.
+    try:
+        opened = log._open_slots() if handles is None else log._kept_slots(handles)
+    except OSError:
+        opened = None  # write_head tries again after the fsync, and reports it
+    try:
+        if opened is not None and opened[4] == size:
+            next_seq, prev = opened[2] + 1, opened[3]
+        else:
+            next_seq, prev = _tail_at(fd, size, log)
+        if expected_seq is not None and expected_seq != next_seq:
+            raise Conflict.stale(log.name, expected_seq, next_seq)
+        if not events:
+            return []
+        stamped, payload = stamp_all(events, next_seq, prev, first_extras)
+        last = stamped[-1]
+        end = size + len(payload)
+        # the anchor's update is readied before the fsync and written after it (the order the
+        # guarantees need): only its pwrite is left once the fsync returns
+        if log._prepared is not None:
+            log.drop_prepared_head()
+        if opened is not None:
+            log._prepared = _SlotUpdate(opened[0], opened[1], last.seq, last.hash, end, handles)
+            opened = None  # the update holds the descriptor now
+        _append_or_take_back(fd, payload, size, log.path)
         try:
-            opened = log._open_slots() if handles is None else log._kept_slots(handles)
-        except OSError:
-            opened = None  # write_head tries again after the fsync, and reports it
-        try:
-            if opened is not None and opened[4] == size:
-                next_seq, prev = opened[2] + 1, opened[3]
-            else:
-                next_seq, prev = _tail_at(fd, size, log)
-            if expected_seq is not None and expected_seq != next_seq:
-                raise Conflict.stale(log.name, expected_seq, next_seq)
-            if not events:
-                return []
-            stamped, payload = stamp_all(events, next_seq, prev, first_extras)
-            last = stamped[-1]
-            end = size + len(payload)
-            # the anchor's update is readied before the fsync and written after it (the order the
-            # guarantees need): only its pwrite is left once the fsync returns
-            if log._prepared is not None:
-                log.drop_prepared_head()
-            if opened is not None:
-                log._prepared = _SlotUpdate(opened[0], opened[1], last.seq, last.hash, end, handles)
-                opened = None  # the update holds the descriptor now
-            _append_or_take_back(fd, payload, size, log.path)
-            try:
-                log.write_head(last.seq, last.hash)  # the readied update, END included
-            except OSError as error:
-                # The events are durable and the lines after a lagging anchor chain, which verify
-                # accepts: the command happened, so it succeeds (a failure would invite a retry that
-                # appends it twice); the anchor catches up at the next append.
-                _log.warning(
-                    "head anchor not replaced",
-                    path=str(log.head_path),
-                    error=error.strerror,
-                    appended=f"seq {stamped[0].seq}..{last.seq}",
-                )
-        finally:
-            if opened is not None and handles is None:
-                os.close(opened[0])
-            if log._prepared is not None:  # not written: the write failed, or write_head was replaced
-                log.drop_prepared_head()
-        return stamped
+            log.write_head(last.seq, last.hash)  # the readied update, END included
+        except OSError as error:
+            # The events are durable and the lines after a lagging anchor chain, which verify
+            # accepts: the command happened, so it succeeds (a failure would invite a retry that
+            # appends it twice); the anchor catches up at the next append.
+            _log.warning(
+                "head anchor not replaced",
+                path=str(log.head_path),
+                error=error.strerror,
+                appended=f"seq {stamped[0].seq}..{last.seq}",
+            )
+    finally:
+        if opened is not None and handles is None:
+            os.close(opened[0])
+        if log._prepared is not None:  # not written: the write failed, or write_head was replaced
+            log.drop_prepared_head()
+    return stamped
 
 
 #: How much of a log :meth:`GameLog.stream` reads at a time: large enough that decoding runs at
