@@ -441,15 +441,8 @@ class PostgresGameLog:
         for seq, column_prev, column_hash, line in rows:
             if seq != expected:
                 raise _removed(expected, next_seq)
-            digest = check_line(line, seq + 1, seq, prev)
-            if column_hash != digest or column_prev != prev:
-                raise LogError(
-                    "the row's hash or prev column differs from its line (the row was edited)",
-                    line=seq + 1,
-                    seq=seq,
-                )
+            prev = _checked_row(seq, column_prev, column_hash, line, prev)
             yield seq, line
-            prev = digest
             expected += 1
         if expected < next_seq:
             raise _removed(expected, next_seq)
@@ -659,15 +652,8 @@ class PostgresGameLog:
                 if seq != expected:
                     raise _removed(expected, end_seq)
                 line = bytes(line)
-                digest = check_line(line, seq + 1, seq, prev)
-                if column_hash != digest or column_prev != prev:
-                    raise LogError(
-                        "the row's hash or prev column differs from its line (the row was edited)",
-                        line=seq + 1,
-                        seq=seq,
-                    )
+                prev = _checked_row(seq, column_prev, column_hash, line, prev)
                 yield seq, line
-                prev = digest
                 expected += 1
             if expected < stop:
                 raise _removed(expected, end_seq)
@@ -1150,6 +1136,20 @@ def _lock_and_head(
         return False, None
     row = read.fetchone()
     return True, None if row is None else (int(row[0]), str(row[1]))
+
+
+def _checked_row(seq: int, column_prev: str, column_hash: str, line: bytes, prev: str) -> str:
+    """The hash of row ``seq``'s line, checked as every read checks a row: the line itself
+    (``check_line``, chained after ``prev``), then its prev and hash columns against it (a row
+    edited beside its line); LogError names the line otherwise."""
+    digest = check_line(line, seq + 1, seq, prev)
+    if column_hash != digest or column_prev != prev:
+        raise LogError(
+            "the row's hash or prev column differs from its line (the row was edited)",
+            line=seq + 1,
+            seq=seq,
+        )
+    return digest
 
 
 def _removed(seq: int, next_seq: int) -> LogError:

@@ -171,14 +171,9 @@ def test_a_turn_longer_than_the_lines_held_back_takes_the_common_way(
     assert streamed.ok == (forge is None), streamed.findings
 
 
-@pytest.mark.parametrize("chunk", CHUNKS)
-@pytest.mark.parametrize("name", ["blockade.jsonl", "mortecouille.jsonl", "mortecouille_contributed.jsonl"])
-def test_the_lines_of_a_turn_re_derived_exactly_after_its_first_are_never_decoded(
-    name: str, chunk: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(store, "STREAM_CHUNK_BYTES", chunk)
-    log = copied(name, tmp_path)
-    events = decode_lines(log.path.read_bytes())
+def events_decoded_by_verify(monkeypatch: pytest.MonkeyPatch) -> list[Event]:
+    """The list every event ``verify`` decodes from now on is added to (its one typed decode of
+    lines, ``LinePass._decoded``, counted)."""
     decoded: list[Event] = []
     real = verify.LinePass._decoded
 
@@ -188,6 +183,18 @@ def test_the_lines_of_a_turn_re_derived_exactly_after_its_first_are_never_decode
         return got
 
     monkeypatch.setattr(verify.LinePass, "_decoded", counted)
+    return decoded
+
+
+@pytest.mark.parametrize("chunk", CHUNKS)
+@pytest.mark.parametrize("name", ["blockade.jsonl", "mortecouille.jsonl", "mortecouille_contributed.jsonl"])
+def test_the_lines_of_a_turn_re_derived_exactly_after_its_first_are_never_decoded(
+    name: str, chunk: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store, "STREAM_CHUNK_BYTES", chunk)
+    log = copied(name, tmp_path)
+    events = decode_lines(log.path.read_bytes())
+    decoded = events_decoded_by_verify(monkeypatch)
     report = verify_log(log)
     assert report.ok, report.findings
     decoded_seqs = {event.seq for event in decoded}
@@ -216,15 +223,7 @@ def test_a_turn_whose_first_line_carries_an_idempotency_key_is_still_checked_und
     for first, last in spans:
         extra_on_turn_start(bodies, first, last)
     log.path.write_bytes(rechained(bodies))
-    decoded: list[Event] = []
-    real = verify.LinePass._decoded
-
-    def counted(self: verify.LinePass, lines: list[bytes]) -> list[Event] | None:
-        got = real(self, lines)
-        decoded.extend(got or ())
-        return got
-
-    monkeypatch.setattr(verify.LinePass, "_decoded", counted)
+    decoded = events_decoded_by_verify(monkeypatch)
     streamed, whole = both_ways(log)
     assert streamed.ok, streamed.findings
     assert streamed == whole
