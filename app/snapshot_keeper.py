@@ -26,11 +26,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from mortecouille.app.snapshots import FORMAT, SNAPSHOT_EVERY, encode_state_compact
+from mortecouille.app.snapshots import SNAPSHOT_EVERY, keeps_snapshots, write_snapshot_through
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.house_log import get_logger
-from mortecouille.events.stores import KeepsSnapshots
 
 _log = get_logger("mortecouille")
 
@@ -46,7 +45,7 @@ class _Due:
 
     __slots__ = ("log", "seq", "hash", "state")
 
-    def __init__(self, log_: KeepsSnapshots, seq: int, digest: str, state: GameState) -> None:
+    def __init__(self, log_: object, seq: int, digest: str, state: GameState) -> None:
         self.log = log_
         self.seq = seq
         self.hash = digest
@@ -68,10 +67,11 @@ class SnapshotKeeper:
 
     def appended(self, log_: object, appended: Sequence[Event], state: GameState) -> bool:
         """Note ``appended``, the events just appended to ``log_``'s game (its last line now, as
-        far as the caller knows), and ``state``, the fold of the log through them: when the store
-        keeps snapshots and the batch crossed a mark, the snapshot is written at its last event,
-        soon, in the keeper's thread. True when one was noted as due."""
-        if not isinstance(log_, KeepsSnapshots) or not appended:
+        far as the caller knows), and ``state``, the fold of the log through them: when the game
+        keeps a snapshot (:func:`~mortecouille.app.snapshots.keeps_snapshots`: a file log, or a
+        store that keeps them) and the batch crossed a mark, the snapshot is written at its last
+        event, soon, in the keeper's thread. True when one was noted as due."""
+        if not keeps_snapshots(log_) or not appended:
             return False
         first, last = appended[0], appended[-1]
         if not crosses_snapshot_mark(first.seq, last.seq):
@@ -101,7 +101,7 @@ class SnapshotKeeper:
                 _, due = self._due.popitem()
                 self._writing = True
             try:
-                due.log.write_snapshot(due.seq, due.hash, FORMAT, encode_state_compact(due.state))
+                write_snapshot_through(due.log, due.seq, due.hash, due.state)
             except Exception:  # noqa: BLE001 - derived data: never stops the keeper (the store logs its own)
                 _log.warning("snapshot not written", seq=due.seq, exc_info=True)
             finally:
