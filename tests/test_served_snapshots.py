@@ -171,7 +171,7 @@ def test_the_keeper_never_sets_back_a_newer_snapshot_a_cli_command_wrote_meanwhi
     log_ = served.log()
     events = log_.read()
     # a CLI reading command that found no snapshot keeps one at the head
-    snapshot_path(log_).unlink()
+    snapshot_path(log_).unlink(missing_ok=True)
     assert current_state(log_, keep=True) == fold(events)
     newer = snapshot_path(log_).read_bytes()
     found = read_snapshot(log_)
@@ -180,7 +180,7 @@ def test_the_keeper_never_sets_back_a_newer_snapshot_a_cli_command_wrote_meanwhi
     keep_through(log_, events, SNAPSHOT_EVERY + 5)
     assert snapshot_path(log_).read_bytes() == newer
     # but replaces an older one, and writes one where there is none
-    snapshot_path(log_).unlink()
+    snapshot_path(log_).unlink(missing_ok=True)
     keep_through(log_, events, SNAPSHOT_EVERY + 5)
     found = read_snapshot(log_)
     assert found is not None and found[0].seq == SNAPSHOT_EVERY + 5
@@ -195,7 +195,7 @@ def test_no_snapshot_is_written_for_a_line_the_log_no_longer_holds(served: Serve
     served.service.snapshots.settled()
     log_ = served.log()
     events = log_.read()
-    snapshot_path(log_).unlink()
+    snapshot_path(log_).unlink(missing_ok=True)
     # the log cut before the line: nothing to stand on
     data = log_.read_bytes()
     log_.path.write_bytes(data[: end_of_line(log_, SNAPSHOT_EVERY)])
