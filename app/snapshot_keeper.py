@@ -1,24 +1,35 @@
-"""The snapshot of a game ``serve`` plays on a store that keeps snapshots (PostgreSQL), written
-off the request's path (issue 16, item 1).
+"""The snapshot of a game ``serve`` plays, on files (``GAME.state``) as on a store that keeps
+snapshots (PostgreSQL), written off the request's path (issue 16, item 1).
 
-A CLI command rewrites the store's snapshot after it folded :data:`SNAPSHOT_EVERY` events or more
-past it (:func:`~mortecouille.app.snapshots.keep_stored_snapshot`). ``serve`` seldom folds: it
-carries each game's state from one command to the next (``known`` in ``run_command``), so its
-commands never made a snapshot due, and after a long served game every CLI ``state`` or
-``order`` folded from seq 0. The service hands each append it answers, with the state after it,
-to a :class:`SnapshotKeeper`, which writes the snapshot whenever the append took the game past a
-multiple of :data:`SNAPSHOT_EVERY` events: no count of the stored snapshot's seq is needed (one
-process of several, or a restarted one, cannot know it), and the snapshot stays fewer than
-:data:`SNAPSHOT_EVERY` events plus one batch behind the games ``serve`` plays.
+A CLI command rewrites a game's snapshot after it folded :data:`SNAPSHOT_EVERY` events or more
+past it (:func:`~mortecouille.app.snapshots.keep_snapshot`,
+:func:`~mortecouille.app.snapshots.keep_stored_snapshot`). ``serve`` seldom folds: it carries
+each game's state from one command to the next (``known`` in ``run_command``), so its commands
+never made a snapshot due, and after a long served game the first CLI ``state`` or ``order``
+folded from an old snapshot or from seq 0. The service hands each append it answers, with the
+state after it, to a :class:`SnapshotKeeper`, which writes the snapshot whenever the append took
+the game past a multiple of :data:`SNAPSHOT_EVERY` events: no count of the kept snapshot's seq is
+needed (one process of several, or a restarted one, cannot know it), and the snapshot stays fewer
+than :data:`SNAPSHOT_EVERY` events plus one batch behind the games ``serve`` plays.
 
-Why a thread: the write (the state encoded, one statement) costs about as much as a player's
-order itself on a long game (measured on a 100,000-event game: 1.5 ms to encode the state and
-1.6 ms for the statement, against 3.5 ms for a whole order through ``run_command``), so it is not
-made on the request that made it due. Each game's newest due snapshot waits in :attr:`SnapshotKeeper._due`
-(an older one not written yet is replaced, never queued), and one thread writes them. The
-snapshot is derived data: a write that fails is logged by the store, one never made (the process
-stopped) costs the next command's fold only speed, and the store writes it only if the log holds
-its line (``write_snapshot``), so a game dropped or rewritten meanwhile gets none.
+One keeper for both kinds of store: it knows only the line (seq and hash) and the state through
+it, and :func:`~mortecouille.app.snapshots.write_snapshot_through` writes the store's own kind of
+snapshot. On files that is ``GAME.state`` exactly as a command that folded through that line
+writes it (``write_snapshot``, on the line's anchor: the byte where the line ends, found from the
+log's settled end backwards and its line checked with ``anchor_holds``), never written over a
+usable snapshot on that line or a later one (a CLI command may have written one meanwhile; the
+check and the rename are not atomic against a CLI command writing in between, which can only
+leave an older snapshot that holds, costing the next fold speed). On PostgreSQL, the store's
+``write_snapshot``.
+
+Why a thread: the write (the state encoded, one statement or one file) costs about as much as a
+player's order itself on a long game (measured on PostgreSQL on a 100,000-event game: 1.5 ms to
+encode the state and 1.6 ms for the statement, against 3.5 ms for a whole order through
+``run_command``), so it is not made on the request that made it due. Each game's newest due
+snapshot waits in :attr:`SnapshotKeeper._due` (an older one not written yet is replaced, never
+queued), and one thread writes them. The snapshot is derived data: a write that fails is logged,
+one never made (the process stopped) costs the next command's fold only speed, and it is written
+only if the log holds its line, so a game dropped, cut or rewritten meanwhile gets none.
 """
 
 from __future__ import annotations

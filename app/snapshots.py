@@ -24,7 +24,10 @@ them.
 
 They are written by temporary file and rename (no fsync: a lost one is rebuilt), only after a
 command succeeded or by a reading command that found them stale, never on a refused command; a
-failure to write one is logged and otherwise ignored, so it can never change an outcome.
+failure to write one is logged and otherwise ignored, so it can never change an outcome. ``serve``,
+whose commands carry the state on and so seldom fold, has the snapshot written by its keeper's
+thread (:mod:`~mortecouille.app.snapshot_keeper`, through :func:`write_snapshot_through`), the
+same file a command folding through that line would write.
 
 The PostgreSQL store keeps the snapshot in a table of its schema instead (``snapshots``: the
 game, the seq and hash of the line it stands on, :data:`FORMAT` and the state as
