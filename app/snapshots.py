@@ -341,7 +341,7 @@ def write_snapshot_through(store: object, seq: int, digest: str, state: GameStat
     if isinstance(store, GameLog):
         anchor = anchor_of(store, seq, digest)
         if anchor is None:
-            _log.info("snapshot not written: the log no longer ends with its line", game=store.name, seq=seq)
+            _log.info("snapshot not written: its line is not among the log's last", game=store.name, seq=seq)
             return False
         kept = _usable_snapshot(store)
         if kept is not None and kept[0].seq >= seq:
