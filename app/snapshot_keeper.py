@@ -26,11 +26,12 @@ Why a thread: the write (the state encoded, one statement or one file) costs abo
 player's order itself on a long game (measured on PostgreSQL on a 100,000-event game: 1.5 ms to
 encode the state and 1.6 ms for the statement, against 3.5 ms for a whole order through
 ``run_command``; on files the whole write, the line's anchor found and checked, the state encoded
-and the file renamed, 2.6 ms), so it is not made on the request that made it due. Each game's newest due
-snapshot waits in :attr:`SnapshotKeeper._due` (an older one not written yet is replaced, never
-queued), and one thread writes them. The snapshot is derived data: a write that fails is logged,
-one never made (the process stopped) costs the next command's fold only speed, and it is written
-only if the log holds its line, so a game dropped, cut or rewritten meanwhile gets none.
+and the file renamed, 2.6 ms), so it is not made on the request that made it due. Each game's
+newest due snapshot waits in :attr:`SnapshotKeeper._due` (an older one not written yet is
+replaced, never queued), and one thread writes them. The snapshot is derived data: a write that
+fails is logged, one never made (the process stopped) costs the next command's fold only speed,
+and it is written only if the log holds its line, so a game dropped, cut or rewritten meanwhile
+gets none.
 """
 
 from __future__ import annotations
