@@ -24,7 +24,10 @@ them.
 
 They are written by temporary file and rename (no fsync: a lost one is rebuilt), only after a
 command succeeded or by a reading command that found them stale, never on a refused command; a
-failure to write one is logged and otherwise ignored, so it can never change an outcome.
+failure to write one is logged and otherwise ignored, so it can never change an outcome. ``serve``,
+whose commands carry the state on and so seldom fold, has the snapshot written by its keeper's
+thread (:mod:`~mortecouille.app.snapshot_keeper`, through :func:`write_snapshot_through`), the
+same file a command folding through that line would write.
 
 The PostgreSQL store keeps the snapshot in a table of its schema instead (``snapshots``: the
 game, the seq and hash of the line it stands on, :data:`FORMAT` and the state as
@@ -55,7 +58,7 @@ from mortecouille.core.state import EMPTY, GameState, without_defaults
 from mortecouille.events.base import Event
 from mortecouille.events.codec import line_hash
 from mortecouille.events.house_log import get_logger
-from mortecouille.events.store import GameLog
+from mortecouille.events.store import GameLog, GameNotFound
 from mortecouille.events.stored_snapshot import StoredSnapshot
 from mortecouille.events.stores import EventStore, KeepsSnapshots, events_from
 
@@ -208,9 +211,11 @@ def snapshot_path(log_: GameLog) -> Path:
     return log_.sibling(SNAPSHOT_SUFFIX)
 
 
-def read_snapshot(log_: GameLog) -> tuple[Anchor, GameState] | None:
-    """The snapshot beside ``log_`` and the line it stands on, if it can be used: its format, its
-    game, its own digest and its anchor's line in the log all check out; else None."""
+def _usable_snapshot(log_: GameLog) -> tuple[Anchor, bytes] | None:
+    """The snapshot beside ``log_`` as its line and its encoded state, if it can be used: its
+    format, its game, its own digest and its anchor's line in the log all check out; else None.
+    The state is left encoded: :func:`read_snapshot` decodes it, :func:`write_snapshot_through`
+    needs only the line."""
     data = _read_derived(snapshot_path(log_))
     if data is None or not data.startswith(_SNAPSHOT_MAGIC):
         return None
@@ -223,7 +228,19 @@ def read_snapshot(log_: GameLog) -> tuple[Anchor, GameState] | None:
             return None
         if not anchor_holds(log_, head.anchor):
             return None
-        return head.anchor, decode_state(encoded)
+        return head.anchor, encoded
+    except (msgspec.DecodeError, msgspec.ValidationError, ValueError):
+        return None
+
+
+def read_snapshot(log_: GameLog) -> tuple[Anchor, GameState] | None:
+    """The snapshot beside ``log_`` and the line it stands on, if it can be used: its format, its
+    game, its own digest and its anchor's line in the log all check out; else None."""
+    found = _usable_snapshot(log_)
+    if found is None:
+        return None
+    try:
+        return found[0], decode_state(found[1])
     except (msgspec.DecodeError, msgspec.ValidationError, ValueError):
         return None
 
@@ -300,6 +317,64 @@ def keep_snapshot(log_: GameLog, folded: Folded) -> None:
     """Rewrite the snapshot when ``folded`` went :data:`SNAPSHOT_EVERY` or more events past it."""
     if folded.anchor is not None and folded.folded >= SNAPSHOT_EVERY:
         write_snapshot(log_, folded.anchor, folded.state)
+
+
+# --- the snapshot of a line known by its seq and hash (``serve``'s keeper) ----------------------
+
+
+def keeps_snapshots(store: object) -> bool:
+    """Whether ``store``'s game keeps a snapshot: a file log (``GAME.state`` beside it) or a store
+    that keeps one itself (PostgreSQL)."""
+    return isinstance(store, (GameLog, KeepsSnapshots))
+
+
+def write_snapshot_through(store: object, seq: int, digest: str, state: GameState) -> bool:
+    """Keep ``state``, the fold of ``store``'s game through its line ``seq`` (whose hash is
+    ``digest``), as the snapshot of its kind of store, only if the log still holds that line: the
+    one way :mod:`~mortecouille.app.snapshot_keeper` writes a snapshot, whatever the store. True
+    when written.
+
+    A file log gets ``GAME.state`` exactly as a command that folded through that line writes it
+    (:func:`write_snapshot`, on the line's :class:`Anchor`, found by :func:`anchor_of`), and never
+    over a usable snapshot that stands on that line or a later one (a CLI command may have written
+    one meanwhile). A store that keeps snapshots writes its own (it checks the line itself)."""
+    if isinstance(store, GameLog):
+        anchor = anchor_of(store, seq, digest)
+        if anchor is None:
+            _log.info("snapshot not written: its line is not among the log's last", game=store.name, seq=seq)
+            return False
+        kept = _usable_snapshot(store)
+        if kept is not None and kept[0].seq >= seq:
+            return False  # as new or newer, and usable: ours would only set it back
+        return write_snapshot(store, anchor, state)
+    if isinstance(store, KeepsSnapshots):
+        return store.write_snapshot(seq, digest, FORMAT, encode_state_compact(state))
+    return False
+
+
+def anchor_of(log_: GameLog, seq: int, digest: str) -> Anchor | None:
+    """The :class:`Anchor` of the log's line ``seq`` when its hash is ``digest`` and it is intact
+    (:func:`anchor_holds`), looked for backwards from the log's end (settled: an append at work
+    is waited for), over at most :data:`SNAPSHOT_EVERY` lines; None when it is not found there
+    (the log was cut or replaced, or has grown so far past the line that a snapshot there would be
+    due again anyway). The keeper looks soon after the append that made the line, so the line
+    is the log's last or nearly."""
+    try:
+        end = log_.settled_size()
+        for _ in range(SNAPSHOT_EVERY):
+            line = log_.line_ending_at(end)
+            if line is None:
+                return None
+            found = _LINE_HEAD.decode(line).seq
+            if not isinstance(found, int) or isinstance(found, bool) or found < seq:
+                return None
+            if found == seq:
+                anchor = Anchor(seq, digest, end)
+                return anchor if anchor_holds(log_, anchor) else None
+            end -= len(line) + 1
+    except (OSError, GameNotFound, msgspec.DecodeError, RecursionError):
+        return None
+    return None
 
 
 # --- the snapshot a store keeps (PostgreSQL) -----------------------------------------------------

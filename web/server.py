@@ -204,7 +204,7 @@ class Service:
         self.seen_guard = threading.Lock()
         #: whether a change feed hands this service every append of the store (build_app sets it)
         self.followed = False
-        #: writes the store's snapshot of the games this service plays, off the requests' path
+        #: writes the snapshot of the games this service plays (files or PostgreSQL), off the requests' path
         #: (:meth:`events_after`): its commands carry the state on, so they never fold enough
         #: events to make one due themselves (app/snapshot_keeper.py)
         self.snapshots = SnapshotKeeper()
@@ -295,8 +295,8 @@ class Service:
             # the state after an append is the fold of the log up to it (run_command's outcome)
             with self.seen_guard:
                 self.seen[log_.name] = (events, outcome.state)
-            # a store that keeps snapshots (PostgreSQL) gets one each time the game passes a
-            # multiple of SNAPSHOT_EVERY events, written in the keeper's thread
+            # the game's snapshot (GAME.state on files, a row on PostgreSQL) is rewritten each
+            # time it passes a multiple of SNAPSHOT_EVERY events, in the keeper's thread
             self.snapshots.appended(log_, appended, outcome.state)
         return events
 
