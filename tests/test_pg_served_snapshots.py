@@ -15,7 +15,6 @@ from __future__ import annotations
 import threading
 import uuid
 from collections.abc import Iterator
-from typing import Any
 
 import psycopg
 import pytest
@@ -26,39 +25,19 @@ from mortecouille.app.snapshot_keeper import crosses_snapshot_mark
 from mortecouille.app.snapshots import FORMAT, SNAPSHOT_EVERY, decode_state, fold_stored
 from mortecouille.core.game import fold
 from mortecouille.events.postgres_store import PostgresGameLog, PostgresStore
-from mortecouille.web.server import Service, build_app
+from mortecouille.web.server import build_app
 from tests.postgres_server import PostgresServer
-from tests.test_serve_processes import ready_game
+from tests.served_game import ServedGame
 
 
-class Served:
+class Served(ServedGame):
     """The service on a schema of its own in the session's cluster, a game ready to be played."""
 
     def __init__(self, server: PostgresServer, client: TestClient[Litestar], schema: str) -> None:
+        super().__init__(client)
         self.server = server
-        self.client = client
         self.schema = schema
-        self.service: Service = client.app.state.service
-        self.seats = ready_game(client)
         self.store = PostgresStore(server.url, schema=schema)
-        self.orders = 0
-
-    def order(self) -> dict[str, Any]:
-        """Anne's order for her ship, replacing the one before: one more append through the service."""
-        actions = "advance" if self.orders % 2 else "idle"
-        self.orders += 1
-        answer = self.client.post(
-            "/api/games/g/orders",
-            json={"ship": "Hope", "actions": actions, "replace": True},
-            headers=self.seats["Anne"],
-        )
-        assert answer.status_code == 200, answer.text
-        return dict(answer.json())
-
-    def play_until(self, events: int) -> None:
-        """Orders through the service until the game holds at least ``events`` events."""
-        while len(self.log().read()) < events:
-            self.order()
 
     def log(self) -> PostgresGameLog:
         return self.store.log("g")

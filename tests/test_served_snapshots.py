@@ -38,36 +38,16 @@ from mortecouille.app.snapshots import (
 from mortecouille.core.game import fold
 from mortecouille.events.base import Event
 from mortecouille.events.store import GameLog
-from mortecouille.web.server import Service, build_app
-from tests.test_serve_processes import ready_game
+from mortecouille.web.server import build_app
+from tests.served_game import ServedGame
 
 
-class Served:
+class Served(ServedGame):
     """The service on a games directory of its own, a game ready to be played."""
 
     def __init__(self, client: TestClient[Litestar], games: Path) -> None:
-        self.client = client
+        super().__init__(client)
         self.games = games
-        self.service: Service = client.app.state.service
-        self.seats = ready_game(client)
-        self.orders = 0
-
-    def order(self) -> dict[str, Any]:
-        """Anne's order for her ship, replacing the one before: one more append through the service."""
-        actions = "advance" if self.orders % 2 else "idle"
-        self.orders += 1
-        answer = self.client.post(
-            "/api/games/g/orders",
-            json={"ship": "Hope", "actions": actions, "replace": True},
-            headers=self.seats["Anne"],
-        )
-        assert answer.status_code == 200, answer.text
-        return dict(answer.json())
-
-    def play_until(self, events: int) -> None:
-        """Orders through the service until the game holds at least ``events`` events."""
-        while len(self.log().read()) < events:
-            self.order()
 
     def log(self) -> GameLog:
         return GameLog(self.games / "g.jsonl")
