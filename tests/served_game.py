@@ -3,11 +3,13 @@ on either store)."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from mortecouille.app.snapshots import SNAPSHOT_EVERY
 from mortecouille.events.stores import EventStore
 from mortecouille.web.server import Service
 from tests.test_serve_processes import ready_game
@@ -41,4 +43,16 @@ class ServedGame:
     def play_until(self, events: int) -> None:
         """Orders through the service until the game holds at least ``events`` events."""
         while len(self.log().read()) < events:
+            self.order()
+
+    def order_past_a_started_write(self, entered: threading.Event, more: int = 3) -> None:
+        """Orders until the keeper has started a snapshot write (``entered``, set by a write held
+        up by the test; at most SNAPSHOT_EVERY orders: one of them passes a mark), then ``more``
+        orders, each answered while that write is still held up."""
+        for _ in range(SNAPSHOT_EVERY):
+            if entered.is_set():
+                break
+            self.order()
+        assert entered.is_set(), "no snapshot write was started"
+        for _ in range(more):
             self.order()

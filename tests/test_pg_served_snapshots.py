@@ -112,13 +112,7 @@ def test_the_snapshot_is_written_off_the_requests_path(
 
     monkeypatch.setattr(PostgresGameLog, "write_snapshot", held_up)
     try:
-        for _ in range(SNAPSHOT_EVERY):  # up to the order that passes the mark, then a few more
-            if entered.is_set():
-                break
-            served.order()
-        assert entered.is_set(), "no snapshot write was started"
-        for _ in range(3):
-            served.order()
+        served.order_past_a_started_write(entered)
         assert served.snapshot_row() is None  # still held up, and yet every order was answered
     finally:
         release.set()

@@ -119,13 +119,7 @@ def test_the_snapshot_is_written_on_the_keepers_thread_off_the_requests_path(
 
     monkeypatch.setattr(snapshots, "write_snapshot", held_up)
     try:
-        for _ in range(SNAPSHOT_EVERY):  # up to the order that passes the mark, then a few more
-            if entered.is_set():
-                break
-            served.order()
-        assert entered.is_set(), "no snapshot write was started"
-        for _ in range(3):
-            served.order()
+        served.order_past_a_started_write(entered)
         assert not snapshot_path(served.log()).exists()  # still held up, and every order answered
     finally:
         release.set()

@@ -186,6 +186,24 @@ def events_decoded_by_verify(monkeypatch: pytest.MonkeyPatch) -> list[Event]:
     return decoded
 
 
+def assert_ended_turns_undecoded(
+    events: list[Event], spans: list[tuple[int, int]], decoded: list[Event]
+) -> None:
+    """No line of a turn ``spans`` gives (first and last seq), after its TurnStarted, among the
+    ``decoded`` events; a turn a GameEnded follows is decoded (a victory is part of the turn), so
+    only the others are looked at, and there must be some."""
+    decoded_seqs = {event.seq for event in decoded}
+    quick = [
+        (first, last)
+        for first, last in spans
+        if type(events[last]) is TurnEnded and (last + 1 == len(events) or type(events[last + 1]) is not GameEnded)
+    ]
+    assert quick
+    for first, last in quick:
+        assert type(events[first]) is TurnStarted
+        assert not decoded_seqs & set(range(first + 1, last + 1)), (first, last)
+
+
 @pytest.mark.parametrize("chunk", CHUNKS)
 @pytest.mark.parametrize("name", ["blockade.jsonl", "mortecouille.jsonl", "mortecouille_contributed.jsonl"])
 def test_the_lines_of_a_turn_re_derived_exactly_after_its_first_are_never_decoded(
@@ -197,18 +215,7 @@ def test_the_lines_of_a_turn_re_derived_exactly_after_its_first_are_never_decode
     decoded = events_decoded_by_verify(monkeypatch)
     report = verify_log(log)
     assert report.ok, report.findings
-    decoded_seqs = {event.seq for event in decoded}
-    spans = turn_spans(events)
-    # a turn followed by a GameEnded is decoded (a victory is part of the turn); the others are not
-    quick = [
-        (first, last)
-        for first, last in spans
-        if type(events[last]) is TurnEnded and (last + 1 == len(events) or type(events[last + 1]) is not GameEnded)
-    ]
-    assert quick
-    for first, last in quick:
-        assert type(events[first]) is TurnStarted
-        assert not decoded_seqs & set(range(first + 1, last + 1)), (first, last)
+    assert_ended_turns_undecoded(events, turn_spans(events), decoded)
 
 
 def test_a_turn_whose_first_line_carries_an_idempotency_key_is_still_checked_undecoded(
@@ -227,14 +234,4 @@ def test_a_turn_whose_first_line_carries_an_idempotency_key_is_still_checked_und
     streamed, whole = both_ways(log)
     assert streamed.ok, streamed.findings
     assert streamed == whole
-    decoded_seqs = {event.seq for event in decoded}
-    events = decode_lines(log.path.read_bytes())
-    # a turn a GameEnded follows is decoded (a victory is part of the turn); the others are not
-    quick = [
-        (first, last)
-        for first, last in spans
-        if type(events[last]) is TurnEnded and (last + 1 == len(events) or type(events[last + 1]) is not GameEnded)
-    ]
-    assert quick
-    for first, last in quick:
-        assert not decoded_seqs & set(range(first + 1, last + 1)), (first, last)
+    assert_ended_turns_undecoded(decode_lines(log.path.read_bytes()), spans, decoded)
