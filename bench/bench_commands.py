@@ -195,20 +195,49 @@ def log_work(sizes: list[int], runs: int, work: Path) -> bool:
     return met
 
 
-def cli_command(games: Path, args: list[str]) -> Callable[[], None]:
-    """The whole CLI command ``args`` in-process (output included), run once to warm up (which
-    keeps the turn index)."""
+def cli_command(store: list[str], args: list[str]) -> Callable[[], None]:
+    """The whole CLI command ``args`` in-process (output included) on the games ``store`` names
+    (``--games-dir DIR`` or ``--store URL``), run once to warm up (which keeps the derived files:
+    the turn index, the keyframes)."""
     runner = CliRunner()
 
     def once() -> None:
-        result = runner.invoke(cli, ["--games-dir", str(games), *args])
+        result = runner.invoke(cli, [*store, *args])
         if result.exit_code != 0:
             raise SystemExit(f"{' '.join(args)} failed: {result.output}")
 
     once()
-    warm = runner.invoke(cli, ["--games-dir", str(games), *args])
+    warm = runner.invoke(cli, [*store, *args])
     print(f"  ({' '.join(args)} prints {warm.output.count(chr(10)):,} lines)")
     return once
+
+
+def first_and_last_turn(store: list[str], turns: int, events: int, runs: int, where: str = "") -> bool:
+    """``replay --turn`` and ``explain --turn`` at the first and the last of ``turns`` on the game
+    of ``events`` events ``store`` names (:func:`cli_command`), run after run, with their verdicts
+    (``where``: what the lines add after the command, e.g. " on PostgreSQL"): each under 150 ms,
+    the last within 2x of the first."""
+    met = True
+    for command in ("replay", "explain"):
+        # first and last turn in turn, run after run: the machine's load hits both alike
+        first, last = interleaved(
+            cli_command(store, [command, GAME, "--turn", "1"]),
+            cli_command(store, [command, GAME, "--turn", str(turns)]),
+            runs,
+        )
+        print(f"  {command} --turn 1:      {first.shown('ms')}")
+        print(f"  {command} --turn {turns}: {last.shown('ms')}")
+        met &= verdict(f"{command} --turn 1{where} at {events:,} events (ms)", first.median * 1e3, 150, False)
+        met &= verdict(
+            f"{command} --turn {turns}{where} at {events:,} events (ms)", last.median * 1e3, 150, False
+        )
+        met &= verdict(
+            f"{command}{where}: last turn vs first turn (time ratio, the first is the baseline)",
+            last.median / first.median,
+            2.0,
+            False,
+        )
+    return met
 
 
 def turn_reads(events: int, runs: int, work: Path) -> bool:
@@ -221,23 +250,7 @@ def turn_reads(events: int, runs: int, work: Path) -> bool:
         lambda: CliRunner().invoke(cli, ["--games-dir", str(games), "replay", GAME, "--turn", "1"]), 1
     )
     print(f"  first replay, no turn index yet (it is built): {cold.runs[0]:.2f} s")
-    for command in ("replay", "explain"):
-        # first and last turn in turn, run after run: the machine's load hits both alike
-        first, last = interleaved(
-            cli_command(games, [command, GAME, "--turn", "1"]),
-            cli_command(games, [command, GAME, "--turn", str(turns)]),
-            runs,
-        )
-        print(f"  {command} --turn 1:      {first.shown('ms')}")
-        print(f"  {command} --turn {turns}: {last.shown('ms')}")
-        met &= verdict(f"{command} --turn 1 at {events:,} events (ms)", first.median * 1e3, 150, False)
-        met &= verdict(f"{command} --turn {turns} at {events:,} events (ms)", last.median * 1e3, 150, False)
-        met &= verdict(
-            f"{command}: last turn vs first turn (time ratio, the first is the baseline)",
-            last.median / first.median,
-            2.0,
-            False,
-        )
+    met &= first_and_last_turn(["--games-dir", str(games)], turns, events, runs)
     shutil.rmtree(games)
     return met
 

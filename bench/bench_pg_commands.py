@@ -46,9 +46,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from click.testing import CliRunner  # noqa: E402
 from psycopg import sql  # noqa: E402
 
-from bench.bench_commands import GAME, SEED, give_tokens  # noqa: E402
+from bench.bench_commands import GAME, SEED, first_and_last_turn, give_tokens  # noqa: E402
 from bench.bench_fold import cached_log  # noqa: E402
-from bench.timing import RUNS, Timing, interleaved, timed, verdict  # noqa: E402
+from bench.timing import RUNS, Timing, timed, verdict  # noqa: E402
 from mortecouille.app.games import load_state  # noqa: E402
 from mortecouille.app.store_copy import log_as_file, turns_of  # noqa: E402
 from mortecouille.app.turn_index import turn_index  # noqa: E402
@@ -145,20 +145,6 @@ def measure(sizes: list[int], runs: int, url: str) -> bool:
     return met
 
 
-def cli_command(url: str, args: list[str]) -> Callable[[], None]:
-    """The whole CLI command ``args`` on the store at ``url``, in-process (output included), run
-    once to warm up."""
-    runner = CliRunner()
-
-    def once() -> None:
-        result = runner.invoke(cli, ["--store", url, *args])
-        if result.exit_code != 0:
-            raise SystemExit(f"{' '.join(args)} failed: {result.output}")
-
-    once()
-    return once
-
-
 def mirrored_replay(log_: PostgresGameLog, turn: int) -> None:
     """``replay --turn`` as it was: the game mirrored into a temporary file, its turn index built."""
     with log_as_file(log_) as readable:
@@ -178,30 +164,7 @@ def turn_reads(url: str, events: int, runs: int) -> bool:
             lambda: CliRunner().invoke(cli, ["--store", game_url, "replay", GAME, "--turn", str(turns)]), 1
         )
         print(f"  first replay of the last turn, no keyframes yet (built up to it): {cold.runs[0]:.2f} s")
-        for command in ("replay", "explain"):
-            # first and last turn in turn, run after run: the machine's load hits both alike
-            first, last = interleaved(
-                cli_command(game_url, [command, GAME, "--turn", "1"]),
-                cli_command(game_url, [command, GAME, "--turn", str(turns)]),
-                runs,
-            )
-            print(f"  {command} --turn 1:      {first.shown('ms')}")
-            print(f"  {command} --turn {turns}: {last.shown('ms')}")
-            met &= verdict(
-                f"{command} --turn 1 on PostgreSQL at {events:,} events (ms)", first.median * 1e3, 150, False
-            )
-            met &= verdict(
-                f"{command} --turn {turns} on PostgreSQL at {events:,} events (ms)",
-                last.median * 1e3,
-                150,
-                False,
-            )
-            met &= verdict(
-                f"{command} on PostgreSQL: last turn vs first turn (time ratio, the first is the baseline)",
-                last.median / first.median,
-                2.0,
-                False,
-            )
+        met &= first_and_last_turn(["--store", game_url], turns, events, runs, " on PostgreSQL")
         baseline = timed(partial(mirrored_replay, log_, 1), runs)
         print(f"  baseline, the old path (the game mirrored, its turn index built): {baseline.shown('ms')}")
     finally:

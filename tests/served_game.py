@@ -4,8 +4,10 @@ on either store)."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
@@ -45,14 +47,34 @@ class ServedGame:
         while len(self.log().read()) < events:
             self.order()
 
-    def order_past_a_started_write(self, entered: threading.Event, more: int = 3) -> None:
-        """Orders until the keeper has started a snapshot write (``entered``, set by a write held
-        up by the test; at most SNAPSHOT_EVERY orders: one of them passes a mark), then ``more``
-        orders, each answered while that write is still held up."""
-        for _ in range(SNAPSHOT_EVERY):
-            if entered.is_set():
-                break
-            self.order()
-        assert entered.is_set(), "no snapshot write was started"
-        for _ in range(more):
-            self.order()
+    def orders_while_a_write_is_held_up(
+        self, monkeypatch: pytest.MonkeyPatch, owner: object, name: str, written: Callable[[], bool]
+    ) -> list[str]:
+        """Orders while the keeper's snapshot write (``owner.name``, held up here until the orders
+        are in) waits: orders until the keeper has started one (at most SNAPSHOT_EVERY: one of
+        them passes a mark), then three more, each answered while nothing is ``written`` yet;
+        then the write goes on and is waited for. The names of the threads that called it."""
+        release, entered = threading.Event(), threading.Event()
+        writers: list[str] = []
+        write = getattr(owner, name)
+
+        def held_up(*args: Any) -> Any:
+            writers.append(threading.current_thread().name)
+            entered.set()
+            release.wait()
+            return write(*args)
+
+        monkeypatch.setattr(owner, name, held_up)
+        try:
+            for _ in range(SNAPSHOT_EVERY):
+                if entered.is_set():
+                    break
+                self.order()
+            assert entered.is_set(), "no snapshot write was started"
+            for _ in range(3):
+                self.order()
+            assert not written()  # still held up, and yet every order was answered
+        finally:
+            release.set()
+        self.service.snapshots.settled()
+        return writers

@@ -12,7 +12,6 @@ On a real PostgreSQL server (the session's throw-away cluster), through the serv
 
 from __future__ import annotations
 
-import threading
 import uuid
 from collections.abc import Iterator
 
@@ -100,23 +99,9 @@ def test_the_snapshot_is_written_off_the_requests_path(
     """While the keeper's write is held up, the service still answers every order: the request
     that made the snapshot due does not wait for it."""
     served.play_until(SNAPSHOT_EVERY - 3)
-    release, entered = threading.Event(), threading.Event()
-    writers: list[str] = []
-    write = PostgresGameLog.write_snapshot
-
-    def held_up(self: PostgresGameLog, seq: int, digest: str, format_: int, state: bytes) -> bool:
-        writers.append(threading.current_thread().name)
-        entered.set()
-        release.wait()
-        return write(self, seq, digest, format_, state)
-
-    monkeypatch.setattr(PostgresGameLog, "write_snapshot", held_up)
-    try:
-        served.order_past_a_started_write(entered)
-        assert served.snapshot_row() is None  # still held up, and yet every order was answered
-    finally:
-        release.set()
-    served.service.snapshots.settled()
+    writers = served.orders_while_a_write_is_held_up(
+        monkeypatch, PostgresGameLog, "write_snapshot", lambda: served.snapshot_row() is not None
+    )
     assert writers == ["snapshot-keeper"]
     row = served.snapshot_row()
     assert row is not None and SNAPSHOT_EVERY - 1 <= row[0] < SNAPSHOT_EVERY + 3

@@ -13,10 +13,8 @@ Through the in-process service's HTTP API, on a games directory of the test's ow
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from litestar import Litestar
@@ -107,23 +105,9 @@ def test_the_snapshot_is_written_on_the_keepers_thread_off_the_requests_path(
     """While the keeper's write is held up, the service still answers every order: the request
     that made the snapshot due does not wait for it."""
     served.play_until(SNAPSHOT_EVERY - 3)
-    release, entered = threading.Event(), threading.Event()
-    writers: list[str] = []
-    write = snapshots.write_snapshot
-
-    def held_up(log_: GameLog, anchor: Anchor, state: Any) -> bool:
-        writers.append(threading.current_thread().name)
-        entered.set()
-        release.wait()
-        return write(log_, anchor, state)
-
-    monkeypatch.setattr(snapshots, "write_snapshot", held_up)
-    try:
-        served.order_past_a_started_write(entered)
-        assert not snapshot_path(served.log()).exists()  # still held up, and every order answered
-    finally:
-        release.set()
-    served.service.snapshots.settled()
+    writers = served.orders_while_a_write_is_held_up(
+        monkeypatch, snapshots, "write_snapshot", snapshot_path(served.log()).exists
+    )
     assert writers == ["snapshot-keeper"]
     found = read_snapshot(served.log())
     assert found is not None and SNAPSHOT_EVERY - 1 <= found[0].seq < SNAPSHOT_EVERY + 3
