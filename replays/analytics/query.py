@@ -10,11 +10,11 @@ Read-only, enforced twice, both by DuckDB itself:
    the settings back.
 2. **The parser.** DuckDB allows ``COPY ... TO`` a file inside an allowed directory even on a
    read-only database, which would let a query write into the archive. So every statement is first
-   split and typed by DuckDB's own parser (the query connection's ``extract_statements``) and only reading types
-   run: SELECT (which includes WITH, FROM-first, VALUES, DESCRIBE, SHOW, SUMMARIZE), EXPLAIN of a
-   SELECT (``EXPLAIN ANALYZE`` executes its statement) and the PRAGMAs of :data:`READ_PRAGMAS`
-   (``PRAGMA import_database`` runs the SQL files of a directory: a ``schema.sql`` planted in an
-   archive wrote through it).
+   split and typed by DuckDB's own parser (the query connection's ``extract_statements``) and
+   only reading types run: SELECT (which includes WITH, FROM-first, VALUES, DESCRIBE, SHOW,
+   SUMMARIZE), EXPLAIN of a SELECT (``EXPLAIN ANALYZE`` executes its statement) and the PRAGMAs
+   of :data:`READ_PRAGMAS` (``PRAGMA import_database`` runs the SQL files of a directory: a
+   ``schema.sql`` planted in an archive wrote through it).
 
 Bounded: a time limit (a watchdog interrupts the connection) and a memory limit, both overridable;
 nothing spills to disk. ``query --logs DIR`` may read the directory's ``*.jsonl`` logs only (never a
