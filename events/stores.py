@@ -529,6 +529,11 @@ def import_lines(log: EventStore, data: bytes, secrets: Mapping[str, bytes] | No
     count = checked_lines(data)
     with log.creating() as creation:
         kept = FileSecrets(log, in_creation=True)
+        if creation.taken_over:
+            # the log an earlier creation left empty as it died (GameLog.creating): a secret it
+            # kept first belongs to no game and would refuse this one's
+            for kind in secrets or {}:
+                kept.remove(kind)
         created: list[str] = []
         try:
             for kind, value in (secrets or {}).items():

@@ -29,10 +29,10 @@ from mortecouille.core.dice import matches_commitment
 from mortecouille.events.board import Board
 from mortecouille.events.game import GameCreated
 from mortecouille.events.store import Conflict, GameLog
-from mortecouille.events.stores import SEED, secrets_of
+from mortecouille.events.stores import SEED, import_lines, secrets_of
 from mortecouille.replays.reading.verify import verify_log
 from mortecouille.web.server import build_app
-from tests.helpers import file_digests
+from tests.helpers import GOLDEN, file_digests
 
 SEED_TEXT = "the-seed-of-the-second-creation"
 
@@ -206,3 +206,12 @@ def test_a_keyed_creation_retried_after_the_service_died_mid_creation_creates_th
         assert answer.status_code == 201, answer.text
         assert answer.json()["seq"] == 0
     assert verify_log(GameLog(games / "g.jsonl")).ok
+
+
+def test_a_log_copied_in_over_a_killed_creation_takes_it_over_with_its_own_secrets(games: Path) -> None:
+    killed_while_creating(games, "g")
+    log = GameLog(games / "g.jsonl")
+    data = sorted(GOLDEN.glob("*.jsonl"))[0].read_bytes()
+    assert import_lines(log, data, {SEED: b"the-copied-game-seed\n"}) == data.count(b"\n")
+    assert log.path.read_bytes() == data
+    assert secrets_of(log).read(SEED) == b"the-copied-game-seed\n"
