@@ -391,6 +391,10 @@ def create_game(
         if problem is not None:
             raise BadInput("GAME", problem)
     with log_.creating() as creation:
+        if creation.taken_over:
+            # the log an earlier creation left empty as it died: the seed it may have kept first
+            # commits no game (no line holds its commitment) and would refuse this one's
+            secrets_of(log_, creation).remove(SEED)
         if secret is None:
             return _write_creation(creation, events, idempotency_digest)
         kept = secrets_of(log_, creation)

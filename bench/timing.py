@@ -39,13 +39,22 @@ def timed(fn: Callable[[], object], runs: int = RUNS) -> Timing:
 
 
 def interleaved(
-    first: Callable[[], object], second: Callable[[], object], runs: int = RUNS
+    first: Callable[[], object],
+    second: Callable[[], object],
+    runs: int = RUNS,
+    *,
+    before_first: Callable[[], object] | None = None,
+    before_second: Callable[[], object] | None = None,
 ) -> tuple[Timing, Timing]:
-    """Both measures, run after run in turn: a machine shared with others loads both alike."""
+    """Both measures, run after run in turn: a machine shared with others loads both alike.
+    ``before_first``/``before_second``, when given, run untimed before each run of their measure
+    (setting up what it needs, or taking down what the other left)."""
     a: list[float] = []
     b: list[float] = []
     for _ in range(runs):
-        for fn, into in ((first, a), (second, b)):
+        for fn, into, before in ((first, a, before_first), (second, b, before_second)):
+            if before is not None:
+                before()
             gc.collect()
             start = time.perf_counter()
             fn()

@@ -774,6 +774,8 @@ class PostgresCreation:
         self.log = log
         self.conn = conn
         self.written = False
+        #: never: a creation commits whole or not at all, so none is left half-made to take over
+        self.taken_over = False
 
     def secrets(self) -> PostgresSecrets:
         """The game's secrets written in the creation's transaction: they commit with it, or

@@ -606,7 +606,13 @@ class GameLog:
         # the kept file, still one link and both slots long (as recorded when it was opened): the
         # tuple of _head_identity, built inline (every append of a kept log checks it)
         if (
-            info.st_ino, info.st_dev, info.st_mode, info.st_uid, info.st_gid, info.st_nlink, info.st_size
+            info.st_ino,
+            info.st_dev,
+            info.st_mode,
+            info.st_uid,
+            info.st_gid,
+            info.st_nlink,
+            info.st_size,
         ) != handles.head_id:
             handles.drop_head()
             # a hard link would carry the write into another name's file: replaced instead
@@ -927,31 +933,93 @@ class GameLog:
     def creating(self) -> Iterator[Creation]:
         """Create the log file exclusively, empty and locked, for the block to write its first
         events (and anything kept beside it, a seed) under the game's lock. If the block raises,
-        the empty file is removed: a refused creation leaves nothing (issue 12, item 4)."""
+        the empty file is removed: a refused creation leaves nothing (issue 12, item 4).
+
+        A log a creation left empty as it died (killed, crashed, the power lost between creating
+        the file and writing its first line) is taken over (:meth:`_abandoned_log`,
+        :attr:`Creation.taken_over`) rather than refused as an existing game, which would leave
+        the name unusable until someone removed the file by hand."""
         problem = self.path_problem()
         if problem is not None:
             raise Unwritable(f"game {self.name!r}: {problem}")
         with _unwritable(self.path):
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        taken_over = False
         try:
             fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_LINK, 0o644)
         except FileExistsError:
-            raise Conflict(f"game {self.name!r} already exists at {self.path}") from None
+            fd = self._abandoned_log()
+            taken_over = True
         except OSError as error:
             raise Unwritable(f"cannot create {self.path}: {error.strerror}") from None
         written = False
+        ours = taken_over  # the file, empty and locked, is this creation's to remove if it fails
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            creation = Creation(self, fd)
+            if not taken_over:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                # Between its exclusive creation and this lock, the empty file looked abandoned:
+                # another creation may have taken it over, and then written its game into it (or
+                # failed, and removed it). Either way the name is not this creation's any more.
+                if not self._empty_at_path(fd):
+                    raise Conflict(f"game {self.name!r} already exists at {self.path}")
+                ours = True
+            creation = Creation(self, fd, taken_over=taken_over)
             yield creation
             written = creation.written
         finally:
-            if not written:
-                # still locked and ours alone to remove: nobody else created it (O_EXCL)
+            if not written and ours:
+                # still locked, empty and named by the path: nobody else's game to lose
                 self.path.unlink(missing_ok=True)
             os.close(fd)
         with _unwritable(self.path.parent):
             _fsync_dir(self.path.parent)
+
+    def _abandoned_log(self) -> int:
+        """The log at the path, opened and locked for a new creation to take over, when it is one
+        a creation left empty as it died: a regular file of no byte, nobody holding its lock (a
+        creation holds it from just after creating the file until its first line is written, and
+        dies with it), and no head anchor beside it (a creation writes its anchor after its
+        lines: a log emptied after that is a damaged game, which is never written over).
+        Otherwise the game exists: Conflict, as a creation always answered."""
+        exists = Conflict(f"game {self.name!r} already exists at {self.path}")
+        if not self.looks_abandoned():
+            raise exists
+        try:
+            # never blocking: O_NONBLOCK in case the path became a FIFO since the lstat (a regular
+            # file ignores it), and the lock is taken only if it is free
+            fd = os.open(self.path, os.O_WRONLY | os.O_NONBLOCK | _NO_LINK)
+        except OSError:
+            raise exists from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise exists from None
+        if not self._empty_at_path(fd) or os.path.lexists(self.head_path):
+            os.close(fd)
+            raise exists
+        return fd
+
+    def looks_abandoned(self) -> bool:
+        """Whether the log is what a creation that died before its first line leaves: an empty
+        regular file with no head anchor beside it. Only :meth:`creating` tells for sure (nobody
+        may hold its lock: a creation under way looks the same); this is for what a command says
+        before it creates a game (``new``: "already exists", or not)."""
+        try:
+            found = os.lstat(self.path)
+            anchored = os.path.lexists(self.head_path)
+        except OSError:
+            return False
+        return stat.S_ISREG(found.st_mode) and found.st_size == 0 and not anchored
+
+    def _empty_at_path(self, fd: int) -> bool:
+        """Whether ``fd``'s file, locked by the caller, is empty and still the file the path names."""
+        info = os.fstat(fd)
+        try:
+            named = os.lstat(self.path)
+        except OSError:
+            return False
+        return stat.S_ISREG(info.st_mode) and info.st_size == 0 and _identity(named) == _identity(info)
 
     @contextmanager
     def transaction(self, timeout: float = LOCK_TIMEOUT_SECONDS) -> Iterator[Transaction]:
@@ -1147,10 +1215,13 @@ class AnchoredLoss(LogError):
 class Creation:
     """A log just created, empty and locked (see :meth:`GameLog.creating`)."""
 
-    def __init__(self, log: GameLog, fd: int) -> None:
+    def __init__(self, log: GameLog, fd: int, *, taken_over: bool = False) -> None:
         self.log = log
         self.fd = fd
         self.written = False
+        #: whether this creation took over a log an earlier creation left empty as it died
+        #: (:meth:`GameLog._abandoned_log`): what that one kept beside it (a seed) is stale
+        self.taken_over = taken_over
 
     def write(self, events: Sequence[Event], first_extras: Mapping[str, Any] | None = None) -> list[Event]:
         """Write the log's first events (one write, one fsync) and its head anchor.
@@ -1281,6 +1352,7 @@ def _append_locked(
 #: How much of a log :meth:`GameLog.stream` reads at a time: large enough that decoding runs at
 #: msgspec's speed, small enough that a stream's memory does not grow with the log.
 STREAM_CHUNK_BYTES = 1 << 20
+
 
 class CheckedStream:
     """A file log's events, yielded only once their lines' chain is checked: the checks of

@@ -86,6 +86,10 @@ from mortecouille.events.stored_snapshot import StoredSnapshot
 class StoreCreation(Protocol):
     """A game just created, empty and held by its creator (see :meth:`EventStore.creating`)."""
 
+    #: whether this creation took over a game an earlier creation left empty as it died (a file
+    #: store's log created but never written; a PostgreSQL creation is one transaction: never)
+    taken_over: bool
+
     def write(self, events: Sequence[Event], first_extras: Mapping[str, Any] | None = None) -> list[Event]:
         """Write the game's first events; the creation counts only once this returned.
         ``first_extras``: envelope fields of the first line (a creation's ``idem``)."""
@@ -525,6 +529,11 @@ def import_lines(log: EventStore, data: bytes, secrets: Mapping[str, bytes] | No
     count = checked_lines(data)
     with log.creating() as creation:
         kept = FileSecrets(log, in_creation=True)
+        if creation.taken_over:
+            # the log an earlier creation left empty as it died (GameLog.creating): a secret it
+            # kept first belongs to no game and would refuse this one's
+            for kind in secrets or {}:
+                kept.remove(kind)
         created: list[str] = []
         try:
             for kind, value in (secrets or {}).items():

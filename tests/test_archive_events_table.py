@@ -12,6 +12,7 @@ while the next is staged: what the archive holds must not depend on any of it.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
 import threading
@@ -118,6 +119,47 @@ def test_spawned_workers_archive_the_same_tables_as_forked_ones(
     for table in TABLES:
         if any((forked / table).glob("**/*.parquet")):
             assert table_rows(spawned, table) == table_rows(forked, table), table
+
+
+def test_a_process_holding_a_duckdb_connection_does_not_fork_its_workers() -> None:
+    # DuckDB's worker threads are native: Python's threading module does not see them, the kernel
+    # does; a fork beside them could leave one of their locks held in the worker forever
+    assert archive_module._forking_is_safe()  # nothing else runs in this test's process
+    connection = duckdb.connect()
+    try:
+        connection.execute("SELECT 42").fetchall()
+        assert threading.active_count() == 1  # what Python sees: no other thread
+        assert not archive_module._forking_is_safe()
+    finally:
+        connection.close()
+    assert archive_module._forking_is_safe()  # closing the connection ends its threads
+
+
+def test_archive_beside_an_open_duckdb_connection_spawns_its_workers(logs: Path, tmp_path: Path) -> None:
+    paths = sorted(logs.glob("*.jsonl"))
+    forked = tmp_path / "forked"
+    archive_games(paths, forked, "2026-04", jobs=2, flush_events=2_000)
+    connection = duckdb.connect()
+    try:
+        connection.execute("SELECT 42").fetchall()
+        methods: list[str] = []
+        real_context = multiprocessing.get_context
+
+        def seen(method: str | None = None) -> multiprocessing.context.BaseContext:
+            methods.append(str(method))
+            return real_context(method)
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(multiprocessing, "get_context", seen)
+            beside = tmp_path / "beside"
+            result = archive_games(paths, beside, "2026-04", jobs=2, flush_events=2_000)
+    finally:
+        connection.close()
+    assert result.exit_code == 0
+    assert methods == ["spawn"]
+    for table in TABLES:
+        if any((forked / table).glob("**/*.parquet")):
+            assert table_rows(beside, table) == table_rows(forked, table), table
 
 
 def test_no_worker_holds_the_archive_lock(logs: Path, tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gc
 import io
 import json
 import os
@@ -316,3 +317,19 @@ def test_an_interrupted_query_comes_out_as_keyboard_interrupt_not_as_bad_sql(arc
         finally:
             done.set()
             presser.join()
+
+
+def test_a_query_leaves_no_duckdb_thread_behind(archive: Path) -> None:
+    """A query, refused or run, closes all it opened: its statements are parsed by its own
+    connection, not by DuckDB's module-wide default one, which would keep its native threads for
+    the rest of the process (beside which ``archive`` must spawn its workers instead of forking)."""
+
+    def native_threads() -> int:
+        gc.collect()
+        return len(os.listdir("/proc/self/task"))
+
+    before = native_threads()
+    assert run_cli("query", str(archive), "DELETE FROM events").exit_code == 2
+    assert run_cli("query", str(archive), "EXPLAIN DELETE FROM events").exit_code == 2
+    assert run_cli("query", str(archive), "SELECT count(*) FROM dice").exit_code == 0
+    assert native_threads() == before

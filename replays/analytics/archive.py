@@ -660,9 +660,17 @@ def _workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
 
 
 def _forking_is_safe() -> bool:
-    """Fork on Linux, and only from a process with no other Python thread: a lock another thread
-    holds at the fork would stay held in the worker forever (a server, a test harness)."""
-    return sys.platform == "linux" and threading.active_count() == 1
+    """Fork on Linux, and only from a process with no other thread: a lock another thread holds
+    at the fork would stay held in the worker forever (a server, a test harness). Threads are
+    counted by the kernel (``/proc/self/task``), not by :mod:`threading`, which sees Python's
+    threads only: an open DuckDB connection runs native worker threads of its own (nine on this
+    machine), and a process that still holds one (a notebook, a benchmark) must not fork."""
+    if sys.platform != "linux":
+        return False
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:  # no /proc mounted: what Python itself knows
+        return threading.active_count() == 1
 
 
 def _staged(

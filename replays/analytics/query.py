@@ -10,11 +10,11 @@ Read-only, enforced twice, both by DuckDB itself:
    the settings back.
 2. **The parser.** DuckDB allows ``COPY ... TO`` a file inside an allowed directory even on a
    read-only database, which would let a query write into the archive. So every statement is first
-   split and typed by DuckDB's own parser (``duckdb.extract_statements``) and only reading types
-   run: SELECT (which includes WITH, FROM-first, VALUES, DESCRIBE, SHOW, SUMMARIZE), EXPLAIN of a
-   SELECT (``EXPLAIN ANALYZE`` executes its statement) and the PRAGMAs of :data:`READ_PRAGMAS`
-   (``PRAGMA import_database`` runs the SQL files of a directory: a ``schema.sql`` planted in an
-   archive wrote through it).
+   split and typed by DuckDB's own parser (the query connection's ``extract_statements``) and
+   only reading types run: SELECT (which includes WITH, FROM-first, VALUES, DESCRIBE, SHOW,
+   SUMMARIZE), EXPLAIN of a SELECT (``EXPLAIN ANALYZE`` executes its statement) and the PRAGMAs
+   of :data:`READ_PRAGMAS` (``PRAGMA import_database`` runs the SQL files of a directory: a
+   ``schema.sql`` planted in an archive wrote through it).
 
 Bounded: a time limit (a watchdog interrupts the connection) and a memory limit, both overridable;
 nothing spills to disk. ``query --logs DIR`` may read the directory's ``*.jsonl`` logs only (never a
@@ -94,13 +94,16 @@ class QueryResult(msgspec.Struct, frozen=True):
 _EXPLAIN = re.compile(r"^\s*explain\s+(?:analy[sz]e\s+)?(?P<inner>.*)$", re.IGNORECASE | re.DOTALL)
 
 
-def check_read_only(sql: str) -> list[str]:
+def check_read_only(sql: str, parser: duckdb.DuckDBPyConnection) -> list[str]:
     """The statements of ``sql`` if every one only reads; else QueryRefused naming the first that
-    does not. Uses DuckDB's parser, so comments, strings and ``;`` inside them are handled."""
+    does not. Uses DuckDB's parser, so comments, strings and ``;`` inside them are handled: that of
+    ``parser``, the connection the statements will run on, never the module's default connection
+    (``duckdb.extract_statements``), which would live, with its native threads, as long as the
+    process (beside which ``archive`` could no longer fork its workers)."""
     import duckdb
 
     try:
-        statements = duckdb.extract_statements(sql)
+        statements = parser.extract_statements(sql)
     except duckdb.Error as error:
         raise QueryRefused(str(error)) from None
     if not statements:
@@ -110,7 +113,7 @@ def check_read_only(sql: str) -> list[str]:
         kind = statement.type
         text = statement.query.strip()
         if kind == duckdb.StatementType.EXPLAIN:
-            _check_explain(text)
+            _check_explain(text, parser)
         elif kind == duckdb.StatementType.PRAGMA:
             _check_pragma(text)
         elif kind != duckdb.StatementType.SELECT:
@@ -133,7 +136,7 @@ def _check_pragma(text: str) -> None:
         )
 
 
-def _check_explain(text: str) -> None:
+def _check_explain(text: str, parser: duckdb.DuckDBPyConnection) -> None:
     """EXPLAIN of one SELECT only: ``EXPLAIN ANALYZE`` runs its statement, whatever it is."""
     import duckdb
 
@@ -143,7 +146,7 @@ def _check_explain(text: str) -> None:
     if "analy" in text[: match.start("inner")].lower():
         raise QueryRefused("EXPLAIN ANALYZE runs its statement: use EXPLAIN without ANALYZE")
     try:
-        inner = duckdb.extract_statements(match.group("inner"))
+        inner = parser.extract_statements(match.group("inner"))
     except duckdb.Error as error:
         raise QueryRefused(str(error)) from None
     if len(inner) != 1 or inner[0].type != duckdb.StatementType.SELECT:
@@ -285,7 +288,7 @@ def run_query(
     Ctrl-C interrupts it too and comes out as KeyboardInterrupt."""
     import duckdb
 
-    statements = check_read_only(sql)
+    statements = check_read_only(sql, connection)
     expired = threading.Event()
 
     def expire() -> None:
