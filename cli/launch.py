@@ -22,18 +22,16 @@ import gc
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple, TextIO
+from typing import TextIO
 
 #: click's shell completion variable for the program ``mortecouille`` (see click's
 #: ``_main_shell_completion``): when set, the command line is completed, not run.
 COMPLETION_VARIABLE = "_MORTECOUILLE_COMPLETE"
 
 
-class PlainState(NamedTuple):
-    """A ``state`` command line the launcher runs itself."""
-
-    game: str
-    as_json: bool
+#: A ``state`` command line the launcher runs itself: the game's name, and whether ``--json``.
+#: (A plain tuple, not a NamedTuple: making one compiles code, which every ``state`` would pay.)
+PlainState = tuple[str, bool]
 
 
 def plain_state(args: Sequence[str], environ: Mapping[str, str]) -> PlainState | None:
@@ -45,7 +43,7 @@ def plain_state(args: Sequence[str], environ: Mapping[str, str]) -> PlainState |
         return None
     if len(args) == 3 and args[2] != "--json":
         return None
-    return PlainState(args[1], as_json=len(args) == 3)
+    return args[1], len(args) == 3
 
 
 def main() -> None:
@@ -56,10 +54,10 @@ def main() -> None:
 
         click_main()
         return
-    sys.exit(run_plain_state(plain))
+    sys.exit(run_plain_state(*plain))
 
 
-def run_plain_state(plain: PlainState) -> int:
+def run_plain_state(game: str, as_json: bool) -> int:
     """``state`` as click's command runs it (with no option given): the same lines on stdout, the
     same error line on stderr and the same exit code, every error ending as there (the group's
     ``RefereeGroup.invoke`` and click's ``main``)."""
@@ -91,7 +89,7 @@ def run_plain_state(plain: PlainState) -> int:
         try:
             try:
                 store = open_games(store_url(None, None), store_source(None, None))
-                lines = state_lines(store, plain.game, plain.as_json)
+                lines = state_lines(store, game, as_json)
             except DELIBERATE_ERRORS as error:
                 return _error(error_line(str(error)), exit_code_of(error))
             for line in lines:

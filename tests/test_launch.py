@@ -23,9 +23,9 @@ CLICK = [sys.executable, "-c", "from mortecouille.cli.main import main; main()"]
 @pytest.mark.parametrize(
     ("args", "plain"),
     [
-        (["state", "g"], PlainState("g", as_json=False)),
-        (["state", "g", "--json"], PlainState("g", as_json=True)),
-        (["state", "g h", "--json"], PlainState("g h", as_json=True)),
+        (["state", "g"], ("g", False)),
+        (["state", "g", "--json"], ("g", True)),
+        (["state", "g h", "--json"], ("g h", True)),
         (["state"], None),
         (["state", "--json", "g"], None),
         (["state", "g", "--help"], None),
@@ -48,7 +48,7 @@ def test_only_a_plain_state_command_line_is_run_without_click(
 
 
 def test_shell_completion_is_clicks_even_for_a_plain_state_command_line() -> None:
-    assert plain_state(["state", "g"], {COMPLETION_VARIABLE: ""}) == PlainState("g", as_json=False)
+    assert plain_state(["state", "g"], {COMPLETION_VARIABLE: ""}) == ("g", False)
     assert plain_state(["state", "g"], {COMPLETION_VARIABLE: "bash_complete"}) is None
 
 
