@@ -8,8 +8,9 @@ parsing cost about 45 of the 300 million instructions ``state`` runs on a 1,000-
 than its log work; and ``state`` is what a referee runs most, between every two commands.
 
 Only the exact shapes of :func:`plain_state` are taken: the subcommand ``state``, a game name not
-starting with ``-``, then ``--json`` or nothing. Anything else (a global option, ``--help``, another
-argument, shell completion) goes to click unchanged. What ``state`` prints
+starting with ``-``, then ``--json`` or nothing, on an stdout and stderr click writes to as they
+are (:func:`streams_written_as_they_are`). Anything else (a global option, ``--help``, another
+argument, shell completion, an ASCII terminal) goes to click unchanged. What ``state`` prints
 (:mod:`mortecouille.cli.state_output`) and how each error ends (:mod:`mortecouille.cli.plain`)
 are shared with the click command, and tests/test_launch.py runs both ways on the same games,
 good and bad, comparing output, errors and exit codes.
@@ -17,6 +18,7 @@ good and bad, comparing output, errors and exit codes.
 
 from __future__ import annotations
 
+import codecs
 import errno
 import gc
 import os
@@ -46,9 +48,27 @@ def plain_state(args: Sequence[str], environ: Mapping[str, str]) -> PlainState |
     return args[1], len(args) == 3
 
 
+def streams_written_as_they_are(streams: Sequence[object]) -> bool:
+    """Whether click would write to each of ``streams`` (stdout, stderr) as it is: a stream with an
+    encoding other than ASCII. Click replaces a missing stream by nothing and re-wraps an ASCII one
+    as UTF-8 (``click._compat``); the launcher leaves those command lines to click."""
+    for stream in streams:
+        encoding = getattr(stream, "encoding", None)
+        if stream is None or not isinstance(encoding, str) or not encoding:
+            return False
+        try:
+            if codecs.lookup(encoding).name == "ascii":
+                return False
+        except LookupError:
+            pass  # click writes to a stream of an encoding it cannot look up as it is
+    return True
+
+
 def main() -> None:
     """Run the command line of this process (``sys.argv``) and exit with its code."""
-    plain = plain_state(sys.argv[1:], os.environ)
+    plain = None
+    if streams_written_as_they_are([sys.stdout, sys.stderr]):
+        plain = plain_state(sys.argv[1:], os.environ)
     if plain is None:
         from mortecouille.cli.main import main as click_main
 

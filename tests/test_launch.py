@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mortecouille.cli.launch import COMPLETION_VARIABLE, PlainState, plain_state
+from mortecouille.cli.launch import COMPLETION_VARIABLE, PlainState, plain_state, streams_written_as_they_are
 from tests.cli_helpers import run, tree_digest
 
 #: the launcher, as the ``mortecouille`` script and ``python -m mortecouille`` run it
@@ -50,6 +50,20 @@ def test_only_a_plain_state_command_line_is_run_without_click(
 def test_shell_completion_is_clicks_even_for_a_plain_state_command_line() -> None:
     assert plain_state(["state", "g"], {COMPLETION_VARIABLE: ""}) == ("g", False)
     assert plain_state(["state", "g"], {COMPLETION_VARIABLE: "bash_complete"}) is None
+
+
+class _Stream:
+    def __init__(self, encoding: str | None) -> None:
+        self.encoding = encoding
+
+
+def test_the_launcher_writes_only_to_streams_click_writes_to_as_they_are() -> None:
+    assert streams_written_as_they_are([_Stream("utf-8"), _Stream("UTF8"), _Stream("latin-1")])
+    assert streams_written_as_they_are([_Stream("no-such-codec")])  # click leaves it as it is too
+    assert not streams_written_as_they_are([_Stream("utf-8"), _Stream("ascii")])
+    assert not streams_written_as_they_are([_Stream("ANSI_X3.4-1968")])  # ASCII by another name
+    assert not streams_written_as_they_are([_Stream(None)])
+    assert not streams_written_as_they_are([None])
 
 
 def both_ways(games: Path, *args: str, **environ: str) -> tuple[subprocess.CompletedProcess[bytes], ...]:
@@ -151,6 +165,13 @@ def test_the_store_named_by_its_url_is_read_alike(games: Path) -> None:
         for program in (LAUNCHER, CLICK)
     )
     assert launched.returncode == 0 and (launched.stdout, launched.stderr) == (clicked.stdout, clicked.stderr)
+
+
+def test_a_name_ascii_cannot_write_is_shown_alike_on_an_ascii_stdout(tmp_path: Path) -> None:
+    games = tmp_path / "games"
+    assert run(games, "new", "u", "--players", "Zoë,Bob").exit_code == 0
+    shown = assert_the_same(games, "state", "u", PYTHONIOENCODING="ascii")
+    assert shown.returncode == 0 and "Zoë".encode() in shown.stdout
 
 
 def test_any_other_state_command_line_is_clicks(games: Path) -> None:
