@@ -2,10 +2,10 @@
 ``state GAME`` or ``state GAME --json`` is run here, without click; every other command line goes
 to click's group (:mod:`mortecouille.cli.main`), whose parsing, help and errors are the reference.
 
-Why (issue 16, the CLI's start-up): importing click (with the standard library modules it pulls:
-``uuid`` and ``platform``, ``datetime``, ``gettext`` and ``locale``...), building the group and
-parsing cost about 45 of the 300 million instructions ``state`` runs on a 1,000-event game, more
-than its log work; and ``state`` is what a referee runs most, between every two commands.
+Why (issue 16, the CLI's start-up): importing click (its modules, and ``gettext`` and ``locale``
+for its messages), building the group and parsing cost about 40 of the 300 million instructions
+``state`` ran on a 1,000-event game, more than its log work; and ``state`` is what a referee runs
+most, between every two commands.
 
 Only the exact shapes of :func:`plain_state` are taken: the subcommand ``state``, a game name not
 starting with ``-``, then ``--json`` or nothing, on an stdout and stderr click writes to as they
