@@ -30,13 +30,13 @@ try:
 
     import click
 
+    from mortecouille.cli.plain import configure_logging, system_refusal, unexpected
     from mortecouille.cli.shared import (
         GAMES_DIR_HELP,
         LOG_JSON_HELP,
         STORE_HELP,
         VERBOSE_HELP,
         Context,
-        configure_logging,
         fail,
         with_global_options,
     )
@@ -281,11 +281,10 @@ class RefereeGroup(click.Group):
             if error.errno == errno.EPIPE:
                 raise  # ``log | head -1``: click's main closes stdout quietly
             get_logger().debug("system error", exc_info=True)
-            where = f": {error.filename}" if error.filename else ""
-            fail(f"the system refused: {error.strerror or error}{where}", 1)
+            fail(system_refusal(error), 1)
         except Exception as error:
             get_logger().debug("unexpected error", exc_info=True)
-            fail(f"unexpected {type(error).__name__}: {error} (a bug: please report it with the command)", 1)
+            fail(unexpected(error), 1)
 
 
 @click.group(cls=RefereeGroup, context_settings={"help_option_names": ["-h", "--help"]})

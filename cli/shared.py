@@ -17,11 +17,8 @@ from typing import Any, Final, NoReturn, TypeVar
 import click
 
 from mortecouille.app.games import game_log, load, open_games, store_source, store_url
-from mortecouille.core.errors import MortecouilleError
+from mortecouille.cli.plain import DELIBERATE_ERRORS, configure_logging, error_line, exit_code_of
 from mortecouille.core.limits import shown
-from mortecouille.events import house_log
-from mortecouille.events.codec import LogError
-from mortecouille.events.store import Conflict, GameNotFound, Unwritable
 from mortecouille.events.store_errors import StoreError
 from mortecouille.events.stores import FileStore, GameStore, is_file_store_url
 
@@ -29,7 +26,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def fail(message: str, code: int) -> NoReturn:
-    click.echo(f"error: {shown(message)}", err=True)
+    click.echo(error_line(message), err=True)
     sys.exit(code)
 
 
@@ -40,19 +37,10 @@ def reports_errors(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except (MortecouilleError, LogError, Conflict, GameNotFound, Unwritable, StoreError) as error:
-            fail(str(error), getattr(error, "exit_code", 1))
+        except DELIBERATE_ERRORS as error:
+            fail(str(error), exit_code_of(error))
 
     return wrapper  # type: ignore[return-value]
-
-
-def configure_logging(verbose: int, log_json: bool) -> None:
-    """``-v``/``-vv`` and ``--log-json``, applied to structlog when something is first logged
-    (:mod:`mortecouille.events.house_log`: a command that logs nothing never imports it)."""
-    # the stdlib's levels (logging.WARNING 30, INFO 20, DEBUG 10) spelt out: importing logging
-    # (and its traceback, string) for three numbers cost every command a few ms (issue 16)
-    level = 30 if verbose == 0 else 20 if verbose == 1 else 10
-    house_log.configure(level, log_json)
 
 
 class Context:

@@ -20,7 +20,6 @@ records a :class:`DieRolled` event. Sources:
 from __future__ import annotations
 
 import hashlib
-import hmac
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Final, Protocol
@@ -82,6 +81,8 @@ def salted_commitment(seed: str, salt: str) -> str:
     """HMAC-SHA256 of ``seed`` keyed with the game's own random ``salt`` (D2): what a new seeded
     game publishes. The salt defeats precomputed tables and links between games; the length of
     the seed (16 characters at least, random by default) is what puts brute force out of reach."""
+    import hmac  # for a seed only (commit, check, draw): a reading command never imports it (issue 16)
+
     return hmac.new(salt.encode("utf-8"), seed.encode("utf-8"), hashlib.sha256).hexdigest()
 
 
@@ -103,6 +104,8 @@ def commits_to_a_seed(game: Committed) -> bool:
 def matches_commitment(seed: str, game: Committed) -> bool:
     """Whether ``seed`` is the one ``game`` committed to (D2): every commitment it publishes must
     match, and it must publish one."""
+    import hmac  # for a seed only (commit, check, draw): a reading command never imports it (issue 16)
+
     checks = []
     if game.seed_sha256 is not None:
         checks.append(hmac.compare_digest(seed_commitment(seed), game.seed_sha256))
@@ -117,6 +120,8 @@ def seeded_value(seed: str, identity: RollIdentity) -> int:
     Rejection sampling over successive HMAC blocks keeps every face exactly
     equally likely (a plain modulo would favour low faces).
     """
+    import hmac  # for a seed only (commit, check, draw): a reading command never imports it (issue 16)
+
     message = msgspec.json.encode(
         [
             identity.game,
@@ -165,6 +170,8 @@ def turn_key(seed: str, game: str, turn: int, contributions: Mapping[str, str]) 
 
     Without the seed, no player can compute it; without every contribution, neither can the
     seed's holder. A player resolved without (absent) is simply not in ``contributions``."""
+    import hmac  # for a seed only (commit, check, draw): a reading command never imports it (issue 16)
+
     message = msgspec.json.encode([TURN_KEY_LABEL, game, turn, sorted(contributions.items())])
     return hmac.new(seed.encode("utf-8"), message, hashlib.sha256).hexdigest()
 

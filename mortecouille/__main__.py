@@ -1,5 +1,5 @@
 """``python -m mortecouille``: the same command line as the ``mortecouille`` script."""
 
-from mortecouille.cli.main import main
+from mortecouille.cli.launch import main
 
 main()

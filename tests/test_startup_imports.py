@@ -77,9 +77,18 @@ NOT_FOR_ORDER = (
 #: command path itself (``state`` reads through ``app.games``: no locking, dice or deciding),
 #: resolving a turn (its phases, the movement, the gunnery), giving orders (their checks), ``new``
 #: and the seats' commands, and the standard library modules only a rare path uses (a secret
-#: drawn, a name suggested, logging's levels).
+#: drawn, a name suggested, logging's levels, a seed's HMAC). A plain ``state GAME`` is run by the
+#: launcher (``cli.launch``) without click: neither click nor what it pulls (``gettext`` and
+#: ``locale`` for its messages, ``inspect`` is msgspec's too), nor the click group and commands.
 NOT_FOR_STATE = (
     *NOT_FOR_ORDER,
+    "click",
+    "gettext",
+    "locale",
+    "hmac",
+    "mortecouille.cli.main",
+    "mortecouille.cli.shared",
+    "mortecouille.cli.game_commands",
     "mortecouille.app.commands",
     "mortecouille.core.mortecouille.combat",
     "mortecouille.core.mortecouille.movement",
@@ -116,6 +125,7 @@ def test_state_of_a_mortecouille_game_imports_only_what_showing_it_needs(tmp_pat
     loaded = modules_loaded_by("state", "g", games=game_with_a_ship(tmp_path))
     assert "mortecouille.core.mortecouille.ruleset" in loaded  # the probe saw the game folded
     assert "mortecouille.replays.reading.describe" in loaded  # and shown
+    assert "mortecouille.cli.launch" in loaded  # by the launcher
     assert not imported_of(loaded, NOT_FOR_STATE)
 
 
