@@ -40,11 +40,9 @@ def test_a_snapshot_written_in_the_full_encoding_still_decodes() -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(name=st.sampled_from(NAMES), cut=st.floats(min_value=0, max_value=1))
-def test_the_compact_encoding_holds_the_values_without_defaults_gives(name: str, cut: float) -> None:
+def test_the_compact_encoding_is_the_encoding_of_what_without_defaults_gives(name: str, cut: float) -> None:
     """The ships are left out of their defaults by a faster path than ``without_defaults``: the
-    same values, field for field, whatever the ships hold."""
+    same bytes, whatever the ships hold."""
     events = GameLog(GOLDEN / f"{name}.jsonl").read()
     state = fold(events[: round(cut * len(events))])
-    assert msgspec.msgpack.decode(encode_state_compact(state)) == msgspec.msgpack.decode(
-        msgspec.msgpack.encode(without_defaults(state))
-    )
+    assert encode_state_compact(state) == msgspec.msgpack.encode(without_defaults(state))
