@@ -15,8 +15,9 @@ from __future__ import annotations
 import bisect
 import os
 from array import array
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, overload
 
 import msgspec
 
@@ -35,7 +36,7 @@ from mortecouille.core.errors import BadInput
 from mortecouille.core.game import evolve
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
-from mortecouille.events.codec import decode_line, decode_lines
+from mortecouille.events.codec import LogError, decode_line, decode_lines
 from mortecouille.events.game import GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.rulings import RulingRecorded
 from mortecouille.events.store import GameLog
@@ -176,6 +177,67 @@ class _Marks:
         }
 
 
+class Rulings(Sequence[RulingRecorded]):
+    """The rulings of a position, in log order: a sequence whose items are decoded from their
+    lines (kept in the turn index, or read from the store's turn marks) only when read.
+
+    A long game gathers rulings by the thousand (a wreck refloated by ruling each turn), and
+    ``replay --turn N`` shows only the latest few and how many came before: decoding all of them
+    was a late turn's largest cost beyond the board itself, growing with the log (issue 16). The
+    JSON output, which lists them all, reads them all, in one decoding call. Equal to any sequence
+    of the same rulings (a list, as the functions over the whole list of events give)."""
+
+    def __init__(self, lines: bytes | bytearray, ends: array[int]) -> None:
+        #: the rulings' lines (each with its newline; more may follow, appended later), and where
+        #: the i-th line ends in them
+        self._lines = lines
+        self._ends = ends
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    @overload
+    def __getitem__(self, index: int) -> RulingRecorded: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[RulingRecorded]: ...
+
+    def __getitem__(self, index: int | slice) -> RulingRecorded | list[RulingRecorded]:
+        if isinstance(index, slice):
+            start, stop, step = index.indices(len(self))
+            if step != 1:
+                return self._decoded(0, len(self))[index]
+            return self._decoded(start, stop)
+        at = index + len(self) if index < 0 else index
+        if not 0 <= at < len(self):
+            raise IndexError(index)
+        return self._decoded(at, at + 1)[0]
+
+    def __iter__(self) -> Iterator[RulingRecorded]:
+        return iter(self._decoded(0, len(self)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists, which are unhashable
+
+    def __repr__(self) -> str:
+        return f"Rulings({list(self)!r})"
+
+    def _decoded(self, start: int, stop: int) -> list[RulingRecorded]:
+        """The rulings ``start``..``stop - 1``, from their lines in one decoding call."""
+        if start >= stop:
+            return []
+        first = self._ends[start - 1] if start > 0 else 0
+        found = decode_lines(bytes(self._lines[first : self._ends[stop - 1]]))
+        rulings = [event for event in found if isinstance(event, RulingRecorded)]
+        if len(rulings) != stop - start:  # the index only keeps rulings' lines (and checks them)
+            raise LogError(f"the turn index's ruling lines {start}..{stop - 1} are not all rulings")
+        return rulings
+
+
 def turns_path(log_: GameLog) -> Path:
     return log_.sibling(TURNS_SUFFIX)
 
@@ -253,15 +315,13 @@ class TurnLookups:
             last += 1
         return first, last
 
-    def rulings_until(self, position: int) -> list[RulingRecorded]:
-        """The rulings among the first ``position`` events."""
+    def rulings_until(self, position: int) -> Rulings:
+        """The rulings among the first ``position`` events, decoded as they are read
+        (:class:`Rulings`)."""
         marks = self.marks
         count = bisect.bisect_left(marks.ruling_seqs, position)
-        if count == 0:
-            return []
-        # one decoding call for all of them: a long game's rulings run into thousands
-        found = decode_lines(bytes(marks.ruling_lines[: marks.ruling_ends[count - 1]]))
-        return [event for event in found if isinstance(event, RulingRecorded)]
+        # the lines stay where they are (only appended to): each read copies the lines it decodes
+        return Rulings(marks.ruling_lines, marks.ruling_ends[:count])
 
     def state_at(self, position: int) -> tuple[GameState, Event | None]:
         """The state at ``position`` and the event that led there (None at 0)."""

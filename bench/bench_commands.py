@@ -17,6 +17,8 @@ into a games directory of its own (with its secret seed, so ``order`` rolls as a
   Goal: each size within 2x of the smallest (the issue's: 100k within 2x of 1k). The sizes are
   measured in turn, run after run, in CPU time of the process (on a shared machine wall time
   measures the neighbours; the fsync's wait is ``bench_append.py``'s), the reads 20 at a time.
+  ``state``'s is split at the smallest and largest size (reading and checking the snapshot,
+  decoding its state, folding the events after it): what grows there is what the game holds.
 * ``replay --turn N`` and ``explain --turn N`` (the whole CLI command in-process, output
   included) at the first and the last turn of a ``--turns-events`` game. Goals: under 150 ms at
   any turn; the last turn within 2x of the first (the baseline).
@@ -41,6 +43,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -50,7 +53,14 @@ from bench.bench_fold import cached_log  # noqa: E402
 from bench.timing import Timing, interleaved, timed, verdict  # noqa: E402
 from mortecouille.app.commands import run_command  # noqa: E402
 from mortecouille.app.games import load_state  # noqa: E402
-from mortecouille.app.snapshots import DERIVED_SUFFIXES  # noqa: E402
+from mortecouille.app.snapshots import (  # noqa: E402
+    DERIVED_SUFFIXES,
+    Anchor,
+    _usable_snapshot,
+    decode_state,
+    derived_digest,
+    read_snapshot,
+)
 from mortecouille.cli.main import cli  # noqa: E402
 from mortecouille.core.board.ships import PlaceShip  # noqa: E402
 from mortecouille.core.game import fold  # noqa: E402
@@ -58,6 +68,8 @@ from mortecouille.core.state import GameState  # noqa: E402
 from mortecouille.core.turn_commands import GiveTokens  # noqa: E402
 from mortecouille.events.store import GameLog  # noqa: E402
 from mortecouille.replays.pictures.board_text import render_board  # noqa: E402
+
+Argument = TypeVar("Argument")
 
 #: the secret seed of bench_fold's game (its CreateGame commits to it)
 SEED = "bench"
@@ -130,6 +142,50 @@ def drawing(boards: dict[int, GameState], runs: int) -> None:
         )
 
 
+def state_split(logs: dict[int, GameLog], runs: int) -> None:
+    """Where ``state``'s log work goes at each size (CPU time per call, the sizes in turn, run
+    after run): what grows with the game's ships (decoding the snapshot's state, the checksum of
+    its bytes) apart from what does not (reading the file, checking the anchor's line, the log's
+    end, starting the fold)."""
+    kept = {size: snapshot_bytes(log_) for size, log_ in logs.items()}
+    snapshots = {size: read_snapshot(log_) for size, log_ in logs.items()}
+    parts: dict[str, Callable[[int], object]] = {
+        "read and check the snapshot": lambda size: _usable_snapshot(logs[size]),
+        "of it, its state's checksum": lambda size: derived_digest(kept[size]),
+        "decode its state": lambda size: decode_state(kept[size]),
+        "fold the events after it": lambda size: fold_after(logs[size], snapshots[size]),
+    }
+    spent: dict[tuple[str, int], list[float]] = {(part, size): [] for part in parts for size in logs}
+    for _ in range(runs):
+        for part, work in parts.items():
+            for size in logs:
+                calls = partial(repeat, work, size, READS_PER_RUN)
+                spent[(part, size)].extend(cpu_timed(calls, 1).runs)
+    ships = {size: len(decode_state(kept[size]).ships) for size in logs}
+    heading = " and ".join(f"{size:,} events ({ships[size]} ships)" for size in logs)
+    print(f"  split of state's log work, ms per call, at {heading}:")
+    for part in parts:
+        medians = [Timing([run / READS_PER_RUN for run in spent[(part, size)]]).median for size in logs]
+        print(f"    {part:28} " + "  ".join(f"{value * 1e3:.3f}" for value in medians))
+
+
+def snapshot_bytes(log_: GameLog) -> bytes:
+    """The state's bytes of the snapshot beside ``log_`` (kept by the warm-up run)."""
+    found = _usable_snapshot(log_)
+    if found is None:
+        raise SystemExit(f"{log_.name}: no usable snapshot after the warm-up run")
+    return bytes(found[1])
+
+
+def fold_after(log_: GameLog, found: tuple[Anchor, GameState] | None) -> GameState:
+    """The fold of the events after the snapshot ``found`` beside ``log_`` (none after the
+    warm-up run: the fold's start, the log's end read and the stream opened)."""
+    if found is None:
+        raise SystemExit(f"{log_.name}: no usable snapshot after the warm-up run")
+    anchor, state = found
+    return fold(log_.stream(anchor.end, anchor.seq + 1, end=log_.settled_size()), state)
+
+
 def cpu_timed(fn: Callable[[], object], runs: int) -> Timing:
     """As :func:`bench.timing.timed`, in CPU seconds of this process: the log work itself, not
     the fsync's wait for the disk nor the neighbours' load on a shared machine."""
@@ -142,9 +198,9 @@ def cpu_timed(fn: Callable[[], object], runs: int) -> Timing:
     return Timing(spent)
 
 
-def repeat(command: Callable[[GameLog], None], log_: GameLog, times: int) -> None:
+def repeat(command: Callable[[Argument], object], argument: Argument, times: int) -> None:
     for _ in range(times):
-        command(log_)
+        command(argument)
 
 
 COMMANDS: dict[str, Callable[[GameLog], None]] = {
@@ -170,6 +226,8 @@ def log_work(sizes: list[int], runs: int, work: Path) -> bool:
                 spent[size].extend(cpu_timed(partial(repeat, command, log_, per_call), 1).runs)
         if name == "board":
             boards = {size: load_state(log_) for size, log_ in logs.items()}
+        if name == "state":
+            state_split({size: logs[size] for size in (min(sizes), max(sizes))}, runs)
         for size in sizes:
             medians[name][size] = Timing([run / per_call for run in spent[size]])
             print(
