@@ -37,7 +37,7 @@ from mortecouille.core.life_cycle import (
 from mortecouille.core.limits import check_name, check_ship_count
 from mortecouille.core.phases import END
 from mortecouille.core.ruleset import SHARED_EVOLVERS, SHARED_IGNORED
-from mortecouille.core.state import GameState, ShipState, state_hash
+from mortecouille.core.state import GameState, ShipState, state_hash, with_earlier_ships
 from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.base import Event
 from mortecouille.events.blockade import TokensGiven
@@ -166,7 +166,8 @@ def play_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource)
             outcome = next_round(state.board, outcome, tokens)
         produced.extend(round_events(turn, round_number, outcome))
         ships = outcome.ships
-    after = fold(produced, state)
+    # the ships back where they were take their objects of before: the hash reuses their bytes
+    after = with_earlier_ships(fold(produced, state), state)
     produced.append(TurnEnded(turn=turn, state_hash=state_hash(after), rules=("P1",)))
     return PlayedTurn(produced, after)
 
