@@ -152,12 +152,12 @@ def play_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource)
         }
     produced: list[Event] = [TurnStarted(turn=turn, rounds=rounds)]
     outcome: RoundOutcome | None = None
+    # the tokens of the ships in the rounds, in the state's order: a ship that sinks is never
+    # afloat again within the turn, so it is only ever dropped (after the round it sank in)
+    given_tokens = [(sid, given) for sid, given in state.tokens.items() if sid in ships and not ships[sid].sunk]
     for round_number in range(1, rounds + 1):
-        tokens = {
-            sid: given[round_number - 1] if round_number <= len(given) else None
-            for sid, given in state.tokens.items()
-            if sid in ships and not ships[sid].sunk
-        }
+        index = round_number - 1
+        tokens = {sid: given[index] if index < len(given) else None for sid, given in given_tokens}
         if outcome is None:
             outcome = resolve_round(state.board, ships, tokens)
         else:
@@ -165,7 +165,9 @@ def play_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource)
             # and is never afloat again within the turn: the later rounds go without the wrecks
             outcome = next_round(state.board, outcome, tokens)
         produced.extend(round_events(turn, round_number, outcome))
-        ships = outcome.ships
+        if outcome.sinkings:
+            ships = outcome.ships
+            given_tokens = [(sid, given) for sid, given in given_tokens if not ships[sid].sunk]
     # the ships back where they were take their objects of before: the hash reuses their bytes
     after = with_earlier_ships(fold(produced, state), state)
     produced.append(TurnEnded(turn=turn, state_hash=state_hash(after), rules=("P1",)))

@@ -298,25 +298,39 @@ def next_round(
     rocks, one a square: M1-M6 keep them so), so only the tokens are checked."""
     ships = {sid: ship for sid, ship in previous.ships.items() if not ship.sunk}
     _validate_tokens(ships, tokens)
-    return _resolve_checked(board, ships, tokens)
+    # The pieces the last round's wind phase left are these ships' (each ship's square and facing
+    # are its piece's, ``_resolve_checked``): taken as they are rather than built again, but for
+    # the wrecks, which neither move nor block.
+    left = previous.phases[1].result.pieces
+    pieces = {sid: left[sid] for sid in ships} if len(ships) != len(left) else left
+    return _resolve_checked(board, ships, tokens, pieces)
 
 
 def _resolve_checked(
     board: Board,
     ships: Mapping[str, BlockadeShip],
     tokens: Mapping[str, str | None],
+    ship_pieces: dict[str, Piece] | None = None,
 ) -> RoundOutcome:
-    """:func:`resolve_round` once its input is checked."""
+    """:func:`resolve_round` once its input is checked; ``ship_pieces``: the ships afloat as
+    pieces when the caller has them (the previous round's, :func:`next_round`), never changed."""
     # one pass over the ships for what the round needs of each (this runs for every round of
     # every turn, and ``verify`` runs every turn again: issue 16)
     afloat: dict[str, BlockadeShip] = {}
     kinds: dict[str, BlockadeKind] = {}
-    pieces: dict[str, Piece] = {}
-    for sid, ship in ships.items():
-        if not ship.sunk:
-            afloat[sid] = ship
-            kind = kinds[sid] = BLOCKADE_KINDS[ship.kind]
-            pieces[sid] = Piece(sid, (ship.at[0], ship.at[1]), ship.facing, kind.size)
+    if ship_pieces is None:
+        pieces: dict[str, Piece] = {}
+        for sid, ship in ships.items():
+            if not ship.sunk:
+                afloat[sid] = ship
+                kind = kinds[sid] = BLOCKADE_KINDS[ship.kind]
+                pieces[sid] = Piece(sid, (ship.at[0], ship.at[1]), ship.facing, kind.size)
+    else:
+        pieces = ship_pieces
+        for sid, ship in ships.items():
+            if not ship.sunk:
+                afloat[sid] = ship
+                kinds[sid] = BLOCKADE_KINDS[ship.kind]
     moves: dict[str, Move] = {}
     for sid, token in tokens.items():
         if token is not None:
@@ -350,10 +364,14 @@ def _resolve_checked(
             after[sid] = ship
             continue
         piece = blown.pieces[sid]
-        sunk = total[sid] >= kinds[sid].max_damage
+        damage_now = total[sid]
+        sunk = damage_now >= kinds[sid].max_damage
         if sunk:
-            sinkings.append(Sinking(sid, piece.at, total[sid], kinds[sid].max_damage))
-        after[sid] = BlockadeShip(sid, ship.kind, piece.at, piece.facing, total[sid], sunk)
+            sinkings.append(Sinking(sid, piece.at, damage_now, kinds[sid].max_damage))
+        elif piece.at == ship.at and piece.facing == ship.facing and damage_now == ship.damage:
+            after[sid] = ship  # as it was (frozen): no new ship for one that stayed unharmed
+            continue
+        after[sid] = BlockadeShip(sid, ship.kind, piece.at, piece.facing, damage_now, sunk)
     phases = (
         PhaseMovement(MOVE.id, ("P1", "M1", "M2", "M2f"), moved),
         PhaseMovement(WIND.id, ("P1", "M7"), blown),
