@@ -154,7 +154,9 @@ def play_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource)
     outcome: RoundOutcome | None = None
     # the tokens of the ships in the rounds, in the state's order: a ship that sinks is never
     # afloat again within the turn, so it is only ever dropped (after the round it sank in)
-    given_tokens = [(sid, given) for sid, given in state.tokens.items() if sid in ships and not ships[sid].sunk]
+    given_tokens = [
+        (sid, given) for sid, given in state.tokens.items() if sid in ships and not ships[sid].sunk
+    ]
     for round_number in range(1, rounds + 1):
         index = round_number - 1
         tokens = {sid: given[index] if index < len(given) else None for sid, given in given_tokens}

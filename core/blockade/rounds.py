@@ -338,9 +338,13 @@ def _resolve_checked(
             if piece is not None:
                 move = _MOVES.get((piece.facing, token))
                 moves[sid] = move if move is not None else _move_for(piece, token)
-    moved = resolve_moves(board, pieces, moves)
+    # the pieces stand on the board, off the rocks, one a square: the caller checked the ships
+    # (``_validate``) or a round left them so (M1-M6), and so does a movement
+    moved = resolve_moves(board, pieces, moves, placed=True)
     wind_moves = wind_phase_moves(board, moved.pieces)
-    blown = resolve_moves(board, moved.pieces, wind_moves) if wind_moves else left_standing(moved)
+    blown = (
+        resolve_moves(board, moved.pieces, wind_moves, placed=True) if wind_moves else left_standing(moved)
+    )
 
     paths: list[ShipPath] = []
     pushes: list[PhasePush] = []

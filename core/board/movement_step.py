@@ -152,30 +152,37 @@ def resolve_step(
     the facing each has during the step); ``claims`` maps the ships that move in
     this step to their claim. Ships without a claim are stationary for this step.
     """
+    return resolve_checked_step(board, pieces, claims, step, placed=False)
+
+
+def resolve_checked_step(
+    board: Board,
+    pieces: Mapping[str, Piece],
+    claims: Mapping[str, Claim],
+    step: int,
+    *,
+    placed: bool,
+) -> StepResult:
+    """:func:`resolve_step`; ``placed``: the pieces are known to stand on the board, off the rocks,
+    one a square (a step's outcome, or ships a round checked: M1-M6 keep them so), so that check
+    of every piece is not made again (the claims are checked all the same)."""
     if step not in _LABELS:
         raise BadInput("step", f"must be 1 or 2, got {step!r}")
     labels = _LABELS[step]
     index = board_index(board)
     # B4: rocks and the edge block. Inlined from ``index.blocks`` (the bounds check of
-    # ``BoardArea.on_board`` included), because this runs for every ship and every claim; each
-    # loop below does what several did (this is most of every turn's resolution, which ``verify``
-    # runs again for every turn: issue 16), raising the same errors in the same order.
+    # ``BoardArea.on_board`` included), because this runs for every ship and every claim (this
+    # is most of every turn's resolution, which ``verify`` runs again for every turn: issue 16).
     width, height, rocks = index.width, index.height, index.rocks
-    position: dict[str, Square] = {}
-    occupant: dict[Square, str] = {}
-    off_board: str | None = None  # the first piece on a rock or off the board, reported after
-    for sid, piece in pieces.items():
-        at = piece.at
-        position[sid] = at
-        occupant[at] = sid
-        if off_board is None:
+    position: dict[str, Square] = {sid: piece.at for sid, piece in pieces.items()}
+    occupant: dict[Square, str] = {at: sid for sid, at in position.items()}
+    if not placed:
+        if len(occupant) != len(position):
+            raise BadInput("pieces", f"two ships share a square: {_shared_squares(position)}")
+        for sid, at in position.items():
             x, y = at
             if not (0 <= x < width and 0 <= y < height) or at in rocks:
-                off_board = sid
-    if len(occupant) != len(position):
-        raise BadInput("pieces", f"two ships share a square: {_shared_squares(position)}")
-    if off_board is not None:
-        raise BadInput(f"pieces.{off_board}.at", f"{position[off_board]} is a rock or off the board (B4)")
+                raise BadInput(f"pieces.{sid}.at", f"{at} is a rock or off the board (B4)")
 
     target: dict[str, Square] = {}
     work = _Step(pieces, claims, step, position, target)
