@@ -235,7 +235,7 @@ def resolve_checked_step(
     contested += shared.items()
     leader: dict[str, str] = {}  # contest winner -> moving occupant it must follow (M4)
     bumps: list[tuple[str, str, Square]] = []
-    facing_claimant = False  # whether a claimant's square is held by another claimant
+    facing: list[str] = []  # the claimants whose square another claimant holds
     for square, group in contested:
         holder = occupant.get(square)
         if holder is not None:
@@ -248,7 +248,7 @@ def resolve_checked_step(
                         resolved[sid] = False
                         work.pair(labels["still"], square, sid, True, holder, False)
                 continue
-            facing_claimant = True
+            facing += group
         if len(group) == 1:
             winner: str | None = group[0]
         else:
@@ -263,15 +263,16 @@ def resolve_checked_step(
                 leader[winner] = holder
 
     # M1c/M2c: a head-on swap stops both, whatever their contests said (M5: those claims counted).
-    # Only a claimant whose square another claimant holds can swap (none, most steps).
-    if facing_claimant:
-        for sid, square in target.items():
-            holder = occupant.get(square)
-            if holder is not None and holder in target and target[holder] == position[sid]:
-                resolved[sid] = False
-                leader.pop(sid, None)
-                if sid < holder:
-                    work.pair(labels["head_on"], square, sid, True, holder, True)
+    # Only a claimant whose square another claimant holds can swap (a few, most steps): each of a
+    # swapping pair is one of them (a claim onto a rock or off the board is onto no ship's square).
+    for sid in facing:
+        square = target[sid]
+        holder = occupant[square]
+        if target[holder] == position[sid]:
+            resolved[sid] = False
+            leader.pop(sid, None)
+            if sid < holder:
+                work.pair(labels["head_on"], square, sid, True, holder, True)
 
     pushed_to: dict[str, tuple[str, Square]] = {}
     if bumps:
