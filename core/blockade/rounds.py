@@ -208,8 +208,10 @@ def _phase_items(
     phase: str,
     result: MovementResult,
     moves: Mapping[str, Move],
-    kinds: Mapping[str, BlockadeKind],
+    ships: Mapping[str, BlockadeShip],
 ) -> tuple[list[ShipPath], list[PhasePush], list[PhaseCollision], list[DamageEntry]]:
+    """One phase's paths, pushes, collisions and the damage each collision does (``ships``: the
+    ships afloat, whose kinds give the ram and rock values, P2, P3)."""
     lead: tuple[str, ...] = ("P1",) if phase == MOVE.id else ("P1", "M7")
     pushed = {push.pushed for push in result.pushes}
     paths: list[ShipPath] = []
@@ -237,14 +239,22 @@ def _phase_items(
         collisions.append(_tag(phase, c, (*lead, c.rule)))
         if c.rock is not None:
             sid = c.ships[0]
-            damage.append(
-                DamageEntry(sid, kinds[sid].rock, "rock", None, c.rock, phase, c.step, ("P3", c.rule))
-            )
+            rock = BLOCKADE_KINDS[ships[sid].kind].rock
+            damage.append(DamageEntry(sid, rock, "rock", None, c.rock, phase, c.step, ("P3", c.rule)))
             continue
         a, b = c.ships
         for ship, other in ((a, b), (b, a)):
             damage.append(
-                DamageEntry(ship, kinds[other].ram, "collision", other, None, phase, c.step, ("P2", c.rule))
+                DamageEntry(
+                    ship,
+                    BLOCKADE_KINDS[ships[other].kind].ram,
+                    "collision",
+                    other,
+                    None,
+                    phase,
+                    c.step,
+                    ("P2", c.rule),
+                )
             )
     return paths, pushes, collisions, damage
 
@@ -315,22 +325,17 @@ def _resolve_checked(
     """:func:`resolve_round` once its input is checked; ``ship_pieces``: the ships afloat as
     pieces when the caller has them (the previous round's, :func:`next_round`), never changed."""
     # one pass over the ships for what the round needs of each (this runs for every round of
-    # every turn, and ``verify`` runs every turn again: issue 16)
-    afloat: dict[str, BlockadeShip] = {}
-    kinds: dict[str, BlockadeKind] = {}
+    # every turn, and ``verify`` runs every turn again: issue 16); a later round's ships are all
+    # afloat, their pieces given
     if ship_pieces is None:
-        pieces: dict[str, Piece] = {}
-        for sid, ship in ships.items():
-            if not ship.sunk:
-                afloat[sid] = ship
-                kind = kinds[sid] = BLOCKADE_KINDS[ship.kind]
-                pieces[sid] = Piece(sid, (ship.at[0], ship.at[1]), ship.facing, kind.size)
+        afloat: Mapping[str, BlockadeShip] = {sid: ship for sid, ship in ships.items() if not ship.sunk}
+        pieces = {
+            sid: Piece(sid, (ship.at[0], ship.at[1]), ship.facing, BLOCKADE_KINDS[ship.kind].size)
+            for sid, ship in afloat.items()
+        }
     else:
+        afloat = ships
         pieces = ship_pieces
-        for sid, ship in ships.items():
-            if not ship.sunk:
-                afloat[sid] = ship
-                kinds[sid] = BLOCKADE_KINDS[ship.kind]
     moves: dict[str, Move] = {}
     for sid, token in tokens.items():
         if token is not None:
@@ -351,27 +356,31 @@ def _resolve_checked(
     collisions: list[PhaseCollision] = []
     damage: list[DamageEntry] = []
     for phase, result, phase_moves in ((MOVE.id, moved, moves), (WIND.id, blown, wind_moves)):
-        p, u, c, d = _phase_items(phase, result, phase_moves, kinds)
+        p, u, c, d = _phase_items(phase, result, phase_moves, afloat)
         paths += p
         pushes += u
         collisions += c
         damage += d
 
-    total = {sid: ship.damage for sid, ship in afloat.items()}
+    # each damaged ship's damage, its entries added in order to what it had (P2, P3)
+    total: dict[str, float] = {}
     for entry in damage:
-        total[entry.ship] += entry.amount
+        hit = entry.ship
+        total[hit] = total.get(hit, afloat[hit].damage) + entry.amount
     after: dict[str, BlockadeShip] = {}
     sinkings: list[Sinking] = []
+    left = blown.pieces
     for sid in sorted(ships):
         ship = ships[sid]
         if ship.sunk:
             after[sid] = ship
             continue
-        piece = blown.pieces[sid]
-        damage_now = total[sid]
-        sunk = damage_now >= kinds[sid].max_damage
+        piece = left[sid]
+        damage_now = total.get(sid, ship.damage)
+        max_damage = BLOCKADE_KINDS[ship.kind].max_damage
+        sunk = damage_now >= max_damage
         if sunk:
-            sinkings.append(Sinking(sid, piece.at, damage_now, kinds[sid].max_damage))
+            sinkings.append(Sinking(sid, piece.at, damage_now, max_damage))
         elif piece.at == ship.at and piece.facing == ship.facing and damage_now == ship.damage:
             after[sid] = ship  # as it was (frozen): no new ship for one that stayed unharmed
             continue

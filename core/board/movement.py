@@ -241,16 +241,14 @@ def resolve_moves(
 
     Ships absent from ``moves`` are stationary (M1-M6). A turner stopped in step 1
     makes no step 2 but still ends with its new facing (M2f, M7). ``placed``: the pieces are
-    known to stand on the board, off the rocks, one a square (ships a round checked, or that a
-    movement left: M1-M6 keep them so), which is then not checked again.
+    known to be keyed by their ids and to stand on the board, off the rocks, one a square (ships a
+    round checked, or that a movement left: M1-M6 keep them so), which is then not checked again.
     """
-    for sid, piece in pieces.items():
-        if piece.id != sid:
-            raise BadInput(f"pieces.{sid}.id", f"piece keyed {sid!r} has id {piece.id!r}")
-    for sid in moves:
-        if sid not in pieces:
-            raise BadInput(f"moves.{sid}", "no such piece")
-
+    if not placed:
+        for sid, piece in pieces.items():
+            if piece.id != sid:
+                raise BadInput(f"pieces.{sid}.id", f"piece keyed {sid!r} has id {piece.id!r}")
+    # (each move's piece is looked up, and a move of no piece refused, by _two_plain_steps)
     if not moves:
         return _standing_still(board, pieces, placed)
     first, second, after = _two_plain_steps(board, pieces, moves, placed)
@@ -275,13 +273,16 @@ def _two_plain_steps(
     pieces, so the same outcome: tests/test_rules_m.py compares them), each mover's pieces and
     claims made in one walk over the moves per step rather than several, and a piece made once per
     change (where it stands and the facing it has next), not once for its square and again for its
-    facing: every round of every turn moves the whole fleet this way (issue 16). ``moves`` are of
-    ``pieces`` (checked by the caller). Step 2's pieces are where step 1 left them (M1-M6 keep
+    facing: every round of every turn moves the whole fleet this way (issue 16). A move of no
+    piece is refused (BadInput), before any step. Step 2's pieces are where step 1 left them (M1-M6 keep
     them on the board, off the rocks, one a square), so they are not checked again."""
     turned: dict[str, Piece] | None = None  # the pieces, copied once a mover's facing differs
     claims1: dict[str, Claim] = {}
+    get = pieces.get
     for sid, move in moves.items():
-        piece = pieces[sid]
+        piece = get(sid)
+        if piece is None:
+            raise BadInput(f"moves.{sid}", "no such piece")
         if piece.facing != move.facing_first:
             if turned is None:
                 turned = dict(pieces)
