@@ -162,24 +162,26 @@ def _validate(board: Board, ships: Mapping[str, BlockadeShip], tokens: Mapping[s
 
 def _validate_ships(board: Board, ships: Mapping[str, BlockadeShip]) -> None:
     index = board_index(board)
+    blocks = index.blocks
     held: dict[tuple[int, int], str] = {}
+    # (each field's name is spelled only when it is refused: every turn checks every ship)
     for sid, ship in ships.items():
-        field = f"ships.{sid}"
         if ship.id != sid:
-            raise BadInput(f"{field}.id", f"ship keyed {sid!r} has id {ship.id!r}")
+            raise BadInput(f"ships.{sid}.id", f"ship keyed {sid!r} has id {ship.id!r}")
         if ship.kind not in BLOCKADE_KINDS:
-            raise BadInput(f"{field}.kind", f"unknown blockade ship kind {ship.kind!r} (P2)")
+            raise BadInput(f"ships.{sid}.kind", f"unknown blockade ship kind {ship.kind!r} (P2)")
         if ship.facing not in ORTHOGONAL_FACINGS:
-            raise BadInput(f"{field}.facing", f"{ship.facing!r}: blockade ships face N, E, S or W (B2)")
+            raise BadInput(f"ships.{sid}.facing", f"{ship.facing!r}: blockade ships face N, E, S or W (B2)")
         if not ship.damage >= 0:
-            raise BadInput(f"{field}.damage", f"{ship.damage!r} is not a damage (P2, P3)")
+            raise BadInput(f"ships.{sid}.damage", f"{ship.damage!r} is not a damage (P2, P3)")
         if ship.sunk:
             continue
-        if index.blocks(ship.at):
-            raise BadInput(f"{field}.at", f"{ship.at} is a rock or off the board (B4)")
-        if ship.at in held:
-            raise BadInput(f"{field}.at", f"{ship.at} already holds {held[ship.at]}")
-        held[ship.at] = sid
+        at = ship.at
+        if blocks(at):
+            raise BadInput(f"ships.{sid}.at", f"{at} is a rock or off the board (B4)")
+        holder = held.setdefault(at, sid)
+        if holder != sid:
+            raise BadInput(f"ships.{sid}.at", f"{at} already holds {holder}")
 
 
 def _validate_tokens(ships: Mapping[str, BlockadeShip], tokens: Mapping[str, str | None]) -> None:
