@@ -278,11 +278,11 @@ def _two_plain_steps(
     them on the board, off the rocks, one a square), so they are not checked again."""
     turned: dict[str, Piece] | None = None  # the pieces, copied once a mover's facing differs
     claims1: dict[str, Claim] = {}
-    get = pieces.get
     for sid, move in moves.items():
-        piece = get(sid)
-        if piece is None:
-            raise BadInput(f"moves.{sid}", "no such piece")
+        try:
+            piece = pieces[sid]
+        except KeyError:
+            raise BadInput(f"moves.{sid}", "no such piece") from None
         if piece.facing != move.facing_first:
             if turned is None:
                 turned = dict(pieces)

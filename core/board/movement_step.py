@@ -191,17 +191,23 @@ def resolve_checked_step(
     sole: dict[Square, str] = {}  # square -> its first claimant (its only one unless in ``shared``)
     shared: dict[Square, list[str]] = {}  # square -> its claimants, when two or more claim it
     steps_from = _open_steps(index)
+    # (subscripts, not ``get``, in this loop over every claim of every step: a missing key is rare)
     for sid, claim in claims.items():
-        start = position.get(sid)
-        if start is None:
-            raise BadInput(f"claims.{sid}", "no such piece")
+        try:
+            start = position[sid]
+        except KeyError:
+            raise BadInput(f"claims.{sid}", "no such piece") from None
         # the square a unit king step from ``start`` enters, when it is open: looked up rather
         # than worked out and checked against the edge and the rocks for every claim
-        row = steps_from.get(start)
-        if row is None:
+        try:
+            row = steps_from[start]
+        except KeyError:
             row = steps_from[start] = _open_neighbours(start, width, height, rocks)
         vector = claim.vector
-        square = row.get(vector) if type(vector) is tuple else None
+        try:
+            square: Square | None = row[vector]
+        except (KeyError, TypeError):  # TypeError: a vector given as a list, looked at below
+            square = None
         if square is None:  # a step onto a rock or off the board (M6), or no unit king step
             vx, vy = vector
             if (vx, vy) not in VECTOR_FACINGS:
