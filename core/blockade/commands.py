@@ -16,7 +16,6 @@ from mortecouille.core.blockade.rounds import (
     TOKENS,
     BlockadeShip,
     RoundOutcome,
-    ShipPath,
     next_round,
     resolve_round,
 )
@@ -189,12 +188,7 @@ def _wreck_passes(key: str, ship: ShipState) -> bool:
 def round_events(turn: int, round_number: int, outcome: RoundOutcome) -> list[Event]:
     """One round's outcome as events: per phase collisions, pushes and moves, then damage, sinkings."""
     produced: list[Event] = []
-    # each phase's paths, in order, from one walk over them (a round logs dozens)
-    paths_by_phase: dict[str, list[ShipPath]] = {phase: [] for phase in PHASES}
-    for path in outcome.paths:
-        in_phase = paths_by_phase.get(path.phase)
-        if in_phase is not None:
-            in_phase.append(path)
+    paths = outcome.paths  # a round logs dozens: each phase's picked in order by one comprehension
     for phase in PHASES:
         for c in outcome.collisions:
             if c.phase == phase:
@@ -217,7 +211,8 @@ def round_events(turn: int, round_number: int, outcome: RoundOutcome) -> list[Ev
                 facing=path.facing,
                 rules=path.rules,
             )
-            for path in paths_by_phase[phase]
+            for path in paths
+            if path.phase == phase
         ]
     for d in outcome.damage:
         produced.append(DamageTaken(turn=turn, round=round_number, **shared_fields(d, DamageTaken)))
