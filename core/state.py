@@ -129,6 +129,33 @@ class WorkingTokens(dict[str, tuple[str | None, ...]]):
         self.open = False
 
 
+def with_earlier_ships(after: GameState, before: GameState) -> GameState:
+    """``after`` with every ship equal to the one of the same id in ``before`` replaced by that one.
+
+    An equal state (``==``, the same hash), so any caller may use it in place of ``after``. What it
+    is for: a fold makes a new ShipState for every move, so a ship that sailed round its box and
+    came back where it started (most of a blockade turn's) is a new object, and
+    :func:`state_hash` converts a ship it has not seen (its cache is by object) again. Given back
+    the object ``before`` held, the hash of the turn's end reuses its bytes (issue 16: every turn
+    end is hashed, and ``verify`` resolves every turn again). ``after`` itself when no ship is new.
+    """
+    earlier = before.ships
+    ships = after.ships
+    if ships is earlier:
+        return after
+    kept: dict[str, ShipState] | None = None
+    get = earlier.get
+    for sid, ship in ships.items():
+        old = get(sid)
+        if old is not None and old is not ship and old == ship:
+            if kept is None:
+                kept = dict(ships)
+            kept[sid] = old
+    if kept is None:
+        return after
+    return msgspec.structs.replace(after, ships=kept)
+
+
 def state_as_dict(state: GameState) -> dict[str, Any]:
     """Every field, defaults included, as plain JSON-ready values (``state --json``)."""
     body = msgspec.structs.asdict(state)

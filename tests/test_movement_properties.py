@@ -9,7 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mortecouille.core.board.geometry import FACINGS
-from mortecouille.core.board.movement import Move, MovementResult, resolve_moves, wind_phase_moves
+from mortecouille.core.board.movement import (
+    Move,
+    MovementResult,
+    play_two_steps,
+    resolve_moves,
+    take_positions,
+    wind_phase_moves,
+)
 from mortecouille.core.board.movement_step import Piece
 from mortecouille.core.board.terrain import board_index
 from mortecouille.events.board import Board, WindTile
@@ -127,3 +134,32 @@ def test_each_pair_collides_at_most_once_per_step(
     for result in _round(board, pieces, moves):
         keys = [(c.step, c.ships) for c in result.collisions]
         assert len(keys) == len(set(keys))
+
+
+@settings(max_examples=300, deadline=None)
+@given(scenarios())
+def test_a_movement_is_the_two_steps_of_the_plain_hook_whether_its_pieces_are_checked_or_not(
+    scenario: tuple[Board, dict[str, Piece], dict[str, Move]],
+) -> None:
+    # resolve_moves walks the two steps its own way (each piece made once per change, step 2's
+    # pieces not checked again, none at all when ``placed``): the order every ruleset shares
+    # (play_two_steps with take_positions after each step) gives the same steps and pieces, and
+    # the same paths as the steps give
+    board, pieces, moves = scenario
+    for phase_pieces, phase_moves in ((pieces, moves), (None, None)):
+        if phase_pieces is None:  # the wind phase, from where the moves left the ships
+            phase_pieces = resolve_moves(board, pieces, moves).pieces
+            phase_moves = wind_phase_moves(board, phase_pieces)
+        assert phase_moves is not None
+        shared = play_two_steps(board, phase_pieces, phase_moves, take_positions)
+        for placed in (False, True):
+            result = resolve_moves(board, phase_pieces, phase_moves, placed=placed)
+            if phase_moves:
+                assert result.steps == (shared.first, shared.second)
+                assert result.pieces == shared.pieces
+            assert list(result.pieces) == sorted(phase_pieces)
+            for sid, path in result.paths.items():
+                squares = (phase_pieces[sid].at, *(step.positions[sid] for step in result.steps))
+                assert path == tuple(
+                    square for i, square in enumerate(squares) if i == 0 or square != squares[i - 1]
+                )

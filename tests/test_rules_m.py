@@ -746,3 +746,25 @@ def test_play_two_steps_with_the_plain_hook_is_resolve_moves() -> None:
     quiet = play_two_steps(OPEN, pieces, {"R": moves["R"]})
     assert quiet.second == StepResult(2, {"R": (5, 5), "T": (2, 2), "X": (3, 3)}, (), (), (), ())
     assert quiet.pieces["R"].facing == "N"
+
+
+# --- the open squares a step may enter, looked up per board ------------------------------------
+
+
+def test_a_claim_meets_the_rocks_of_its_own_board_whatever_boards_were_played_before() -> None:
+    # resolve_step looks up the open neighbours of a square per board: twenty boards of one size
+    # (more than it keeps at once), each with its rock elsewhere, played in turn twice
+    pieces = {"A": Piece("A", (2, 2), "N", SMALL)}
+    claims = {"A": Claim((0, 1), True)}
+    boards = [Board(6, 6, rocks=((x, y),)) for x in range(5) for y in range(2, 6) if (x, y) != (2, 2)][:20]
+    for _ in range(2):
+        for board in boards:
+            result = resolve_step(board, pieces, claims, 1)
+            if board.rocks == ((2, 3),):
+                assert result.moved == () and result.collisions[0].rule == "M6"
+                assert result.collisions[0].rock == (2, 3)
+            else:
+                assert result.moved == ("A",) and result.positions == {"A": (2, 3)}
+    # and off the edge of a smaller board, after the larger ones
+    edge = resolve_step(Board(3, 3), {"A": Piece("A", (2, 2), "N", SMALL)}, claims, 1)
+    assert edge.collisions[0].rule == "M6" and edge.collisions[0].rock == (2, 3)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from mortecouille.core.blockade.rounds import BLOCKADE_KINDS, BlockadeShip, resolve_round
+from mortecouille.core.blockade.rounds import BLOCKADE_KINDS, BlockadeShip, next_round, resolve_round
 from mortecouille.core.errors import BadInput
 from mortecouille.events.board import Board, WindTile
 
@@ -172,3 +174,47 @@ def test_P_round_outcome_does_not_depend_on_listing_order() -> None:
     backward = {s.id: s for s in reversed(ships)}
     second = msgspec.json.encode(resolve_round(board, backward, dict(reversed(tokens.items()))))
     assert first == second
+
+
+@st.composite
+def blockade_rounds(
+    draw: st.DrawFn,
+) -> tuple[Board, dict[str, BlockadeShip], list[dict[str, str | None]]]:
+    """A small crowded board (rocks, a wind tile, a whirlpool at times), damaged ships of every
+    kind, and four rounds of tokens."""
+    width, height = draw(st.integers(4, 7)), draw(st.integers(4, 7))
+    squares = [(x, y) for x in range(width) for y in range(height)]
+    rocks = draw(st.lists(st.sampled_from(squares), max_size=3, unique=True))
+    open_squares = [s for s in squares if s not in rocks]
+    winds = draw(st.lists(st.sampled_from(open_squares), max_size=2, unique=True))
+    board = Board(width, height, tuple(rocks), tuple(WindTile(at, draw(st.sampled_from("NESW"))) for at in winds))
+    count = draw(st.integers(2, min(10, len(open_squares))))
+    spots = draw(st.lists(st.sampled_from(open_squares), min_size=count, max_size=count, unique=True))
+    ships = {}
+    for i, at in enumerate(spots):
+        kind = draw(st.sampled_from(sorted(BLOCKADE_KINDS)))
+        damage = draw(st.floats(0, BLOCKADE_KINDS[kind].max_damage * 0.95))
+        ships[f"s{i}"] = ship(f"s{i}", kind, at, draw(st.sampled_from("NESW")), damage)
+    token = st.sampled_from(["F", "F", "L", "R", None])
+    rounds = [{sid: draw(token) for sid in ships} for _ in range(4)]
+    return board, ships, rounds
+
+
+@settings(max_examples=200, deadline=None)
+@given(blockade_rounds())
+def test_P1_a_turn_s_next_round_is_a_round_of_the_ships_the_last_one_left(
+    scenario: tuple[Board, dict[str, BlockadeShip], list[dict[str, str | None]]],
+) -> None:
+    # next_round takes the pieces the last round left instead of building them from the ships again:
+    # the same outcome as resolve_round of those ships (the wrecks left out), round after round
+    board, ships, rounds = scenario
+    outcome = resolve_round(board, ships, rounds[0])
+    for tokens in rounds[1:]:
+        afloat = {sid: s for sid, s in outcome.ships.items() if not s.sunk}
+        if not afloat:
+            break
+        tokens = {sid: token for sid, token in tokens.items() if sid in afloat}
+        again = next_round(board, outcome, tokens)
+        assert msgspec.json.encode(again) == msgspec.json.encode(resolve_round(board, afloat, tokens))
+        assert again == resolve_round(board, afloat, tokens)
+        outcome = again

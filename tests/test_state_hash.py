@@ -12,9 +12,20 @@ import msgspec
 import pytest
 
 from mortecouille.app.games import load
-from mortecouille.core.game import evolve, fold
-from mortecouille.core.state import EMPTY, GameState, ShipState, state_hash, without_defaults
+from mortecouille.core.dice import DicePolicy, LoggedDice
+from mortecouille.core.game import evolve, fold, play_turn
+from mortecouille.core.life_cycle import ResolveTurn
+from mortecouille.core.state import (
+    EMPTY,
+    GameState,
+    ShipState,
+    state_hash,
+    with_earlier_ships,
+    without_defaults,
+)
+from mortecouille.events.game import DieRolled, GameCreated, TurnStarted
 from mortecouille.events.store import GameLog
+from mortecouille.replays.reading.rederive import turn_segments
 from tests.helpers import GOLDEN
 
 EXPECTED: dict[str, dict[str, Any]] = json.loads((GOLDEN / "expected.json").read_text())
@@ -105,3 +116,54 @@ def test_the_hash_cache_stays_bounded_and_hashes_do_not_depend_on_it() -> None:
     assert [state_hash(state) for state in states] == first
     rebuilt = [msgspec.json.decode(msgspec.json.encode(state), type=GameState) for state in states]
     assert [state_hash(state) for state in rebuilt] == first
+
+
+def test_a_state_given_back_its_earlier_ships_is_the_same_state_with_the_same_hash() -> None:
+    # with_earlier_ships: a ship equal to the one the earlier state held is that object again (the
+    # hash's cache knows it); a changed or new ship stays the later state's; nothing else changes
+    before = GameState(
+        game="g",
+        ships={
+            "A": ShipState(id="A", kind="sloop", at=(1, 1)),
+            "B": ShipState(id="B", kind="sloop", at=(2, 2)),
+            "C": ShipState(id="C", kind="sloop", at=(3, 3)),
+        },
+    )
+    after = msgspec.structs.replace(
+        before,
+        turn=2,
+        ships={
+            "A": ShipState(id="A", kind="sloop", at=(1, 1)),  # sailed back where it was
+            "B": ShipState(id="B", kind="sloop", at=(2, 3)),  # moved
+            "D": ShipState(id="D", kind="cutter", at=(4, 4)),  # placed since
+        },
+    )
+    kept = with_earlier_ships(after, before)
+    assert kept == after and state_hash(kept) == state_hash(after)
+    assert kept.ships["A"] is before.ships["A"]
+    assert kept.ships["B"] is after.ships["B"] and kept.ships["D"] is after.ships["D"]
+    assert list(kept.ships) == ["A", "B", "D"] and after.ships["A"] is not before.ships["A"]
+    # nothing to give back: the later state itself
+    moved_only = msgspec.structs.replace(before, ships={**before.ships, "B": after.ships["B"]})
+    assert with_earlier_ships(moved_only, before) is moved_only
+
+
+def test_a_blockade_turn_settles_on_the_fold_of_its_events() -> None:
+    # the state play_turn hands back (its ships given back their earlier objects) is the fold of
+    # the events it logged, turn after turn of the golden blockade game
+    events = GameLog(GOLDEN / "blockade.jsonl").read()
+    created = events[0]
+    assert isinstance(created, GameCreated)
+    dice = LoggedDice([e for e in events if isinstance(e, DieRolled)], DicePolicy.of(created, None, {}))
+    state = EMPTY
+    played = 0
+    for resolved, segment in turn_segments(events):
+        if resolved:
+            started = segment[0]
+            assert isinstance(started, TurnStarted)
+            produced, settled = play_turn(state, ResolveTurn(partial=True, rounds=started.rounds), dice)
+            assert settled == fold(produced[:-1], state)
+            assert state_hash(settled) == state_hash(fold(produced[:-1], state))
+            played += 1
+        state = fold(segment, state)
+    assert played > 0

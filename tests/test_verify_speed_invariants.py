@@ -34,7 +34,7 @@ from mortecouille.events.codec import (
     spliced_line_hash,
 )
 from mortecouille.events.store import GameLog
-from mortecouille.replays.reading.verify import verify_log
+from mortecouille.replays.reading.verify import _GATHERED_MARKS, _MARK_BITS, _found, verify_log
 from tests.helpers import GOLDEN
 
 GOLDEN_LOGS = sorted(path.name for path in GOLDEN.glob("*.jsonl"))
@@ -248,3 +248,45 @@ def test_a_ship_s_hashed_bytes_are_those_state_hash_always_took(ship: ShipState)
     before = {key: value for key, value in raw.items() if key not in defaults or value != defaults[key]}
     assert bytes(_canonical_ship(ship)) == canonical(before)
 
+
+
+def found_mark_by_mark(data: bytes, marks: tuple[bytes, ...]) -> list[tuple[int, bytes]]:
+    """Where each mark occurs, one search of the bytes per mark (what verify's one search replaces)."""
+    found = []
+    for mark in marks:
+        at = data.find(mark)
+        while at >= 0:
+            found.append((at, mark))
+            at = data.find(mark, at + len(mark))
+    return sorted(found)
+
+
+MARK_SETS = (_GATHERED_MARKS, tuple(_MARK_BITS))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    marks=st.sampled_from(MARK_SETS),
+    pieces=st.lists(
+        st.one_of(
+            st.sampled_from([mark for marks in MARK_SETS for mark in marks]),
+            st.sampled_from([b'"type":"turn-locked"', b'"type":', b'"type":"turn-', b"\n", b'"']),
+            st.binary(max_size=12),
+        ),
+        max_size=30,
+    ),
+)
+def test_the_one_search_for_a_line_s_marks_finds_what_a_search_per_mark_finds(
+    marks: tuple[bytes, ...], pieces: list[bytes]
+) -> None:
+    # the pieces joined as a canonical line would hold them: after a string's closing quote comes a
+    # comma (or a brace), never the next mark
+    data = b",".join(pieces)
+    assert _found(data, marks) == found_mark_by_mark(data, marks)
+
+
+@pytest.mark.parametrize("name", GOLDEN_LOGS)
+def test_the_one_search_finds_every_mark_of_a_golden_log(name: str) -> None:
+    data = (GOLDEN / name).read_bytes()
+    for marks in MARK_SETS:
+        assert _found(data, marks) == found_mark_by_mark(data, marks)

@@ -16,7 +16,6 @@ from mortecouille.core.blockade.rounds import (
     TOKENS,
     BlockadeShip,
     RoundOutcome,
-    ShipPath,
     next_round,
     resolve_round,
 )
@@ -37,7 +36,7 @@ from mortecouille.core.life_cycle import (
 from mortecouille.core.limits import check_name, check_ship_count
 from mortecouille.core.phases import END
 from mortecouille.core.ruleset import SHARED_EVOLVERS, SHARED_IGNORED
-from mortecouille.core.state import GameState, ShipState, state_hash
+from mortecouille.core.state import GameState, ShipState, state_hash, with_earlier_ships
 from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.base import Event
 from mortecouille.events.blockade import TokensGiven
@@ -152,12 +151,14 @@ def play_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource)
         }
     produced: list[Event] = [TurnStarted(turn=turn, rounds=rounds)]
     outcome: RoundOutcome | None = None
+    # the tokens of the ships in the rounds, in the state's order: a ship that sinks is never
+    # afloat again within the turn, so it is only ever dropped (after the round it sank in)
+    given_tokens = [
+        (sid, given) for sid, given in state.tokens.items() if sid in ships and not ships[sid].sunk
+    ]
     for round_number in range(1, rounds + 1):
-        tokens = {
-            sid: given[round_number - 1] if round_number <= len(given) else None
-            for sid, given in state.tokens.items()
-            if sid in ships and not ships[sid].sunk
-        }
+        index = round_number - 1
+        tokens = {sid: given[index] if index < len(given) else None for sid, given in given_tokens}
         if outcome is None:
             outcome = resolve_round(state.board, ships, tokens)
         else:
@@ -165,8 +166,11 @@ def play_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource)
             # and is never afloat again within the turn: the later rounds go without the wrecks
             outcome = next_round(state.board, outcome, tokens)
         produced.extend(round_events(turn, round_number, outcome))
-        ships = outcome.ships
-    after = fold(produced, state)
+        if outcome.sinkings:
+            ships = outcome.ships
+            given_tokens = [(sid, given) for sid, given in given_tokens if not ships[sid].sunk]
+    # the ships back where they were take their objects of before: the hash reuses their bytes
+    after = with_earlier_ships(fold(produced, state), state)
     produced.append(TurnEnded(turn=turn, state_hash=state_hash(after), rules=("P1",)))
     return PlayedTurn(produced, after)
 
@@ -184,12 +188,7 @@ def _wreck_passes(key: str, ship: ShipState) -> bool:
 def round_events(turn: int, round_number: int, outcome: RoundOutcome) -> list[Event]:
     """One round's outcome as events: per phase collisions, pushes and moves, then damage, sinkings."""
     produced: list[Event] = []
-    # each phase's paths, in order, from one walk over them (a round logs dozens)
-    paths_by_phase: dict[str, list[ShipPath]] = {phase: [] for phase in PHASES}
-    for path in outcome.paths:
-        in_phase = paths_by_phase.get(path.phase)
-        if in_phase is not None:
-            in_phase.append(path)
+    paths = outcome.paths  # a round logs dozens: each phase's picked in order by one comprehension
     for phase in PHASES:
         for c in outcome.collisions:
             if c.phase == phase:
@@ -212,7 +211,8 @@ def round_events(turn: int, round_number: int, outcome: RoundOutcome) -> list[Ev
                 facing=path.facing,
                 rules=path.rules,
             )
-            for path in paths_by_phase[phase]
+            for path in paths
+            if path.phase == phase
         ]
     for d in outcome.damage:
         produced.append(DamageTaken(turn=turn, round=round_number, **shared_fields(d, DamageTaken)))

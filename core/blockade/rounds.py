@@ -162,24 +162,26 @@ def _validate(board: Board, ships: Mapping[str, BlockadeShip], tokens: Mapping[s
 
 def _validate_ships(board: Board, ships: Mapping[str, BlockadeShip]) -> None:
     index = board_index(board)
+    blocks = index.blocks
     held: dict[tuple[int, int], str] = {}
+    # (each field's name is spelled only when it is refused: every turn checks every ship)
     for sid, ship in ships.items():
-        field = f"ships.{sid}"
         if ship.id != sid:
-            raise BadInput(f"{field}.id", f"ship keyed {sid!r} has id {ship.id!r}")
+            raise BadInput(f"ships.{sid}.id", f"ship keyed {sid!r} has id {ship.id!r}")
         if ship.kind not in BLOCKADE_KINDS:
-            raise BadInput(f"{field}.kind", f"unknown blockade ship kind {ship.kind!r} (P2)")
+            raise BadInput(f"ships.{sid}.kind", f"unknown blockade ship kind {ship.kind!r} (P2)")
         if ship.facing not in ORTHOGONAL_FACINGS:
-            raise BadInput(f"{field}.facing", f"{ship.facing!r}: blockade ships face N, E, S or W (B2)")
+            raise BadInput(f"ships.{sid}.facing", f"{ship.facing!r}: blockade ships face N, E, S or W (B2)")
         if not ship.damage >= 0:
-            raise BadInput(f"{field}.damage", f"{ship.damage!r} is not a damage (P2, P3)")
+            raise BadInput(f"ships.{sid}.damage", f"{ship.damage!r} is not a damage (P2, P3)")
         if ship.sunk:
             continue
-        if index.blocks(ship.at):
-            raise BadInput(f"{field}.at", f"{ship.at} is a rock or off the board (B4)")
-        if ship.at in held:
-            raise BadInput(f"{field}.at", f"{ship.at} already holds {held[ship.at]}")
-        held[ship.at] = sid
+        at = ship.at
+        if blocks(at):
+            raise BadInput(f"ships.{sid}.at", f"{at} is a rock or off the board (B4)")
+        holder = held.setdefault(at, sid)
+        if holder != sid:
+            raise BadInput(f"ships.{sid}.at", f"{at} already holds {holder}")
 
 
 def _validate_tokens(ships: Mapping[str, BlockadeShip], tokens: Mapping[str, str | None]) -> None:
@@ -208,8 +210,10 @@ def _phase_items(
     phase: str,
     result: MovementResult,
     moves: Mapping[str, Move],
-    kinds: Mapping[str, BlockadeKind],
+    ships: Mapping[str, BlockadeShip],
 ) -> tuple[list[ShipPath], list[PhasePush], list[PhaseCollision], list[DamageEntry]]:
+    """One phase's paths, pushes, collisions and the damage each collision does (``ships``: the
+    ships afloat, whose kinds give the ram and rock values, P2, P3)."""
     lead: tuple[str, ...] = ("P1",) if phase == MOVE.id else ("P1", "M7")
     pushed = {push.pushed for push in result.pushes}
     paths: list[ShipPath] = []
@@ -237,14 +241,22 @@ def _phase_items(
         collisions.append(_tag(phase, c, (*lead, c.rule)))
         if c.rock is not None:
             sid = c.ships[0]
-            damage.append(
-                DamageEntry(sid, kinds[sid].rock, "rock", None, c.rock, phase, c.step, ("P3", c.rule))
-            )
+            rock = BLOCKADE_KINDS[ships[sid].kind].rock
+            damage.append(DamageEntry(sid, rock, "rock", None, c.rock, phase, c.step, ("P3", c.rule)))
             continue
         a, b = c.ships
         for ship, other in ((a, b), (b, a)):
             damage.append(
-                DamageEntry(ship, kinds[other].ram, "collision", other, None, phase, c.step, ("P2", c.rule))
+                DamageEntry(
+                    ship,
+                    BLOCKADE_KINDS[ships[other].kind].ram,
+                    "collision",
+                    other,
+                    None,
+                    phase,
+                    c.step,
+                    ("P2", c.rule),
+                )
             )
     return paths, pushes, collisions, damage
 
@@ -298,25 +310,34 @@ def next_round(
     rocks, one a square: M1-M6 keep them so), so only the tokens are checked."""
     ships = {sid: ship for sid, ship in previous.ships.items() if not ship.sunk}
     _validate_tokens(ships, tokens)
-    return _resolve_checked(board, ships, tokens)
+    # The pieces the last round's wind phase left are these ships' (each ship's square and facing
+    # are its piece's, ``_resolve_checked``): taken as they are rather than built again, but for
+    # the wrecks, which neither move nor block.
+    left = previous.phases[1].result.pieces
+    pieces = {sid: left[sid] for sid in ships} if len(ships) != len(left) else left
+    return _resolve_checked(board, ships, tokens, pieces)
 
 
 def _resolve_checked(
     board: Board,
     ships: Mapping[str, BlockadeShip],
     tokens: Mapping[str, str | None],
+    ship_pieces: dict[str, Piece] | None = None,
 ) -> RoundOutcome:
-    """:func:`resolve_round` once its input is checked."""
+    """:func:`resolve_round` once its input is checked; ``ship_pieces``: the ships afloat as
+    pieces when the caller has them (the previous round's, :func:`next_round`), never changed."""
     # one pass over the ships for what the round needs of each (this runs for every round of
-    # every turn, and ``verify`` runs every turn again: issue 16)
-    afloat: dict[str, BlockadeShip] = {}
-    kinds: dict[str, BlockadeKind] = {}
-    pieces: dict[str, Piece] = {}
-    for sid, ship in ships.items():
-        if not ship.sunk:
-            afloat[sid] = ship
-            kind = kinds[sid] = BLOCKADE_KINDS[ship.kind]
-            pieces[sid] = Piece(sid, (ship.at[0], ship.at[1]), ship.facing, kind.size)
+    # every turn, and ``verify`` runs every turn again: issue 16); a later round's ships are all
+    # afloat, their pieces given
+    if ship_pieces is None:
+        afloat: Mapping[str, BlockadeShip] = {sid: ship for sid, ship in ships.items() if not ship.sunk}
+        pieces = {
+            sid: Piece(sid, (ship.at[0], ship.at[1]), ship.facing, BLOCKADE_KINDS[ship.kind].size)
+            for sid, ship in afloat.items()
+        }
+    else:
+        afloat = ships
+        pieces = ship_pieces
     moves: dict[str, Move] = {}
     for sid, token in tokens.items():
         if token is not None:
@@ -324,36 +345,48 @@ def _resolve_checked(
             if piece is not None:
                 move = _MOVES.get((piece.facing, token))
                 moves[sid] = move if move is not None else _move_for(piece, token)
-    moved = resolve_moves(board, pieces, moves)
+    # the pieces stand on the board, off the rocks, one a square: the caller checked the ships
+    # (``_validate``) or a round left them so (M1-M6), and so does a movement
+    moved = resolve_moves(board, pieces, moves, placed=True)
     wind_moves = wind_phase_moves(board, moved.pieces)
-    blown = resolve_moves(board, moved.pieces, wind_moves) if wind_moves else left_standing(moved)
+    blown = (
+        resolve_moves(board, moved.pieces, wind_moves, placed=True) if wind_moves else left_standing(moved)
+    )
 
     paths: list[ShipPath] = []
     pushes: list[PhasePush] = []
     collisions: list[PhaseCollision] = []
     damage: list[DamageEntry] = []
     for phase, result, phase_moves in ((MOVE.id, moved, moves), (WIND.id, blown, wind_moves)):
-        p, u, c, d = _phase_items(phase, result, phase_moves, kinds)
+        p, u, c, d = _phase_items(phase, result, phase_moves, afloat)
         paths += p
         pushes += u
         collisions += c
         damage += d
 
-    total = {sid: ship.damage for sid, ship in afloat.items()}
+    # each damaged ship's damage, its entries added in order to what it had (P2, P3)
+    total: dict[str, float] = {}
     for entry in damage:
-        total[entry.ship] += entry.amount
+        hit = entry.ship
+        total[hit] = total.get(hit, afloat[hit].damage) + entry.amount
     after: dict[str, BlockadeShip] = {}
     sinkings: list[Sinking] = []
+    left = blown.pieces
     for sid in sorted(ships):
         ship = ships[sid]
         if ship.sunk:
             after[sid] = ship
             continue
-        piece = blown.pieces[sid]
-        sunk = total[sid] >= kinds[sid].max_damage
+        piece = left[sid]
+        damage_now = total.get(sid, ship.damage)
+        max_damage = BLOCKADE_KINDS[ship.kind].max_damage
+        sunk = damage_now >= max_damage
         if sunk:
-            sinkings.append(Sinking(sid, piece.at, total[sid], kinds[sid].max_damage))
-        after[sid] = BlockadeShip(sid, ship.kind, piece.at, piece.facing, total[sid], sunk)
+            sinkings.append(Sinking(sid, piece.at, damage_now, max_damage))
+        elif piece.at == ship.at and piece.facing == ship.facing and damage_now == ship.damage:
+            after[sid] = ship  # as it was (frozen): no new ship for one that stayed unharmed
+            continue
+        after[sid] = BlockadeShip(sid, ship.kind, piece.at, piece.facing, damage_now, sunk)
     phases = (
         PhaseMovement(MOVE.id, ("P1", "M1", "M2", "M2f"), moved),
         PhaseMovement(WIND.id, ("P1", "M7"), blown),

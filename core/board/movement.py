@@ -6,6 +6,8 @@ stop entirely, then every ship takes its final facing (M2f). That order is
 :func:`play_two_steps`, the one definition every ruleset uses: a ruleset that must
 act between the steps (mortecouille sinks ships after step 1) passes it an
 :class:`AfterStep`. One step is ``mortecouille.core.board.movement_step.resolve_step``.
+:func:`resolve_moves`, which acts on nothing between the steps, walks the same order its own
+quicker way (``_two_plain_steps``), checked against :func:`play_two_steps` by the property tests.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from mortecouille.core.board.movement_step import (
     Push,
     StepResult,
     collision_sort_key,
+    resolve_checked_step,
     resolve_step,
 )
 from mortecouille.core.board.terrain import WhirlpoolPath, board_index
@@ -233,22 +236,24 @@ def resolve_moves(
     board: Board,
     pieces: Mapping[str, Piece],
     moves: Mapping[str, Move],
+    *,
+    placed: bool = False,
 ) -> MovementResult:
     """Move every ship at once (:func:`play_two_steps`), with every ship's path.
 
     Ships absent from ``moves`` are stationary (M1-M6). A turner stopped in step 1
-    makes no step 2 but still ends with its new facing (M2f, M7).
+    makes no step 2 but still ends with its new facing (M2f, M7). ``placed``: the pieces are
+    known to be keyed by their ids and to stand on the board, off the rocks, one a square (ships a
+    round checked, or that a movement left: M1-M6 keep them so), which is then not checked again.
     """
-    for sid, piece in pieces.items():
-        if piece.id != sid:
-            raise BadInput(f"pieces.{sid}.id", f"piece keyed {sid!r} has id {piece.id!r}")
-    for sid in moves:
-        if sid not in pieces:
-            raise BadInput(f"moves.{sid}", "no such piece")
-
+    if not placed:
+        for sid, piece in pieces.items():
+            if piece.id != sid:
+                raise BadInput(f"pieces.{sid}.id", f"piece keyed {sid!r} has id {piece.id!r}")
+    # (each move's piece is looked up, and a move of no piece refused, by _two_plain_steps)
     if not moves:
-        return _standing_still(board, pieces)
-    first, second, after = play_two_steps(board, pieces, moves)
+        return _standing_still(board, pieces, placed)
+    first, second, after = _two_plain_steps(board, pieces, moves, placed)
     after1, after2 = first.positions, second.positions
     final: dict[str, Piece] = {}
     paths: dict[str, tuple[Square, ...]] = {}
@@ -263,11 +268,76 @@ def resolve_moves(
     return MovementResult(final, paths, first.pushes + second.pushes, tuple(collisions), (first, second))
 
 
-def _standing_still(board: Board, pieces: Mapping[str, Piece]) -> MovementResult:
+def _two_plain_steps(
+    board: Board, pieces: Mapping[str, Piece], moves: Mapping[str, Move], placed: bool
+) -> TwoSteps:
+    """:func:`play_two_steps` with :func:`take_positions` after each step (the same steps, claims and
+    pieces, so the same outcome: tests/test_rules_m.py compares them), each mover's pieces and
+    claims made in one walk over the moves per step rather than several, and a piece made once per
+    change (where it stands and the facing it has next), not once for its square and again for its
+    facing: every round of every turn moves the whole fleet this way (issue 16). A move of no
+    piece is refused (BadInput), before any step. Step 2's pieces are where step 1 left them (M1-M6 keep
+    them on the board, off the rocks, one a square), so they are not checked again."""
+    turned: dict[str, Piece] | None = None  # the pieces, copied once a mover's facing differs
+    claims1: dict[str, Claim] = {}
+    for sid, move in moves.items():
+        try:
+            piece = pieces[sid]
+        except KeyError:
+            raise BadInput(f"moves.{sid}", "no such piece") from None
+        if piece.facing != move.facing_first:
+            if turned is None:
+                turned = dict(pieces)
+            turned[sid] = Piece(piece.id, piece.at, move.facing_first, piece.size)
+        if move.first is not None:
+            claims1[sid] = Claim(move.first, move.pushes)
+    step1 = pieces if turned is None else turned
+    first = resolve_checked_step(board, step1, claims1, 1, placed=placed)
+
+    # step 2: every ship where step 1 left it (a pushed one where it was pushed to), every mover
+    # with its step-2 facing; the movers that entered their first square claim their second
+    positions = first.positions
+    step2 = dict(step1)
+    for push in first.pushes:
+        pushed = step1[push.pushed]
+        step2[push.pushed] = Piece(pushed.id, push.pushed_to, pushed.facing, pushed.size)
+    entered = frozenset(first.moved)
+    claims2: dict[str, Claim] = {}
+    for sid, move in moves.items():
+        piece = step2[sid]
+        at = positions[sid]
+        facing = move.facing_second
+        if piece.at != at or piece.facing != facing:
+            step2[sid] = Piece(piece.id, at, facing, piece.size)
+        if move.second is not None and sid in entered:
+            claims2[sid] = Claim(move.second, False)
+    second = (
+        resolve_checked_step(board, step2, claims2, 2, placed=True)
+        if claims2
+        else StepResult(2, {sid: step2[sid].at for sid in sorted(step2)}, (), (), (), ())
+    )
+
+    # after both: where step 2 left each ship, every mover with the facing it ends with (M2f)
+    positions = second.positions
+    final = dict(step2)
+    for push in second.pushes:
+        pushed = step2[push.pushed]
+        final[push.pushed] = Piece(pushed.id, push.pushed_to, pushed.facing, pushed.size)
+    for sid, move in moves.items():
+        piece = final[sid]
+        at = positions[sid]
+        facing = move.facing_after
+        if piece.at != at or piece.facing != facing:
+            final[sid] = Piece(piece.id, at, facing, piece.size)
+    return TwoSteps(first, second, final)
+
+
+def _standing_still(board: Board, pieces: Mapping[str, Piece], placed: bool) -> MovementResult:
     """:func:`resolve_moves` when nobody moves (a wind phase with no ship on a wind tile or a
     whirlpool, B5-B6): what :func:`play_two_steps` gives then, without its copies of the fleet.
-    Step 1 is still resolved, with no claim: it checks the pieces (B4) and lists where each stands."""
-    first = resolve_step(board, pieces, {}, 1)
+    Step 1 is still resolved, with no claim: it checks the pieces (B4, unless ``placed``) and lists
+    where each stands."""
+    first = resolve_checked_step(board, pieces, {}, 1, placed=placed)
     second = StepResult(2, dict(first.positions), (), (), (), ())
     final = {sid: pieces[sid] for sid in first.positions}  # sorted by id, as resolve_step sorts
     paths: dict[str, tuple[Square, ...]] = {sid: (at,) for sid, at in first.positions.items()}

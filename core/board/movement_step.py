@@ -26,7 +26,7 @@ from typing import Final
 import msgspec
 
 from mortecouille.core.board.geometry import VECTOR_FACINGS, Square
-from mortecouille.core.board.terrain import board_index
+from mortecouille.core.board.terrain import BoardIndex, board_index
 from mortecouille.core.errors import BadInput
 from mortecouille.events.board import Board
 from mortecouille.events.movement import Contact
@@ -152,30 +152,37 @@ def resolve_step(
     the facing each has during the step); ``claims`` maps the ships that move in
     this step to their claim. Ships without a claim are stationary for this step.
     """
+    return resolve_checked_step(board, pieces, claims, step, placed=False)
+
+
+def resolve_checked_step(
+    board: Board,
+    pieces: Mapping[str, Piece],
+    claims: Mapping[str, Claim],
+    step: int,
+    *,
+    placed: bool,
+) -> StepResult:
+    """:func:`resolve_step`; ``placed``: the pieces are known to stand on the board, off the rocks,
+    one a square (a step's outcome, or ships a round checked: M1-M6 keep them so), so that check
+    of every piece is not made again (the claims are checked all the same)."""
     if step not in _LABELS:
         raise BadInput("step", f"must be 1 or 2, got {step!r}")
     labels = _LABELS[step]
     index = board_index(board)
     # B4: rocks and the edge block. Inlined from ``index.blocks`` (the bounds check of
-    # ``BoardArea.on_board`` included), because this runs for every ship and every claim; each
-    # loop below does what several did (this is most of every turn's resolution, which ``verify``
-    # runs again for every turn: issue 16), raising the same errors in the same order.
+    # ``BoardArea.on_board`` included), because this runs for every ship and every claim (this
+    # is most of every turn's resolution, which ``verify`` runs again for every turn: issue 16).
     width, height, rocks = index.width, index.height, index.rocks
-    position: dict[str, Square] = {}
-    occupant: dict[Square, str] = {}
-    off_board: str | None = None  # the first piece on a rock or off the board, reported after
-    for sid, piece in pieces.items():
-        at = piece.at
-        position[sid] = at
-        occupant[at] = sid
-        if off_board is None:
+    position: dict[str, Square] = {sid: piece.at for sid, piece in pieces.items()}
+    occupant: dict[Square, str] = {at: sid for sid, at in position.items()}
+    if not placed:
+        if len(occupant) != len(position):
+            raise BadInput("pieces", f"two ships share a square: {_shared_squares(position)}")
+        for sid, at in position.items():
             x, y = at
             if not (0 <= x < width and 0 <= y < height) or at in rocks:
-                off_board = sid
-    if len(occupant) != len(position):
-        raise BadInput("pieces", f"two ships share a square: {_shared_squares(position)}")
-    if off_board is not None:
-        raise BadInput(f"pieces.{off_board}.at", f"{position[off_board]} is a rock or off the board (B4)")
+                raise BadInput(f"pieces.{sid}.at", f"{at} is a rock or off the board (B4)")
 
     target: dict[str, Square] = {}
     work = _Step(pieces, claims, step, position, target)
@@ -183,28 +190,44 @@ def resolve_step(
     resolved: dict[str, bool] = {}  # final fate of every claimant whose fate is local
     sole: dict[Square, str] = {}  # square -> its first claimant (its only one unless in ``shared``)
     shared: dict[Square, list[str]] = {}  # square -> its claimants, when two or more claim it
+    steps_from = _open_steps(index)
+    # (subscripts, not ``get``, in this loop over every claim of every step: a missing key is rare)
     for sid, claim in claims.items():
-        start = position.get(sid)
-        if start is None:
-            raise BadInput(f"claims.{sid}", "no such piece")
-        vx, vy = claim.vector
-        if (vx, vy) not in VECTOR_FACINGS:
-            raise BadInput(f"claims.{sid}.vector", f"{claim.vector!r} is not a unit king step")
-        x, y = start
-        square = target[sid] = (x + vx, y + vy)
-        x += vx
-        y += vy
-        if not (0 <= x < width and 0 <= y < height) or square in rocks:
-            work.rock(sid, square)
-            resolved[sid] = False  # nothing else looks at its claim: it stops there
-        else:
-            first = sole.setdefault(square, sid)
-            if first != sid:
-                group = shared.get(square)
-                if group is None:
-                    shared[square] = [first, sid]
-                else:
-                    group.append(sid)
+        try:
+            start = position[sid]
+        except KeyError:
+            raise BadInput(f"claims.{sid}", "no such piece") from None
+        # the square a unit king step from ``start`` enters, when it is open: looked up rather
+        # than worked out and checked against the edge and the rocks for every claim
+        try:
+            row = steps_from[start]
+        except KeyError:
+            row = steps_from[start] = _open_neighbours(start, width, height, rocks)
+        vector = claim.vector
+        try:
+            square: Square | None = row[vector]
+        except (KeyError, TypeError):  # TypeError: a vector given as a list, looked at below
+            square = None
+        if square is None:  # a step onto a rock or off the board (M6), or no unit king step
+            vx, vy = vector
+            if (vx, vy) not in VECTOR_FACINGS:
+                raise BadInput(f"claims.{sid}.vector", f"{claim.vector!r} is not a unit king step")
+            x, y = start
+            square = target[sid] = (x + vx, y + vy)
+            x += vx
+            y += vy
+            if not (0 <= x < width and 0 <= y < height) or square in rocks:
+                work.rock(sid, square)
+                resolved[sid] = False  # nothing else looks at its claim: it stops there
+                continue
+        target[sid] = square
+        first = sole.setdefault(square, sid)
+        if first != sid:
+            group = shared.get(square)
+            if group is None:
+                shared[square] = [first, sid]
+            else:
+                group.append(sid)
 
     # A square that one claimant claims and nobody holds is entered (most claims of most steps);
     # every other claimed square is settled below. Each square's outcome is its own, whatever
@@ -218,7 +241,7 @@ def resolve_step(
     contested += shared.items()
     leader: dict[str, str] = {}  # contest winner -> moving occupant it must follow (M4)
     bumps: list[tuple[str, str, Square]] = []
-    facing_claimant = False  # whether a claimant's square is held by another claimant
+    facing: list[str] = []  # the claimants whose square another claimant holds
     for square, group in contested:
         holder = occupant.get(square)
         if holder is not None:
@@ -231,7 +254,7 @@ def resolve_step(
                         resolved[sid] = False
                         work.pair(labels["still"], square, sid, True, holder, False)
                 continue
-            facing_claimant = True
+            facing += group
         if len(group) == 1:
             winner: str | None = group[0]
         else:
@@ -246,15 +269,16 @@ def resolve_step(
                 leader[winner] = holder
 
     # M1c/M2c: a head-on swap stops both, whatever their contests said (M5: those claims counted).
-    # Only a claimant whose square another claimant holds can swap (none, most steps).
-    if facing_claimant:
-        for sid, square in target.items():
-            holder = occupant.get(square)
-            if holder is not None and holder in target and target[holder] == position[sid]:
-                resolved[sid] = False
-                leader.pop(sid, None)
-                if sid < holder:
-                    work.pair(labels["head_on"], square, sid, True, holder, True)
+    # Only a claimant whose square another claimant holds can swap (a few, most steps): each of a
+    # swapping pair is one of them (a claim onto a rock or off the board is onto no ship's square).
+    for sid in facing:
+        square = target[sid]
+        holder = occupant[square]
+        if target[holder] == position[sid]:
+            resolved[sid] = False
+            leader.pop(sid, None)
+            if sid < holder:
+                work.pair(labels["head_on"], square, sid, True, holder, True)
 
     pushed_to: dict[str, tuple[str, Square]] = {}
     if bumps:
@@ -300,6 +324,40 @@ def resolve_step(
     )
     work.collisions.sort(key=collision_sort_key)
     return StepResult(step, new_position, tuple(moved), tuple(stopped), pushes, tuple(work.collisions))
+
+
+#: Per board index (by ``id``, each entry holding its index so the id is not reused while it
+#: lives): each square's open neighbours, ``{unit vector: square entered}``, filled in as squares
+#: are claimed from. Only the board's geometry (the edge, the rocks), the same for every step of
+#: every game on that board. Bounded: cleared when it holds too many boards.
+_OPEN_STEPS: dict[int, tuple[BoardIndex, dict[Square, dict[tuple[int, int], Square]]]] = {}
+_OPEN_STEPS_BOARDS = 16
+
+
+def _open_steps(index: BoardIndex) -> dict[Square, dict[tuple[int, int], Square]]:
+    """The open neighbours of the squares of ``index``'s board, as far as they were looked up."""
+    kept = _OPEN_STEPS.get(id(index))
+    if kept is not None and kept[0] is index:
+        return kept[1]
+    if len(_OPEN_STEPS) >= _OPEN_STEPS_BOARDS:
+        _OPEN_STEPS.clear()
+    steps: dict[Square, dict[tuple[int, int], Square]] = {}
+    _OPEN_STEPS[id(index)] = (index, steps)
+    return steps
+
+
+def _open_neighbours(
+    start: Square, width: int, height: int, rocks: frozenset[Square]
+) -> dict[tuple[int, int], Square]:
+    """The squares a unit king step from ``start`` enters that are on the board and no rock (B4),
+    by the step's vector."""
+    x, y = start
+    row: dict[tuple[int, int], Square] = {}
+    for vector in VECTOR_FACINGS:
+        square = (x + vector[0], y + vector[1])
+        if 0 <= square[0] < width and 0 <= square[1] < height and square not in rocks:
+            row[vector] = square
+    return row
 
 
 def _shared_squares(position: dict[str, Square]) -> str:

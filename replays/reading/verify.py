@@ -16,7 +16,9 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
+import re
 from collections import Counter
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from typing import Any
@@ -380,16 +382,24 @@ def _line_marks(block: bytes, first_index: int) -> dict[int, int]:
 
 def _found(data: bytes, marks: Iterable[bytes]) -> list[tuple[int, bytes]]:
     """Where each of ``marks`` occurs in ``data``, in the order they occur (no mark holds another,
-    nor overlaps one). One fast search of the bytes per mark (rare in a log: a turn's edges, a
-    game's end, its dice), rather than a regular expression tried at every quote of the log."""
-    found: list[tuple[int, bytes]] = []
+    nor overlaps one). One search of the bytes for all the marks at once (:func:`_marks_pattern`),
+    rather than one per mark (rare in a log: a turn's edges, a game's end, its dice): every search
+    reads the whole log, and verify makes two (issue 16). In a canonical line a mark's closing quote
+    is followed by a comma or a brace, never by another mark, so the occurrences are those a search
+    per mark finds; a line that is not canonical fails the chain check whatever is found in it."""
+    return [(found.start(), found.group()) for found in _marks_pattern(tuple(marks)).finditer(data)]
+
+
+@functools.cache
+def _marks_pattern(marks: tuple[bytes, ...]) -> re.Pattern[bytes]:
+    """A regular expression matching any of ``marks``: their common start (``"type":``), then one of
+    the rests, so the search looks for that start and tries the rests only where it occurs."""
+    start = marks[0]
     for mark in marks:
-        at = data.find(mark)
-        while at >= 0:
-            found.append((at, mark))
-            at = data.find(mark, at + len(mark))
-    found.sort()
-    return found
+        while not mark.startswith(start):
+            start = start[:-1]
+    rests = b"|".join(re.escape(mark[len(start) :]) for mark in marks)
+    return re.compile(re.escape(start) + b"(?:" + rests + b")")
 
 
 def gather(chunks: Iterable[bytes]) -> Gathered:
