@@ -17,8 +17,8 @@ import os
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from litestar.testing import TestClient
@@ -33,6 +33,7 @@ from mortecouille.events.stores import SEED, import_lines, secrets_of
 from mortecouille.replays.reading.verify import verify_log
 from mortecouille.web.server import build_app
 from tests.helpers import GOLDEN, file_digests
+from tests.test_web_create_idempotency import BODY
 
 SEED_TEXT = "the-seed-of-the-second-creation"
 
@@ -137,6 +138,27 @@ def test_what_is_not_an_empty_file_is_never_taken_over(games: Path, kind: str) -
     assert file_digests(games) == before
 
 
+def before_the_first_creation_locks(
+    monkeypatch: pytest.MonkeyPatch, second: Callable[[], None]
+) -> list[bool]:
+    """Run ``second`` at the one moment a living creation's log looks abandoned: after its
+    exclusive open, before its lock (the store's first blocking ``flock``). The list returned
+    holds True once ``second`` has run."""
+    real_flock = fcntl.flock
+    ran: list[bool] = []
+
+    def flock(fd: int, operation: int) -> None:
+        if operation == fcntl.LOCK_EX and not ran:
+            ran.append(True)
+            with monkeypatch.context() as unpatched:
+                unpatched.setattr(store_module.fcntl, "flock", real_flock)
+                second()
+        real_flock(fd, operation)
+
+    monkeypatch.setattr(store_module.fcntl, "flock", flock)
+    return ran
+
+
 def test_a_creation_whose_empty_file_was_taken_over_before_its_lock_gives_the_name_up(
     games: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -144,21 +166,12 @@ def test_a_creation_whose_empty_file_was_taken_over_before_its_lock_gives_the_na
     creation taking it over then owns the name; the first finds that under its lock, refuses, and
     removes nothing."""
     log = GameLog(games / "g.jsonl")
-    real_flock = fcntl.flock
-    interleaved: list[str] = []
-
-    def flock(fd: int, operation: int) -> None:
-        if operation == fcntl.LOCK_EX and not interleaved:
-            # the first creation, between its exclusive open and its lock: the second one runs
-            interleaved.append("second")
-            start(GameLog(games / "g.jsonl"), seed="the-second-creation-seed")
-        real_flock(fd, operation)
-
-    monkeypatch.setattr(store_module.fcntl, "flock", flock)
+    second_ran = before_the_first_creation_locks(
+        monkeypatch, lambda: start(GameLog(games / "g.jsonl"), seed="the-second-creation-seed")
+    )
     with pytest.raises(Conflict, match="already exists"):
         start(log, seed="the-first-creation-seed")
-    monkeypatch.setattr(store_module.fcntl, "flock", real_flock)
-    assert interleaved == ["second"]
+    assert second_ran == [True]
     assert verify_log(log).ok
     assert secrets_of(log).read(SEED) == b"the-second-creation-seed\n"
 
@@ -169,34 +182,19 @@ def test_a_creation_whose_empty_file_was_taken_over_and_given_back_gives_the_nam
     """The second creation failed and removed the file it took over: the first one, locking a
     file no path names any more, refuses instead of writing a game nobody can find."""
     log = GameLog(games / "g.jsonl")
-    real_flock = fcntl.flock
-    interleaved: list[str] = []
 
-    def flock(fd: int, operation: int) -> None:
-        if operation == fcntl.LOCK_EX and not interleaved:
-            interleaved.append("second")
-            with pytest.raises(RuntimeError), GameLog(games / "g.jsonl").creating() as creation:
-                assert creation.taken_over
-                raise RuntimeError("the second creation fails")
-        real_flock(fd, operation)
+    def second_fails() -> None:
+        with pytest.raises(RuntimeError), GameLog(games / "g.jsonl").creating() as creation:
+            assert creation.taken_over
+            raise RuntimeError("the second creation fails")
 
-    monkeypatch.setattr(store_module.fcntl, "flock", flock)
+    second_ran = before_the_first_creation_locks(monkeypatch, second_fails)
     with pytest.raises(Conflict, match="already exists"):
         start(log, seed="the-first-creation-seed")
-    monkeypatch.setattr(store_module.fcntl, "flock", real_flock)
-    assert interleaved == ["second"]
+    assert second_ran == [True]
     assert not log.path.exists() and not secrets_of(log).exists(SEED)
     start(log)  # the name is free
     assert verify_log(log).ok
-
-
-BODY: dict[str, Any] = {
-    "name": "g",
-    "ruleset": "blockade",
-    "players": ["Anne", "Bart"],
-    "board": {"size": "10x10"},
-    "dice": "table",
-}
 
 
 def test_a_keyed_creation_retried_after_the_service_died_mid_creation_creates_the_game(games: Path) -> None:

@@ -12,7 +12,8 @@ quicker way (``_two_plain_steps``), checked against :func:`play_two_steps` by th
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+import operator
+from collections.abc import Callable, Collection, Mapping
 from typing import Final, NamedTuple, Protocol
 
 import msgspec
@@ -294,42 +295,45 @@ def _two_plain_steps(
     step1 = pieces if turned is None else turned
     first = resolve_checked_step(board, step1, claims1, 1, placed=placed)
 
-    # step 2: every ship where step 1 left it (a pushed one where it was pushed to), every mover
-    # with its step-2 facing; the movers that entered their first square claim their second
-    positions = first.positions
-    step2 = dict(step1)
-    for push in first.pushes:
-        pushed = step1[push.pushed]
-        step2[push.pushed] = Piece(pushed.id, push.pushed_to, pushed.facing, pushed.size)
+    # step 2: every ship where step 1 left it, every mover with its step-2 facing; the movers that
+    # entered their first square claim their second
+    step2 = _left_by(first, step1, moves, _FACING_SECOND)
     entered = frozenset(first.moved)
-    claims2: dict[str, Claim] = {}
-    for sid, move in moves.items():
-        piece = step2[sid]
-        at = positions[sid]
-        facing = move.facing_second
-        if piece.at != at or piece.facing != facing:
-            step2[sid] = Piece(piece.id, at, facing, piece.size)
-        if move.second is not None and sid in entered:
-            claims2[sid] = Claim(move.second, False)
+    claims2 = {
+        sid: Claim(move.second, False)
+        for sid, move in moves.items()
+        if move.second is not None and sid in entered
+    }
     second = (
         resolve_checked_step(board, step2, claims2, 2, placed=True)
         if claims2
         else StepResult(2, {sid: step2[sid].at for sid in sorted(step2)}, (), (), (), ())
     )
-
     # after both: where step 2 left each ship, every mover with the facing it ends with (M2f)
-    positions = second.positions
-    final = dict(step2)
-    for push in second.pushes:
-        pushed = step2[push.pushed]
-        final[push.pushed] = Piece(pushed.id, push.pushed_to, pushed.facing, pushed.size)
+    return TwoSteps(first, second, _left_by(second, step2, moves, _FACING_AFTER))
+
+
+_FACING_SECOND: Final = operator.attrgetter("facing_second")
+_FACING_AFTER: Final = operator.attrgetter("facing_after")
+
+
+def _left_by(
+    step: StepResult, pieces: Mapping[str, Piece], moves: Mapping[str, Move], facing: Callable[[Move], str]
+) -> dict[str, Piece]:
+    """``pieces`` where ``step`` left them: each ship it pushed where it was pushed to, each mover
+    where it stands with the facing ``facing`` gives it next (a piece made once per change)."""
+    left = dict(pieces)
+    for push in step.pushes:
+        pushed = pieces[push.pushed]
+        left[push.pushed] = Piece(pushed.id, push.pushed_to, pushed.facing, pushed.size)
+    positions = step.positions
     for sid, move in moves.items():
-        piece = final[sid]
+        piece = left[sid]
         at = positions[sid]
-        facing = move.facing_after
-        if piece.at != at or piece.facing != facing:
-            final[sid] = Piece(piece.id, at, facing, piece.size)
-    return TwoSteps(first, second, final)
+        turned = facing(move)
+        if piece.at != at or piece.facing != turned:
+            left[sid] = Piece(piece.id, at, turned, piece.size)
+    return left
 
 
 def _standing_still(board: Board, pieces: Mapping[str, Piece], placed: bool) -> MovementResult:
