@@ -26,7 +26,6 @@ from mortecouille.core.board.movement_step import (
     Push,
     StepResult,
     collision_sort_key,
-    resolve_checked_step,
     resolve_step,
 )
 from mortecouille.core.board.terrain import WhirlpoolPath, board_index
@@ -293,7 +292,7 @@ def _two_plain_steps(
         if move.first is not None:
             claims1[sid] = Claim(move.first, move.pushes)
     step1 = pieces if turned is None else turned
-    first = resolve_checked_step(board, step1, claims1, 1, placed=placed)
+    first = resolve_step(board, step1, claims1, 1, placed=placed)
 
     # step 2: every ship where step 1 left it, every mover with its step-2 facing; the movers that
     # entered their first square claim their second
@@ -305,7 +304,7 @@ def _two_plain_steps(
         if move.second is not None and sid in entered
     }
     second = (
-        resolve_checked_step(board, step2, claims2, 2, placed=True)
+        resolve_step(board, step2, claims2, 2, placed=True)
         if claims2
         else StepResult(2, {sid: step2[sid].at for sid in sorted(step2)}, (), (), (), ())
     )
@@ -341,7 +340,7 @@ def _standing_still(board: Board, pieces: Mapping[str, Piece], placed: bool) -> 
     whirlpool, B5-B6): what :func:`play_two_steps` gives then, without its copies of the fleet.
     Step 1 is still resolved, with no claim: it checks the pieces (B4, unless ``placed``) and lists
     where each stands."""
-    first = resolve_checked_step(board, pieces, {}, 1, placed=placed)
+    first = resolve_step(board, pieces, {}, 1, placed=placed)
     second = StepResult(2, dict(first.positions), (), (), (), ())
     final = {sid: pieces[sid] for sid in first.positions}  # sorted by id, as resolve_step sorts
     paths: dict[str, tuple[Square, ...]] = {sid: (at,) for sid, at in first.positions.items()}

@@ -145,27 +145,18 @@ def resolve_step(
     pieces: Mapping[str, Piece],
     claims: Mapping[str, Claim],
     step: int,
+    *,
+    placed: bool = False,
 ) -> StepResult:
     """Resolve one step (1 or 2) of simultaneous movement (M1-M6).
 
     ``pieces`` are all ships on the board (positions at the start of the step, and
     the facing each has during the step); ``claims`` maps the ships that move in
     this step to their claim. Ships without a claim are stationary for this step.
+    ``placed``: the pieces are known to stand on the board, off the rocks, one a square (a step's
+    outcome, or ships a round checked: M1-M6 keep them so), so that check of every piece is not
+    made again (the claims are checked all the same).
     """
-    return resolve_checked_step(board, pieces, claims, step, placed=False)
-
-
-def resolve_checked_step(
-    board: Board,
-    pieces: Mapping[str, Piece],
-    claims: Mapping[str, Claim],
-    step: int,
-    *,
-    placed: bool,
-) -> StepResult:
-    """:func:`resolve_step`; ``placed``: the pieces are known to stand on the board, off the rocks,
-    one a square (a step's outcome, or ships a round checked: M1-M6 keep them so), so that check
-    of every piece is not made again (the claims are checked all the same)."""
     if step not in _LABELS:
         raise BadInput("step", f"must be 1 or 2, got {step!r}")
     labels = _LABELS[step]
