@@ -748,12 +748,12 @@ def test_play_two_steps_with_the_plain_hook_is_resolve_moves() -> None:
     assert quiet.pieces["R"].facing == "N"
 
 
-# --- the open squares a step may enter, looked up per board ------------------------------------
+# --- the rocks a step meets are its own board's ------------------------------------------------
 
 
 def test_a_claim_meets_the_rocks_of_its_own_board_whatever_boards_were_played_before() -> None:
-    # resolve_step looks up the open neighbours of a square per board: twenty boards of one size
-    # (more than it keeps at once), each with its rock elsewhere, played in turn twice
+    # nothing of one board's geometry is carried to the next: twenty boards of one size, each with
+    # its rock elsewhere, played in turn twice
     pieces = {"A": Piece("A", (2, 2), "N", SMALL)}
     claims = {"A": Claim((0, 1), True)}
     boards = [Board(6, 6, rocks=((x, y),)) for x in range(5) for y in range(2, 6) if (x, y) != (2, 2)][:20]

@@ -26,7 +26,7 @@ from typing import Final
 import msgspec
 
 from mortecouille.core.board.geometry import VECTOR_FACINGS, Square
-from mortecouille.core.board.terrain import BoardIndex, board_index
+from mortecouille.core.board.terrain import board_index
 from mortecouille.core.errors import BadInput
 from mortecouille.events.board import Board
 from mortecouille.events.movement import Contact
@@ -181,36 +181,24 @@ def resolve_step(
     resolved: dict[str, bool] = {}  # final fate of every claimant whose fate is local
     sole: dict[Square, str] = {}  # square -> its first claimant (its only one unless in ``shared``)
     shared: dict[Square, list[str]] = {}  # square -> its claimants, when two or more claim it
-    steps_from = _open_steps(index)
     # (subscripts, not ``get``, in this loop over every claim of every step: a missing key is rare)
     for sid, claim in claims.items():
         try:
             start = position[sid]
         except KeyError:
             raise BadInput(f"claims.{sid}", "no such piece") from None
-        # the square a unit king step from ``start`` enters, when it is open: looked up rather
-        # than worked out and checked against the edge and the rocks for every claim
-        try:
-            row = steps_from[start]
-        except KeyError:
-            row = steps_from[start] = _open_neighbours(start, width, height, rocks)
-        vector = claim.vector
-        try:
-            square: Square | None = row[vector]
-        except (KeyError, TypeError):  # TypeError: a vector given as a list, looked at below
-            square = None
-        if square is None:  # a step onto a rock or off the board (M6), or no unit king step
-            vx, vy = vector
-            if (vx, vy) not in VECTOR_FACINGS:
-                raise BadInput(f"claims.{sid}.vector", f"{claim.vector!r} is not a unit king step")
-            x, y = start
-            square = target[sid] = (x + vx, y + vy)
-            x += vx
-            y += vy
-            if not (0 <= x < width and 0 <= y < height) or square in rocks:
-                work.rock(sid, square)
-                resolved[sid] = False  # nothing else looks at its claim: it stops there
-                continue
+        vx, vy = claim.vector
+        if (vx, vy) not in VECTOR_FACINGS:
+            raise BadInput(f"claims.{sid}.vector", f"{claim.vector!r} is not a unit king step")
+        x, y = start
+        x += vx
+        y += vy
+        square = (x, y)
+        if not (0 <= x < width and 0 <= y < height) or square in rocks:
+            target[sid] = square
+            work.rock(sid, square)
+            resolved[sid] = False  # nothing else looks at its claim: it stops there
+            continue
         target[sid] = square
         first = sole.setdefault(square, sid)
         if first != sid:
@@ -315,40 +303,6 @@ def resolve_step(
     )
     work.collisions.sort(key=collision_sort_key)
     return StepResult(step, new_position, tuple(moved), tuple(stopped), pushes, tuple(work.collisions))
-
-
-#: Per board index (by ``id``, each entry holding its index so the id is not reused while it
-#: lives): each square's open neighbours, ``{unit vector: square entered}``, filled in as squares
-#: are claimed from. Only the board's geometry (the edge, the rocks), the same for every step of
-#: every game on that board. Bounded: cleared when it holds too many boards.
-_OPEN_STEPS: dict[int, tuple[BoardIndex, dict[Square, dict[tuple[int, int], Square]]]] = {}
-_OPEN_STEPS_BOARDS = 16
-
-
-def _open_steps(index: BoardIndex) -> dict[Square, dict[tuple[int, int], Square]]:
-    """The open neighbours of the squares of ``index``'s board, as far as they were looked up."""
-    kept = _OPEN_STEPS.get(id(index))
-    if kept is not None and kept[0] is index:
-        return kept[1]
-    if len(_OPEN_STEPS) >= _OPEN_STEPS_BOARDS:
-        _OPEN_STEPS.clear()
-    steps: dict[Square, dict[tuple[int, int], Square]] = {}
-    _OPEN_STEPS[id(index)] = (index, steps)
-    return steps
-
-
-def _open_neighbours(
-    start: Square, width: int, height: int, rocks: frozenset[Square]
-) -> dict[tuple[int, int], Square]:
-    """The squares a unit king step from ``start`` enters that are on the board and no rock (B4),
-    by the step's vector."""
-    x, y = start
-    row: dict[tuple[int, int], Square] = {}
-    for vector in VECTOR_FACINGS:
-        square = (x + vector[0], y + vector[1])
-        if 0 <= square[0] < width and 0 <= square[1] < height and square not in rocks:
-            row[vector] = square
-    return row
 
 
 def _shared_squares(position: dict[str, Square]) -> str:
