@@ -6,6 +6,7 @@ import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 
+from mortecouille.app.commands import new_game
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.game import fold
 from mortecouille.core.state import state_hash
@@ -13,6 +14,7 @@ from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.store import GameLog
+from mortecouille.events.stores import EventStore
 
 #: The repository's root (where ``pyproject.toml`` and ``README.md`` are).
 ROOT = Path(__file__).resolve().parent.parent
@@ -58,3 +60,17 @@ def file_digests(directory: Path) -> dict[str, str]:
         for path in sorted(directory.rglob("*"))
         if path.is_file() and path.name != ".lock"
     }
+
+
+def new_blockade(log: EventStore, seed: str | None, *, dice_mode: str = "seeded", weak_seed: bool = False) -> None:
+    """Create ``log``'s game as the tests' usual blockade: Anne and Bart on an 8x8 board, no budget."""
+    new_game(
+        log,
+        players=("Anne", "Bart"),
+        ruleset="blockade",
+        budget=0,
+        board=Board(width=8, height=8),
+        dice_mode=dice_mode,
+        seed=seed,
+        weak_seed=weak_seed,
+    )

@@ -39,7 +39,7 @@ from mortecouille.replays.reading.describe import describe_event
 from mortecouille.replays.reading.verify import verify_log
 from tests.cli_helpers import tree_digest
 from tests.conftest import SEED, created_log
-from tests.helpers import ROOT
+from tests.helpers import ROOT, new_blockade
 
 
 def given(command: Command) -> Callable[[GameState], Command]:
@@ -50,16 +50,7 @@ def given(command: Command) -> Callable[[GameState], Command]:
 def harbour(games: Path, name: str = "b", dice_mode: str = "seeded", seed: str | None = "s3cret") -> GameLog:
     """A blockade game on an 8x8 board, Anne's sloop on C2 and Bart's on F7, both facing north."""
     log = game_log(games, name)
-    new_game(
-        log,
-        players=("Anne", "Bart"),
-        ruleset="blockade",
-        budget=0,
-        board=Board(width=8, height=8),
-        dice_mode=dice_mode,
-        seed=seed,
-        weak_seed=True,  # a short seed, so the tests are deterministic
-    )
+    new_blockade(log, seed, dice_mode=dice_mode, weak_seed=True)  # a short seed: deterministic tests
     for ship, square, owner in (("Sloopy", "C2", "Anne"), ("Swift", "F7", "Bart")):
         run_command(
             log, given(PlaceShip(ship=ship, at=parse_square(square), facing="N", kind="sloop", owner=owner))

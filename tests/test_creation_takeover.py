@@ -24,30 +24,20 @@ import pytest
 from litestar.testing import TestClient
 
 import mortecouille.events.store as store_module
-from mortecouille.app.commands import new_game
 from mortecouille.core.dice import matches_commitment
-from mortecouille.events.board import Board
 from mortecouille.events.game import GameCreated
 from mortecouille.events.store import Conflict, GameLog
 from mortecouille.events.stores import SEED, import_lines, secrets_of
 from mortecouille.replays.reading.verify import verify_log
 from mortecouille.web.server import build_app
-from tests.helpers import GOLDEN, file_digests
+from tests.helpers import GOLDEN, file_digests, new_blockade
 from tests.test_web_create_idempotency import BODY
 
 SEED_TEXT = "the-seed-of-the-second-creation"
 
 
 def start(log: GameLog, seed: str = SEED_TEXT) -> None:
-    new_game(
-        log,
-        players=("Anne", "Bart"),
-        ruleset="blockade",
-        budget=0,
-        board=Board(width=8, height=8),
-        dice_mode="seeded",
-        seed=seed,
-    )
+    new_blockade(log, seed)
 
 
 def killed_while_creating(games: Path, name: str) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mortecouille.app.commands import Idempotency, end_game, new_game, run_command
+from mortecouille.app.commands import Idempotency, end_game, run_command
 from mortecouille.app.games import game_log, open_games
 from mortecouille.app.idempotency import IdempotencyIndex, key_digest
 from mortecouille.app.seats import UnknownToken, identify, issue_seats, read_seats, reissue
@@ -23,9 +23,9 @@ from mortecouille.core.errors import BadInput
 from mortecouille.core.life_cycle import Command
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
-from mortecouille.events.board import Board
 from mortecouille.events.store import Conflict, Creation
 from mortecouille.events.stores import SEED, FileStore, GameStore, secrets_of
+from tests.helpers import new_blockade
 from tests.postgres_server import PostgresServer
 
 
@@ -46,15 +46,7 @@ SEED_TEXT = "a-secret-seed-long-enough"
 
 
 def start(store: GameStore, name: str = "g", seed: str | None = SEED_TEXT) -> None:
-    new_game(
-        game_log(store, name),
-        players=("Anne", "Bart"),
-        ruleset="blockade",
-        budget=0,
-        board=Board(width=8, height=8),
-        dice_mode="seeded",
-        seed=seed,
-    )
+    new_blockade(game_log(store, name), seed)
 
 
 def test_the_seed_is_kept_until_the_game_reveals_it(store: GameStore) -> None:
