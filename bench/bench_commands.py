@@ -19,6 +19,9 @@ into a games directory of its own (with its secret seed, so ``order`` rolls as a
   measures the neighbours; the fsync's wait is ``bench_append.py``'s), the reads 20 at a time.
   ``state``'s is split at the smallest and largest size (reading and checking the snapshot,
   decoding its state, folding the events after it): what grows there is what the game holds.
+  Beside the split, the ships built alone from values already in memory (``msgspec.convert``, the
+  decoder's own way of building them, without reading bytes) and what one ship more costs each
+  way: what building the ships costs whatever the encoding (README.md, "Performance").
 * ``replay --turn N`` and ``explain --turn N`` (the whole CLI command in-process, output
   included) at the first and the last turn of a ``--turns-events`` game. Goals: under 150 ms at
   any turn; the last turn within 2x of the first (the baseline).
@@ -47,6 +50,7 @@ from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import msgspec  # noqa: E402
 from click.testing import CliRunner  # noqa: E402
 
 from bench.bench_fold import cached_log  # noqa: E402
@@ -64,7 +68,7 @@ from mortecouille.app.snapshots import (  # noqa: E402
 from mortecouille.cli.main import cli  # noqa: E402
 from mortecouille.core.board.ships import PlaceShip  # noqa: E402
 from mortecouille.core.game import fold  # noqa: E402
-from mortecouille.core.state import GameState  # noqa: E402
+from mortecouille.core.state import GameState, ShipState, without_defaults  # noqa: E402
 from mortecouille.core.turn_commands import GiveTokens  # noqa: E402
 from mortecouille.events.store import GameLog  # noqa: E402
 from mortecouille.replays.pictures.board_text import render_board  # noqa: E402
@@ -149,11 +153,13 @@ def state_split(logs: dict[int, GameLog], runs: int) -> None:
     end, starting the fold)."""
     kept = {size: snapshot_bytes(log_) for size, log_ in logs.items()}
     snapshots = {size: read_snapshot(log_) for size, log_ in logs.items()}
+    ready = {size: ship_values(decode_state(kept[size])) for size in logs}
     parts: dict[str, Callable[[int], object]] = {
         "read and check the snapshot": lambda size: _usable_snapshot(logs[size]),
         "of it, its state's checksum": lambda size: derived_digest(kept[size]),
         "decode its state": lambda size: decode_state(kept[size]),
         "fold the events after it": lambda size: fold_after(logs[size], snapshots[size]),
+        "(its ships from values held)": lambda size: ships_from_values(ready[size]),
     }
     spent: dict[tuple[str, int], list[float]] = {(part, size): [] for part in parts for size in logs}
     for _ in range(runs):
@@ -167,6 +173,30 @@ def state_split(logs: dict[int, GameLog], runs: int) -> None:
     for part in parts:
         medians = [Timing([run / READS_PER_RUN for run in spent[(part, size)]]).median for size in logs]
         print(f"    {part:28} " + "  ".join(f"{value * 1e3:.3f}" for value in medians))
+    smallest, largest = min(logs), max(logs)
+    grown = {
+        part: (Timing([run / READS_PER_RUN for run in spent[(part, largest)]]).median
+               - Timing([run / READS_PER_RUN for run in spent[(part, smallest)]]).median)
+        / (ships[largest] - ships[smallest])
+        for part in ("decode its state", "(its ships from values held)")
+    }  # fmt: skip
+    print(
+        f"  each ship more costs {grown['decode its state'] * 1e6:.2f} us to decode; building it alone, "
+        f"from values already held, {grown['(its ships from values held)'] * 1e6:.2f} us "
+        "(what building a ShipState costs, whatever the snapshot's encoding)"
+    )
+
+
+def ship_values(state: GameState) -> dict[str, dict[str, object]]:
+    """Each ship of ``state`` as the values of its fields that are not their defaults: what a
+    decoder holds once the snapshot's bytes are parsed, before it builds a ``ShipState``."""
+    return {sid: without_defaults(ship) for sid, ship in state.ships.items()}
+
+
+def ships_from_values(values: dict[str, dict[str, object]]) -> dict[str, ShipState]:
+    """The ships built from their values alone (``msgspec.convert``, in C, as the decoder builds
+    them): the part of decoding the snapshot that no encoding of its bytes can save."""
+    return msgspec.convert(values, dict[str, ShipState])
 
 
 def snapshot_bytes(log_: GameLog) -> bytes:
