@@ -1338,6 +1338,13 @@ def _append_locked(
     command pays, builds no transaction object (issue 16)."""
     if size is None:
         size = os.lseek(fd, 0, os.SEEK_END)
+    if handles is not None:
+        # The steady state of a process appending to a log again (``serve``, a batch of
+        # commands): its kept head, mapped, checked by one lstat, its slots as this process last
+        # left them and its END the log's size. Anything else takes the general path below.
+        head = _kept_head_unchanged(handles)
+        if head is not None and head[4] == size:
+            return _append_after_kept_head(log, fd, handles, head, size, events, expected_seq, first_extras)
     # The head anchor is opened first: while the log still ends where the anchor says it did
     # (its END), the anchor's seq and hash are the log's tail, which then is not read (issue
     # 16). A log longer than that (the last writer stopped before moving the anchor, or a torn
@@ -1346,6 +1353,7 @@ def _append_locked(
         opened = log._open_slots() if handles is None else log._kept_slots(handles)
     except OSError:
         opened = None  # write_head tries again after the fsync, and reports it
+    prepared: _SlotUpdate | None = None
     try:
         if opened is not None and opened[4] == size:
             next_seq, prev = opened[2] + 1, opened[3]
@@ -1357,33 +1365,118 @@ def _append_locked(
             return []
         stamped, payload = stamp_all(events, next_seq, prev, first_extras)
         last = stamped[-1]
-        end = size + len(payload)
         # the anchor's update is readied before the fsync and written after it (the order the
         # guarantees need): only its pwrite is left once the fsync returns
         if log._prepared is not None:
             log.drop_prepared_head()
         if opened is not None:
-            log._prepared = _SlotUpdate(opened[0], opened[1], last.seq, last.hash, end, handles)
+            prepared = log._prepared = _SlotUpdate(
+                opened[0], opened[1], last.seq, last.hash, size + len(payload), handles
+            )
             opened = None  # the update holds the descriptor now
         _append_or_take_back(fd, payload, size, log.path)
-        try:
-            log.write_head(last.seq, last.hash)  # the readied update, END included
-        except OSError as error:
-            # The events are durable and the lines after a lagging anchor chain, which verify
-            # accepts: the command happened, so it succeeds (a failure would invite a retry that
-            # appends it twice); the anchor catches up at the next append.
-            _log.warning(
-                "head anchor not replaced",
-                path=str(log.head_path),
-                error=error.strerror,
-                appended=f"seq {stamped[0].seq}..{last.seq}",
-            )
+        prepared = None  # durable: write_head takes the update from here
     finally:
         if opened is not None and handles is None:
             os.close(opened[0])
-        if log._prepared is not None:  # not written: the write failed, or write_head was replaced
+        if prepared is not None:  # the write failed: the head is given back unwritten
+            log.drop_prepared_head()
+    # After the fsync the process resumes with cold caches: nothing but the slot's pwrite and the
+    # way out is left here (issue 16).
+    try:
+        log.write_head(last.seq, last.hash)  # the readied update, END included
+    except OSError as error:
+        _anchor_lags(log, error, stamped)
+    finally:
+        if log._prepared is not None:  # not taken: write_head was replaced
             log.drop_prepared_head()
     return stamped
+
+
+def _kept_head_unchanged(handles: _Handles) -> _OpenSlots | None:
+    """The anchor of the head kept (and mapped) in ``handles`` when nothing changed it since this
+    process last read or wrote it: its path still names the kept file, one link and both slots
+    long (one ``lstat``, as :meth:`GameLog._kept_slots` checks it), and the mapped slots are the
+    bytes kept. None otherwise (nothing closed: :meth:`GameLog._kept_slots` looks again and opens
+    what changed). The mapping is read only once the ``lstat`` has found the file both slots long
+    (a file shrunk under a mapping faults on access)."""
+    mapped = handles.head_map
+    if mapped is None:  # not opened yet (a process's first append), or not mappable
+        return None
+    try:
+        info = os.lstat(handles.head_path)
+    except OSError:
+        return None
+    if (
+        info.st_ino,
+        info.st_dev,
+        info.st_mode,
+        info.st_uid,
+        info.st_gid,
+        info.st_nlink,
+        info.st_size,
+    ) != handles.head_id or mapped[:_SLOTS_SIZE] != handles.head_bytes:
+        return None
+    return handles.head_slots
+
+
+def _append_after_kept_head(
+    log: GameLog,
+    fd: int,
+    handles: _Handles,
+    head: _OpenSlots,
+    size: int,
+    events: Sequence[Event],
+    expected_seq: int | None,
+    first_extras: Mapping[str, Any] | None,
+) -> list[Event]:
+    """:func:`_append_locked` once :func:`_kept_head_unchanged` found ``head``, the anchor of the
+    head kept in ``handles``, naming the log's tail (its END is the log's ``size``): the same
+    steps as the general path (stamp, the slot's bytes readied, one write, one fsync, the older
+    slot written with one ``pwrite``), without an update object in between, so that after the
+    fsync, when the process resumes with cold caches, only the ``pwrite`` and the way out are
+    left (issue 16). A failed ``pwrite`` leaves the anchor lagging, which is reported and
+    accepted as on the general path (:meth:`GameLog.write_head`'s callers)."""
+    next_seq = head[2] + 1
+    if expected_seq is not None and expected_seq != next_seq:
+        raise Conflict.stale(log.name, expected_seq, next_seq)
+    if not events:
+        return []
+    if log._prepared is not None:  # readied by prepare_head for another anchor: not this one
+        log.drop_prepared_head()
+    stamped, payload = stamp_all(events, next_seq, head[3], first_extras)
+    last = stamped[-1]
+    # the slot after the newest (its counter one past, so the anchor HeadSlots.newest reads from
+    # the bytes kept below), written over the older one
+    counter = head[1] + 1
+    record, end = HeadSlots.recorded(counter, last.seq, last.hash, size + len(payload))
+    before = handles.head_bytes
+    if counter & 1:
+        offset, after = HeadSlots.SIZE, before[: HeadSlots.SIZE] + record
+    else:
+        offset, after = 0, record + before[HeadSlots.SIZE :]
+    _append_or_take_back(fd, payload, size, log.path)
+    try:
+        if os.pwrite(handles.head_fd, record, offset) != HeadSlots.SIZE:
+            raise OSError(errno.EIO, "short write of the head anchor")
+    except OSError as error:
+        handles.head_bytes = b""  # what the head holds now is not known: read it again
+        _anchor_lags(log, error, stamped)
+    else:
+        handles.head_bytes, handles.head_slots = after, (handles.head_fd, counter, last.seq, last.hash, end)
+    return stamped
+
+
+def _anchor_lags(log: GameLog, error: OSError, stamped: list[Event]) -> None:
+    """Report an anchor not moved over ``stamped``, lines already durable. They chain after the
+    lagging anchor, which verify accepts: the command happened, so it succeeds (a failure would
+    invite a retry that appends it twice); the anchor catches up at the next append."""
+    _log.warning(
+        "head anchor not replaced",
+        path=str(log.head_path),
+        error=error.strerror,
+        appended=f"seq {stamped[0].seq}..{stamped[-1].seq}",
+    )
 
 
 #: How much of a log :meth:`GameLog.stream` reads at a time: large enough that decoding runs at

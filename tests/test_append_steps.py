@@ -4,9 +4,9 @@ but the same bytes as their definitions (a nested ``hash`` key before the line's
 
 The system calls are the floor the guarantees set: the lock taken and given back (two ``flock``),
 the log's path and the head's checked to name the kept files (two ``lstat``: a path's identity
-cannot be had from a descriptor), the head's slots read again (one ``pread``: another writer's
-update), the lines written and made durable (``write``, ``fsync``), then the head's slot
-(``pwrite``), never before the ``fsync``."""
+cannot be had from a descriptor), the lines written and made durable (``write``, ``fsync``), then
+the head's slot (``pwrite``), never before the ``fsync``. The head's slots are read again from
+their shared mapping (another writer's update shows there at once), with no system call."""
 
 from __future__ import annotations
 
@@ -84,7 +84,6 @@ def test_an_append_to_a_kept_log_makes_only_the_system_calls_its_guarantees_need
         ("flock", "log"),  # the lock, taken at once when free
         ("lstat", "log"),  # the log's path still names the kept file; its size
         ("lstat", "head"),  # the head's path still names the kept file, one link, both slots
-        ("pread", "head"),  # the head's slots, as another writer may have left them
         ("write", "log"),  # the command's lines, in one write
         ("fsync", "log"),  # durable before the anchor names them
         ("pwrite", "head"),  # the older slot, after the fsync
