@@ -335,15 +335,16 @@ class _Handles:
 
     Trusted only once checked: an append takes the log's lock on the kept descriptor, then checks
     with one ``lstat`` that the path still names that file (and the head's path the head's, by
-    ``lstat`` too), and reads the head's slots again (one ``pread``), parsing them only when they
-    differ from those kept; anything else (the file replaced, moved away or removed, a link put in
-    its place, another mode or owner) and the descriptor is closed and the path opened again, as
-    a fresh command would open it. An idle set waits in the process's pool (:data:`_idle`),
-    at most :data:`IDLE_LOGS` logs, the least recently used closed first."""
+    ``lstat`` too), and reads the head's slots again, parsing them only when they differ from
+    those kept: with one ``pread`` at the log's second append in the process, which also maps the
+    head (read-only, shared: :func:`_map_slots`), and from the mapping, with no system call, from
+    the third on (a one-shot command maps nothing); anything else (the file replaced, moved away
+    or removed, a link put in its place, another mode or owner) and the descriptor is closed and
+    the path opened again, as a fresh command would open it. An idle set waits in the process's
+    pool (:data:`_idle`), at most :data:`IDLE_LOGS` logs, the least recently used closed first."""
 
-    __slots__ = (
-        "path", "head_path", "log_fd", "log_id", "head_fd", "head_id", "head_map", "head_bytes", "head_slots"
-    )  # fmt: skip
+    __slots__ = ("path", "head_path", "log_fd", "log_id", "head_fd", "head_id", "head_map", "map_refused",
+                 "head_bytes", "head_slots")  # fmt: skip
 
     def __init__(self, path: str, head_path: str, log_fd: int, log_id: _Identity) -> None:
         self.path, self.head_path = path, head_path
@@ -355,13 +356,15 @@ class _Handles:
         #: the head's slots mapped into memory (read-only, shared: another process's update of
         #: them is seen there at once), None when not mapped (:func:`_map_slots`)
         self.head_map: mmap.mmap | None = None
+        #: whether the kept head could not be mapped (its slots then read with ``pread``)
+        self.map_refused = False
         self.head_bytes = b""
         self.head_slots: _OpenSlots | None = None
 
     def drop_head(self) -> None:
         """Close the head's descriptor and its mapping, and forget what it held."""
         fd, self.head_fd = self.head_fd, -1
-        mapped, self.head_map = self.head_map, None
+        mapped, self.head_map, self.map_refused = self.head_map, None, False
         self.head_id, self.head_bytes, self.head_slots = None, b"", None
         try:
             if mapped is not None:
@@ -650,25 +653,28 @@ class GameLog:
             opened = self._open_slots()  # checks as much, and looks for the temporary file
             if opened is None:
                 return None
-            handles.head_fd = opened[0]
             try:
                 opened_info = os.fstat(opened[0])
-                if _head_identity(opened_info)[-2:] != (1, _SLOTS_SIZE):  # changed since the open
-                    handles.drop_head()
-                    return None
-                handles.head_map = _map_slots(opened[0])
-                handles.head_bytes = os.pread(opened[0], _SLOTS_SIZE, 0)
                 handles.head_id = _head_identity(opened_info)
+                handles.head_bytes = os.pread(opened[0], _SLOTS_SIZE, 0)
             except BaseException:
-                handles.drop_head()
+                os.close(opened[0])
                 raise
-            handles.head_slots = opened
+            handles.head_fd, handles.head_slots = opened[0], opened
             return opened
-        # Read from the mapping when there is one: the lstat above found the mapped file, both
-        # slots long, under the lock (only a process ignoring the lock could shrink it now).
+        # The slots as they are now: from the mapping when there is one (the lstat above found the
+        # mapped file, both slots long, under the lock: only a process ignoring the lock could
+        # shrink it now); else read, and the head mapped for the next append (a process that
+        # appends to a log twice keeps appending to it: a one-shot command maps nothing).
         mapped = handles.head_map
         try:
-            data = mapped[:_SLOTS_SIZE] if mapped is not None else os.pread(handles.head_fd, _SLOTS_SIZE, 0)
+            if mapped is not None:
+                data = mapped[:_SLOTS_SIZE]
+            else:
+                data = os.pread(handles.head_fd, _SLOTS_SIZE, 0)
+                if not handles.map_refused:
+                    handles.head_map = _map_slots(handles.head_fd)
+                    handles.map_refused = handles.head_map is None
         except BaseException:
             handles.drop_head()
             raise

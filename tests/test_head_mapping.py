@@ -1,5 +1,6 @@
-"""The head anchor a process keeps open is read through a shared mapping (issue 16): an append of a
-kept log reads the slots from memory, not with ``pread``, and must see exactly what a ``pread``
+"""The head anchor a process keeps open is read through a shared mapping (issue 16): from the
+process's second append to a log on (a one-shot command maps nothing), an append of the kept log
+reads the slots from memory, not with ``pread``, and must see exactly what a ``pread``
 would, and never read through a mapping whose file changed under it (replaced, shrunk, grown, a
 slot torn or rewritten in place by another writer). The slot is still written with ``pwrite``,
 after the log's ``fsync``; when that ``pwrite`` fails, the append succeeds with its anchor lagging,
@@ -55,6 +56,8 @@ def test_a_kept_head_is_mapped_and_its_slots_read_from_the_mapping(
     log = created_log(tmp_path)
     log.append(fillers(1))
     handles = kept(log)
+    assert handles.head_map is None  # one append: what a one-shot command makes, nothing mapped
+    log.append(fillers(1, "again"))
     assert handles.head_map is not None and handles.head_map[:] == log.head_path.read_bytes()
     preads: list[int] = []
     real_pread = os.pread
@@ -72,6 +75,7 @@ def test_another_writers_update_in_place_is_seen_through_the_mapping(
 ) -> None:
     log = created_log(tmp_path)
     log.append(fillers(1))
+    log.append(fillers(1, "again"))
     assert kept(log).head_map is not None
     # another process's command: its own descriptors and lock, its slot written in place
     fd = os.open(log.path, os.O_RDWR | os.O_APPEND)
@@ -126,7 +130,8 @@ def test_a_kept_head_shrunk_or_grown_in_place_is_never_read_through_its_mapping(
         def batch(text):
             return [RulingRecorded(turn=1, rule="T2", text=text)]
         log.append(batch("first"))
-        log.append(batch("kept and mapped"))
+        log.append(batch("kept, and mapped"))
+        log.append(batch("read through the mapping"))
         assert _idle[str(log.path)].head_map is not None
         os.truncate(log.head_path, {size})
         last = log.append(batch("after the head changed size"))[-1]
@@ -146,14 +151,17 @@ def test_a_kept_head_shrunk_or_grown_in_place_is_never_read_through_its_mapping(
 def test_a_kept_head_replaced_under_its_mapping_is_mapped_anew(tmp_path: Path) -> None:
     log = created_log(tmp_path)
     log.append(fillers(1))
+    log.append(fillers(1, "again"))
     old_map = kept(log).head_map
     copy = tmp_path / "copy.head"
     shutil.copyfile(log.head_path, copy)
     os.replace(copy, log.head_path)
-    appended = log.append(fillers(1, "next"))
+    log.append(fillers(1, "next"))  # the new file opened (and read with pread)...
     assert old_map is not None and old_map.closed
+    appended = log.append(fillers(1, "then"))  # ...and mapped
     handles = kept(log)
     assert handles.head_map is not None and handles.head_map[:] == log.head_path.read_bytes()
+    assert os.fstat(handles.head_fd).st_ino == log.head_path.stat().st_ino
     assert anchored(log) == (appended[-1].seq, appended[-1].hash)
 
 
@@ -164,7 +172,7 @@ def test_a_head_that_cannot_be_mapped_is_read_with_pread(
     log = created_log(tmp_path)
     for round_ in range(3):
         appended = log.append(fillers(2, f"round {round_}"))
-        assert kept(log).head_map is None
+        assert kept(log).head_map is None and (round_ == 0 or kept(log).map_refused)
         assert anchored(log) == (appended[-1].seq, appended[-1].hash)
     assert verify_log(log).ok
 
@@ -174,6 +182,8 @@ def test_a_failed_slot_write_of_a_kept_head_leaves_the_anchor_lagging_and_report
 ) -> None:
     log = created_log(tmp_path)
     log.append(fillers(1))
+    log.append(fillers(1, "again"))
+    assert kept(log).head_map is not None
     head_before = log.head_path.read_bytes()
 
     def full_disk(fd: int, data: bytes, offset: int) -> int:
