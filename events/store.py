@@ -33,7 +33,10 @@ a torn tail) or no END, and the tail is read from the log's end.
 A process keeps a log's descriptors (the log's and the anchor's) open between its appends
 (:class:`_Handles`, at most :data:`IDLE_LOGS` logs): an append takes and releases the lock on the
 kept descriptor as on a fresh one, and trusts it only once an ``lstat`` of each path finds the kept
-file; the anchor's slots are read again each time (issue 16).
+file; the anchor's slots are read again each time (issue 16), from a read-only shared mapping of
+the kept anchor from the process's second append to the log on (no system call: another
+process's ``pwrite`` of a slot shows there at once), and only after that ``lstat`` has found the
+file both slots long. The slot is still written with ``pwrite``, after the log's ``fsync``.
 """
 
 from __future__ import annotations
