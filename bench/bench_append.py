@@ -2,24 +2,24 @@
 
 Run: ``.venv/bin/python bench/bench_append.py [--appends N] [--runs 5] [--dir DIR]``.
 
-Each run appends N commands' worth of events (three lines each, as a small command writes) to a
-game through ``GameLog.append`` (the log's descriptor, kept open by the process since its first
-append, locked and checked to be the file its path names, with the log's size, by one ``lstat``;
-the head anchor's, checked so too, its slots read again, whose seq, hash and END give the tail
-while the log ends at END; stamp, the anchor's update readied, one write, one fsync, the anchor's
-slot written in place, unlock), and writes the same bytes to a plain file (opened once) with one
-``os.write`` and one ``os.fsync`` each, interleaved, in the same directory. Prints each side's
-median per append over ``--runs`` runs with min and max, the ratio raw / append, and OK or MISSED
-against the goal (at least 0.8: appends at disk speed). Besides, the command's own work: the
-append's time outside its own write and fsync (timed around the store's ``_append_or_take_back``,
-in a second pass of as many appends, since those clock reads would slow the appends they time),
-which the ratio depends on but a busy disk's slow fsync hides, in wall clock and in this thread's
-CPU time (which time taken by other processes on a shared machine does not inflate), and split
-into its part before the write (lock, path checks, head read, stamping, the anchor's update
-readied) and its part after the fsync (the anchor's slot written, unlock), which runs as the
-thread wakes from the fsync's sleep, with cold caches. And the store's own write and fsync,
-timed around the same call, against the raw ones: the rest of the split (append = own work + its
-write and fsync). Last, for information, an append that opens its files as a one-shot command
+Each run appends N commands' worth of events (three lines each, as a small command writes) to a game
+through ``GameLog.append`` (the log's descriptor, kept open by the process since its first append,
+locked and checked to be the file its path names, with the log's size, by one ``lstat``; the head
+anchor's, checked so too, its slots read again from the process's mapping of it, whose seq, hash and
+END give the tail while the log ends at END; stamp, the anchor's slot readied, one write, one fsync,
+the anchor's slot written in place with one pwrite, unlock), and writes the same bytes to a plain
+file (opened once) with one ``os.write`` and one ``os.fsync`` each, interleaved, in the same
+directory. Prints each side's median per append over ``--runs`` runs with min and max, the ratio raw
+/ append, and OK or MISSED against the goal (at least 0.8: appends at disk speed). Besides, the
+command's own work: the append's time outside its own write and fsync (timed around the store's
+``_append_or_take_back``, in a second pass of as many appends, since those clock reads would slow
+the appends they time), which the ratio depends on but a busy disk's slow fsync hides, in wall clock
+and in this thread's CPU time (which time taken by other processes on a shared machine does not
+inflate), and split into its part before the write (lock, path checks, head read, stamping, the
+anchor's update readied) and its part after the fsync (the anchor's slot written, unlock), which
+runs as the thread wakes from the fsync's sleep, with cold caches. And the store's own write and
+fsync, timed around the same call, against the raw ones: the rest of the split (append = own work +
+its write and fsync). Last, for information, an append that opens its files as a one-shot command
 does (the process's kept descriptors closed before each).
 ``--dir``: where to write (default: a fresh temporary directory under bench/out, on the
 repository's file system).

@@ -33,7 +33,10 @@ a torn tail) or no END, and the tail is read from the log's end.
 A process keeps a log's descriptors (the log's and the anchor's) open between its appends
 (:class:`_Handles`, at most :data:`IDLE_LOGS` logs): an append takes and releases the lock on the
 kept descriptor as on a fresh one, and trusts it only once an ``lstat`` of each path finds the kept
-file; the anchor's slots are read again each time (issue 16).
+file; the anchor's slots are read again each time (issue 16), from a read-only shared mapping of
+the kept anchor from the process's second append to the log on (no system call: another
+process's ``pwrite`` of a slot shows there at once), and only after that ``lstat`` has found the
+file both slots long. The slot is still written with ``pwrite``, after the log's ``fsync``.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
@@ -65,6 +68,9 @@ from mortecouille.events.codec import (
 )
 from mortecouille.events.game import LossRecorded
 from mortecouille.events.house_log import get_logger
+
+if TYPE_CHECKING:
+    import mmap
 
 _log = get_logger("mortecouille")
 
@@ -125,18 +131,17 @@ class HeadSlots:
     def recorded(cls, counter: int, seq: int, digest: str, end: int | None) -> tuple[bytes, int | None]:
         """:meth:`encode`'s slot, and the END it records (None when left out): the fields
         :meth:`newest` reads back from it, known without parsing it (an append keeps them for
-        the next one, issue 16). Built by bytes formatting alone (every append pays it)."""
-        hashed = digest.encode("ascii")
-        if end is None:
-            body = b"mortecouille-head 3 %d %d %b -" % (counter, seq, hashed)  # MAGIC, then the fields
-        else:
-            body = b"mortecouille-head 3 %d %d %b %d" % (counter, seq, hashed, end)
-            if len(body) + 9 >= cls.SIZE:
-                body, end = b"mortecouille-head 3 %d %d %b -" % (counter, seq, hashed), None
+        the next one, issue 16). Every append pays it, right after a sleep in its caller's fsync:
+        so it takes the interpreter's most used paths (an f-string, one encoding, a slice of the
+        padding), which measured cheaper there than bytes formatting (issue 16)."""
+        text = f"mortecouille-head 3 {counter} {seq} {digest} {'-' if end is None else end}"  # MAGIC, fields
+        if end is not None and len(text) + 9 >= cls.SIZE:
+            text, end = f"mortecouille-head 3 {counter} {seq} {digest} -", None
+        body = text.encode("ascii")
         record = b"%b %08x" % (body, zlib.crc32(body))
         if len(record) >= cls.SIZE:
             raise ValueError(f"a head anchor record of {len(record)} bytes does not fit its slot")
-        return _PADDED_SLOT % record, end
+        return record + _SLOT_PADDING[len(record) :], end
 
     @classmethod
     def decode(cls, data: bytes) -> tuple[int, Head] | None:
@@ -245,8 +250,9 @@ class _SlotUpdate:
             os.close(self.fd)
 
 
-#: A slot's record padded with spaces to the slot's size, its newline last (:meth:`HeadSlots.recorded`).
-_PADDED_SLOT = b"%%-%db\n" % (HeadSlots.SIZE - 1)
+#: What pads a slot's record to the slot's size: spaces, the newline last (:meth:`HeadSlots.recorded`
+#: appends its tail from the record's length on).
+_SLOT_PADDING = b" " * (HeadSlots.SIZE - 1) + b"\n"
 
 
 #: The head anchor in slots, opened to be updated: its descriptor, then its newest valid slot's
@@ -306,6 +312,22 @@ def _head_identity(info: os.stat_result) -> tuple[int, ...]:
     return (*_identity(info), info.st_nlink, info.st_size)
 
 
+def _map_slots(fd: int) -> mmap.mmap | None:
+    """The head anchor open as ``fd`` (both slots long, checked by the caller) mapped into memory,
+    read-only and shared, so that an append of a kept log reads the slots, as another process may
+    have left them, with no system call (issue 16): the mapping shows the file's page cache, which
+    every ``pwrite`` of a slot updates at once. None when the file system cannot map it (the slots
+    are then read with ``pread``). Only ever read after an ``lstat`` under the log's lock has found
+    the kept file both slots long: a file shrunk under a mapping faults on access (SIGBUS), so a
+    head of another size is closed, never read through it (:meth:`GameLog._kept_slots`)."""
+    import mmap  # only a process that appends twice to a log maps it: not every command's import
+
+    try:
+        return mmap.mmap(fd, _SLOTS_SIZE, mmap.MAP_SHARED, mmap.PROT_READ)
+    except (OSError, ValueError):
+        return None
+
+
 class _Handles:
     """A log's descriptors kept open in this process between its appends, so that an append opens
     nothing (issue 16): the log's and the head anchor's paths (as strings); the log's descriptor
@@ -316,13 +338,16 @@ class _Handles:
 
     Trusted only once checked: an append takes the log's lock on the kept descriptor, then checks
     with one ``lstat`` that the path still names that file (and the head's path the head's, by
-    ``lstat`` too), and reads the head's slots again (one ``pread``), parsing them only when they
-    differ from those kept; anything else (the file replaced, moved away or removed, a link put in
-    its place, another mode or owner) and the descriptor is closed and the path opened again, as
-    a fresh command would open it. An idle set waits in the process's pool (:data:`_idle`),
-    at most :data:`IDLE_LOGS` logs, the least recently used closed first."""
+    ``lstat`` too), and reads the head's slots again, parsing them only when they differ from
+    those kept: with one ``pread`` at the log's second append in the process, which also maps the
+    head (read-only, shared: :func:`_map_slots`), and from the mapping, with no system call, from
+    the third on (a one-shot command maps nothing); anything else (the file replaced, moved away
+    or removed, a link put in its place, another mode or owner) and the descriptor is closed and
+    the path opened again, as a fresh command would open it. An idle set waits in the process's
+    pool (:data:`_idle`), at most :data:`IDLE_LOGS` logs, the least recently used closed first."""
 
-    __slots__ = ("path", "head_path", "log_fd", "log_id", "head_fd", "head_id", "head_bytes", "head_slots")
+    __slots__ = ("path", "head_path", "log_fd", "log_id", "head_fd", "head_id", "head_map", "map_refused",
+                 "head_bytes", "head_slots")  # fmt: skip
 
     def __init__(self, path: str, head_path: str, log_fd: int, log_id: _Identity) -> None:
         self.path, self.head_path = path, head_path
@@ -331,15 +356,25 @@ class _Handles:
         self.head_fd = -1
         #: the head's identity, then its number of links and size (1 and both slots' when kept)
         self.head_id: tuple[int, ...] | None = None
+        #: the head's slots mapped into memory (read-only, shared: another process's update of
+        #: them is seen there at once), None when not mapped (:func:`_map_slots`)
+        self.head_map: mmap.mmap | None = None
+        #: whether the kept head could not be mapped (its slots then read with ``pread``)
+        self.map_refused = False
         self.head_bytes = b""
         self.head_slots: _OpenSlots | None = None
 
     def drop_head(self) -> None:
-        """Close the head's descriptor and forget what it held."""
+        """Close the head's descriptor and its mapping, and forget what it held."""
         fd, self.head_fd = self.head_fd, -1
+        mapped, self.head_map, self.map_refused = self.head_map, None, False
         self.head_id, self.head_bytes, self.head_slots = None, b"", None
-        if fd >= 0:
-            os.close(fd)
+        try:
+            if mapped is not None:
+                mapped.close()
+        finally:
+            if fd >= 0:
+                os.close(fd)
 
     def close(self) -> None:
         """Close both descriptors (closing the log's releases its lock, if held)."""
@@ -630,8 +665,19 @@ class GameLog:
                 raise
             handles.head_fd, handles.head_slots = opened[0], opened
             return opened
+        # The slots as they are now: from the mapping when there is one (the lstat above found the
+        # mapped file, both slots long, under the lock: only a process ignoring the lock could
+        # shrink it now); else read, and the head mapped for the next append (a process that
+        # appends to a log twice keeps appending to it: a one-shot command maps nothing).
+        mapped = handles.head_map
         try:
-            data = os.pread(handles.head_fd, _SLOTS_SIZE, 0)
+            if mapped is not None:
+                data = mapped[:_SLOTS_SIZE]
+            else:
+                data = os.pread(handles.head_fd, _SLOTS_SIZE, 0)
+                if not handles.map_refused:
+                    handles.head_map = _map_slots(handles.head_fd)
+                    handles.map_refused = handles.head_map is None
         except BaseException:
             handles.drop_head()
             raise
@@ -1301,6 +1347,13 @@ def _append_locked(
     command pays, builds no transaction object (issue 16)."""
     if size is None:
         size = os.lseek(fd, 0, os.SEEK_END)
+    if handles is not None:
+        # The steady state of a process appending to a log again (``serve``, a batch of
+        # commands): its kept head, mapped, checked by one lstat, its slots as this process last
+        # left them and its END the log's size. Anything else takes the general path below.
+        head = _kept_head_unchanged(handles)
+        if head is not None and head[4] == size:
+            return _append_after_kept_head(log, fd, handles, head, size, events, expected_seq, first_extras)
     # The head anchor is opened first: while the log still ends where the anchor says it did
     # (its END), the anchor's seq and hash are the log's tail, which then is not read (issue
     # 16). A log longer than that (the last writer stopped before moving the anchor, or a torn
@@ -1309,6 +1362,7 @@ def _append_locked(
         opened = log._open_slots() if handles is None else log._kept_slots(handles)
     except OSError:
         opened = None  # write_head tries again after the fsync, and reports it
+    prepared: _SlotUpdate | None = None
     try:
         if opened is not None and opened[4] == size:
             next_seq, prev = opened[2] + 1, opened[3]
@@ -1320,33 +1374,118 @@ def _append_locked(
             return []
         stamped, payload = stamp_all(events, next_seq, prev, first_extras)
         last = stamped[-1]
-        end = size + len(payload)
         # the anchor's update is readied before the fsync and written after it (the order the
         # guarantees need): only its pwrite is left once the fsync returns
         if log._prepared is not None:
             log.drop_prepared_head()
         if opened is not None:
-            log._prepared = _SlotUpdate(opened[0], opened[1], last.seq, last.hash, end, handles)
+            prepared = log._prepared = _SlotUpdate(
+                opened[0], opened[1], last.seq, last.hash, size + len(payload), handles
+            )
             opened = None  # the update holds the descriptor now
         _append_or_take_back(fd, payload, size, log.path)
-        try:
-            log.write_head(last.seq, last.hash)  # the readied update, END included
-        except OSError as error:
-            # The events are durable and the lines after a lagging anchor chain, which verify
-            # accepts: the command happened, so it succeeds (a failure would invite a retry that
-            # appends it twice); the anchor catches up at the next append.
-            _log.warning(
-                "head anchor not replaced",
-                path=str(log.head_path),
-                error=error.strerror,
-                appended=f"seq {stamped[0].seq}..{last.seq}",
-            )
+        prepared = None  # durable: write_head takes the update from here
     finally:
         if opened is not None and handles is None:
             os.close(opened[0])
-        if log._prepared is not None:  # not written: the write failed, or write_head was replaced
+        if prepared is not None:  # the write failed: the head is given back unwritten
+            log.drop_prepared_head()
+    # After the fsync the process resumes with cold caches: nothing but the slot's pwrite and the
+    # way out is left here (issue 16).
+    try:
+        log.write_head(last.seq, last.hash)  # the readied update, END included
+    except OSError as error:
+        _anchor_lags(log, error, stamped)
+    finally:
+        if log._prepared is not None:  # not taken: write_head was replaced
             log.drop_prepared_head()
     return stamped
+
+
+def _kept_head_unchanged(handles: _Handles) -> _OpenSlots | None:
+    """The anchor of the head kept (and mapped) in ``handles`` when nothing changed it since this
+    process last read or wrote it: its path still names the kept file, one link and both slots
+    long (one ``lstat``, as :meth:`GameLog._kept_slots` checks it), and the mapped slots are the
+    bytes kept. None otherwise (nothing closed: :meth:`GameLog._kept_slots` looks again and opens
+    what changed). The mapping is read only once the ``lstat`` has found the file both slots long
+    (a file shrunk under a mapping faults on access)."""
+    mapped = handles.head_map
+    if mapped is None:  # not opened yet (a process's first append), or not mappable
+        return None
+    try:
+        info = os.lstat(handles.head_path)
+    except OSError:
+        return None
+    if (
+        info.st_ino,
+        info.st_dev,
+        info.st_mode,
+        info.st_uid,
+        info.st_gid,
+        info.st_nlink,
+        info.st_size,
+    ) != handles.head_id or mapped[:_SLOTS_SIZE] != handles.head_bytes:
+        return None
+    return handles.head_slots
+
+
+def _append_after_kept_head(
+    log: GameLog,
+    fd: int,
+    handles: _Handles,
+    head: _OpenSlots,
+    size: int,
+    events: Sequence[Event],
+    expected_seq: int | None,
+    first_extras: Mapping[str, Any] | None,
+) -> list[Event]:
+    """:func:`_append_locked` once :func:`_kept_head_unchanged` found ``head``, the anchor of the
+    head kept in ``handles``, naming the log's tail (its END is the log's ``size``): the same
+    steps as the general path (stamp, the slot's bytes readied, one write, one fsync, the older
+    slot written with one ``pwrite``), without an update object in between, so that after the
+    fsync, when the process resumes with cold caches, only the ``pwrite`` and the way out are
+    left (issue 16). A failed ``pwrite`` leaves the anchor lagging, which is reported and
+    accepted as on the general path (:meth:`GameLog.write_head`'s callers)."""
+    next_seq = head[2] + 1
+    if expected_seq is not None and expected_seq != next_seq:
+        raise Conflict.stale(log.name, expected_seq, next_seq)
+    if not events:
+        return []
+    if log._prepared is not None:  # readied by prepare_head for another anchor: not this one
+        log.drop_prepared_head()
+    stamped, payload = stamp_all(events, next_seq, head[3], first_extras)
+    last = stamped[-1]
+    # the slot after the newest (its counter one past, so the anchor HeadSlots.newest reads from
+    # the bytes kept below), written over the older one
+    counter = head[1] + 1
+    record, end = HeadSlots.recorded(counter, last.seq, last.hash, size + len(payload))
+    before = handles.head_bytes
+    if counter & 1:
+        offset, after = HeadSlots.SIZE, before[: HeadSlots.SIZE] + record
+    else:
+        offset, after = 0, record + before[HeadSlots.SIZE :]
+    _append_or_take_back(fd, payload, size, log.path)
+    try:
+        if os.pwrite(handles.head_fd, record, offset) != HeadSlots.SIZE:
+            raise OSError(errno.EIO, "short write of the head anchor")
+    except OSError as error:
+        handles.head_bytes = b""  # what the head holds now is not known: read it again
+        _anchor_lags(log, error, stamped)
+    else:
+        handles.head_bytes, handles.head_slots = after, (handles.head_fd, counter, last.seq, last.hash, end)
+    return stamped
+
+
+def _anchor_lags(log: GameLog, error: OSError, stamped: list[Event]) -> None:
+    """Report an anchor not moved over ``stamped``, lines already durable. They chain after the
+    lagging anchor, which verify accepts: the command happened, so it succeeds (a failure would
+    invite a retry that appends it twice); the anchor catches up at the next append."""
+    _log.warning(
+        "head anchor not replaced",
+        path=str(log.head_path),
+        error=error.strerror,
+        appended=f"seq {stamped[0].seq}..{stamped[-1].seq}",
+    )
 
 
 #: How much of a log :meth:`GameLog.stream` reads at a time: large enough that decoding runs at
