@@ -46,7 +46,7 @@ from mortecouille.replays.pictures.turns import turn_picture
 log, out, what = GameLog(Path(sys.argv[1])), Path(sys.argv[2]), sys.argv[3]
 if what == "html":
     started = time.perf_counter()
-    write_output(out, page_parts(log.stream()), "--html", None, True, HTML_SUFFIXES)
+    write_output(out, page_parts(log.stream), "--html", None, True, HTML_SUFFIXES)
     spent = time.perf_counter() - started
 else:  # a few milliseconds: the median of 11 in this process
     spents = []

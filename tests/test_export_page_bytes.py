@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import msgspec
 import pytest
 
+from mortecouille.cli import replay_commands
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import TableDice, seed_commitment
+from mortecouille.core.errors import BadInput
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, ResolveTurn
 from mortecouille.core.rulings import RecordRuling
@@ -30,9 +31,10 @@ from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.board import Board
 from mortecouille.events.codec import decode_lines, stamp_all
+from mortecouille.events.game import TurnEnded
 from mortecouille.events.store import GameLog
-from mortecouille.replays.pictures.html import build_html
-from tests.cli_helpers import run
+from mortecouille.replays.pictures.html import build_html, page_parts
+from tests.cli_helpers import run, tree_digest
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -115,3 +117,82 @@ def once(events: list[Event]) -> Iterator[Event]:
 @pytest.mark.parametrize("name", sorted(PINNED))
 def test_a_page_full_of_hostile_text_is_byte_for_byte_the_former_one(name: str) -> None:
     assert digest(build_html(once(CASES[name]()))) == PINNED[name]
+
+
+@pytest.mark.parametrize("name", sorted(PINNED))
+def test_the_exported_file_is_the_same_page_written_as_a_stream(
+    name: str, games: Path, tmp_path: Path
+) -> None:
+    games.mkdir()
+    GameLog(games / "h.jsonl").create(CASES[name]())
+    out = tmp_path / "h.html"
+    result = run(games, "export", "h", "--html", str(out))
+    assert result.exit_code == 0, result.output
+    assert digest(out.read_text(encoding="utf-8")) == PINNED[name]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games", "h.html"]  # no temporary left
+
+
+def test_each_turn_is_written_before_the_next_one_is_read() -> None:
+    """The page comes out a turn at a time: when the part of a turn is given, the second pass has
+    not read the log beyond that turn's story and the line after it; nothing holds every frame."""
+    events = hostile_blockade()
+    passes: list[list[int]] = []
+
+    def read() -> Iterator[Event]:
+        seen: list[int] = []
+        passes.append(seen)
+        for event in events:
+            seen.append(event.seq)
+            yield event
+
+    parts = page_parts(read)
+    written = []
+    read_when_written = []
+    for part in parts:
+        written.append(part)
+        read_when_written.append(len(passes[-1]))
+    assert "".join(written) == build_html(events)
+    assert len(passes) == 2 and len(passes[0]) == len(passes[1]) == len(events)
+    turn_ends = [i for i, event in enumerate(events) if isinstance(event, TurnEnded)]
+    assert len(turn_ends) == 2
+    # head, data before the turns, turn 0 and turn 1 (given once turn 1's story is read), turn 2...
+    assert read_when_written[3] <= turn_ends[0] + 2 < len(events)
+    assert read_when_written[-1] == len(events)
+
+
+def test_lines_appended_between_the_two_passes_are_not_on_the_page() -> None:
+    events = hostile_blockade()
+    cut = max(i for i, event in enumerate(events) if isinstance(event, TurnEnded) and event.turn == 1) + 1
+    reads = iter([events[:cut], events])
+    page = "".join(page_parts(lambda: iter(next(reads))))
+    assert page == build_html(events[:cut])
+
+
+@pytest.mark.parametrize("second", ["shorter", "rewritten"])
+def test_a_log_changed_between_the_two_passes_is_refused(second: str) -> None:
+    events = hostile_blockade()
+    # shorter; or as long, but another game: the same events of another ship
+    changed = events[:-3] if second == "shorter" else forged(events, {HOSTILE_SHIP: "Ann"})
+    reads = iter([events, changed])
+    with pytest.raises(BadInput, match="GAME.*the log changed while the page was written"):
+        "".join(page_parts(lambda: iter(next(reads))))
+
+
+def test_an_export_refused_halfway_leaves_no_file(
+    games: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The second pass fails after the head and the first turns went to the temporary file: the
+    target is not written, the temporary file is gone, and the log is unchanged."""
+    games.mkdir()
+    events = hostile_blockade()
+    GameLog(games / "h.jsonl").create(events)
+    before = tree_digest(games)
+    reads = iter([events, events[:-3]])
+    monkeypatch.setattr(replay_commands, "events_from", lambda store, seq: iter(next(reads)))
+    out = tmp_path / "out"
+    out.mkdir()
+    result = run(games, "export", "h", "--html", str(out / "h.html"))
+    assert result.exit_code != 0
+    assert "the log changed while the page was written" in result.output
+    assert list(out.iterdir()) == []
+    assert tree_digest(games) == before
