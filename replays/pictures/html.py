@@ -187,7 +187,8 @@ def turn_data(story: TurnStory, frames: PageFrames) -> dict[str, Any]:
     after = story.states[-1]
     picture = outcome_picture(before, after, events[started:], turn)
     shown.append(frames.add(f"turn {turn}: after", after, [e.seq for e in events[started + 1 :]], picture))
-    return {"turn": turn, "frames": shown, "explain": [msgspec.to_builtins(x) for x in lines]}
+    # the lines as structs: msgspec encodes a struct as the object to_builtins would give
+    return {"turn": turn, "frames": shown, "explain": lines}
 
 
 def story_lines(story: TurnStory) -> list[ExplainLine]:
