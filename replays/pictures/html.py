@@ -103,9 +103,10 @@ class PageFrames:
     What every frame shares comes from that final state: the players' colours in the ships
     tables, and the layers the page keeps once. So each frame is made in its final form at once:
     its ship rows in the final colours, and in its picture each shared layer (its first
-    occurrence, in the order of ``layers``) replaced by its marker. A picture whose own layer
-    differs (drawn while the players or their colours were others) holds no copy of the shared
-    one and keeps its own, as :func:`frame_picture` expects."""
+    occurrence, in the order of ``layers``) replaced by its marker. A picture drawn while the
+    players or their colours were others holds its own legend, not the shared one: nothing is
+    replaced there and it keeps its own, as :func:`frame_picture` expects. (The page this makes is
+    byte for byte the one made when every frame was kept until the final state was known.)"""
 
     def __init__(self, colours: dict[str, str], layers: dict[str, str]) -> None:
         self.colours = colours
