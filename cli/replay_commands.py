@@ -273,8 +273,10 @@ def render(ctx: Context, game: str, turn: int, svg_path: Path, force: bool) -> N
 def export(ctx: Context, game: str, html_path: Path, force: bool) -> None:
     """The whole of GAME as one self-contained HTML page: board, turn slider, explanations."""
     check_output(html_path, "--html", ctx.games_directory, force, HTML_SUFFIXES)
-    # the log read once as a stream: the page is built turn by turn, never from the whole decoded log
-    page = page_parts(events_from(game_log(ctx.store, game), 0))
+    # the log read twice as a stream (its final state, then its turns): the page is written turn
+    # by turn, never held whole, nor the decoded log
+    log_ = game_log(ctx.store, game)
+    page = page_parts(lambda: events_from(log_, 0))
     write_output(html_path, page, "--html", ctx.games_directory, force, HTML_SUFFIXES)
     click.echo(f"wrote {html_path}")
 

@@ -18,14 +18,16 @@ explanation lines of the phase.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import msgspec
 
 from mortecouille.core.board.geometry import square_name
 from mortecouille.core.errors import BadInput
+from mortecouille.core.game import fold
 from mortecouille.core.limits import unsafe
 from mortecouille.core.narration import ExplainContext, ending_text
 from mortecouille.core.phases import END, ORDERS, SET_UP
@@ -87,14 +89,6 @@ def shared_layers(final: GameState, colours: dict[str, str]) -> dict[str, str]:
     }
 
 
-def share_layers(turns: list[dict[str, Any]], layers: dict[str, str]) -> None:
-    """Replace each shared layer in every frame's picture by its marker."""
-    for turn in turns:
-        for shown in turn["frames"]:
-            for mark, layer in layers.items():
-                shown["svg"] = shown["svg"].replace(layer, mark, 1)
-
-
 def frame_picture(data: dict[str, Any], shown: dict[str, Any]) -> str:
     """A frame's picture as the page shows it (what its script does): each shared layer put back."""
     svg: str = shown["svg"]
@@ -104,83 +98,47 @@ def frame_picture(data: dict[str, Any], shown: dict[str, Any]) -> str:
 
 
 class PageFrames:
-    """The frames of a page, built while the log is read once.
+    """The frames of a page whose game ends in a state known before the first frame is made.
 
-    What every frame shares is known only at the end (the players' colours in the ships tables,
-    the layers the page keeps once: those of the final state), yet a frame is kept only in its
-    final, small form, never as a whole picture. So each picture has its *own* layers replaced by
-    their markers at once (the layers of the state it draws, the final ones in every game whose
-    board and players do not change), and a ship row holds its owner in the colour's place; at
-    the end (:meth:`finish`) the owners become the final colours, and the few pictures whose
-    layers were not the final ones get theirs back and the final ones taken out instead, so the
-    page is byte for byte the one the final state's layers give."""
+    What every frame shares comes from that final state: the players' colours in the ships
+    tables, and the layers the page keeps once. So each frame is made in its final form at once:
+    its ship rows in the final colours, and in its picture each shared layer (its first
+    occurrence, in the order of ``layers``) replaced by its marker. A picture drawn while the
+    players or their colours were others holds its own legend, not the shared one: nothing is
+    replaced there and it keeps its own, as :func:`frame_picture` expects. (The page this makes is
+    byte for byte the one made when every frame was kept until the final state was known.)"""
 
-    def __init__(self) -> None:
-        self.rows: list[list[Any]] = []
-        #: each distinct own-layers table once, and the frames whose picture used it
-        self.layer_sets: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    def __init__(self, colours: dict[str, str], layers: dict[str, str]) -> None:
+        self.colours = colours
+        self.layers = layers
 
     def add(self, label: str, state: GameState, seqs: list[int], svg: str) -> dict[str, Any]:
         """The frame of ``state`` (the state its picture ``svg`` draws on the board)."""
-        owners = {ship.owner or "": ship.owner or "" for ship in state.ships.values()}
-        shown = frame(label, state, owners, seqs, svg)
-        self.rows.extend(shown["ships"])
-        own = own_layers(state)
-        for mark, layer in zip((BOARD_MARKER, LEGEND_MARKER, DEFS_MARKER), own, strict=True):
-            shown["svg"] = shown["svg"].replace(layer, mark, 1)
-        self.layer_sets.setdefault(own, []).append(shown)
-        return shown
-
-    def finish(self, colours: dict[str, str], layers: dict[str, str]) -> None:
-        """Fill in the final colours and make every picture's markers stand for ``layers``."""
-        for row in self.rows:
-            row[3] = colours.get(row[3], NO_OWNER_COLOUR)
-        final = (layers[BOARD_MARKER], layers[LEGEND_MARKER], layers[DEFS_MARKER])
-        for own, frames in self.layer_sets.items():
-            if own == final:
-                continue
-            marks = (BOARD_MARKER, LEGEND_MARKER, DEFS_MARKER)
-            for shown in frames:
-                svg: str = shown["svg"]
-                # undone in reverse order: each marker was put where its layer was, and a
-                # picture never holds a marker of its own (user text is escaped)
-                for mark, layer in reversed(list(zip(marks, own, strict=True))):
-                    svg = svg.replace(mark, layer, 1)
-                for mark, layer in zip(marks, final, strict=True):
-                    svg = svg.replace(layer, mark, 1)
-                shown["svg"] = svg
+        for mark, layer in self.layers.items():
+            svg = svg.replace(layer, mark, 1)
+        return frame(label, state, self.colours, seqs, svg)
 
 
-def own_layers(state: GameState) -> tuple[str, str, str]:
-    """The shared layers of a picture drawn of ``state`` (board, legend, definitions)."""
-    return (
-        board_layer(state.board),
-        legend_layer(state.board, tuple(owner_colours(state).items()))[0],
-        picture_defs(),
-    )
+def final_state(events: Iterable[Event]) -> tuple[GameState, int]:
+    """The state ``events`` lead to, and how many they are: the first pass of :func:`page_parts`,
+    a fold (no picture, no story) that holds nothing but the state. Refuses (BadInput, ``GAME``)
+    a log that does not start with the game's creation."""
+    counted = 0
+
+    def counting() -> Iterator[Event]:
+        nonlocal counted
+        for event in checked_start(events):
+            counted += 1
+            yield event
+
+    final = fold(counting())
+    return final, counted
 
 
-def game_data(events: Iterable[Event]) -> dict[str, Any]:
-    """Everything the page shows, as plain JSON-able data.
-
-    ``events`` are read once, front to back (a stream of the log will do): each turn's frames
-    and explanation are made as soon as its story has been read, and only they are kept, so
-    the cost is linear in the log and the memory that of the page, not of the decoded log.
-    """
-    stories = TurnStories(events)
-    frames = PageFrames()
-    turns: list[dict[str, Any]] = []
-    for story in stories:
-        if not turns:
-            turns.append(opening_turn(stories.opening, frames))
-        turns.append(turn_data(story, frames))
-    if not turns:  # no turn resolved: the opening is the current state
-        turns.append(opening_turn(stories.opening, frames))
-    final = stories.final
-    colours = owner_colours(final)
+def page_data(final: GameState, colours: dict[str, str], layers: dict[str, str]) -> dict[str, Any]:
+    """Everything the page shows but its turns (``"turns"`` left empty), as plain JSON-able data:
+    all of it known from the final state alone."""
     board = final.board
-    layers = shared_layers(final, colours)
-    frames.finish(colours, layers)
     return {
         "game": final.game,
         "ruleset": final.ruleset,
@@ -188,7 +146,7 @@ def game_data(events: Iterable[Event]) -> dict[str, Any]:
         "forked_from": final.forked_from,
         "board": {"width": board.width, "height": board.height},
         "shared_layers": layers,
-        "turns": turns,
+        "turns": [],
         "game_over": game_over(final),
     }
 
@@ -230,7 +188,8 @@ def turn_data(story: TurnStory, frames: PageFrames) -> dict[str, Any]:
     after = story.states[-1]
     picture = outcome_picture(before, after, events[started:], turn)
     shown.append(frames.add(f"turn {turn}: after", after, [e.seq for e in events[started + 1 :]], picture))
-    return {"turn": turn, "frames": shown, "explain": [msgspec.to_builtins(x) for x in lines]}
+    # the lines as structs: msgspec encodes a struct as the object to_builtins would give
+    return {"turn": turn, "frames": shown, "explain": lines}
 
 
 def story_lines(story: TurnStory) -> list[ExplainLine]:
@@ -284,57 +243,76 @@ def checked_start(events: Iterable[Event]) -> Iterator[Event]:
 def embed_json(data: Any) -> str:
     """JSON safe inside a script element: no ``</`` can close it early and no ``<!--`` can change
     how the browser reads it, and no control or bidi character stays raw; every replacement is a
-    JSON escape, made in one pass, so ``JSON.parse`` reads the same strings."""
+    JSON escape, so ``JSON.parse`` reads the same strings."""
     return embed_text(msgspec.json.encode(data).decode())
 
 
 def embed_text(json_text: str) -> str:
-    """JSON text made safe inside a script element as :func:`embed_json` says."""
-    return _SCRIPT_UNSAFE.sub(_script_escape, json_text)
+    """JSON text made safe inside a script element as :func:`embed_json` says.
+
+    ``</`` and ``<!--`` cannot overlap (their second characters differ) and neither replacement
+    spells either again, so two plain replacements do what one scan would; the characters outside
+    printable ASCII (none at all in most pages: JSON escapes the controls below space) are looked
+    at one by one only when there are some."""
+    text = json_text.replace("</", "<\\/").replace("<!--", "\\u003c!--")
+    if text.isascii() and "\x7f" not in text:
+        return text
+    return _OUTSIDE_PRINTABLE.sub(_script_escape, text)
 
 
-#: what ``embed_json`` rewrites: ``</``, ``<!--``, and any character outside printable ASCII
-#: (a candidate: ``_script_escape`` keeps it unless :func:`unsafe` refuses it)
-_SCRIPT_UNSAFE = re.compile("</|<!--|[^\x20-\x7e]")
+#: a candidate for a JSON escape: any character outside printable ASCII (``_script_escape`` keeps
+#: it unless :func:`unsafe` refuses it)
+_OUTSIDE_PRINTABLE = re.compile("[^\x20-\x7e]")
 
 
 def _script_escape(found: re.Match[str]) -> str:
     text = found.group(0)
-    if text == "</":
-        return "<\\/"
-    if text == "<!--":
-        return "\\u003c!--"
     # C1 controls, DEL, separators and bidi overrides from a forged log: JSON escapes, never raw
     return f"\\u{ord(text):04x}" if unsafe(text) else text
 
 
 def build_html(events: Iterable[Event]) -> str:
-    """The page: the template with the title and the game data filled in. ``events`` are read
-    once, front to back (a stream of the log will do)."""
-    return "".join(page_parts(events))
+    """The page of ``events`` (read once: a stream will do, but it is held whole, as the page is;
+    the ``export`` command writes :func:`page_parts` instead)."""
+    held = list(events)
+    return "".join(page_parts(lambda: held))
 
 
-def page_parts(events: Iterable[Event]) -> Iterator[str]:
-    """The page of :func:`build_html` in consecutive parts, so a writer need not hold it whole:
-    the game data is encoded one turn at a time, each turn's frames let go once encoded."""
-    data = game_data(checked_start(events))
+def page_parts(read: Callable[[], Iterable[Event]]) -> Iterator[str]:
+    """The page in consecutive parts, so that a writer never holds it whole, nor the decoded log.
+
+    ``read()`` gives the log's events from its start, as a stream; it is called twice. The first
+    pass folds the final state, on which everything every frame shares depends (the players'
+    colours, the shared layers, the data before the turns); the second tells and draws the turns,
+    each turn's part made, encoded and given as soon as its story has been read. The second pass
+    reads only as many events as the first (lines appended meanwhile are not the page's) and must
+    reach the same state: a log changed otherwise between the passes is refused (BadInput,
+    ``GAME``) rather than drawn half from each."""
+    final, count = final_state(read())
+    colours = owner_colours(final)
+    layers = shared_layers(final, colours)
     head, tail = TEMPLATE.split("__GAME_DATA__")
-    title = xml_text(f"{data['game']} - Mortecouille replay")
+    title = xml_text(f"{final.game} - Mortecouille replay")
     # one pass: a placeholder's name inside the title (a game called __GAME_DATA__) stays text
     yield PLACEHOLDERS.sub(lambda _: title, head)
-    turns: list[dict[str, Any]] = data["turns"]
-    data["turns"] = []
     # The data with no turns, cut where they go: a JSON key's quotes are never inside a string
     # (they would be escaped), so the first ``"turns":[]`` is the key's. Each part is escaped
     # alone: a part ends with ``[``, ``,`` or ``}``, so no ``</`` or ``<!--`` straddles two.
-    around = msgspec.json.encode(data).decode()
+    around = msgspec.json.encode(page_data(final, colours, layers)).decode()
     cut = around.index('"turns":[]') + len('"turns":[')
     yield embed_text(around[:cut])
-    turns.reverse()  # popped from the end, in order
+    frames = PageFrames(colours, layers)
+    stories = TurnStories(itertools.islice(read(), count))
     separator = ""
-    while turns:
-        yield separator + embed_json(turns.pop())
-        separator = ","
+    for story in stories:
+        if not separator:  # the opening is known once the first turn's story has been read
+            yield embed_json(opening_turn(stories.opening, frames))
+            separator = ","
+        yield separator + embed_json(turn_data(story, frames))
+    if not separator:  # no turn resolved: the opening is the current state
+        yield embed_json(opening_turn(stories.opening, frames))
+    if stories.count != count or stories.final != final:
+        raise BadInput("GAME", "the log changed while the page was written: export it again")
     yield embed_text(around[cut:])
     yield tail
 
