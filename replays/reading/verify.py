@@ -16,9 +16,8 @@
 
 from __future__ import annotations
 
-import functools
+import bisect
 import itertools
-import re
 from collections import Counter
 from collections.abc import Generator, Iterable, Iterator, Sequence
 from typing import Any
@@ -248,7 +247,7 @@ class LinePass:
         carry: list[bytes] = []
         carried: dict[int, int] = {}
         for block, lines in self.stream._line_blocks():
-            marks = _line_marks(block, len(carry)) if self.raw_turns else {}
+            marks = _line_marks(block, lines, len(carry)) if self.raw_turns else {}
             if carry:
                 marks.update(carried)
                 lines = carry + lines
@@ -368,38 +367,46 @@ _MARK_BITS = {
 }
 
 
-def _line_marks(block: bytes, first_index: int) -> dict[int, int]:
-    """The lines of ``block`` (whole lines, the first numbered ``first_index``) holding a turn's or
-    a game end's type as a canonical line writes it, with the bits of the marks each holds."""
+def _line_marks(block: bytes, lines: list[bytes], first_index: int) -> dict[int, int]:
+    """The lines of ``block`` (whole lines, split in ``lines``, the first numbered ``first_index``)
+    holding a turn's or a game end's type as a canonical line writes it, with the bits of the
+    marks each holds. A mark's line is found from the lines' starts (their lengths added up, in C)
+    rather than by counting the newlines before it: counting reads every byte of the log, which
+    cost more than the search for the marks (issue 16, callgrind)."""
+    found = _found(block, _MARK_BITS)
+    if not found:
+        return {}
+    # where each line starts in ``block``: its length and its newline after the one before
+    starts = list(itertools.accumulate(map(len, lines), _after_newline, initial=0))
     marks: dict[int, int] = {}
-    index, counted = first_index, 0
-    for at, mark in _found(block, _MARK_BITS):
-        index += block.count(b"\n", counted, at)
-        counted = at
+    for at, mark in found:
+        index = first_index + bisect.bisect_right(starts, at) - 1
         marks[index] = marks.get(index, 0) | _MARK_BITS[mark]
     return marks
 
 
+def _after_newline(start: int, length: int) -> int:
+    """Where the line after one starting at ``start`` and ``length`` bytes long starts."""
+    return start + length + 1
+
+
 def _found(data: bytes, marks: Iterable[bytes]) -> list[tuple[int, bytes]]:
     """Where each of ``marks`` occurs in ``data``, in the order they occur (no mark holds another,
-    nor overlaps one). One search of the bytes for all the marks at once (:func:`_marks_pattern`),
-    rather than one per mark (rare in a log: a turn's edges, a game's end, its dice): every search
-    reads the whole log, and verify makes two (issue 16). In a canonical line a mark's closing quote
-    is followed by a comma or a brace, never by another mark, so the occurrences are those a search
-    per mark finds; a line that is not canonical fails the chain check whatever is found in it."""
-    return [(found.start(), found.group()) for found in _marks_pattern(tuple(marks)).finditer(data)]
-
-
-@functools.cache
-def _marks_pattern(marks: tuple[bytes, ...]) -> re.Pattern[bytes]:
-    """A regular expression matching any of ``marks``: their common start (``"type":``), then one of
-    the rests, so the search looks for that start and tries the rests only where it occurs."""
-    start = marks[0]
+    nor overlaps one in a canonical line: after a mark's closing quote comes a comma or a brace).
+    One ``bytes.find`` after another per mark: a mark is rare in a log (a turn's edges, a game's
+    end, its dice), and the search skips ahead over the bytes between, where one regular
+    expression for all the marks stopped at every line (each holds ``"type":"``) and read every
+    byte: the finds take a third to a quarter of its instructions (issue 16, callgrind; verify
+    searches the whole log twice)."""
+    found: list[tuple[int, bytes]] = []
     for mark in marks:
-        while not mark.startswith(start):
-            start = start[:-1]
-    rests = b"|".join(re.escape(mark[len(start) :]) for mark in marks)
-    return re.compile(re.escape(start) + b"(?:" + rests + b")")
+        find, step = data.find, len(mark)
+        at = find(mark)
+        while at >= 0:
+            found.append((at, mark))
+            at = find(mark, at + step)
+    found.sort()
+    return found
 
 
 def gather(chunks: Iterable[bytes]) -> Gathered:
