@@ -442,7 +442,7 @@ def gather(chunks: Iterable[bytes], turn_marks: bool = False) -> Gathered:
     for chunk in chunks:
         begun = -1
         for at, mark in _found(chunk, marks):
-            bit = _MARK_BITS.get(mark)
+            bit = _MARK_BITS.get(mark) if turn_marks else None
             if bit is not None:
                 seq = _claimed_seq(chunk, at)
                 if seq is not None:
