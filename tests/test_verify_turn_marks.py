@@ -130,6 +130,7 @@ def test_a_line_s_claimed_seq_is_read_from_its_own_bytes_before_the_mark() -> No
         b'{"seq":4 ,"type":"turn-ended"}',
         b'{"seq":4}{"type":"turn-ended"}',
         b'{"type":"turn-ended","seq":4}',  # after the mark: not the line's sorted seq
+        b'{"seq":' + b"9" * 5_000 + b',"type":"turn-ended"}',  # more digits than int() converts
     ],
 )
 def test_a_line_without_a_plain_seq_before_its_mark_claims_none(line: bytes) -> None:
