@@ -49,7 +49,7 @@ import stat
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -1521,19 +1521,25 @@ class CheckedStream:
         a look at its bytes before the checked pass (``verify``'s dice and seed)."""
         fd = self.log._open_for_reading()
         try:
-            position, carry = 0, b""
-            while position < self.end:
-                chunk = os.pread(fd, min(STREAM_CHUNK_BYTES, self.end - position), position)
-                if not chunk:
-                    break
-                position += len(chunk)
-                data = carry + chunk if carry else chunk
-                cut = data.rfind(b"\n") + 1
-                carry = data[cut:]
-                if cut:
-                    yield data[:cut] if carry else data
+            yield from self._whole_chunks(fd)
         finally:
             os.close(fd)
+
+    def _whole_chunks(self, fd: int) -> Generator[bytes, None, bytes]:
+        """:meth:`chunks` read from ``fd``; returns what is left after the last newline (nothing
+        unless the log was cut while read)."""
+        position, carry = 0, b""
+        while position < self.end:
+            chunk = os.pread(fd, min(STREAM_CHUNK_BYTES, self.end - position), position)
+            if not chunk:
+                break
+            position += len(chunk)
+            data = carry + chunk if carry else chunk
+            cut = data.rfind(b"\n") + 1
+            carry = data[cut:]
+            if cut:
+                yield data[:cut] if carry else data
+        return carry
 
     def __iter__(self) -> Iterator[Event]:
         return itertools.chain.from_iterable(self.batches())
@@ -1571,11 +1577,28 @@ class CheckedStream:
     def _line_blocks(self) -> Iterator[tuple[bytes, list[bytes]]]:
         """The log up to :attr:`end` as blocks of complete lines with their lines (newlines cut),
         as :meth:`GameLog.stream_lines` reads it: a torn tail raises :class:`TornTail` first, a
-        line is never cut between blocks."""
-        for _, complete in self.log._complete_blocks(0, 0, settle=False, end=self.end):
-            lines = complete.split(b"\n")
-            lines.pop()  # the empty piece after the block's last newline
-            yield complete, lines
+        line is never cut between blocks. The lines are counted as they are split, not by counting
+        each block's newlines first (a pass over every byte of the log: issue 16)."""
+        fd = self.log._open_for_reading()
+        try:
+            if self.end > 0 and os.pread(fd, 1, self.end - 1) != b"\n":
+                raise _torn_tail_at(fd, 0, 0, self.end)
+            chunks = self._whole_chunks(fd)
+            count = 0
+            while True:
+                try:
+                    complete = next(chunks)
+                except StopIteration as ended:
+                    left: bytes = ended.value
+                    break
+                lines = complete.split(b"\n")
+                lines.pop()  # the empty piece after the block's last newline
+                yield complete, lines
+                count += len(lines)
+            if left:  # cut while read (only repair cuts, and only a torn tail)
+                raise TornTail(line=count + 1, fragment=left)
+        finally:
+            os.close(fd)
 
 
 def _torn_tail_at(fd: int, offset: int, first_seq: int, end: int) -> TornTail:

@@ -127,7 +127,15 @@ def play_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource)
             in_play.append(ship)
             if key != ship.id:
                 every_wreck_passes = False
-        elif every_wreck_passes and not _wreck_passes(key, ship):
+        elif every_wreck_passes and not (
+            # a wreck the round's checks of a sunk ship (its key, kind, facing and damage,
+            # ``rounds._validate``) would let through; inline, as a long game's wrecks outnumber
+            # the ships afloat and every turn (each one ``verify`` plays again) walks them all
+            key == ship.id
+            and ship.kind in BLOCKADE_KINDS
+            and ship.facing in ORTHOGONAL_FACINGS
+            and ship.damage >= 0
+        ):
             every_wreck_passes = False
     afloat = sorted(s.id for s in in_play)
     if not afloat:
@@ -173,16 +181,6 @@ def play_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource)
     after = with_earlier_ships(fold(produced, state), state)
     produced.append(TurnEnded(turn=turn, state_hash=state_hash(after), rules=("P1",)))
     return PlayedTurn(produced, after)
-
-
-def _wreck_passes(key: str, ship: ShipState) -> bool:
-    """Whether ``ship`` (keyed ``key`` in the state) is afloat, or a wreck the round's checks of a
-    sunk ship (its id, kind, facing and damage, ``rounds._validate``) would let through."""
-    if key != ship.id:
-        return False
-    return ship.afloat or (
-        ship.kind in BLOCKADE_KINDS and ship.facing in ORTHOGONAL_FACINGS and ship.damage >= 0
-    )
 
 
 def round_events(turn: int, round_number: int, outcome: RoundOutcome) -> list[Event]:

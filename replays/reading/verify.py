@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import re
@@ -171,11 +172,11 @@ def verify_streaming(log: GameLog, rederive_turns: bool) -> Report:
     report = Report(game=log.name)
     try:
         stream = log.checked_stream()
-        gathered = gather(stream.chunks())
+        gathered = gather(stream.chunks(), turn_marks=rederive_turns)
     except LogError as error:
         report.findings.append(Finding("chain", False, str(error), error.seq))
         return report
-    lines = LinePass(stream, raw_turns=rederive_turns)
+    lines = LinePass(stream, raw_turns=rederive_turns, turn_marks=gathered.turn_marks)
 
     def vouched() -> Iterator[list[Event] | RawTurn]:
         try:
@@ -220,19 +221,24 @@ class LinePass:
     chain checked to the end), save that a resolved turn's lines may be handed over undecoded
     (:meth:`items`).
 
-    A turn is found by its lines' type, as :func:`gather` finds lines: a line holding
+    A turn is found by its lines' type, as :func:`gather` finds lines (and notes, in its one search
+    of the log's bytes, by the seq each line claims: ``turn_marks``): a line holding
     ``"type":"turn-started"`` up to the next holding ``"type":"turn-ended"``, no other TurnStarted
     between, no GameEnded right after (a victory belongs to the turn: such a turn is decoded).
     Its first line is decoded and checked; if it is a TurnStarted, the rest goes to the checks as
     a :class:`RawTurn`; the checks either vouch for its lines (``stamped``: the rules' events with
     the lines' envelopes, the lines their exact encoding, so every check of them holds) or leave
     them, and they are then decoded and checked as any other lines. A line found by mistake (a
-    nested ``type`` key) or missed (a line not canonical) only takes the common way: the types
-    are never taken on those bytes' word."""
+    nested ``type`` key), missed (a line not canonical) or placed wrong (a seq it claims falsely)
+    only takes the common way: neither the types nor the seqs are taken on those bytes' word."""
 
-    def __init__(self, stream: CheckedStream, raw_turns: bool) -> None:
+    def __init__(
+        self, stream: CheckedStream, raw_turns: bool, turn_marks: dict[int, int] | None = None
+    ) -> None:
         self.stream = stream
         self.raw_turns = raw_turns
+        #: where to look for turns: (seq, bits) of the lines :func:`gather` noted, in seq order
+        self.turn_marks = sorted((turn_marks or {}).items())
         head = stream.head
         self.anchored_seq = head.seq if isinstance(head, Head) else -1
         self.prev = GENESIS_HASH
@@ -247,8 +253,18 @@ class LinePass:
         raises the chain's LogError where the chain check raises it."""
         carry: list[bytes] = []
         carried: dict[int, int] = {}
-        for block, lines in self.stream._line_blocks():
-            marks = _line_marks(block, len(carry)) if self.raw_turns else {}
+        noted = self.turn_marks
+        noted_seqs = [seq for seq, _ in noted]
+        before = 0  # the lines of the blocks before this one
+        for _, lines in self.stream._line_blocks():
+            marks: dict[int, int] = {}
+            if self.raw_turns:
+                # the marks of this block's lines, by their index once the carry is put before them
+                first = len(carry) - before
+                low = bisect.bisect_left(noted_seqs, before)
+                high = bisect.bisect_left(noted_seqs, before + len(lines), low)
+                marks = {seq + first: bits for seq, bits in itertools.islice(noted, low, high)}
+            before += len(lines)
             if carry:
                 marks.update(carried)
                 lines = carry + lines
@@ -359,7 +375,7 @@ class LinePass:
 #: many lines
 MAX_TURN_LINES = 20_000
 
-#: the bits of :func:`_line_marks`: which of these types' marks a line holds
+#: the bits of :attr:`Gathered.turn_marks`: which of these types' marks a line holds
 _STARTED_MARK, _ENDED_MARK, _GAME_ENDED_MARK = 1, 2, 4
 _EDGE_MARKS = _STARTED_MARK | _ENDED_MARK
 _MARK_BITS = {
@@ -368,23 +384,32 @@ _MARK_BITS = {
 }
 
 
-def _line_marks(block: bytes, first_index: int) -> dict[int, int]:
-    """The lines of ``block`` (whole lines, the first numbered ``first_index``) holding a turn's or
-    a game end's type as a canonical line writes it, with the bits of the marks each holds."""
-    marks: dict[int, int] = {}
-    index, counted = first_index, 0
-    for at, mark in _found(block, _MARK_BITS):
-        index += block.count(b"\n", counted, at)
-        counted = at
-        marks[index] = marks.get(index, 0) | _MARK_BITS[mark]
-    return marks
+def _claimed_seq(chunk: bytes, at: int) -> int | None:
+    """The seq the line of ``chunk`` holding byte ``at`` claims: the digits after its ``"seq":``
+    (before ``at``: in a canonical line ``seq`` sorts before ``type``); None when there are none.
+    Read from the line as it claims it, unchecked: it only says where :class:`LinePass` looks for
+    a turn, which it then checks (a wrong seq sends the lines the common way)."""
+    begin = chunk.rfind(b"\n", 0, at) + 1
+    start = chunk.find(_SEQ_KEY, begin, at)
+    if start < 0:
+        return None
+    start += len(_SEQ_KEY)
+    end = chunk.find(b",", start, at)
+    digits = chunk[start:end] if end >= 0 else b""
+    # (a forged line's digits could be more than ``int`` converts: no log holds that many lines)
+    return int(digits) if digits.isdigit() and len(digits) <= _SEQ_DIGITS_MAX else None
+
+
+_SEQ_KEY = b'"seq":'
+_SEQ_DIGITS_MAX = 18
 
 
 def _found(data: bytes, marks: Iterable[bytes]) -> list[tuple[int, bytes]]:
     """Where each of ``marks`` occurs in ``data``, in the order they occur (no mark holds another,
     nor overlaps one). One search of the bytes for all the marks at once (:func:`_marks_pattern`),
     rather than one per mark (rare in a log: a turn's edges, a game's end, its dice): every search
-    reads the whole log, and verify makes two (issue 16). In a canonical line a mark's closing quote
+    reads the whole log, and verify makes one, for all the marks it needs (:func:`gather`; a find
+    per mark took fewer instructions but more CPU time: issue 16). In a canonical line a mark's closing quote
     is followed by a comma or a brace, never by another mark, so the occurrences are those a search
     per mark finds; a line that is not canonical fails the chain check whatever is found in it."""
     return [(found.start(), found.group()) for found in _marks_pattern(tuple(marks)).finditer(data)]
@@ -402,17 +427,31 @@ def _marks_pattern(marks: tuple[bytes, ...]) -> re.Pattern[bytes]:
     return re.compile(re.escape(start) + b"(?:" + rests + b")")
 
 
-def gather(chunks: Iterable[bytes]) -> Gathered:
+def gather(chunks: Iterable[bytes], turn_marks: bool = False) -> Gathered:
     """:class:`Gathered` from a log's bytes (chunks of whole lines), decoding only the lines that may
     be of the types it keeps: in a canonical line an event's type is written ``"type":"<tag>"`` (a
     quote inside a string is escaped, so those bytes are never inside one), so the lines holding
     those bytes are every line of those types (and perhaps a line with a nested ``type`` key,
     which decodes to another type and is left out). What a log whose chain does not check gives
-    here is never used: its chain is then the only finding."""
+    here is never used: its chain is then the only finding.
+
+    ``turn_marks``: also note, in the same search of the bytes, which lines hold a turn's or a game
+    end's type (:attr:`Gathered.turn_marks`, by the seq each claims), where :class:`LinePass`
+    looks for the turns it hands over undecoded: the log's bytes are searched once, not once here
+    and again in the checked pass (issue 16)."""
     gathered = Gathered()
+    marks = _GATHERED_AND_TURN_MARKS if turn_marks else _GATHERED_MARKS
+    noted = gathered.turn_marks
     for chunk in chunks:
         begun = -1
-        for at, _ in _found(chunk, _GATHERED_MARKS):
+        for at, mark in _found(chunk, marks):
+            bit = _MARK_BITS.get(mark) if turn_marks else None
+            if bit is not None:
+                seq = _claimed_seq(chunk, at)
+                if seq is not None:
+                    noted[seq] = noted.get(seq, 0) | bit
+                if mark not in _GATHERED_MARKS:
+                    continue  # a turn's edge: nothing to keep of it here (a game end is kept)
             begin = chunk.rfind(b"\n", 0, at) + 1
             if begin == begun:
                 continue  # a line holding the bytes twice
@@ -435,6 +474,9 @@ class Gathered:
         self.rolls: list[DieRolled] = []
         self.seed: str | None = None
         self.contributions: dict[int, dict[str, str]] = {}
+        #: the lines holding a turn's or a game end's type (:func:`gather` with ``turn_marks``): the
+        #: bits of the marks each holds, by the seq the line claims
+        self.turn_marks: dict[int, int] = {}
 
     @classmethod
     def of(cls, events: Iterable[Event]) -> Gathered:
@@ -465,6 +507,8 @@ class Gathered:
 _GATHERED_TAGS = frozenset(event_tag(cls) for cls in (DieRolled, GameEnded, DiceContributionRevealed))
 #: how a line of those types shows its type (canonical JSON: compact, so exactly these bytes)
 _GATHERED_MARKS = tuple(b'"type":' + msgspec.json.encode(tag) for tag in sorted(_GATHERED_TAGS))
+#: with the marks of a turn's edges (a game end is both)
+_GATHERED_AND_TURN_MARKS = tuple(dict.fromkeys((*_GATHERED_MARKS, *_MARK_BITS)))
 
 
 def check_stream(events: Iterable[Event], gathered: Gathered, rederive_turns: bool) -> list[Finding]:
