@@ -286,7 +286,7 @@ def main() -> None:
         # archive, with the verification timed apart by wrapping the function archive calls
         # (seen only with --jobs 1: the workers have their own module)
         verifying = [0.0]
-        real_verify = archive_module.verify_log
+        real_verify = archive_module.verify_folded
 
         def timed_verify(log: GameLog, *args: object, **kwargs: object) -> object:
             began = time.perf_counter()
@@ -295,7 +295,7 @@ def main() -> None:
             finally:
                 verifying[0] += time.perf_counter() - began
 
-        archive_module.verify_log = timed_verify  # type: ignore[assignment]
+        archive_module.verify_folded = timed_verify  # type: ignore[assignment]
         # the archive's own DuckDB stage (staged rows -> Parquet), in the archiving process whatever
         # --jobs is: what archive would cost if verifying and building rows cost nothing
         writing = [0.0]
@@ -333,7 +333,7 @@ def main() -> None:
             baseline, archive_once, options.runs, before_first=open_baseline, before_second=close_baseline
         )
         close_baseline()
-        archive_module.verify_log = real_verify
+        archive_module.verify_folded = real_verify
         archive_module.write_batch = real_write
         target = work / "archive-0"
         for extra in range(1, archived[0]):
@@ -379,7 +379,7 @@ def main() -> None:
             per_run = verifying[0] / options.runs
             rest_rate = events / (t_archive.median - per_run)
             print(
-                f"  of which verify_log {per_run:.2f} s a run; decode + rows + Parquet alone: "
+                f"  of which verify_folded {per_run:.2f} s a run; decode + rows + Parquet alone: "
                 f"{rest_rate:,.0f} events/s, ratio {rest_rate / baseline_rate:.3f}"
             )
 

@@ -72,7 +72,7 @@ from mortecouille.events.game import GameCreated, GameEnded
 from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameLog, lock_within
 from mortecouille.replays.analytics.rows import derived_rows
 from mortecouille.replays.analytics.schema import PARTITION_COLUMNS, TABLES, Columns, TableRow, readme_text
-from mortecouille.replays.reading.verify import verify_log
+from mortecouille.replays.reading.verify import verify_folded
 
 if TYPE_CHECKING:  # imported where used: every command imports this module
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -191,7 +191,7 @@ def prepare_game(path: Path, rederive_turns: bool = False) -> PreparedGame | Ref
         return Refusal(name, "the first event is not game-created")
     if not any(isinstance(event, GameEnded) for event in events):
         return None
-    report = verify_log(log, rederive_turns=rederive_turns, data=data, events=events)
+    report, final = verify_folded(log, data, events, rederive_turns)
     failure = report.first_failure
     if failure is not None:
         return Refusal(name, f"{failure.check}: {failure.detail}")
@@ -199,7 +199,7 @@ def prepare_game(path: Path, rederive_turns: bool = False) -> PreparedGame | Ref
     # The rows must describe the very bytes that were verified and will be copied.
     if log.read_bytes() != data:
         return Refusal(name, "the log changed while it was being archived; try again")
-    rows = derived_rows(name, events)
+    rows = derived_rows(name, events, final)  # the state the verification folded to
     return PreparedGame(name, events[0].ruleset, data, head, events[-1].hash, len(events), rows)
 
 

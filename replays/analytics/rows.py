@@ -70,10 +70,13 @@ def event_rows(name: str, events: Sequence[Event], lines: Sequence[bytes]) -> li
     return rows
 
 
-def derived_rows(name: str, events: Sequence[Event]) -> dict[str, list[TableRow]]:
+def derived_rows(
+    name: str, events: Sequence[Event], final: GameState | None = None
+) -> dict[str, list[TableRow]]:
     """The rows of every table but ``events`` (without partition columns): what the events say
     of dice, shots, collisions, damage, fires and rulings, and the game and its ships as they
-    ended (the final folded state)."""
+    ended (the final folded state: ``final`` when the caller has folded ``events`` already, as
+    the archive's verification has)."""
     rows: dict[str, list[TableRow]] = {table: [] for table in TABLES if table != "events"}
 
     def add(row: TableRow) -> None:
@@ -141,7 +144,7 @@ def derived_rows(name: str, events: Sequence[Event]) -> dict[str, list[TableRow]
                     adjustments=len(event.adjustments),
                 )
             )
-    state = fold(events)
+    state = fold(events) if final is None else final
     add(_game_row(name, events, state))
     for ship_row in _ship_rows(name, state, dealt):
         add(ship_row)

@@ -85,6 +85,19 @@ def verify_log(
     return report
 
 
+def verify_folded(
+    log: GameLog, data: bytes, events: list[Event], rederive_turns: bool = False
+) -> tuple[Report, GameState | None]:
+    """:func:`verify_log` of a file log as the caller read (``data``) and decoded (``events``) it,
+    and the state its checks folded the events to: the state of the whole
+    log when every event folded (None otherwise). A caller that needs the final state besides the
+    report (the archive's rows of the game and its ships) does not fold the log a second time.
+    """
+    states = StateCheck()
+    report = verify_own(log, rederive_turns, data, events, states)
+    return report, states.state if states.unfoldable is None else None
+
+
 def check_kept(
     data: bytes, receipts: Sequence[Receipt | Malformed], head_codes: Sequence[tuple[int, str]]
 ) -> list[Finding]:
@@ -103,7 +116,11 @@ def check_kept(
 
 
 def verify_own(
-    log: EventStore, rederive_turns: bool, data: bytes | None, events: list[Event] | None
+    log: EventStore,
+    rederive_turns: bool,
+    data: bytes | None,
+    events: list[Event] | None,
+    states: StateCheck | None = None,
 ) -> Report:
     """The log's own checks (1 to 4 of the module docstring). A file log read here is checked in
     one streaming pass (:func:`verify_streaming`); bytes or events the caller gives, or another
@@ -111,7 +128,7 @@ def verify_own(
     need first), then every other check over the typed events, one fold shared by the state
     hashes and the re-derivation. No pass holds the decoded log (issue 16); ``data``/``events``
     given by the caller are used as they are."""
-    if isinstance(log, GameLog) and data is None and events is None:
+    if isinstance(log, GameLog) and data is None and events is None and states is None:
         return verify_streaming(log, rederive_turns)
     report = Report(game=log.name)
     gathered = Gathered()
@@ -144,7 +161,7 @@ def verify_own(
     if file_log is None or events is not None:
         gathered = Gathered.of(typed)
     try:
-        report.findings.extend(check_stream(typed, gathered, rederive_turns))
+        report.findings.extend(check_stream(typed, gathered, rederive_turns, states))
     except LogError as error:  # only decoding raises it here: the checks report their own
         report.findings.append(Finding("decode", False, str(error), error.seq))
     return report
@@ -511,15 +528,20 @@ _GATHERED_MARKS = tuple(b'"type":' + msgspec.json.encode(tag) for tag in sorted(
 _GATHERED_AND_TURN_MARKS = tuple(dict.fromkeys((*_GATHERED_MARKS, *_MARK_BITS)))
 
 
-def check_stream(events: Iterable[Event], gathered: Gathered, rederive_turns: bool) -> list[Finding]:
+def check_stream(
+    events: Iterable[Event], gathered: Gathered, rederive_turns: bool, states: StateCheck | None = None
+) -> list[Finding]:
     """Checks 2 to 4 of the module docstring over ``events`` in one pass (each stops at its first
     failure, as each did alone): the dice, every started turn ended, the state hash at every turn
     end, and (``rederive_turns``) the re-derivation of every resolved turn (:func:`check_segments`)."""
-    return check_segments(turn_segments(events), gathered, rederive_turns)
+    return check_segments(turn_segments(events), gathered, rederive_turns, states)
 
 
 def check_segments(
-    segments: Iterable[tuple[bool, list[Event]] | RawTurn], gathered: Gathered, rederive_turns: bool
+    segments: Iterable[tuple[bool, list[Event]] | RawTurn],
+    gathered: Gathered,
+    rederive_turns: bool,
+    states: StateCheck | None = None,
 ) -> list[Finding]:
     """:func:`check_stream` of the events cut into segments (:func:`turn_segments`); a
     :class:`RawTurn` among them is vouched for when the rules re-derive it to exactly its lines
@@ -532,7 +554,8 @@ def check_segments(
     """
     dice = DiceCheck(gathered)
     turns = TurnsClosedCheck()
-    states = StateCheck()
+    # the caller's own, when it wants the state the checks folded the log to (verify_folded)
+    states = StateCheck() if states is None else states
     rederiver: TurnRederiver | None = None
     started = False
     for item in segments:

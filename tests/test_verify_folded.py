@@ -1,0 +1,65 @@
+"""``verify_folded``: the archive's verification hands over the state it folded the log to, so the
+rows of the game and its ships are built without folding the log a second time (issue 16). That
+state must be the log's own, whatever path the checks took (turns re-derived or not), and a log
+that does not fold hands over none."""
+
+from __future__ import annotations
+
+import shutil
+
+import msgspec
+import pytest
+
+from mortecouille.app.simulate import simulate
+from mortecouille.core.game import fold
+from mortecouille.core.state import state_as_dict
+from mortecouille.events.codec import decode_lines
+from mortecouille.events.movement import ShipPlaced
+from mortecouille.events.store import GameLog
+from mortecouille.replays.analytics.rows import derived_rows
+from mortecouille.replays.reading.verify import verify_folded, verify_log
+from tests.helpers import GOLDEN
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory: pytest.TempPathFactory) -> list[GameLog]:
+    """The golden logs (both rulesets, an upcast line, contributed dice, a scenario) and bot games."""
+    folder = tmp_path_factory.mktemp("logs")
+    for path in GOLDEN.iterdir():
+        if path.suffix in (".jsonl", ".head"):
+            shutil.copy(path, folder / path.name)
+    simulate(folder, 3, "folded", max_turns=8)
+    return [GameLog(path) for path in sorted(folder.glob("*.jsonl"))]
+
+
+@pytest.mark.parametrize("rederive_turns", [False, True])
+def test_the_state_handed_over_is_the_fold_of_the_log(logs: list[GameLog], rederive_turns: bool) -> None:
+    for log in logs:
+        data = log.read_bytes()
+        events = decode_lines(data)
+        report, final = verify_folded(log, data, events, rederive_turns)
+        assert report == verify_log(log, rederive_turns=rederive_turns, data=data, events=events), log.name
+        assert report.ok, log.name
+        assert final is not None
+        assert state_as_dict(final) == state_as_dict(fold(events)), log.name
+
+
+def test_the_archive_rows_from_the_handed_state_are_the_rows_of_a_fresh_fold(logs: list[GameLog]) -> None:
+    for log in logs:
+        data = log.read_bytes()
+        events = decode_lines(data)
+        _, final = verify_folded(log, data, events)
+        assert derived_rows(log.name, events, final) == derived_rows(log.name, events), log.name
+
+
+def test_a_log_that_does_not_fold_hands_over_no_state(logs: list[GameLog]) -> None:
+    """The first ship placed under another name: the ship moved later is unknown, so the fold
+    stops there, the report says so, and no state is handed over (never a half-folded one)."""
+    source = next(log for log in logs if log.name == "blockade")
+    data = source.read_bytes()
+    events = decode_lines(data)
+    index = next(i for i, event in enumerate(events) if isinstance(event, ShipPlaced))
+    broken = [*events[:index], msgspec.structs.replace(events[index], ship="ghost"), *events[index + 1 :]]
+    report, final = verify_folded(source, data, broken)
+    assert not report.ok
+    assert final is None
