@@ -44,6 +44,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import itertools
+import operator
 import os
 import stat
 import threading
@@ -305,11 +306,12 @@ def _identity(info: os.stat_result) -> _Identity:
     return info.st_ino, info.st_dev, info.st_mode, info.st_uid, info.st_gid
 
 
-def _head_identity(info: os.stat_result) -> tuple[int, ...]:
-    """A kept head anchor's identity: its file's (:func:`_identity`), and its number of links and
-    size, which must stay one and both slots' (a hard link would carry a write into another name's
-    file)."""
-    return (*_identity(info), info.st_nlink, info.st_size)
+#: A kept head anchor's identity: its file's (:func:`_identity`), and its number of links and size,
+#: which must stay one and both slots' (a hard link would carry a write into another name's file).
+#: One call in C: every append of a kept log checks it.
+_head_identity: Callable[[os.stat_result], tuple[int, ...]] = operator.attrgetter(
+    "st_ino", "st_dev", "st_mode", "st_uid", "st_gid", "st_nlink", "st_size"
+)
 
 
 def _map_slots(fd: int) -> mmap.mmap | None:
@@ -638,17 +640,8 @@ class GameLog:
         except OSError:
             handles.drop_head()
             return None  # none yet: the rename path writes one
-        # the kept file, still one link and both slots long (as recorded when it was opened): the
-        # tuple of _head_identity, built inline (every append of a kept log checks it)
-        if (
-            info.st_ino,
-            info.st_dev,
-            info.st_mode,
-            info.st_uid,
-            info.st_gid,
-            info.st_nlink,
-            info.st_size,
-        ) != handles.head_id:
+        # the kept file, still one link and both slots long (as recorded when it was opened)
+        if _head_identity(info) != handles.head_id:
             handles.drop_head()
             # a hard link would carry the write into another name's file: replaced instead
             if info.st_nlink != 1 or info.st_size != _SLOTS_SIZE or not stat.S_ISREG(info.st_mode):
@@ -1416,15 +1409,7 @@ def _kept_head_unchanged(handles: _Handles) -> _OpenSlots | None:
         info = os.lstat(handles.head_path)
     except OSError:
         return None
-    if (
-        info.st_ino,
-        info.st_dev,
-        info.st_mode,
-        info.st_uid,
-        info.st_gid,
-        info.st_nlink,
-        info.st_size,
-    ) != handles.head_id or mapped[:_SLOTS_SIZE] != handles.head_bytes:
+    if _head_identity(info) != handles.head_id or mapped[:_SLOTS_SIZE] != handles.head_bytes:
         return None
     return handles.head_slots
 

@@ -50,6 +50,23 @@ def anchored(log: GameLog) -> tuple[int, str]:
     return head.seq, head.hash
 
 
+def mapped_log(tmp_path: Path) -> GameLog:
+    """A log appended to twice by this process: its kept head is mapped from the second append on."""
+    log = created_log(tmp_path)
+    log.append(fillers(1))
+    log.append(fillers(1, "again"))
+    assert kept(log).head_map is not None
+    return log
+
+
+def counted_preads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The descriptors every ``os.pread`` from now on reads (it still reads)."""
+    preads: list[int] = []
+    real_pread = os.pread
+    monkeypatch.setattr(os, "pread", lambda fd, n, at: preads.append(fd) or real_pread(fd, n, at))
+    return preads
+
+
 def test_a_kept_head_is_mapped_and_its_slots_read_from_the_mapping(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -59,9 +76,7 @@ def test_a_kept_head_is_mapped_and_its_slots_read_from_the_mapping(
     assert handles.head_map is None  # one append: what a one-shot command makes, nothing mapped
     log.append(fillers(1, "again"))
     assert handles.head_map is not None and handles.head_map[:] == log.head_path.read_bytes()
-    preads: list[int] = []
-    real_pread = os.pread
-    monkeypatch.setattr(os, "pread", lambda fd, n, at: preads.append(fd) or real_pread(fd, n, at))
+    preads = counted_preads(monkeypatch)
     for round_ in range(4):  # both slots written in turn, each seen through the mapping
         appended = log.append(fillers(2, f"round {round_}"))
         assert handles.head_map[:] == log.head_path.read_bytes()
@@ -73,10 +88,7 @@ def test_a_kept_head_is_mapped_and_its_slots_read_from_the_mapping(
 def test_another_writers_update_in_place_is_seen_through_the_mapping(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    log = created_log(tmp_path)
-    log.append(fillers(1))
-    log.append(fillers(1, "again"))
-    assert kept(log).head_map is not None
+    log = mapped_log(tmp_path)
     # another process's command: its own descriptors and lock, its slot written in place
     fd = os.open(log.path, os.O_RDWR | os.O_APPEND)
     try:
@@ -84,9 +96,7 @@ def test_another_writers_update_in_place_is_seen_through_the_mapping(
         foreign = Transaction(GameLog(log.path), fd).append(fillers(2, "foreign"))
     finally:
         os.close(fd)
-    preads: list[int] = []
-    real_pread = os.pread
-    monkeypatch.setattr(os, "pread", lambda fd, n, at: preads.append(fd) or real_pread(fd, n, at))
+    preads = counted_preads(monkeypatch)
     mine = log.append(fillers(1, "mine"))
     monkeypatch.undo()
     assert preads == []  # the new anchor (its END the log's size) read from the mapping alone
@@ -180,10 +190,7 @@ def test_a_head_that_cannot_be_mapped_is_read_with_pread(
 def test_a_failed_slot_write_of_a_kept_head_leaves_the_anchor_lagging_and_reported(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    log = created_log(tmp_path)
-    log.append(fillers(1))
-    log.append(fillers(1, "again"))
-    assert kept(log).head_map is not None
+    log = mapped_log(tmp_path)
     head_before = log.head_path.read_bytes()
 
     def full_disk(fd: int, data: bytes, offset: int) -> int:
