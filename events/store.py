@@ -883,6 +883,8 @@ class GameLog:
         self,
         data: bytes | None = None,
         on_line: Callable[[int, bytes, dict[str, Any]], None] | None = None,
+        *,
+        events: Sequence[Event] | None = None,
     ) -> int:
         """Check every line's canonical form, seq, prev and hash, then the tail against the head
         anchor; return the number of lines. Raises LogError naming the first bad seq.
@@ -890,15 +892,25 @@ class GameLog:
         ``data``: the log's bytes when the caller has read them already (checked as given); else
         the log is read as a stream (:meth:`stream_lines`), never held whole. ``on_line``: called
         with each line's seq, bytes and decoded body once the line is checked, so a caller learns what
-        it needs from the one pass (``verify``'s dice and seed)."""
-        lines = self.stream_lines() if data is None else iter(_complete_part(data).splitlines())
+        it needs from the one pass (``verify``'s dice and seed). ``events``: ``data``'s lines as
+        the caller decoded them (the archive), so that each line is proved canonical by its
+        event's own encoding rather than decoded a second time (:func:`check_lines`: the same
+        lines accepted, the same errors)."""
         try:
             head: Head | LogError | None = self.read_head()
         except LogError as error:  # raised after the chain, whose errors come first
             head = error
         anchored_seq = head.seq if isinstance(head, Head) else -1
+        if events is not None and data is not None and on_line is None:
+            block = _complete_part(data).splitlines()
+            _, at_anchor = check_lines(block, events, 0, GENESIS_HASH, anchored_seq) if block else ("", None)
+            if isinstance(head, LogError):
+                raise head
+            self._check_head(head, len(block), at_anchor)
+            return len(block)
+        lines = self.stream_lines() if data is None else iter(_complete_part(data).splitlines())
         prev = GENESIS_HASH
-        at_anchor: str | None = None
+        at_anchor = None
         seq = -1
         for seq, line in enumerate(lines):
             body = checked_body(line, seq + 1, seq, prev)

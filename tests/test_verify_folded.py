@@ -5,7 +5,11 @@ that does not fold hands over none."""
 
 from __future__ import annotations
 
+import random
 import shutil
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -13,12 +17,13 @@ import pytest
 from mortecouille.app.simulate import simulate
 from mortecouille.core.game import fold
 from mortecouille.core.state import state_as_dict
-from mortecouille.events.codec import decode_lines
+from mortecouille.events.codec import LogError, decode_lines
 from mortecouille.events.movement import ShipPlaced
 from mortecouille.events.store import GameLog
 from mortecouille.replays.analytics.rows import derived_rows
 from mortecouille.replays.reading.verify import verify_folded, verify_log
 from tests.helpers import GOLDEN
+from tests.test_verify_speed_invariants import GOLDEN_LOGS, copied, edits
 
 
 @pytest.fixture(scope="module")
@@ -63,3 +68,34 @@ def test_a_log_that_does_not_fold_hands_over_no_state(logs: list[GameLog]) -> No
     report, final = verify_folded(source, data, broken)
     assert not report.ok
     assert final is None
+
+
+@pytest.mark.parametrize("name", GOLDEN_LOGS)
+def test_the_chain_proved_from_the_decoded_events_fails_where_and_as_the_line_by_line_check_does(
+    name: str, tmp_path: Path
+) -> None:
+    """``verify_chain(data, events=...)`` (the archive's: each line proved canonical by its own
+    event's encoding) accepts what the line-by-line definition accepts and refuses the rest with
+    the same error at the same seq: the golden log as it is, and every edit of it that still
+    decodes (an edit that does not is refused by the decoding first)."""
+    log = copied(name, tmp_path)
+    lines = log.path.read_bytes().splitlines()
+    cases = [("as logged", lines), *edits(lines, random.Random(f"chain from events {name}"))]
+    for what, edited in cases:
+        data = b"\n".join(edited) + b"\n"
+        log.path.write_bytes(data)
+        try:
+            events = decode_lines(data)
+        except LogError:
+            continue
+        from_events = chain_outcome(partial(log.verify_chain, data, events=events))
+        assert from_events == chain_outcome(partial(log.verify_chain, data)), what
+        assert verify_log(log, False, data, events) == verify_log(log, False, data), what
+
+
+def chain_outcome(check: Callable[[], int]) -> tuple[str, int | None]:
+    """What a chain check gave: its line count, or its error's message and seq."""
+    try:
+        return "ok", check()
+    except LogError as error:
+        return str(error), error.seq

@@ -138,6 +138,8 @@ def verify_own(
             data = log.read_bytes()
         if file_log is not None and events is None:
             report.events = file_log.verify_chain(data, on_line=gathered.line)
+        elif file_log is not None:  # decoded by the caller: each line proved by its own event
+            report.events = file_log.verify_chain(data, events=events)
         else:
             report.events = log.verify_chain(data)
     except LogError as error:
