@@ -1438,11 +1438,12 @@ def _append_after_kept_head(
 ) -> list[Event]:
     """:func:`_append_locked` once :func:`_kept_head_unchanged` found ``head``, the anchor of the
     head kept in ``handles``, naming the log's tail (its END is the log's ``size``): the same
-    steps as the general path (stamp, the slot's bytes readied, one write, one fsync, the older
-    slot written with one ``pwrite``), without an update object in between, so that after the
-    fsync, when the process resumes with cold caches, only the ``pwrite`` and the way out are
-    left (issue 16). A failed ``pwrite`` leaves the anchor lagging, which is reported and
-    accepted as on the general path (:meth:`GameLog.write_head`'s callers)."""
+    steps as the general path (stamp, the slot's update readied, one write, one fsync, the older
+    slot written with one ``pwrite``: :class:`_SlotUpdate`), without reading the slots again nor
+    going through :meth:`GameLog.write_head`'s checks, so that after the fsync, when the process
+    resumes with cold caches, only the ``pwrite`` and the way out are left (issue 16). A failed
+    ``pwrite`` leaves the anchor lagging, which is reported and accepted as on the general path
+    (:meth:`GameLog.write_head`'s callers)."""
     next_seq = head[2] + 1
     if expected_seq is not None and expected_seq != next_seq:
         raise Conflict.stale(log.name, expected_seq, next_seq)
@@ -1452,24 +1453,13 @@ def _append_after_kept_head(
         log.drop_prepared_head()
     stamped, payload = stamp_all(events, next_seq, head[3], first_extras)
     last = stamped[-1]
-    # the slot after the newest (its counter one past, so the anchor HeadSlots.newest reads from
-    # the bytes kept below), written over the older one
-    counter = head[1] + 1
-    record, end = HeadSlots.recorded(counter, last.seq, last.hash, size + len(payload))
-    before = handles.head_bytes
-    if counter & 1:
-        offset, after = HeadSlots.SIZE, before[: HeadSlots.SIZE] + record
-    else:
-        offset, after = 0, record + before[HeadSlots.SIZE :]
+    # readied before the write, as the general path readies it: only its pwrite follows the fsync
+    update = _SlotUpdate(handles.head_fd, head[1], last.seq, last.hash, size + len(payload), handles)
     _append_or_take_back(fd, payload, size, log.path)
     try:
-        if os.pwrite(handles.head_fd, record, offset) != HeadSlots.SIZE:
-            raise OSError(errno.EIO, "short write of the head anchor")
+        update.commit()
     except OSError as error:
-        handles.head_bytes = b""  # what the head holds now is not known: read it again
         _anchor_lags(log, error, stamped)
-    else:
-        handles.head_bytes, handles.head_slots = after, (handles.head_fd, counter, last.seq, last.hash, end)
     return stamped
 
 
