@@ -11,7 +11,6 @@ non-ASCII text, a bidi override, DEL and line separators. Both rulesets. The oth
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,12 +20,10 @@ import pytest
 
 from mortecouille.cli import replay_commands
 from mortecouille.core.board.ships import PlaceShip
-from mortecouille.core.dice import TableDice, seed_commitment
+from mortecouille.core.dice import seed_commitment
 from mortecouille.core.errors import BadInput
-from mortecouille.core.game import decide, fold
-from mortecouille.core.life_cycle import Command, CreateGame, ResolveTurn
+from mortecouille.core.life_cycle import CreateGame, ResolveTurn
 from mortecouille.core.rulings import RecordRuling
-from mortecouille.core.state import EMPTY
 from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.board import Board
@@ -35,6 +32,7 @@ from mortecouille.events.game import TurnEnded
 from mortecouille.events.store import GameLog
 from mortecouille.replays.pictures.html import build_html, page_parts
 from tests.cli_helpers import run, tree_digest
+from tests.test_export_streaming import decided, digest, once
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -53,29 +51,21 @@ PINNED = {
 
 def hostile_blockade() -> list[Event]:
     """A blockade game of two turns with a ruling, every name and text hostile."""
-    state, log, dice = EMPTY, [], TableDice()
-
-    def apply(command: Command) -> None:
-        nonlocal state
-        produced = decide(state, command, dice)
-        log.extend(produced)
-        state = fold(produced, state)
-
-    apply(
+    log = decided(
         CreateGame(
             game="hostile", ruleset="blockade", players=("A", "B"), budget=0, board=Board(8, 8),
             seed_sha256=seed_commitment("x"), rules_version="t",
-        )
+        ),
+        PlaceShip(ship="Ann", at=(2, 2), facing="N", kind="sloop", owner="A"),
+        PlaceShip(ship="Bob", at=(2, 4), facing="S", kind="war-frigate", owner="B"),
+        GiveTokens(ship="Ann", tokens=("F", "F", "L", None)),
+        GiveTokens(ship="Bob", tokens=("F", None, "R", "F")),
+        RecordRuling(rule="M6", text="RULING"),
+        ResolveTurn(),
+        GiveTokens(ship="Ann", tokens=("F", None, None, None)),
+        GiveTokens(ship="Bob", tokens=("F", "F", None, None)),
+        ResolveTurn(),
     )  # fmt: skip
-    apply(PlaceShip(ship="Ann", at=(2, 2), facing="N", kind="sloop", owner="A"))
-    apply(PlaceShip(ship="Bob", at=(2, 4), facing="S", kind="war-frigate", owner="B"))
-    apply(GiveTokens(ship="Ann", tokens=("F", "F", "L", None)))
-    apply(GiveTokens(ship="Bob", tokens=("F", None, "R", "F")))
-    apply(RecordRuling(rule="M6", text="RULING"))
-    apply(ResolveTurn())
-    apply(GiveTokens(ship="Ann", tokens=("F", None, None, None)))
-    apply(GiveTokens(ship="Bob", tokens=("F", "F", None, None)))
-    apply(ResolveTurn())
     return forged(
         log,
         {"hostile": HOSTILE_GAME, "A": HOSTILE_PLAYER, "Ann": HOSTILE_SHIP, "Bob": HOSTILE_OTHER_SHIP,
@@ -104,14 +94,6 @@ def forged(events: list[Event], names: dict[str, str]) -> list[Event]:
 
 
 CASES = {"hostile-blockade": hostile_blockade, "hostile-mortecouille": hostile_mortecouille}
-
-
-def digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:24]
-
-
-def once(events: list[Event]) -> Iterator[Event]:
-    yield from events
 
 
 @pytest.mark.parametrize("name", sorted(PINNED))

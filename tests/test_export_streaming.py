@@ -63,37 +63,43 @@ def stamped(events: list[Event]) -> list[Event]:
     return stamp_all(events, 0, GENESIS_HASH)[0]
 
 
-def newcomer_game() -> list[Event]:
-    """A blockade game where a ship of someone who is not a player (a forged owner: the rules let
-    only players own ships) arrives after turn 1, so the earlier pictures' legend is not the final
-    one: the page keeps those frames' own legend."""
+def decided(*steps: Command | tuple[Command, str]) -> list[Event]:
+    """The events of ``steps``, each command decided against the state the events before it fold
+    to (table dice); a step given as ``(command, owner)`` has its events' owner forged to
+    ``owner`` (the rules let only players own ships)."""
     state, log, dice = EMPTY, [], TableDice()
-
-    def apply(command: Command, owner: str | None = None) -> None:
-        nonlocal state
+    for step in steps:
+        command, owner = step if isinstance(step, tuple) else (step, None)
         produced = decide(state, command, dice)
         if owner is not None:
             produced = [msgspec.structs.replace(event, owner=owner) for event in produced]  # type: ignore[type-var]
         log.extend(produced)
         state = fold(produced, state)
+    return log
 
-    apply(
-        CreateGame(
-            game="newcomer", ruleset="blockade", players=("A", "B"), budget=0, board=Board(8, 8),
-            seed_sha256=seed_commitment("x"), rules_version="t",
+
+def newcomer_game() -> list[Event]:
+    """A blockade game where a ship of someone who is not a player (a forged owner) arrives after
+    turn 1, so the earlier pictures' legend is not the final one: the page keeps those frames' own
+    legend."""
+    return stamped(
+        decided(
+            CreateGame(
+                game="newcomer", ruleset="blockade", players=("A", "B"), budget=0, board=Board(8, 8),
+                seed_sha256=seed_commitment("x"), rules_version="t",
+            ),
+            PlaceShip(ship="Ann", at=(2, 2), facing="N", kind="sloop", owner="A"),
+            PlaceShip(ship="Bob", at=(5, 5), facing="S", kind="sloop", owner="B"),
+            GiveTokens(ship="Ann", tokens=("F", "F", "R", None)),
+            GiveTokens(ship="Bob", tokens=("F", None, None, None)),
+            ResolveTurn(),
+            (PlaceShip(ship="Zed", at=(6, 1), facing="W", kind="cutter", owner="B"), "Zoe"),
+            GiveTokens(ship="Zed", tokens=("F", "L", None, None)),
+            GiveTokens(ship="Ann", tokens=("F", None, None, None)),
+            GiveTokens(ship="Bob", tokens=("F", None, None, None)),
+            ResolveTurn(),
         )
     )  # fmt: skip
-    apply(PlaceShip(ship="Ann", at=(2, 2), facing="N", kind="sloop", owner="A"))
-    apply(PlaceShip(ship="Bob", at=(5, 5), facing="S", kind="sloop", owner="B"))
-    apply(GiveTokens(ship="Ann", tokens=("F", "F", "R", None)))
-    apply(GiveTokens(ship="Bob", tokens=("F", None, None, None)))
-    apply(ResolveTurn())
-    apply(PlaceShip(ship="Zed", at=(6, 1), facing="W", kind="cutter", owner="B"), owner="Zoe")
-    apply(GiveTokens(ship="Zed", tokens=("F", "L", None, None)))
-    apply(GiveTokens(ship="Ann", tokens=("F", None, None, None)))
-    apply(GiveTokens(ship="Bob", tokens=("F", None, None, None)))
-    apply(ResolveTurn())
-    return stamped(log)
 
 
 def case(name: str) -> list[Event]:

@@ -89,10 +89,9 @@ def verify_folded(
     log: GameLog, data: bytes, events: list[Event], rederive_turns: bool = False
 ) -> tuple[Report, GameState | None]:
     """:func:`verify_log` of a file log as the caller read (``data``) and decoded (``events``) it,
-    and the state its checks folded the events to: the state of the whole
-    log when every event folded (None otherwise). A caller that needs the final state besides the
-    report (the archive's rows of the game and its ships) does not fold the log a second time.
-    """
+    and the state its checks folded the events to: the state of the whole log when every event
+    folded (None otherwise). A caller that needs the final state besides the report (the
+    archive's rows of the game and its ships) does not fold the log a second time."""
     states = StateCheck()
     report = verify_own(log, rederive_turns, data, events, states)
     return report, states.state if states.unfoldable is None else None
