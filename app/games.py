@@ -15,7 +15,6 @@ from typing import overload
 
 from mortecouille.app.snapshots import current_state
 from mortecouille.core.errors import BadInput
-from mortecouille.core.game import fold
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.store import GameLog
@@ -133,6 +132,9 @@ SIBLINGS: tuple[str, ...] = (SEED_SUFFIX, SEATS_SUFFIX, SEATS_TEMPORARY_SUFFIX)
 def load(log_: EventStore) -> tuple[list[Event], GameState]:
     """The game's events and their fold, for a reader that needs every event (a page's view, the
     log printed); one that needs the state only calls :func:`load_state`."""
+    # imported here: load_state, which a current snapshot spares any folding, does not need it
+    from mortecouille.core.game import fold
+
     events = log_.read()
     return events, fold(events)
 

@@ -50,24 +50,28 @@ import os
 import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Final, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import msgspec
 
-from mortecouille.core.game import fold
 from mortecouille.core.state import EMPTY, GameState, ShipState, without_defaults
 from mortecouille.events.base import Event
 from mortecouille.events.codec import line_hash
 from mortecouille.events.house_log import get_logger
 from mortecouille.events.store import GameLog, GameNotFound
-from mortecouille.events.stored_snapshot import StoredSnapshot
 from mortecouille.events.stores import EventStore, KeepsSnapshots, events_from
 
 _log = get_logger("mortecouille")
 
 
-class StoreWithSnapshots(EventStore, KeepsSnapshots, Protocol):
-    """A game's log in a store that keeps its snapshot (PostgreSQL)."""
+if TYPE_CHECKING:
+    # types only: what a store that keeps snapshots returns (PostgreSQL's), which a file store's
+    # command never makes; and the Protocol below, which only the type checker reads (making a
+    # Protocol class costs every command that imports this module: issue 16, the CLI's start-up)
+    from mortecouille.events.stored_snapshot import StoredSnapshot
+
+    class StoreWithSnapshots(EventStore, KeepsSnapshots, Protocol):
+        """A game's log in a store that keeps its snapshot (PostgreSQL)."""
 
 
 #: The derived files' suffixes (in ``GAME_FILE_SUFFIXES``: no game is named after them).
@@ -325,6 +329,15 @@ def fold_log(log_: GameLog, *, end: int | None = None, settle: bool = True) -> F
     size = log_.settled_size() if end is None else end
     if anchor is not None and anchor.end > size:  # cannot hold: the log is shorter than it
         state, anchor = EMPTY, None
+    if anchor is not None and anchor.end == size:
+        # the snapshot stands on the log's last line: nothing to fold, so the game's ruleset (its
+        # evolvers, which fold would look up) is neither needed nor imported (issue 16, start-up)
+        return Folded(state, anchor, 0)
+    # imported here, past the return above: a command that finds the snapshot current (a finished
+    # game's state, a second look) folds nothing, so it never imports the fold, the rulesets' table
+    # or the game's ruleset (issue 16, the CLI's start-up)
+    from mortecouille.core.game import fold
+
     start, first_seq = (0, 0) if anchor is None else (anchor.end, anchor.seq + 1)
     counted = _Counted(log_.stream(start, first_seq, settle=settle, end=size))
     state = fold(counted, state)
@@ -363,6 +376,8 @@ def current_state(store: EventStore, *, keep: bool = False) -> GameState:
         if keep:
             keep_stored_snapshot(store, stored)
         return stored.state
+    from mortecouille.core.game import fold  # as in fold_log: imported when there is something to fold
+
     return fold(events_from(store, 0))
 
 
@@ -433,10 +448,13 @@ def anchor_of(log_: GameLog, seq: int, digest: str) -> Anchor | None:
 # --- the snapshot a store keeps (PostgreSQL) -----------------------------------------------------
 
 
-class StoreFolded(NamedTuple):
+class StoreFolded(msgspec.Struct, frozen=True):
     """A game's state folded in a store that keeps snapshots: the seq and hash of the last event
     in it (None: no event), how many events were folded to reach it past the snapshot (all of
-    them without a usable one), and the seq the fold started from (0 without a snapshot)."""
+    them without a usable one), and the seq the fold started from (0 without a snapshot).
+
+    A Struct, as :class:`Folded` is: a NamedTuple compiles code (and each of its annotations) when
+    its module is imported, which every command would pay (issue 16, the CLI's start-up)."""
 
     state: GameState
     last: tuple[int, str] | None
@@ -467,6 +485,8 @@ def fold_stored(store: StoreWithSnapshots) -> StoreFolded:
         start, state, last = 0, EMPTY, None
     else:
         start, last = found.seq + 1, (found.seq, found.hash)
+    from mortecouille.core.game import fold  # as in fold_log: imported when there is something to fold
+
     counted = _Counted(events)
     state = fold(counted, state)
     if counted.last is not None:

@@ -66,7 +66,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import LogError, check_line, decode_line
@@ -80,7 +80,11 @@ from mortecouille.events.store import (
     _fsync_dir,
 )
 from mortecouille.events.store_errors import StoreError, StoreUnavailable, redacted_url
-from mortecouille.events.stored_snapshot import StoredSnapshot
+
+if TYPE_CHECKING:
+    # a type only (what a store that keeps snapshots returns, PostgreSQL's): a file store's command
+    # never makes one, so it need not import it (issue 16, the CLI's start-up)
+    from mortecouille.events.stored_snapshot import StoredSnapshot
 
 
 class StoreCreation(Protocol):
