@@ -5,8 +5,6 @@ changes the one it was given, so a decider can try events on a state without
 risk. Containers inside (dicts, tuples) are replaced, never mutated.
 """
 
-from __future__ import annotations
-
 import functools
 import hashlib
 from collections.abc import Callable

@@ -11,8 +11,6 @@ Adding an event type is declaring a subclass with a ``tag`` and listing it in
 imported.
 """
 
-from __future__ import annotations
-
 from typing import ClassVar
 
 import msgspec

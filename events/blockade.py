@@ -1,7 +1,5 @@
 """Events of the blockade ruleset's orders (P1)."""
 
-from __future__ import annotations
-
 from mortecouille.events.base import Event
 
 

@@ -4,8 +4,6 @@ Only the fields live here, so that the log schema stands alone; what the rules d
 (validation, the lookup index the movement engine uses) is in :mod:`mortecouille.core.board.terrain`.
 """
 
-from __future__ import annotations
-
 import msgspec
 
 

@@ -5,8 +5,6 @@ Damage itself is always a ``DamageTaken`` (mortecouille.events.movement) with it
 ("fire", "wear", "shot", "catapult"), and leaving the game a ``ShipSunk``.
 """
 
-from __future__ import annotations
-
 from mortecouille.events.base import Event
 
 

@@ -7,8 +7,6 @@ fields of its own, and an event's is :class:`~mortecouille.events.base.Event`), 
 from the same declarations by :func:`event_with_condition`.
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import msgspec

@@ -5,8 +5,6 @@ the state hashes of a game are the same with or without deadlines. The time is t
 in as data: the rules never read a clock.
 """
 
-from __future__ import annotations
-
 from mortecouille.events.base import Event
 
 

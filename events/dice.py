@@ -8,8 +8,6 @@ commitment (:class:`DiceContributionRevealed`). A player who withholds their rev
 the turn: the referee resolves without it, logged with the reason (:class:`DiceContributionAbsent`).
 """
 
-from __future__ import annotations
-
 from mortecouille.events.base import Event
 
 

@@ -6,8 +6,6 @@ can be audited against the price list of the rules version it was created with
 the text the referee typed; the ship's name is its id everywhere else.
 """
 
-from __future__ import annotations
-
 from mortecouille.events.base import Event
 
 

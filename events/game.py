@@ -1,7 +1,5 @@
 """Events shared by both rulesets: a game's life cycle and its dice (rules D1-D2, T3)."""
 
-from __future__ import annotations
-
 from typing import Any, ClassVar
 
 from mortecouille.events.base import Event

@@ -1,7 +1,5 @@
 """Events of the mortecouille turn that several phases share (A1-A3, N, T1)."""
 
-from __future__ import annotations
-
 from typing import TYPE_CHECKING
 
 from mortecouille.events.base import Event

@@ -13,8 +13,6 @@ explodes again); in 2026.1 it changes nothing by itself, the fireship's ``ShipSu
 follows.
 """
 
-from __future__ import annotations
-
 from mortecouille.events.base import Event
 
 Square = tuple[int, int]

@@ -1,8 +1,6 @@
 """Events of ships on the board, shared by both rulesets: placement, moves, pushes,
 collisions, damage and sinking (rules B, M, P, C, W3)."""
 
-from __future__ import annotations
-
 import msgspec
 
 from mortecouille.events.base import Event

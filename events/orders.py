@@ -8,8 +8,6 @@ Field values are plain strings; the decider checks them (mortecouille.core.morte
 names the field at fault.
 """
 
-from __future__ import annotations
-
 import msgspec
 
 from mortecouille.events.base import Event

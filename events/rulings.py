@@ -6,8 +6,6 @@ the state from that point on (mortecouille.core.rulings), so ``replay``, ``expla
 board show it where it happened.
 """
 
-from __future__ import annotations
-
 import msgspec
 
 from mortecouille.events.base import Event

@@ -9,8 +9,6 @@ was created with; a ship's price and its stats (A2, W1-W2, S5) are
 :mod:`mortecouille.core.fleet.stats`, which the sheet reads.
 """
 
-from __future__ import annotations
-
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Final
