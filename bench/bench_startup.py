@@ -8,6 +8,12 @@ the baseline, and the import-time split of one run (``python -X importtime``: th
 biggest top-level parts). Goals: ``state`` under 100 ms with the bytecode cache, under 200 ms
 without.
 
+The game is finished, so its snapshot (``GAME.state``, rewritten by the first ``state``) stands on
+its log's last line and ``state`` folds nothing: it imports neither the fold nor the game's
+ruleset. For reference, ``state`` on a copy of it whose snapshot stands 100 events before the end
+(a game in play: a snapshot is rewritten every 256 events) is printed too, with its import split:
+it decodes and folds those events, with the ruleset's evolvers.
+
 "Without the bytecode cache" is the project's own modules compiled again at every run (their
 cached bytecode removed from the prefix before each): what a referee meets on the first command
 after a fresh clone or an update, since the standard library's and the installed packages'
@@ -36,10 +42,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.timing import Timing, verdict  # noqa: E402
 from mortecouille.app.botgame import play_demo  # noqa: E402
 from mortecouille.app.games import load  # noqa: E402
+from mortecouille.app.snapshots import Anchor, snapshot_path, write_snapshot  # noqa: E402
+from mortecouille.core.game import fold  # noqa: E402
 from mortecouille.events.game import TurnStarted  # noqa: E402
 from mortecouille.events.store import GameLog  # noqa: E402
 
 TARGET_EVENTS = 1_000
+#: how many events before the end the copy "in play" has its snapshot
+PAST_THE_SNAPSHOT = 100
 REPOSITORY = Path(__file__).resolve().parent.parent
 
 
@@ -53,6 +63,23 @@ def game_of_about(directory: Path, events: int) -> str:
         for path in directory.glob(f"{name}.*"):
             path.unlink()
     raise SystemExit(f"no demo game of {events} events in 200 seeds")
+
+
+def copy_in_play(directory: Path, name: str, events: int) -> str:
+    """A copy of the game ``name`` (its log, head anchor and seed) whose snapshot stands ``events``
+    events before its log's end, as a game in play has it; its name."""
+    copy = f"{name}-in-play"
+    for path in directory.glob(f"{name}.*"):
+        if path.suffix != ".state":
+            shutil.copyfile(path, directory / f"{copy}{path.suffix}")
+    log_ = GameLog(directory / f"{copy}.jsonl")
+    lines = log_.path.read_bytes().splitlines(keepends=True)
+    kept = log_.read()[: len(lines) - events]
+    end = sum(len(line) for line in lines[: len(kept)])
+    snapshot_path(log_).unlink(missing_ok=True)
+    if not write_snapshot(log_, Anchor(kept[-1].seq, kept[-1].hash, end), fold(kept)):
+        raise SystemExit(f"no snapshot written for {copy}")
+    return copy
 
 
 class Runs(NamedTuple):
@@ -145,6 +172,13 @@ def main() -> None:
             cached[label] = wall(command, env, args.runs)
             print(f"{label:6} with the bytecode cache:     {cached[label].shown()}")
             print(f"       {import_split(command, env)}")
+        # for reference: a game in play, its snapshot behind the log (folded, not rewritten: fewer
+        # than SNAPSHOT_EVERY events past it)
+        in_play = [python, "-m", "mortecouille", "state", copy_in_play(games, name, PAST_THE_SNAPSHOT)]
+        wall(in_play, env, 1)
+        print(f"state  {PAST_THE_SNAPSHOT} events past the snapshot: {wall(in_play, env, args.runs).shown()} "
+              "(for reference: a game in play)")  # fmt: skip
+        print(f"       {import_split(in_play, env)}")
         # the warm prefix without the project's part: its modules compiled at every run
         project_parts = own_bytecode(warm)
         own_env = {**env, "PYTHONDONTWRITEBYTECODE": "1"}
