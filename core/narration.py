@@ -19,7 +19,6 @@ from mortecouille.core.board.geometry import eighths_between, square_name
 from mortecouille.core.board.terrain import board_index
 from mortecouille.core.dice import PURPOSES
 from mortecouille.core.phases import END, ORDERS, RULING, SET_UP, START, WIND, Phase, phase_name
-from mortecouille.core.rulings import describe_adjustment
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.deadlines import DeadlinePassed, DeadlineSet
@@ -234,6 +233,10 @@ def tell_ship_sunk(event: ShipSunk, ctx: ExplainContext) -> str:
 
 
 def tell_ruling(event: RulingRecorded, ctx: ExplainContext) -> str:
+    # imported here: this module is imported by every command that shows a state (its
+    # position_caption), which never tells a ruling (issue 16, the CLI's start-up)
+    from mortecouille.core.rulings import describe_adjustment
+
     effects = "; ".join(describe_adjustment(a) for a in event.adjustments) or "no change to the board"
     return f"referee's ruling under {event.rule}: {event.text} -> {effects}"
 

@@ -139,8 +139,9 @@ def test_state_of_a_mortecouille_game_imports_only_what_showing_it_needs(tmp_pat
 
 #: What ``state`` never needs when the game's snapshot stands on its log's last line (a finished
 #: game's state, a second look): nothing is folded, so neither the fold (``core.game``), nor the
-#: rulesets' table, nor the game's ruleset and its evolvers; nor what only a store that keeps its
-#: snapshot itself returns (PostgreSQL's ``StoredSnapshot``).
+#: rulesets' table, nor the game's ruleset and its evolvers; nor the rulings (the state's
+#: caption is told without them); nor what only a store that keeps its snapshot itself returns
+#: (PostgreSQL's ``StoredSnapshot``).
 NOT_FOR_STATE_FROM_A_CURRENT_SNAPSHOT = (
     *NOT_FOR_STATE,
     "mortecouille.core.game",
@@ -150,6 +151,7 @@ NOT_FOR_STATE_FROM_A_CURRENT_SNAPSHOT = (
     "mortecouille.core.mortecouille.evolution",
     "mortecouille.core.fleet.commands",
     "mortecouille.core.contributions",
+    "mortecouille.core.rulings",
     "mortecouille.events.stored_snapshot",
 )
 
