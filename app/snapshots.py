@@ -330,12 +330,10 @@ def fold_log(log_: GameLog, *, end: int | None = None, settle: bool = True) -> F
     if anchor is not None and anchor.end > size:  # cannot hold: the log is shorter than it
         state, anchor = EMPTY, None
     if anchor is not None and anchor.end == size:
-        # the snapshot stands on the log's last line: nothing to fold, so the game's ruleset (its
-        # evolvers, which fold would look up) is neither needed nor imported (issue 16, start-up)
-        return Folded(state, anchor, 0)
-    # imported here, past the return above: a command that finds the snapshot current (a finished
-    # game's state, a second look) folds nothing, so it never imports the fold, the rulesets' table
-    # or the game's ruleset (issue 16, the CLI's start-up)
+        return Folded(state, anchor, 0)  # the snapshot stands on the log's last line: nothing to fold
+    # imported past that return: a command that finds the snapshot current (a finished game's
+    # state, a second look) folds nothing, so it never imports the fold, the rulesets' table or the
+    # game's ruleset and its evolvers (issue 16, the CLI's start-up)
     from mortecouille.core.game import fold
 
     start, first_seq = (0, 0) if anchor is None else (anchor.end, anchor.seq + 1)
