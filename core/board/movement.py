@@ -304,7 +304,7 @@ def _two_plain_steps(
         if move.second is not None and sid in entered
     }
     second = (
-        resolve_step(board, step2, claims2, 2, placed=True)
+        resolve_step(board, step2, claims2, 2, placed=True, positions=first.positions)
         if claims2
         else StepResult(2, {sid: step2[sid].at for sid in sorted(step2)}, (), (), (), ())
     )
@@ -352,13 +352,15 @@ def left_standing(moved: MovementResult) -> MovementResult:
     phase in which nobody moves right after a movement (a wind phase with no ship on a wind tile
     or a whirlpool, B5-B6), without checking its pieces again, which that movement left on the
     board, off the rocks and one a square (M1-M6 keep them so). ``moved.pieces`` is keyed in id
-    order, as every movement's outcome is."""
-    pieces = moved.pieces
-    positions = {sid: piece.at for sid, piece in pieces.items()}
+    order, as every movement's outcome is, and stand where its step 2's positions say."""
+    # Where ``moved``'s step 2 left the ships is where they stand: both steps' positions, and the
+    # pieces, are the dicts ``moved`` holds (never changed: a movement's outcome is a value), not
+    # copies of the fleet made again for a phase in which nothing happens (issue 16).
+    positions = moved.steps[1].positions
     first = StepResult(1, positions, (), (), (), ())
-    second = StepResult(2, dict(positions), (), (), (), ())
+    second = StepResult(2, positions, (), (), (), ())
     paths: dict[str, tuple[Square, ...]] = {sid: (at,) for sid, at in positions.items()}
-    return MovementResult(dict(pieces), paths, (), (), (first, second))
+    return MovementResult(moved.pieces, paths, (), (), (first, second))
 
 
 def wind_phase_moves(board: Board, pieces: Mapping[str, Piece]) -> dict[str, Move]:
