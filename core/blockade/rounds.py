@@ -353,12 +353,10 @@ def _resolve_checked(
         resolve_moves(board, moved.pieces, wind_moves, placed=True) if wind_moves else left_standing(moved)
     )
 
-    paths: list[ShipPath] = []
-    pushes: list[PhasePush] = []
-    collisions: list[PhaseCollision] = []
-    damage: list[DamageEntry] = []
-    for phase, result, phase_moves in ((MOVE.id, moved, moves), (WIND.id, blown, wind_moves)):
-        p, u, c, d = _phase_items(phase, result, phase_moves, afloat)
+    paths, pushes, collisions, damage = _phase_items(MOVE.id, moved, moves, afloat)
+    if wind_moves:
+        # (a wind phase in which nobody moves has no path, push, collision or damage to log)
+        p, u, c, d = _phase_items(WIND.id, blown, wind_moves, afloat)
         paths += p
         pushes += u
         collisions += c

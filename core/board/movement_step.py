@@ -213,6 +213,12 @@ def resolve_step(
             else:
                 group.append(sid)
 
+    if not shared and not resolved and occupant.keys().isdisjoint(sole):
+        # Every claimant claims a square of its own that nobody holds (most steps of a battle whose
+        # ships stand apart, and every step nobody claims in): each enters it, nothing else happens.
+        # What the general settling below gives then, without its dozen empty walks (issue 16).
+        return _all_enter(step, position, target)
+
     # A square that one claimant claims and nobody holds is entered (most claims of most steps);
     # every other claimed square is settled below. Each square's outcome is its own, whatever
     # order the squares are looked at in (pairs are sorted at the end).
@@ -308,6 +314,16 @@ def resolve_step(
     )
     work.collisions.sort(key=collision_sort_key)
     return StepResult(step, new_position, tuple(moved), tuple(stopped), pushes, tuple(work.collisions))
+
+
+def _all_enter(step: int, position: dict[str, Square], target: dict[str, Square]) -> StepResult:
+    """The outcome of a step in which every claimant enters its claimed square: every ship in id
+    order where it stood, each claimant where it claimed to go."""
+    new_position = {sid: position[sid] for sid in sorted(position)}
+    moved = sorted(target)
+    for sid in moved:
+        new_position[sid] = target[sid]
+    return StepResult(step, new_position, tuple(moved), (), (), ())
 
 
 def _shared_squares(position: dict[str, Square]) -> str:
