@@ -112,6 +112,10 @@ def resolve_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSour
     return play_blockade_turn(state, command, dice).events
 
 
+#: no token in any round (P1), to pad the tokens of a ship given fewer than a turn's rounds
+_NO_TOKENS: tuple[None, ...] = (None,) * ROUNDS_PER_TURN
+
+
 def play_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> PlayedTurn:
     """:func:`resolve_blockade_turn` with the state its rounds settle on (the blockade
     ``Ruleset.play_turn``)."""
@@ -164,12 +168,15 @@ def play_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource)
     sank: dict[str, BlockadeShip] = {}  # each ship that sank in a round, as it sank
     # the tokens of the ships in the rounds, in the state's order: a ship that sinks is never
     # afloat again within the turn, so it is only ever dropped (after the round it sank in)
+    # (each ship's tokens padded with none to a token a round, once, rather than checked every round)
     given_tokens = [
-        (sid, given) for sid, given in state.tokens.items() if sid in ships and not ships[sid].sunk
+        (sid, given if len(given) >= rounds else (*given, *_NO_TOKENS[len(given) : rounds]))
+        for sid, given in state.tokens.items()
+        if sid in ships and not ships[sid].sunk
     ]
     for round_number in range(1, rounds + 1):
         index = round_number - 1
-        tokens = {sid: given[index] if index < len(given) else None for sid, given in given_tokens}
+        tokens = {sid: given[index] for sid, given in given_tokens}
         if outcome is None:
             outcome = resolve_round(state.board, ships, tokens)
         else:

@@ -308,12 +308,15 @@ def next_round(
     """:func:`resolve_round` from the ships ``previous`` left, without the wrecks: a turn's next
     round. Those ships passed the checks of the round that placed them (on the board, off the
     rocks, one a square: M1-M6 keep them so), so only the tokens are checked."""
-    ships = {sid: ship for sid, ship in previous.ships.items() if not ship.sunk}
-    _validate_tokens(ships, tokens)
     # The pieces the last round's wind phase left are these ships' (each ship's square and facing
     # are its piece's, ``_resolve_checked``): taken as they are rather than built again, but for
     # the wrecks, which neither move nor block.
     left = previous.phases[1].result.pieces
+    if previous.sinkings or len(previous.ships) != len(left):
+        ships: Mapping[str, BlockadeShip] = {sid: ship for sid, ship in previous.ships.items() if not ship.sunk}
+    else:
+        ships = previous.ships  # (every one afloat: none sank, and no wreck was carried along)
+    _validate_tokens(ships, tokens)
     pieces = {sid: left[sid] for sid in ships} if len(ships) != len(left) else left
     return _resolve_checked(board, ships, tokens, pieces)
 
