@@ -60,6 +60,9 @@ BLOCKADE_KINDS: Final[dict[str, BlockadeKind]] = {
     "grand-frigate": BlockadeKind("Grand frigate", 2, 4.0, 3.0, 60.0),
 }
 
+#: Each kind's maximum damage (P3), looked up for every ship at the end of every round.
+_MAX_DAMAGE: Final[dict[str, float]] = {kind: k.max_damage for kind, k in BLOCKADE_KINDS.items()}
+
 #: The movement tokens of P1; ``None`` is no token.
 TOKENS: Final[tuple[str, ...]] = ("F", "L", "R")
 #: P1: a blockade turn plays this many rounds, one token each.
@@ -373,6 +376,32 @@ def _resolve_checked(
     after: dict[str, BlockadeShip] = {}
     sinkings: list[Sinking] = []
     left = blown.pieces
+    if len(left) == len(ships):
+        # No wreck came along: the pieces the round left are the ships, in id order (as every
+        # movement's outcome is keyed). A ship of a later round (``ship_pieces`` given) ended the
+        # round before below its maximum, so only a hit can sink it; in a turn's first round a
+        # ruling may have left a ship at its maximum, to sink at the end of this one (P3).
+        unhit_stay_afloat = ship_pieces is not None
+        for sid, piece in left.items():
+            ship = ships[sid]
+            damage_now = total.get(sid)
+            if damage_now is None:
+                damage_now = ship.damage
+                if unhit_stay_afloat or damage_now < _MAX_DAMAGE[ship.kind]:
+                    if piece.at == ship.at and piece.facing == ship.facing:
+                        after[sid] = ship  # as it was (frozen): no new ship for one that stayed unharmed
+                    else:
+                        after[sid] = BlockadeShip(sid, ship.kind, piece.at, piece.facing, damage_now, False)
+                    continue
+            max_damage = _MAX_DAMAGE[ship.kind]
+            sunk = damage_now >= max_damage
+            if sunk:
+                sinkings.append(Sinking(sid, piece.at, damage_now, max_damage))
+            elif piece.at == ship.at and piece.facing == ship.facing and damage_now == ship.damage:
+                after[sid] = ship
+                continue
+            after[sid] = BlockadeShip(sid, ship.kind, piece.at, piece.facing, damage_now, sunk)
+        return _outcome(moved, blown, paths, pushes, collisions, damage, sinkings, after)
     for sid in sorted(ships):
         ship = ships[sid]
         if ship.sunk:
@@ -388,6 +417,19 @@ def _resolve_checked(
             after[sid] = ship  # as it was (frozen): no new ship for one that stayed unharmed
             continue
         after[sid] = BlockadeShip(sid, ship.kind, piece.at, piece.facing, damage_now, sunk)
+    return _outcome(moved, blown, paths, pushes, collisions, damage, sinkings, after)
+
+
+def _outcome(
+    moved: MovementResult,
+    blown: MovementResult,
+    paths: list[ShipPath],
+    pushes: list[PhasePush],
+    collisions: list[PhaseCollision],
+    damage: list[DamageEntry],
+    sinkings: list[Sinking],
+    after: dict[str, BlockadeShip],
+) -> RoundOutcome:
     phases = (
         PhaseMovement(MOVE.id, ("P1", "M1", "M2", "M2f"), moved),
         PhaseMovement(WIND.id, ("P1", "M7"), blown),
