@@ -223,16 +223,25 @@ def _phase_items(
     result_paths, result_pieces = result.paths, result.pieces
     # Only the ships that moved or were pushed have a path to log; walked in id order, as
     # ``result.paths`` is keyed (a round moves a few dozen of possibly many more ships).
-    for sid in sorted(moves.keys() | pushed) if pushed else sorted(moves):
-        move = moves.get(sid)
+    if not pushed:
+        # (most phases push nobody: every path is a mover's, none cites M3)
+        for sid in sorted(moves):
+            move = moves[sid]
+            key: tuple[str, str | None, bool, bool] = (phase, move.kind, move.second is not None, False)
+            rules = _PATH_RULES.get(key)
+            if rules is None:
+                rules = _PATH_RULES[key] = _path_rules(lead, move, False)
+            paths.append(ShipPath(phase, sid, result_paths[sid], result_pieces[sid].facing, rules))
+    for sid in sorted(moves.keys() | pushed) if pushed else ():  # the movers and the ships pushed
+        maybe = moves.get(sid)
         was_pushed = sid in pushed
-        if move is None:
-            key: tuple[tuple[str, ...], str | None, bool, bool] = (lead, None, False, was_pushed)
+        if maybe is None:
+            key = (phase, None, False, was_pushed)
         else:
-            key = (lead, move.kind, move.second is not None, was_pushed)
+            key = (phase, maybe.kind, maybe.second is not None, was_pushed)
         rules = _PATH_RULES.get(key)
         if rules is None:
-            rules = _PATH_RULES[key] = _path_rules(lead, move, was_pushed)
+            rules = _PATH_RULES[key] = _path_rules(lead, maybe, was_pushed)
         paths.append(ShipPath(phase, sid, result_paths[sid], result_pieces[sid].facing, rules))
     pushes = [
         PhasePush(phase, p.step, p.pusher, p.pushed, p.pushed_from, p.pushed_to, (*lead, p.rule))
@@ -266,9 +275,10 @@ def _phase_items(
 
 #: the rule a move follows besides M0 when it is not a sailed one (B5, B6)
 _MOVE_RULE: Final[dict[str, str]] = {"wind": "B5", "whirlpool": "B6"}
-#: the rules of a ship's path by (phase's lead rules, move kind, whether it has a second step,
-#: whether it was pushed): a round logs a path for each of dozens of ships, from a handful of these
-_PATH_RULES: dict[tuple[tuple[str, ...], str | None, bool, bool], tuple[str, ...]] = {}
+#: the rules of a ship's path by (phase, whose lead rules it cites, move kind, whether it has a
+#: second step, whether it was pushed): a round logs a path for each of dozens of ships, from a
+#: handful of these
+_PATH_RULES: dict[tuple[str, str | None, bool, bool], tuple[str, ...]] = {}
 
 
 def _path_rules(lead: tuple[str, ...], move: Move | None, pushed: bool) -> tuple[str, ...]:
