@@ -251,7 +251,21 @@ _replace_state = msgspec.structs.replace
 def round_events(turn: int, round_number: int, outcome: RoundOutcome) -> list[Event]:
     """One round's outcome as events: per phase collisions, pushes and moves, then damage, sinkings."""
     produced: list[Event] = []
-    paths = outcome.paths  # a round logs dozens: each phase's picked in order by one comprehension
+    # a round logs dozens of paths, the move phase's first: each phase's ShipMoved made in one walk
+    moved: dict[str, list[Event]] = {phase: [] for phase in PHASES}
+    for path in outcome.paths:
+        moved[path.phase].append(
+            ShipMoved(
+                turn=turn,
+                round=round_number,
+                phase=path.phase,
+                ship=path.ship,
+                path=path.squares,
+                at=path.squares[-1],
+                facing=path.facing,
+                rules=path.rules,
+            )
+        )
     for phase in PHASES:
         for c in outcome.collisions:
             if c.phase == phase:
@@ -263,20 +277,7 @@ def round_events(turn: int, round_number: int, outcome: RoundOutcome) -> list[Ev
                 produced.append(
                     ShipPushed(turn=turn, round=round_number, ship=p.pushed, **shared_fields(p, ShipPushed))
                 )
-        produced += [
-            ShipMoved(
-                turn=turn,
-                round=round_number,
-                phase=phase,
-                ship=path.ship,
-                path=path.squares,
-                at=path.squares[-1],
-                facing=path.facing,
-                rules=path.rules,
-            )
-            for path in paths
-            if path.phase == phase
-        ]
+        produced += moved[phase]
     for d in outcome.damage:
         produced.append(DamageTaken(turn=turn, round=round_number, **shared_fields(d, DamageTaken)))
     for s in outcome.sinkings:

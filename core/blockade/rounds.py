@@ -165,7 +165,8 @@ def _validate(board: Board, ships: Mapping[str, BlockadeShip], tokens: Mapping[s
 
 def _validate_ships(board: Board, ships: Mapping[str, BlockadeShip]) -> None:
     index = board_index(board)
-    blocks = index.blocks
+    # (``index.blocks`` inlined, its bounds check included: every turn checks every ship)
+    width, height, rocks = index.width, index.height, index.rocks
     held: dict[tuple[int, int], str] = {}
     # (each field's name is spelled only when it is refused: every turn checks every ship)
     for sid, ship in ships.items():
@@ -180,7 +181,7 @@ def _validate_ships(board: Board, ships: Mapping[str, BlockadeShip]) -> None:
         if ship.sunk:
             continue
         at = ship.at
-        if blocks(at):
+        if not (0 <= at[0] < width and 0 <= at[1] < height) or at in rocks:
             raise BadInput(f"ships.{sid}.at", f"{at} is a rock or off the board (B4)")
         holder = held.setdefault(at, sid)
         if holder != sid:
