@@ -37,7 +37,9 @@ def blockade_turns(draw: st.DrawFn) -> tuple[GameState, list[list[tuple[str, tup
     board = Board(width, height, tuple(rocks))
     state = apply(
         EMPTY,
-        CreateGame(game="g", ruleset="blockade", players=("A", "B"), budget=0, board=board, dice_mode="table"),
+        CreateGame(
+            game="g", ruleset="blockade", players=("A", "B"), budget=0, board=board, dice_mode="table"
+        ),
     )
     open_squares = [s for s in squares if s not in rocks]
     count = draw(st.integers(1, min(8, len(open_squares))))
@@ -50,7 +52,9 @@ def blockade_turns(draw: st.DrawFn) -> tuple[GameState, list[list[tuple[str, tup
                                        owner="A", damage=damage))  # fmt: skip
         if draw(st.booleans()) and draw(st.booleans()):
             to_max = most - damage
-            adjust = Adjustment(ship=f"s{i}", damage=float(to_max if to_max == int(to_max) else int(to_max) + 1))
+            adjust = Adjustment(
+                ship=f"s{i}", damage=float(to_max if to_max == int(to_max) else int(to_max) + 1)
+            )
             state = apply(state, RecordRuling(rule="T2", text="to its maximum", adjustments=(adjust,)))
     turns = [
         [(f"s{i}", tuple(draw(TOKEN) for _ in range(4))) for i in range(count) if draw(st.booleans())]
@@ -66,9 +70,9 @@ def test_P1_P3_a_blockade_turn_settles_on_the_state_its_events_fold_to(
 ) -> None:
     state, turns = scenario
     for tokens in turns:
-        for ship, given in tokens:
+        for ship, ship_tokens in tokens:
             if state.ships[ship].afloat:
-                state = apply(state, GiveTokens(ship=ship, tokens=given))
+                state = apply(state, GiveTokens(ship=ship, tokens=ship_tokens))
         if not any(ship.afloat for ship in state.ships.values()):
             return
         produced, settled = play_turn(state, ResolveTurn(partial=True), TableDice())

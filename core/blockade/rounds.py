@@ -327,7 +327,9 @@ def next_round(
     # the wrecks, which neither move nor block.
     left = previous.phases[1].result.pieces
     if previous.sinkings or len(previous.ships) != len(left):
-        ships: Mapping[str, BlockadeShip] = {sid: ship for sid, ship in previous.ships.items() if not ship.sunk}
+        ships: Mapping[str, BlockadeShip] = {
+            sid: ship for sid, ship in previous.ships.items() if not ship.sunk
+        }
     else:
         ships = previous.ships  # (every one afloat: none sank, and no wreck was carried along)
     _validate_tokens(ships, tokens)
