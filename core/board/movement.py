@@ -255,11 +255,13 @@ def resolve_moves(
         return _standing_still(board, pieces, placed)
     first, second, after = _two_plain_steps(board, pieces, moves, placed)
     after1, after2 = first.positions, second.positions
-    final: dict[str, Piece] = {}
+    order = sorted(pieces)
+    # (the pieces a movement left, and so every later round's, are keyed in id order already; then
+    # the ships where both steps left them are that order too, a dict made for this outcome alone)
+    final: dict[str, Piece] = after if order == list(after) else {sid: after[sid] for sid in order}
     paths: dict[str, tuple[Square, ...]] = {}
-    for sid in sorted(pieces):
+    for sid in order:
         start, mid, end = pieces[sid].at, after1[sid], after2[sid]
-        final[sid] = after[sid]
         if mid == start:
             paths[sid] = (start,) if end == start else (start, end)
         else:
