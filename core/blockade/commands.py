@@ -7,7 +7,9 @@ and logs every move, push, collision, damage and sinking with its rule IDs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+
+import msgspec
 
 from mortecouille.core.blockade.rounds import (
     BLOCKADE_KINDS,
@@ -36,7 +38,7 @@ from mortecouille.core.life_cycle import (
 from mortecouille.core.limits import check_name, check_ship_count
 from mortecouille.core.phases import END
 from mortecouille.core.ruleset import SHARED_EVOLVERS, SHARED_IGNORED
-from mortecouille.core.state import GameState, ShipState, state_hash, with_earlier_ships
+from mortecouille.core.state import GameState, ShipState, state_hash
 from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.base import Event
 from mortecouille.events.blockade import TokensGiven
@@ -110,6 +112,10 @@ def resolve_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSour
     return play_blockade_turn(state, command, dice).events
 
 
+#: no token in any round (P1), to pad the tokens of a ship given fewer than a turn's rounds
+_NO_TOKENS: tuple[None, ...] = (None,) * ROUNDS_PER_TURN
+
+
 def play_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> PlayedTurn:
     """:func:`resolve_blockade_turn` with the state its rounds settle on (the blockade
     ``Ruleset.play_turn``)."""
@@ -159,14 +165,18 @@ def play_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource)
         }
     produced: list[Event] = [TurnStarted(turn=turn, rounds=rounds)]
     outcome: RoundOutcome | None = None
+    sank: dict[str, BlockadeShip] = {}  # each ship that sank in a round, as it sank
     # the tokens of the ships in the rounds, in the state's order: a ship that sinks is never
     # afloat again within the turn, so it is only ever dropped (after the round it sank in)
+    # (each ship's tokens padded with none to a token a round, once, rather than checked every round)
     given_tokens = [
-        (sid, given) for sid, given in state.tokens.items() if sid in ships and not ships[sid].sunk
+        (sid, given if len(given) >= rounds else (*given, *_NO_TOKENS[len(given) : rounds]))
+        for sid, given in state.tokens.items()
+        if sid in ships and not ships[sid].sunk
     ]
     for round_number in range(1, rounds + 1):
         index = round_number - 1
-        tokens = {sid: given[index] if index < len(given) else None for sid, given in given_tokens}
+        tokens = {sid: given[index] for sid, given in given_tokens}
         if outcome is None:
             outcome = resolve_round(state.board, ships, tokens)
         else:
@@ -176,17 +186,86 @@ def play_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource)
         produced.extend(round_events(turn, round_number, outcome))
         if outcome.sinkings:
             ships = outcome.ships
+            for sinking in outcome.sinkings:
+                sank[sinking.ship] = ships[sinking.ship]
             given_tokens = [(sid, given) for sid, given in given_tokens if not ships[sid].sunk]
-    # the ships back where they were take their objects of before: the hash reuses their bytes
-    after = with_earlier_ships(fold(produced, state), state)
+    assert outcome is not None  # (at least one round: checked above)
+    after = settled_state(state, in_play, outcome.ships, sank)
     produced.append(TurnEnded(turn=turn, state_hash=state_hash(after), rules=("P1",)))
     return PlayedTurn(produced, after)
+
+
+def settled_state(
+    state: GameState,
+    in_play: Iterable[ShipState],
+    last: Mapping[str, BlockadeShip],
+    sank: Mapping[str, BlockadeShip],
+) -> GameState:
+    """The state a blockade turn's events lead to from ``state`` (before its TurnEnded), from where
+    its rounds left the ships rather than by folding those events: ``in_play`` the ships afloat at
+    the turn's start, ``last`` the ships the last round left, ``sank`` each ship that sank in an
+    earlier round as it sank (the later rounds go without it).
+
+    The same value the fold gives (tests/test_movement_paths.py, tests/test_blockade_settled.py):
+    a turn's events change only its ships afloat (TurnStarted, CollisionOccurred and ShipPushed
+    are record-only), each ShipMoved setting a ship's square and facing, each DamageTaken adding
+    to its damage (``float``, in the order the round adds them up) and a ShipSunk its square and
+    ``sunk``; a ship that ends where it began, as it began, keeps its object, which is what
+    :func:`~mortecouille.core.state.with_earlier_ships` gave the folded state (the hash of the
+    turn's end reuses its bytes). Folding the turn's hundreds of moves, a new ShipState for each,
+    was a fifth of the rules' time in a long game (issue 16: ``verify`` plays every turn again).
+    """
+    before = state.ships
+    ships: dict[str, ShipState] | None = None
+    for ship in in_play:
+        sid = ship.id
+        now = sank.get(sid)
+        if now is None:
+            now = last[sid]
+        at, facing, damage = now.at, now.facing, now.damage
+        if now.sunk:
+            # (damage set only when it changed, as a fold sets it only on a DamageTaken: a ship may
+            # sink on the damage a ruling gave it, which the fold leaves as the ruling wrote it)
+            if damage == ship.damage:
+                changed = _replace_ship(ship, at=at, facing=facing, sunk=True)
+            else:
+                changed = _replace_ship(ship, at=at, facing=facing, damage=damage, sunk=True)
+        elif at == ship.at and facing == ship.facing and damage == ship.damage:
+            continue  # back where it began, as it began: its object of before
+        elif damage == ship.damage:
+            changed = _replace_ship(ship, at=at, facing=facing)
+        else:
+            changed = _replace_ship(ship, at=at, facing=facing, damage=damage)
+        if ships is None:
+            ships = dict(before)
+        ships[sid] = changed
+    if ships is None:
+        return state
+    return _replace_state(state, ships=ships)
+
+
+_replace_ship = msgspec.structs.replace
+_replace_state = msgspec.structs.replace
 
 
 def round_events(turn: int, round_number: int, outcome: RoundOutcome) -> list[Event]:
     """One round's outcome as events: per phase collisions, pushes and moves, then damage, sinkings."""
     produced: list[Event] = []
-    paths = outcome.paths  # a round logs dozens: each phase's picked in order by one comprehension
+    # a round logs dozens of paths, the move phase's first: each phase's ShipMoved made in one walk
+    moved: dict[str, list[Event]] = {phase: [] for phase in PHASES}
+    for path in outcome.paths:
+        moved[path.phase].append(
+            ShipMoved(
+                turn=turn,
+                round=round_number,
+                phase=path.phase,
+                ship=path.ship,
+                path=path.squares,
+                at=path.squares[-1],
+                facing=path.facing,
+                rules=path.rules,
+            )
+        )
     for phase in PHASES:
         for c in outcome.collisions:
             if c.phase == phase:
@@ -198,20 +277,7 @@ def round_events(turn: int, round_number: int, outcome: RoundOutcome) -> list[Ev
                 produced.append(
                     ShipPushed(turn=turn, round=round_number, ship=p.pushed, **shared_fields(p, ShipPushed))
                 )
-        produced += [
-            ShipMoved(
-                turn=turn,
-                round=round_number,
-                phase=phase,
-                ship=path.ship,
-                path=path.squares,
-                at=path.squares[-1],
-                facing=path.facing,
-                rules=path.rules,
-            )
-            for path in paths
-            if path.phase == phase
-        ]
+        produced += moved[phase]
     for d in outcome.damage:
         produced.append(DamageTaken(turn=turn, round=round_number, **shared_fields(d, DamageTaken)))
     for s in outcome.sinkings:

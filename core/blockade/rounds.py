@@ -60,6 +60,9 @@ BLOCKADE_KINDS: Final[dict[str, BlockadeKind]] = {
     "grand-frigate": BlockadeKind("Grand frigate", 2, 4.0, 3.0, 60.0),
 }
 
+#: Each kind's maximum damage (P3), looked up for every ship at the end of every round.
+_MAX_DAMAGE: Final[dict[str, float]] = {kind: k.max_damage for kind, k in BLOCKADE_KINDS.items()}
+
 #: The movement tokens of P1; ``None`` is no token.
 TOKENS: Final[tuple[str, ...]] = ("F", "L", "R")
 #: P1: a blockade turn plays this many rounds, one token each.
@@ -162,7 +165,8 @@ def _validate(board: Board, ships: Mapping[str, BlockadeShip], tokens: Mapping[s
 
 def _validate_ships(board: Board, ships: Mapping[str, BlockadeShip]) -> None:
     index = board_index(board)
-    blocks = index.blocks
+    # (``index.blocks`` inlined, its bounds check included: every turn checks every ship)
+    width, height, rocks = index.width, index.height, index.rocks
     held: dict[tuple[int, int], str] = {}
     # (each field's name is spelled only when it is refused: every turn checks every ship)
     for sid, ship in ships.items():
@@ -177,7 +181,7 @@ def _validate_ships(board: Board, ships: Mapping[str, BlockadeShip]) -> None:
         if ship.sunk:
             continue
         at = ship.at
-        if blocks(at):
+        if not (0 <= at[0] < width and 0 <= at[1] < height) or at in rocks:
             raise BadInput(f"ships.{sid}.at", f"{at} is a rock or off the board (B4)")
         holder = held.setdefault(at, sid)
         if holder != sid:
@@ -220,16 +224,25 @@ def _phase_items(
     result_paths, result_pieces = result.paths, result.pieces
     # Only the ships that moved or were pushed have a path to log; walked in id order, as
     # ``result.paths`` is keyed (a round moves a few dozen of possibly many more ships).
-    for sid in sorted(moves.keys() | pushed) if pushed else sorted(moves):
-        move = moves.get(sid)
+    if not pushed:
+        # (most phases push nobody: every path is a mover's, none cites M3)
+        for sid in sorted(moves):
+            move = moves[sid]
+            key: tuple[str, str | None, bool, bool] = (phase, move.kind, move.second is not None, False)
+            rules = _PATH_RULES.get(key)
+            if rules is None:
+                rules = _PATH_RULES[key] = _path_rules(lead, move, False)
+            paths.append(ShipPath(phase, sid, result_paths[sid], result_pieces[sid].facing, rules))
+    for sid in sorted(moves.keys() | pushed) if pushed else ():  # the movers and the ships pushed
+        maybe = moves.get(sid)
         was_pushed = sid in pushed
-        if move is None:
-            key: tuple[tuple[str, ...], str | None, bool, bool] = (lead, None, False, was_pushed)
+        if maybe is None:
+            key = (phase, None, False, was_pushed)
         else:
-            key = (lead, move.kind, move.second is not None, was_pushed)
+            key = (phase, maybe.kind, maybe.second is not None, was_pushed)
         rules = _PATH_RULES.get(key)
         if rules is None:
-            rules = _PATH_RULES[key] = _path_rules(lead, move, was_pushed)
+            rules = _PATH_RULES[key] = _path_rules(lead, maybe, was_pushed)
         paths.append(ShipPath(phase, sid, result_paths[sid], result_pieces[sid].facing, rules))
     pushes = [
         PhasePush(phase, p.step, p.pusher, p.pushed, p.pushed_from, p.pushed_to, (*lead, p.rule))
@@ -263,9 +276,10 @@ def _phase_items(
 
 #: the rule a move follows besides M0 when it is not a sailed one (B5, B6)
 _MOVE_RULE: Final[dict[str, str]] = {"wind": "B5", "whirlpool": "B6"}
-#: the rules of a ship's path by (phase's lead rules, move kind, whether it has a second step,
-#: whether it was pushed): a round logs a path for each of dozens of ships, from a handful of these
-_PATH_RULES: dict[tuple[tuple[str, ...], str | None, bool, bool], tuple[str, ...]] = {}
+#: the rules of a ship's path by (phase, whose lead rules it cites, move kind, whether it has a
+#: second step, whether it was pushed): a round logs a path for each of dozens of ships, from a
+#: handful of these
+_PATH_RULES: dict[tuple[str, str | None, bool, bool], tuple[str, ...]] = {}
 
 
 def _path_rules(lead: tuple[str, ...], move: Move | None, pushed: bool) -> tuple[str, ...]:
@@ -308,12 +322,17 @@ def next_round(
     """:func:`resolve_round` from the ships ``previous`` left, without the wrecks: a turn's next
     round. Those ships passed the checks of the round that placed them (on the board, off the
     rocks, one a square: M1-M6 keep them so), so only the tokens are checked."""
-    ships = {sid: ship for sid, ship in previous.ships.items() if not ship.sunk}
-    _validate_tokens(ships, tokens)
     # The pieces the last round's wind phase left are these ships' (each ship's square and facing
     # are its piece's, ``_resolve_checked``): taken as they are rather than built again, but for
     # the wrecks, which neither move nor block.
     left = previous.phases[1].result.pieces
+    if previous.sinkings or len(previous.ships) != len(left):
+        ships: Mapping[str, BlockadeShip] = {
+            sid: ship for sid, ship in previous.ships.items() if not ship.sunk
+        }
+    else:
+        ships = previous.ships  # (every one afloat: none sank, and no wreck was carried along)
+    _validate_tokens(ships, tokens)
     pieces = {sid: left[sid] for sid in ships} if len(ships) != len(left) else left
     return _resolve_checked(board, ships, tokens, pieces)
 
@@ -353,12 +372,10 @@ def _resolve_checked(
         resolve_moves(board, moved.pieces, wind_moves, placed=True) if wind_moves else left_standing(moved)
     )
 
-    paths: list[ShipPath] = []
-    pushes: list[PhasePush] = []
-    collisions: list[PhaseCollision] = []
-    damage: list[DamageEntry] = []
-    for phase, result, phase_moves in ((MOVE.id, moved, moves), (WIND.id, blown, wind_moves)):
-        p, u, c, d = _phase_items(phase, result, phase_moves, afloat)
+    paths, pushes, collisions, damage = _phase_items(MOVE.id, moved, moves, afloat)
+    if wind_moves:
+        # (a wind phase in which nobody moves has no path, push, collision or damage to log)
+        p, u, c, d = _phase_items(WIND.id, blown, wind_moves, afloat)
         paths += p
         pushes += u
         collisions += c
@@ -372,6 +389,32 @@ def _resolve_checked(
     after: dict[str, BlockadeShip] = {}
     sinkings: list[Sinking] = []
     left = blown.pieces
+    if len(left) == len(ships):
+        # No wreck came along: the pieces the round left are the ships, in id order (as every
+        # movement's outcome is keyed). A ship of a later round (``ship_pieces`` given) ended the
+        # round before below its maximum, so only a hit can sink it; in a turn's first round a
+        # ruling may have left a ship at its maximum, to sink at the end of this one (P3).
+        unhit_stay_afloat = ship_pieces is not None
+        for sid, piece in left.items():
+            ship = ships[sid]
+            damage_now = total.get(sid)
+            if damage_now is None:
+                damage_now = ship.damage
+                if unhit_stay_afloat or damage_now < _MAX_DAMAGE[ship.kind]:
+                    if piece.at == ship.at and piece.facing == ship.facing:
+                        after[sid] = ship  # as it was (frozen): no new ship for one that stayed unharmed
+                    else:
+                        after[sid] = BlockadeShip(sid, ship.kind, piece.at, piece.facing, damage_now, False)
+                    continue
+            max_damage = _MAX_DAMAGE[ship.kind]
+            sunk = damage_now >= max_damage
+            if sunk:
+                sinkings.append(Sinking(sid, piece.at, damage_now, max_damage))
+            elif piece.at == ship.at and piece.facing == ship.facing and damage_now == ship.damage:
+                after[sid] = ship
+                continue
+            after[sid] = BlockadeShip(sid, ship.kind, piece.at, piece.facing, damage_now, sunk)
+        return _outcome(moved, blown, paths, pushes, collisions, damage, sinkings, after)
     for sid in sorted(ships):
         ship = ships[sid]
         if ship.sunk:
@@ -387,6 +430,19 @@ def _resolve_checked(
             after[sid] = ship  # as it was (frozen): no new ship for one that stayed unharmed
             continue
         after[sid] = BlockadeShip(sid, ship.kind, piece.at, piece.facing, damage_now, sunk)
+    return _outcome(moved, blown, paths, pushes, collisions, damage, sinkings, after)
+
+
+def _outcome(
+    moved: MovementResult,
+    blown: MovementResult,
+    paths: list[ShipPath],
+    pushes: list[PhasePush],
+    collisions: list[PhaseCollision],
+    damage: list[DamageEntry],
+    sinkings: list[Sinking],
+    after: dict[str, BlockadeShip],
+) -> RoundOutcome:
     phases = (
         PhaseMovement(MOVE.id, ("P1", "M1", "M2", "M2f"), moved),
         PhaseMovement(WIND.id, ("P1", "M7"), blown),

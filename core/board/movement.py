@@ -255,11 +255,13 @@ def resolve_moves(
         return _standing_still(board, pieces, placed)
     first, second, after = _two_plain_steps(board, pieces, moves, placed)
     after1, after2 = first.positions, second.positions
-    final: dict[str, Piece] = {}
+    order = sorted(pieces)
+    # (the pieces a movement left, and so every later round's, are keyed in id order already; then
+    # the ships where both steps left them are that order too, a dict made for this outcome alone)
+    final: dict[str, Piece] = after if order == list(after) else {sid: after[sid] for sid in order}
     paths: dict[str, tuple[Square, ...]] = {}
-    for sid in sorted(pieces):
+    for sid in order:
         start, mid, end = pieces[sid].at, after1[sid], after2[sid]
-        final[sid] = after[sid]
         if mid == start:
             paths[sid] = (start,) if end == start else (start, end)
         else:
@@ -304,7 +306,7 @@ def _two_plain_steps(
         if move.second is not None and sid in entered
     }
     second = (
-        resolve_step(board, step2, claims2, 2, placed=True)
+        resolve_step(board, step2, claims2, 2, placed=True, positions=first.positions)
         if claims2
         else StepResult(2, {sid: step2[sid].at for sid in sorted(step2)}, (), (), (), ())
     )
@@ -352,13 +354,15 @@ def left_standing(moved: MovementResult) -> MovementResult:
     phase in which nobody moves right after a movement (a wind phase with no ship on a wind tile
     or a whirlpool, B5-B6), without checking its pieces again, which that movement left on the
     board, off the rocks and one a square (M1-M6 keep them so). ``moved.pieces`` is keyed in id
-    order, as every movement's outcome is."""
-    pieces = moved.pieces
-    positions = {sid: piece.at for sid, piece in pieces.items()}
+    order, as every movement's outcome is, and stand where its step 2's positions say."""
+    # Where ``moved``'s step 2 left the ships is where they stand: both steps' positions, and the
+    # pieces, are the dicts ``moved`` holds (never changed: a movement's outcome is a value), not
+    # copies of the fleet made again for a phase in which nothing happens (issue 16).
+    positions = moved.steps[1].positions
     first = StepResult(1, positions, (), (), (), ())
-    second = StepResult(2, dict(positions), (), (), (), ())
+    second = StepResult(2, positions, (), (), (), ())
     paths: dict[str, tuple[Square, ...]] = {sid: (at,) for sid, at in positions.items()}
-    return MovementResult(dict(pieces), paths, (), (), (first, second))
+    return MovementResult(moved.pieces, paths, (), (), (first, second))
 
 
 def wind_phase_moves(board: Board, pieces: Mapping[str, Piece]) -> dict[str, Move]:

@@ -147,6 +147,7 @@ def resolve_step(
     step: int,
     *,
     placed: bool = False,
+    positions: dict[str, Square] | None = None,
 ) -> StepResult:
     """Resolve one step (1 or 2) of simultaneous movement (M1-M6).
 
@@ -155,7 +156,9 @@ def resolve_step(
     this step to their claim. Ships without a claim are stationary for this step.
     ``placed``: the pieces are known to stand on the board, off the rocks, one a square (a step's
     outcome, or ships a round checked: M1-M6 keep them so), so that check of every piece is not
-    made again (the claims are checked all the same).
+    made again (the claims are checked all the same). ``positions``: where each piece stands, keyed
+    as ``pieces`` (the last step's outcome, when the caller has it: a step's pieces stand where the
+    step before left them), taken instead of read from every piece again; never changed.
     """
     if step not in _LABELS:
         raise BadInput("step", f"must be 1 or 2, got {step!r}")
@@ -165,7 +168,9 @@ def resolve_step(
     # ``BoardArea.on_board`` included), because this runs for every ship and every claim (this
     # is most of every turn's resolution, which ``verify`` runs again for every turn: issue 16).
     width, height, rocks = index.width, index.height, index.rocks
-    position: dict[str, Square] = {sid: piece.at for sid, piece in pieces.items()}
+    position: dict[str, Square] = (
+        {sid: piece.at for sid, piece in pieces.items()} if positions is None else positions
+    )
     occupant: dict[Square, str] = {at: sid for sid, at in position.items()}
     if not placed:
         if len(occupant) != len(position):
@@ -207,6 +212,12 @@ def resolve_step(
                 shared[square] = [first, sid]
             else:
                 group.append(sid)
+
+    if not shared and not resolved and occupant.keys().isdisjoint(sole):
+        # Every claimant claims a square of its own that nobody holds (most steps of a battle whose
+        # ships stand apart, and every step nobody claims in): each enters it, nothing else happens.
+        # What the general settling below gives then, without its dozen empty walks (issue 16).
+        return _all_enter(step, position, target)
 
     # A square that one claimant claims and nobody holds is entered (most claims of most steps);
     # every other claimed square is settled below. Each square's outcome is its own, whatever
@@ -303,6 +314,16 @@ def resolve_step(
     )
     work.collisions.sort(key=collision_sort_key)
     return StepResult(step, new_position, tuple(moved), tuple(stopped), pushes, tuple(work.collisions))
+
+
+def _all_enter(step: int, position: dict[str, Square], target: dict[str, Square]) -> StepResult:
+    """The outcome of a step in which every claimant enters its claimed square: every ship in id
+    order where it stood, each claimant where it claimed to go."""
+    new_position = {sid: position[sid] for sid in sorted(position)}
+    moved = sorted(target)
+    for sid in moved:
+        new_position[sid] = target[sid]
+    return StepResult(step, new_position, tuple(moved), (), (), ())
 
 
 def _shared_squares(position: dict[str, Square]) -> str:
