@@ -35,6 +35,11 @@ Choices, each for a reason:
 * **Workers forked before the lock.** ``jobs`` processes verify side by side; on Linux they are
   forked (a spawned one would import the engine again, about 0.2 s of a core each), all of them
   before the archive's lock is taken so that none inherits it (:func:`_workers`).
+* **One DuckDB connection a run, opened while the workers verify.** Importing DuckDB and
+  connecting (about 0.1 s of a core) happen on a thread as soon as there are games to archive,
+  not at the first commit, which is often the run's only one and its last step; a batch
+  committed beside the workers is written on one DuckDB thread (the workers keep the cores
+  busy: two threads cost half as much CPU again), the last on all of them (:class:`_Committer`).
 * **Streaming, memory flat in the number of games.** Each game is verified and its rows built and
   encoded as JSON lines by a worker (one game at a time), which writes the bytes it verified into
   the run's staging folder (``.staging-RUN/N.jsonl``); the archiving process appends the rows to
