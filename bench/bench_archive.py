@@ -14,8 +14,10 @@ Run: ``.venv/bin/python bench/bench_archive.py [--events N] [--jobs J] [--sample
    DuckDB's raw-lines reader (``read_ndjson_objects``) is printed too, the archive's own DuckDB
    stage (the verified logs to the events table, its staged rows of the other tables to Parquet)
    timed apart, the CPU seconds of a run split between the archiving process (the DuckDB stage's
-   share apart) and its workers (verifying, building rows), and with ``--jobs 1`` the share of
-   the verification (chain, dice, state hashes), timed apart;
+   share apart) and its workers (verifying, building rows), the workers' own split when they are
+   forked (``verify_folded``, decoding the log, rows, the rest of each game, outside the games:
+   :class:`GameSplit`), and with ``--jobs 1`` the share of the verification (chain, dice, state
+   hashes), timed apart;
 4. archive memory: max RSS of an ``archive`` run (a fresh process each run: the archiving process
    plus ``--jobs`` times its largest worker) over ``SMALL`` and ``BIG`` games (default 1,000 and
    10,000 games of ``--rss-turns`` turns at most: copies, under their own names, of a pool of
