@@ -4,7 +4,7 @@ writes a batch committed beside the workers on one DuckDB thread, the last batch
 * a run with nothing new to archive never opens DuckDB;
 * a connection that cannot be opened fails the run with its own error and commits nothing;
 * the batches committed while games are still being verified are written on one thread, the
-  last on DuckDB's default, every core.
+  last (even when its last game fills it) on DuckDB's default, every core.
 """
 
 from __future__ import annotations
@@ -69,8 +69,9 @@ def test_a_connection_that_cannot_be_opened_fails_the_run_and_commits_nothing(
     assert not list((archive / "logs").iterdir())
 
 
+@pytest.mark.parametrize("flush_events", [300, 1])  # with 1, the last game fills its own batch
 def test_batches_committed_beside_the_workers_use_one_duckdb_thread_and_the_last_every_core(
-    logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    logs: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, flush_events: int
 ) -> None:
     paths = sorted(logs.glob("*.jsonl"))
     real_write = archive_module.write_batch
@@ -81,7 +82,7 @@ def test_batches_committed_beside_the_workers_use_one_duckdb_thread_and_the_last
         real_write(archive, batch, sources, connection)
 
     monkeypatch.setattr(archive_module, "write_batch", noted_write)
-    result = archive_games(paths, tmp_path / "archive", "2026-04", flush_events=300, jobs=2)
+    result = archive_games(paths, tmp_path / "archive", "2026-04", flush_events=flush_events, jobs=2)
     assert result.exit_code == 0
     default = archive_module._connect().execute("SELECT current_setting('threads')").fetchone()
     assert default is not None

@@ -543,7 +543,10 @@ def archive_games(
             if fresh:
                 committer.open_meanwhile()
             stage = partial(stage_game, rederive_turns=rederive_turns, month=month)
-            for path, staged in zip(fresh, _staged(fresh, verified, stage, pool, jobs), strict=True):
+            last = len(fresh) - 1
+            for number, (path, staged) in enumerate(
+                zip(fresh, _staged(fresh, verified, stage, pool, jobs), strict=True)
+            ):
                 if staged is None:
                     result.unfinished.append(path.stem)
                 elif isinstance(staged, Refusal):
@@ -551,7 +554,7 @@ def archive_games(
                 else:
                     batch = batch or Batch(archive)
                     batch.add(staged)
-                    if batch.events >= flush_events:
+                    if batch.events >= flush_events and number < last:  # the last: below
                         committer.start(batch)
                         batch = None
                 if on_game is not None:
