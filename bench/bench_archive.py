@@ -14,8 +14,10 @@ Run: ``.venv/bin/python bench/bench_archive.py [--events N] [--jobs J] [--sample
    DuckDB's raw-lines reader (``read_ndjson_objects``) is printed too, the archive's own DuckDB
    stage (the verified logs to the events table, its staged rows of the other tables to Parquet)
    timed apart, the CPU seconds of a run split between the archiving process (the DuckDB stage's
-   share apart) and its workers (verifying, building rows), and with ``--jobs 1`` the share of
-   the verification (chain, dice, state hashes), timed apart;
+   share apart) and its workers (verifying, building rows), the workers' own split when they are
+   forked (``verify_folded``, decoding the log, rows, the rest of each game, outside the games:
+   :class:`GameSplit`), and with ``--jobs 1`` the share of the verification (chain, dice, state
+   hashes), timed apart;
 4. archive memory: max RSS of an ``archive`` run (a fresh process each run: the archiving process
    plus ``--jobs`` times its largest worker) over ``SMALL`` and ``BIG`` games (default 1,000 and
    10,000 games of ``--rss-turns`` turns at most: copies, under their own names, of a pool of
@@ -148,6 +150,80 @@ def peak_rss_mb() -> float:
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class GameSplit:
+    """Where the CPU of preparing the games goes, measured where they are prepared: each part's
+    function in the archive module (``decode_lines``, ``verify_folded``, ``derived_rows``, and
+    ``stage_game`` around them) is wrapped before a run's workers are forked, so that each forked
+    worker counts its own CPU seconds (``time.process_time``: the worker has no other thread) and
+    writes them after every game to ``folder/PID.json``. A
+    spawned worker imports the module afresh (no wrappers): nothing is counted then."""
+
+    PARTS = ("stage", "decode", "verify", "rows")
+
+    def __init__(self) -> None:
+        self.folder: Path | None = None
+        self.spent = dict.fromkeys(self.PARTS, 0.0)
+        self.real = {
+            "stage": archive_module.stage_game,
+            "decode": archive_module.decode_lines,
+            "verify": archive_module.verify_folded,
+            "rows": archive_module.derived_rows,
+        }
+
+    def install(self) -> None:
+        names = {
+            "stage": "stage_game",
+            "decode": "decode_lines",
+            "verify": "verify_folded",
+            "rows": "derived_rows",
+        }
+        for part, name in names.items():
+            wrapper = partial(self.counted, part)
+            if part == "stage":  # pickled to the workers by reference: it must be found by its name
+                wrapper = self.stage_wrapper()
+            setattr(archive_module, name, wrapper)
+
+    def uninstall(self) -> None:
+        archive_module.stage_game = self.real["stage"]  # type: ignore[assignment]
+        archive_module.decode_lines = self.real["decode"]  # type: ignore[assignment]
+        archive_module.verify_folded = self.real["verify"]  # type: ignore[assignment]
+        archive_module.derived_rows = self.real["rows"]  # type: ignore[assignment]
+
+    def counted(self, part: str, *args: object, **kwargs: object) -> object:
+        began = time.process_time()
+        try:
+            return self.real[part](*args, **kwargs)  # type: ignore[operator]
+        finally:
+            self.spent[part] += time.process_time() - began
+
+    def stage_wrapper(self) -> object:
+        def stage_game(*args: object, **kwargs: object) -> object:
+            try:
+                return self.counted("stage", *args, **kwargs)
+            finally:
+                if self.folder is not None:
+                    (self.folder / f"{os.getpid()}.json").write_text(json.dumps(self.spent))
+
+        stage_game.__module__ = archive_module.__name__
+        stage_game.__qualname__ = "stage_game"
+        return stage_game
+
+    def start_run(self, folder: Path) -> None:
+        """Count the next run's games in ``folder`` (the workers it forks inherit the counts at 0)."""
+        folder.mkdir()
+        self.folder = folder
+        self.spent = dict.fromkeys(self.PARTS, 0.0)
+
+    def run_totals(self) -> dict[str, float] | None:
+        """The last run's parts summed over its workers, None when no worker counted (spawned)."""
+        assert self.folder is not None
+        counted = [json.loads(path.read_text()) for path in self.folder.glob("*.json")]
+        self.folder = None
+        if not counted:
+            return None
+        return {key: sum(c[key] for c in counted) for key in self.PARTS}
 
 
 def archive_child(source: str, target: str, flush_events: str, jobs: str) -> None:
@@ -311,6 +387,10 @@ def main() -> None:
                 writing_cpu[0] += cpu_seconds(resource.RUSAGE_SELF) - began_cpu
 
         archive_module.write_batch = timed_write  # type: ignore[assignment]
+        # the workers' CPU split: verifying, decoding, rows, the rest of each game and the rest
+        split = GameSplit()
+        split.install()
+        splits: list[dict[str, float]] = []
         archived = [0]
 
         #: CPU seconds of each archive run: this process (DuckDB's threads included), its workers
@@ -324,15 +404,21 @@ def main() -> None:
             archived[0] += 1
             own, workers = cpu_seconds(resource.RUSAGE_SELF), cpu_seconds(resource.RUSAGE_CHILDREN)
             forked.append(archive_module._forking_is_safe())  # how this run starts its workers
+            if options.jobs > 1:
+                split.start_run(work / f"split-{archived[0]}")
             archive_games(sorted(logs.glob("*.jsonl")), target, "2026-01", jobs=options.jobs)
             own_cpu.append(cpu_seconds(resource.RUSAGE_SELF) - own)
             workers_cpu.append(cpu_seconds(resource.RUSAGE_CHILDREN) - workers)
+            counted = split.run_totals() if options.jobs > 1 else None
+            if counted is not None:
+                splits.append({**counted, "workers": workers_cpu[-1]})
 
         connection.close()  # the raw-lines run's, done with (see ``open_baseline``)
         t_base, t_archive = interleaved(
             baseline, archive_once, options.runs, before_first=open_baseline, before_second=close_baseline
         )
         close_baseline()
+        split.uninstall()
         archive_module.verify_folded = real_verify
         archive_module.write_batch = real_write
         target = work / "archive-0"
@@ -375,6 +461,16 @@ def main() -> None:
             f"{workers:.2f} s (verifying, building rows); {(own + workers) / t_archive.median:.2f} cores "
             "busy over the median run"
         )
+        if len(splits) == options.runs:  # every run's workers forked and counted
+            middle = {key: statistics.median(s[key] for s in splits) for key in splits[0]}
+            rest_of_game = middle["stage"] - middle["decode"] - middle["verify"] - middle["rows"]
+            print(
+                f"  workers' CPU a run (median of each part): {middle['workers']:.2f} s = verify_folded "
+                f"{middle['verify']:.2f} s + decoding the log {middle['decode']:.2f} s + rows "
+                f"{middle['rows']:.2f} s + the rest of each game (reading, head, JSON lines, writing the "
+                f"log) {rest_of_game:.2f} s + outside the games (start, pool, pickling) "
+                f"{middle['workers'] - middle['stage']:.2f} s"
+            )
         if options.jobs == 1:
             per_run = verifying[0] / options.runs
             rest_rate = events / (t_archive.median - per_run)

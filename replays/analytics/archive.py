@@ -35,6 +35,11 @@ Choices, each for a reason:
 * **Workers forked before the lock.** ``jobs`` processes verify side by side; on Linux they are
   forked (a spawned one would import the engine again, about 0.2 s of a core each), all of them
   before the archive's lock is taken so that none inherits it (:func:`_workers`).
+* **One DuckDB connection a run, opened while the workers verify.** Importing DuckDB and
+  connecting (about 0.1 s of a core) happen on a thread as soon as there are games to archive,
+  not at the first commit, which is often the run's only one and its last step; a batch
+  committed beside the workers is written on one DuckDB thread (the workers keep the cores
+  busy: two threads cost half as much CPU again), the last on all of them (:class:`_Committer`).
 * **Streaming, memory flat in the number of games.** Each game is verified and its rows built and
   encoded as JSON lines by a worker (one game at a time), which writes the bytes it verified into
   the run's staging folder (``.staging-RUN/N.jsonl``); the archiving process appends the rows to
@@ -535,8 +540,13 @@ def archive_games(
         verified.mkdir()
         committer = _Committer(manifest, month, result)
         try:
+            if fresh:
+                committer.open_meanwhile()
             stage = partial(stage_game, rederive_turns=rederive_turns, month=month)
-            for path, staged in zip(fresh, _staged(fresh, verified, stage, pool, jobs), strict=True):
+            last = len(fresh) - 1
+            for number, (path, staged) in enumerate(
+                zip(fresh, _staged(fresh, verified, stage, pool, jobs), strict=True)
+            ):
                 if staged is None:
                     result.unfinished.append(path.stem)
                 elif isinstance(staged, Refusal):
@@ -544,7 +554,7 @@ def archive_games(
                 else:
                     batch = batch or Batch(archive)
                     batch.add(staged)
-                    if batch.events >= flush_events:
+                    if batch.events >= flush_events and number < last:  # the last: below
                         committer.start(batch)
                         batch = None
                 if on_game is not None:
@@ -563,36 +573,59 @@ def archive_games(
 
 
 class _Committer:
-    """Commits a run's batches in order through one DuckDB connection (opening one costs about
-    20 ms, as much as writing 2,000 events: once per run, not per batch).
+    """Commits a run's batches in order through one DuckDB connection (importing DuckDB costs about
+    0.1 s of a core, opening a connection about 20 ms, as much as writing 2,000 events: once per
+    run, not per batch).
+
+    The connection is opened on a thread of its own as soon as the run has games to archive
+    (:meth:`open_meanwhile`), while the workers verify the first batch: the first commit, often
+    the run's only one and then the last thing it does, no longer waits for it.
 
     A full batch is committed on a thread of its own (:meth:`start`), so that the workers go on
     verifying the next batch's games while DuckDB writes this one's Parquet (it lets go of the GIL
     as it works) instead of waiting for it: 500 five-turn games in batches of 4,000 events took
-    2.0-2.6 s instead of 2.3-3.2 s (medians of interleaved runs, 2 cores, issue 16). Each commit
-    is whole before the next starts, and only the commit in flight writes the manifest."""
+    2.0-2.6 s instead of 2.3-3.2 s (medians of interleaved runs, 2 cores, issue 16). Such a
+    commit runs beside the workers, which keep every core busy: DuckDB writes it on one thread
+    (on two, the events of bench/run's batch took half as much CPU again, 0.21 against 0.14 s,
+    for less time only when a core is free). The last commit runs alone, on all of DuckDB's
+    threads. Each commit is whole before the next starts, and only the commit in flight writes
+    the manifest."""
 
     def __init__(self, manifest: Manifest, month: str, result: ArchiveResult) -> None:
         self.manifest = manifest
         self.month = month
         self.result = result
         self.connection: duckdb.DuckDBPyConnection | None = None
+        self.opening: threading.Thread | None = None
         self.running: threading.Thread | None = None
         self.failure: BaseException | None = None
 
+    def open_meanwhile(self) -> None:
+        """Import DuckDB and open the connection on a thread (joined by the first commit)."""
+
+        def connect() -> None:
+            try:
+                self.connection = _connect()
+            except BaseException as error:  # raised in the archiving thread at the first commit
+                self.failure = error
+
+        self.opening = threading.Thread(target=connect, name="archive-connect")
+        self.opening.start()
+
     def commit(self, batch: Batch) -> None:
-        """Commit ``batch`` here and now, once the commit in flight is done."""
+        """Commit ``batch`` here and now, once the commit in flight is done: the run's last, with
+        nothing left to verify beside it."""
         self.wait()
-        self._commit(batch)
+        self._commit(batch, alone=True)
 
     def start(self, batch: Batch) -> None:
-        """Commit ``batch`` on a thread, once the commit in flight is done (raising what that one
-        raised)."""
+        """Commit ``batch`` on a thread, beside the workers, once the commit in flight is done
+        (raising what that one raised)."""
         self.wait()
 
         def commit() -> None:
             try:
-                self._commit(batch)
+                self._commit(batch, alone=False)
             except BaseException as error:  # raised in the archiving thread at its next wait
                 self.failure = error
                 batch.discard()
@@ -600,25 +633,30 @@ class _Committer:
         self.running = threading.Thread(target=commit, name=f"archive-commit-{batch.id}")
         self.running.start()
 
-    def _commit(self, batch: Batch) -> None:
+    def _commit(self, batch: Batch, alone: bool) -> None:
         if self.connection is None:
-            import duckdb  # lazily: only archiving and querying pay for it
-
-            self.connection = duckdb.connect()
+            self.connection = _connect()
+        if alone:
+            self.connection.execute("RESET threads")  # DuckDB's default: every core
+        else:
+            self.connection.execute("SET threads = 1")
         batch.commit(self.manifest, self.month, self.result, self.connection)
 
     def wait(self) -> None:
-        """Wait for the commit in flight, raising what it raised."""
+        """Wait for the connection being opened and the commit in flight, raising what they
+        raised."""
         self.settle()
         failure, self.failure = self.failure, None
         if failure is not None:
             raise failure
 
     def settle(self) -> None:
-        """Wait for the commit in flight, whatever it raised (the run is failing already)."""
-        if self.running is not None:
-            self.running.join()
-            self.running = None
+        """Wait for the connection being opened and the commit in flight, whatever they raised
+        (the run is failing already)."""
+        for thread in (self.opening, self.running):
+            if thread is not None:
+                thread.join()
+        self.opening = self.running = None
 
     def close(self) -> None:
         """Wait for the commit in flight (whatever it raised), then close the connection."""
@@ -626,6 +664,12 @@ class _Committer:
         if self.connection is not None:
             self.connection.close()
             self.connection = None
+
+
+def _connect() -> duckdb.DuckDBPyConnection:
+    import duckdb  # lazily: only archiving and querying pay for it
+
+    return duckdb.connect()
 
 
 @contextmanager
