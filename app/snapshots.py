@@ -45,7 +45,6 @@ store, the turns found through an index of its events).
 from __future__ import annotations
 
 import contextlib
-import functools
 import os
 import zlib
 from collections.abc import Iterable, Iterator
@@ -54,7 +53,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 import msgspec
 
-from mortecouille.core.state import EMPTY, GameState, ShipState, without_defaults
+from mortecouille.core.state import EMPTY, GameState, ship_without_defaults, without_defaults
 from mortecouille.events.base import Event
 from mortecouille.events.codec import line_hash
 from mortecouille.events.house_log import get_logger
@@ -200,13 +199,14 @@ def encode_state_compact(state: GameState) -> bytes:
     state is mostly ships whose fields keep their defaults: fewer keys to match makes its decoding
     about a quarter cheaper (issue 16), for more work when it is written, once in
     :data:`SNAPSHOT_EVERY` events. The ships, the bulk of it, are left out of their defaults by
-    :func:`_ship_without_defaults`: the bytes without_defaults gives, in under half its time. The
+    :func:`~mortecouille.core.state.ship_without_defaults`: the bytes without_defaults gives, in under
+    half its time. The
     file turn index's keyframes, written by the thousand when it is built, keep
     :func:`encode_state`, still several times cheaper to write."""
     if not state.ships:
         return _STATE_ENCODER.encode(without_defaults(state))
     rest = without_defaults(msgspec.structs.replace(state, ships={}))
-    ships = {sid: _ship_without_defaults(ship) for sid, ship in state.ships.items()}
+    ships = {sid: ship_without_defaults(ship) for sid, ship in state.ships.items()}
     # in field order, as without_defaults gives it: the same bytes
     body = {
         name: ships if name == "ships" else rest[name]
@@ -217,38 +217,6 @@ def encode_state_compact(state: GameState) -> bytes:
 
 
 _STATE_FIELDS: Final = GameState.__struct_fields__
-
-
-#: a value no field holds: what a field without a default is compared with
-_REQUIRED: Final = object()
-
-
-@functools.cache
-def _ship_fields() -> tuple[tuple[str, ...], tuple[Any, ...]]:
-    """ShipState's field names and defaults (:data:`_REQUIRED` for a field without one), in
-    field order, the order of ``msgspec.structs.astuple``."""
-    fields = msgspec.structs.fields(ShipState)
-    defaults = tuple(
-        field.default
-        if field.default is not msgspec.NODEFAULT
-        else field.default_factory()
-        if field.default_factory is not msgspec.NODEFAULT
-        else _REQUIRED
-        for field in fields
-    )
-    return tuple(field.name for field in fields), defaults
-
-
-def _ship_without_defaults(ship: ShipState) -> dict[str, Any]:
-    """What :func:`~mortecouille.core.state.without_defaults` gives for a ship: its fields that
-    differ (``!=``, so 0 and 0.0 alike) from their defaults. A ship's fields hold plain values
-    only (strings, numbers, None, tuples of them), which msgpack encodes as they are (a tuple as
-    without_defaults' list): read all at once (``astuple``, in C) rather than one by one."""
-    names, defaults = _ship_fields()
-    values = msgspec.structs.astuple(ship)
-    return {
-        name: value for name, value, default in zip(names, values, defaults, strict=True) if value != default
-    }
 
 
 # --- the snapshot --------------------------------------------------------------------------------

@@ -188,14 +188,16 @@ def state_hash(state: GameState) -> str:
     return hashlib.sha256(canonical(body)).hexdigest()
 
 
-def _ship_without_defaults(ship: ShipState) -> dict[str, Any]:
+def ship_without_defaults(ship: ShipState) -> dict[str, Any]:
     """:func:`without_defaults` of a ship: its fields that differ (``!=``) from their defaults. A
     ship's fields hold plain values only (strings, numbers, None, tuples or lists of them), which
     ``to_builtins`` leaves as they are and which encode as they are: read all at once, in field
-    order (``astuple``, in C), beside their names and defaults (:func:`_ship_fields`), rather than
+    order (``astuple``, in C), beside their names and defaults (:func:`_struct_layout`), rather than
     converted first, as every turn end hashes every ship that moved (and ``verify`` every turn
-    again: issue 16). The same bytes as before (tests/test_verify_speed_invariants.py)."""
-    names, defaults = _ship_fields()
+    again: issue 16), and every snapshot written encodes every ship (a tuple encodes as the list
+    without_defaults gives, in JSON and msgpack alike). The same bytes as before
+    (tests/test_verify_speed_invariants.py, tests/test_snapshot_encoding.py)."""
+    _, names, defaults = _struct_layout(ShipState)
     values = _astuple(ship)
     return {
         name: value for name, value, default in zip(names, values, defaults, strict=True) if value != default
@@ -203,14 +205,6 @@ def _ship_without_defaults(ship: ShipState) -> dict[str, Any]:
 
 
 _astuple = msgspec.structs.astuple
-
-
-@functools.cache
-def _ship_fields() -> tuple[tuple[str, ...], tuple[Any, ...]]:
-    """ShipState's field names and their defaults (a sentinel for a required field, equal to no
-    value), in field order (the order of ``astuple``)."""
-    fields = _field_defaults(ShipState)
-    return tuple(name for name, _ in fields), tuple(default for _, default in fields)
 
 
 @functools.cache
@@ -253,6 +247,8 @@ def without_defaults(value: Any) -> Any:
 
 def _convert(value: Any, convert_item: Callable[[Any], Any]) -> Any:
     """One level of :func:`without_defaults`; ``convert_item`` converts what is inside."""
+    if type(value) in _PLAIN:  # most of what a state holds: nothing to look into
+        return value
     if isinstance(value, msgspec.Struct):
         return _struct_body(value, convert_item)
     if isinstance(value, dict):
@@ -262,25 +258,60 @@ def _convert(value: Any, convert_item: Callable[[Any], Any]) -> Any:
     return value
 
 
+#: Types whose values :func:`without_defaults` gives back as they are (exact types: a subclass,
+#: such as a str enum, takes the general path)
+_PLAIN: frozenset[type] = frozenset((str, int, float, bool, type(None)))
+
+
 def _struct_body(value: msgspec.Struct, convert_item: Callable[[Any], Any]) -> dict[str, Any]:
-    """A Struct's tag and its fields that differ from their defaults, each through ``convert_item``."""
-    config = value.__struct_config__
-    body: dict[str, Any] = {}
-    if config.tag_field is not None:
-        body[config.tag_field] = config.tag
-    for name, default in _field_defaults(type(value)):
-        item = getattr(value, name)
-        if default is not _REQUIRED and item == default:
-            continue
-        body[name] = convert_item(item)
+    """A Struct's tag and its fields that differ from their defaults, each through ``convert_item``.
+
+    Its values read all at once, in field order (``astuple``, in C), beside the names and defaults
+    of :func:`_struct_layout`, rather than one ``getattr`` each: every turn end hashes the state's
+    orders and fleets, and ``verify`` and ``archive`` every turn end again (issue 16)."""
+    tag, names, defaults = _struct_layout(type(value))
+    body: dict[str, Any] = dict(tag)
+    # a required field's default is _REQUIRED, unequal to every value: always kept
+    for name, item, default in zip(names, _astuple(value), defaults, strict=True):
+        if item != default:
+            body[name] = convert_item(item)
     return body
 
 
+@functools.cache
+def _struct_layout(
+    struct_type: type[msgspec.Struct],
+) -> tuple[tuple[tuple[str, Any], ...], tuple[str, ...], tuple[Any, ...]]:
+    """A Struct class's tag (as the one key and value it adds, or none), its field names and their
+    defaults (:func:`_field_defaults`), in field order, once per class."""
+    config = struct_type.__struct_config__
+    tag = ((config.tag_field, config.tag),) if config.tag_field is not None else ()
+    fields = _field_defaults(struct_type)
+    return tag, tuple(name for name, _ in fields), tuple(default for _, default in fields)
+
+
 def _hashable(value: Any) -> Any:
-    """:func:`without_defaults` for the hash: frozen Structs inside become their canonical bytes."""
+    """:func:`without_defaults` for the hash: frozen Structs inside become their canonical bytes,
+    kept in the cache below (a fleet, an order set, the board: carried from state to state)."""
+    if type(value) in _PLAIN:
+        return value
     if isinstance(value, msgspec.Struct) and value.__struct_config__.frozen:
         return _canonical_struct(value)
     return _convert(value, _hashable)
+
+
+def _hashable_inside(value: Any) -> Any:
+    """:func:`_hashable` for what is inside a frozen Struct being converted: a Struct the cache
+    holds gives its bytes, one it does not is converted in place, not encoded and cached apart
+    (the steps of a new order set are new too, and are never hashed again but as its part)."""
+    if type(value) in _PLAIN:
+        return value
+    if isinstance(value, msgspec.Struct) and value.__struct_config__.frozen:
+        cached = _CANONICAL_CACHE.get(id(value))
+        if cached is not None and cached[0] is value:
+            return cached[1]
+        return _struct_body(value, _hashable_inside)
+    return _convert(value, _hashable_inside)
 
 
 #: Canonical bytes of frozen Structs by ``id``, for :func:`state_hash` only. A frozen Struct (a
@@ -297,7 +328,7 @@ def _canonical_struct(value: msgspec.Struct) -> msgspec.Raw:
     cached = _CANONICAL_CACHE.get(id(value))
     if cached is not None and cached[0] is value:
         return cached[1]
-    return _remember(value, _struct_body(value, _hashable))
+    return _remember(value, _struct_body(value, _hashable_inside))
 
 
 def _canonical_ship(ship: ShipState) -> msgspec.Raw:
@@ -305,7 +336,7 @@ def _canonical_ship(ship: ShipState) -> msgspec.Raw:
     cached = _CANONICAL_CACHE.get(id(ship))
     if cached is not None and cached[0] is ship:
         return cached[1]
-    return _remember(ship, _ship_without_defaults(ship))
+    return _remember(ship, ship_without_defaults(ship))
 
 
 def _remember(value: msgspec.Struct, body: dict[str, Any]) -> msgspec.Raw:
