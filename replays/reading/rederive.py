@@ -202,29 +202,24 @@ def _as_logged(produced: Sequence[Event], raw: RawTurn) -> list[Event] | None:
     whose value is the digest of the line without it. Every line then checks as
     :func:`~mortecouille.events.codec.check_line` wants it, and decodes to the rules' event, so
     they also say the same (the comparison of :meth:`TurnRederiver.turn`)."""
-    count = len(raw.lines)
-    payload = b"".join([b"\n".join(raw.lines), b"\n"])
-    parts = payload.split(_HASH_MEMBER)
-    if len(parts) != count + 1:
-        return None
-    bodies = b"".join([parts[0], *[part[_DIGEST_AND_COMMA:] for part in itertools.islice(parts, 1, None)]])
-    pieces = bodies.split(b"\n")
-    pieces.pop()  # the empty piece after the last newline
+    lines = raw.lines
+    count = len(lines)
     sha256 = hashlib.sha256
-    digests = [sha256(piece).hexdigest() for piece in pieces]
     replace = _replace
-    first = raw.first_seq
-    enveloped = [
-        replace(event, seq=seq, prev=prev, hash=digest)
-        for event, seq, prev, digest in zip(
-            itertools.islice(produced, 1, None),
-            range(first, first + count),
-            itertools.chain((raw.prev,), digests),
-            digests,
-            strict=False,
-        )
-    ]
+    seq = raw.first_seq
+    prev = raw.prev
+    enveloped = []
+    append = enveloped.append
+    for event, line in zip(itertools.islice(produced, 1, None), lines):
+        before, _, rest = line.partition(_HASH_MEMBER)
+        digest = sha256(before + rest[_DIGEST_AND_COMMA:]).hexdigest()
+        append(replace(event, seq=seq, prev=prev, hash=digest))
+        prev = digest
+        seq += 1
+    payload = b"".join([b"\n".join(lines), b"\n"])
     if len(enveloped) != count or encode_canonical_lines(enveloped) != payload:
+        return None
+    if payload.count(_HASH_MEMBER) != count:
         return None
     return enveloped
 
