@@ -355,6 +355,8 @@ def check_lines(
     first_seq: int,
     expected_prev: str,
     wanted_seq: int = -1,
+    *,
+    block: bytes | None = None,
 ) -> tuple[str, str | None]:
     """:func:`check_line` for consecutive ``lines`` from seq ``first_seq`` on, each after the
     line whose hash is ``expected_prev``; return the last line's hash, and the hash of the line
@@ -369,7 +371,8 @@ def check_lines(
     out while None, an envelope extra, an old version) or whose hash does not check this way is
     checked by :func:`checked_body`, the definition, which accepts or refuses it with its own
     message: the quick way only ever accepts lines the definition accepts, with the same hash
-    (tests/test_verify_speed_invariants.py)."""
+    (tests/test_verify_speed_invariants.py). ``block``: the lines joined, each ending with a newline, when
+    the caller has them so (it decoded them from those bytes), so they are not joined again."""
     prev = expected_prev
     found: str | None = None
     if events is None or len(events) != len(lines):
@@ -379,7 +382,7 @@ def check_lines(
                 found = prev
         return prev, found
     claimed = list(map(_HASH_OF, events))
-    quick = _quick_lines(lines, events, claimed)
+    quick = _quick_lines(lines, events, claimed, block)
     if _chained_as_claimed(lines, events, quick, claimed, first_seq, prev):
         if first_seq <= wanted_seq < first_seq + len(lines):
             found = claimed[wanted_seq - first_seq]
@@ -398,7 +401,9 @@ def check_lines(
     return prev, found
 
 
-def _quick_lines(lines: Sequence[bytes], events: Sequence[Event], claimed: list[str]) -> list[bool]:
+def _quick_lines(
+    lines: Sequence[bytes], events: Sequence[Event], claimed: list[str], block: bytes | None = None
+) -> list[bool]:
     """For each line, whether it is quick for :func:`check_lines`: it is its event's canonical
     encoding and its hash, recomputed from the line with the hash member cut out
     (:func:`spliced_line_hash`), is the one its event claims.
@@ -410,11 +415,17 @@ def _quick_lines(lines: Sequence[bytes], events: Sequence[Event], claimed: list[
     line together (every event has a ``hash``, and a quote inside a string is escaped, so those
     bytes are always a key); each line's hash is then recomputed inline
     (:func:`_hash_cut_as_claimed`), cutting exactly what :func:`spliced_line_hash` cuts. Lines
-    in doubt are taken one by one as :func:`spliced_line_hash` does."""
+    in doubt are taken one by one as :func:`spliced_line_hash` does. ``block``: the lines
+    joined, each ending with a newline (joined here when not given)."""
     encoded = _CANONICAL_ENCODER.encode_lines(events)
-    block = b"\n".join([*lines, b""])  # as encode_lines ends every line
+    if block is None:
+        block = b"\n".join([*lines, b""])  # as encode_lines ends every line
     count = len(lines)
     if encoded == block:
+        # every line canonical (the common case): each holds its hash member once when the block
+        # holds as many as it has lines, and then one step per line, no list of runs
+        if block.count(_HASH_MEMBER) == count and _hashes_cut_as_claimed(lines, claimed):
+            return [True] * count
         canonical = None  # every line
         members = block.count(_HASH_MEMBER)
     else:
@@ -436,7 +447,7 @@ def _quick_lines(lines: Sequence[bytes], events: Sequence[Event], claimed: list[
     # the runs of canonical lines between the others (a block has few others, most have none)
     for end in [*(index for index, same in enumerate(canonical) if not same), len(lines)]:
         run = lines[start:end]
-        if all(map(_hash_cut_as_claimed, run, claimed[start:end])):
+        if _hashes_cut_as_claimed(run, claimed[start:end]):
             quick += [True] * len(run)
         else:
             quick += [
@@ -447,6 +458,22 @@ def _quick_lines(lines: Sequence[bytes], events: Sequence[Event], claimed: list[
             quick.append(False)
         start = end + 1
     return quick
+
+
+def _hashes_cut_as_claimed(lines: Sequence[bytes], claimed: Sequence[str]) -> bool:
+    """:func:`_hash_cut_as_claimed` of every line (as many as ``claimed``), in one loop: the
+    steps of each line inline, no call per line (``verify`` checks every line of a log, issue 16).
+    The comma after the digest is not looked at here: when the digest computed is the one
+    claimed, the claim is 64 lowercase hex digits, which a canonical line writes as they are
+    between quotes, and a comma follows them (``hash`` is never an event's last key), so the bytes
+    cut are the ones :func:`_hash_cut_as_claimed` checks and cuts."""
+    sha256 = _sha256
+    member = _HASH_VALUE_START
+    for line, hash_ in zip(lines, claimed, strict=True):
+        before, _, rest = line.partition(member)
+        if sha256(before + rest[66:]).hexdigest() != hash_:
+            return False
+    return True
 
 
 #: how a line's top-level hash member starts when it holds a string (a hash always does)
