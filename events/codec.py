@@ -73,9 +73,7 @@ def line_hash(body_without_hash: dict[str, Any]) -> str:
 ENVELOPE_EXTRAS = ("idem",)
 
 
-def stamp(
-    event: Event, seq: int, prev: str, extras: Mapping[str, Any] | None = None
-) -> tuple[Event, bytes]:
+def stamp(event: Event, seq: int, prev: str, extras: Mapping[str, Any] | None = None) -> tuple[Event, bytes]:
     """Give an event its place in the chain; return the stamped event and its line (no newline).
 
     ``extras``: envelope fields (of :data:`ENVELOPE_EXTRAS`) written on this line and covered by its
@@ -422,9 +420,11 @@ def _quick_lines(
         block = b"\n".join([*lines, b""])  # as encode_lines ends every line
     count = len(lines)
     if encoded == block:
-        # every line canonical (the common case): each holds its hash member once when the block
-        # holds as many as it has lines, and then one step per line, no list of runs
-        if block.count(_HASH_MEMBER) == count and _hashes_cut_as_claimed(lines, claimed):
+        # every line canonical (the common case): the first hash member of each is its top-level
+        # one when its event's type says so (the block is not searched), or when the block holds
+        # as many as it has lines (one a line); then one step per line, no list of runs
+        first = hash_members_first(events) or block.count(_HASH_MEMBER) == count
+        if first and _hashes_cut_as_claimed(lines, claimed):
             return [True] * count
         canonical = None  # every line
         members = block.count(_HASH_MEMBER)
@@ -478,6 +478,57 @@ def _hashes_cut_as_claimed(lines: Sequence[bytes], claimed: Sequence[str]) -> bo
 
 #: how a line's top-level hash member starts when it holds a string (a hash always does)
 _HASH_VALUE_START = b'"hash":"'
+
+
+#: the types whose JSON holds no object (so no key): scalars, and arrays and unions of them
+_KEYLESS_SCALARS: tuple[type[msgspec.inspect.Type], ...] = (
+    msgspec.inspect.IntType,
+    msgspec.inspect.FloatType,
+    msgspec.inspect.StrType,
+    msgspec.inspect.BoolType,
+    msgspec.inspect.NoneType,
+    msgspec.inspect.LiteralType,
+)
+
+
+def _no_hash_key(info: msgspec.inspect.Type, seen: frozenset[type] = frozenset()) -> bool:
+    """Whether no value of this type encodes to JSON holding a ``hash`` key, at any depth: scalars,
+    arrays and unions of such, and Structs none of whose keys (its tag's included) is ``hash`` and
+    whose fields are such (a Struct met again inside itself adds no key). Anything else (a dict, whose
+    keys are data, ``Any``...) is taken as holding one."""
+    if isinstance(info, _KEYLESS_SCALARS):
+        return True
+    if isinstance(info, (msgspec.inspect.ListType, msgspec.inspect.VarTupleType)):
+        return _no_hash_key(info.item_type, seen)
+    if isinstance(info, msgspec.inspect.TupleType):
+        return all(_no_hash_key(item, seen) for item in info.item_types)
+    if isinstance(info, msgspec.inspect.UnionType):
+        return all(_no_hash_key(item, seen) for item in info.types)
+    if isinstance(info, msgspec.inspect.StructType):
+        if info.cls in seen:
+            return True
+        if info.tag_field == "hash" or any(field.encode_name == "hash" for field in info.fields):
+            return False
+        inside = seen | {info.cls}
+        return all(_no_hash_key(field.type, inside) for field in info.fields)
+    return False
+
+
+@functools.cache
+def hash_member_first(event_type: type[Event]) -> bool:
+    """Whether the first ``"hash":"`` of a canonical line of an event of this type is its top-level
+    hash member, whatever the event holds: no field whose key sorts before ``hash`` (the keys are
+    sorted) can hold a ``hash`` key, at any depth (a quote inside a string is escaped, so those
+    bytes are always a key). A line's hash can then be recomputed by cutting the first such member
+    out, with no search of the whole line for a second one (``verify`` checks every line of a log:
+    issue 16). Decided once per type, from its schema."""
+    fields = msgspec.inspect.type_info(event_type).fields  # type: ignore[attr-defined]
+    return all(_no_hash_key(field.type) for field in fields if field.encode_name < "hash")
+
+
+def hash_members_first(events: Iterable[Event]) -> bool:
+    """:func:`hash_member_first` of the type of each of ``events``."""
+    return all(map(hash_member_first, set(map(type, events))))
 
 
 def _hash_cut_as_claimed(line: bytes, claimed: str) -> bool:
