@@ -198,7 +198,7 @@ def _as_logged(produced: Sequence[Event], raw: RawTurn) -> list[Event] | None:
     the seq and prev it chains to); the lines are then compared with those events' encoding as one
     block (in C). When equal, each line is its event's encoding, whose top-level hash member is a
     digest, and the member cut from it is that one: no field sorted before ``hash`` in its type
-    holds an object (:func:`~mortecouille.events.codec.hash_member_first`), or else the turn's
+    can hold a ``hash`` key (:func:`~mortecouille.events.codec.hash_member_first`), or else the turn's
     lines hold as many members as there are lines, one each. What was cut is that member, whose
     value is the digest of the line without it. Every line then checks as
     :func:`~mortecouille.events.codec.check_line` wants it, and decodes to the rules' event, so
