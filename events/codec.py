@@ -73,9 +73,7 @@ def line_hash(body_without_hash: dict[str, Any]) -> str:
 ENVELOPE_EXTRAS = ("idem",)
 
 
-def stamp(
-    event: Event, seq: int, prev: str, extras: Mapping[str, Any] | None = None
-) -> tuple[Event, bytes]:
+def stamp(event: Event, seq: int, prev: str, extras: Mapping[str, Any] | None = None) -> tuple[Event, bytes]:
     """Give an event its place in the chain; return the stamped event and its line (no newline).
 
     ``extras``: envelope fields (of :data:`ENVELOPE_EXTRAS`) written on this line and covered by its
@@ -355,6 +353,8 @@ def check_lines(
     first_seq: int,
     expected_prev: str,
     wanted_seq: int = -1,
+    *,
+    block: bytes | None = None,
 ) -> tuple[str, str | None]:
     """:func:`check_line` for consecutive ``lines`` from seq ``first_seq`` on, each after the
     line whose hash is ``expected_prev``; return the last line's hash, and the hash of the line
@@ -369,7 +369,8 @@ def check_lines(
     out while None, an envelope extra, an old version) or whose hash does not check this way is
     checked by :func:`checked_body`, the definition, which accepts or refuses it with its own
     message: the quick way only ever accepts lines the definition accepts, with the same hash
-    (tests/test_verify_speed_invariants.py)."""
+    (tests/test_verify_speed_invariants.py). ``block``: the lines joined, each ending with a newline, when
+    the caller has them so (it decoded them from those bytes), so they are not joined again."""
     prev = expected_prev
     found: str | None = None
     if events is None or len(events) != len(lines):
@@ -379,7 +380,7 @@ def check_lines(
                 found = prev
         return prev, found
     claimed = list(map(_HASH_OF, events))
-    quick = _quick_lines(lines, events, claimed)
+    quick = _quick_lines(lines, events, claimed, block)
     if _chained_as_claimed(lines, events, quick, claimed, first_seq, prev):
         if first_seq <= wanted_seq < first_seq + len(lines):
             found = claimed[wanted_seq - first_seq]
@@ -398,7 +399,9 @@ def check_lines(
     return prev, found
 
 
-def _quick_lines(lines: Sequence[bytes], events: Sequence[Event], claimed: list[str]) -> list[bool]:
+def _quick_lines(
+    lines: Sequence[bytes], events: Sequence[Event], claimed: list[str], block: bytes | None = None
+) -> list[bool]:
     """For each line, whether it is quick for :func:`check_lines`: it is its event's canonical
     encoding and its hash, recomputed from the line with the hash member cut out
     (:func:`spliced_line_hash`), is the one its event claims.
@@ -410,11 +413,19 @@ def _quick_lines(lines: Sequence[bytes], events: Sequence[Event], claimed: list[
     line together (every event has a ``hash``, and a quote inside a string is escaped, so those
     bytes are always a key); each line's hash is then recomputed inline
     (:func:`_hash_cut_as_claimed`), cutting exactly what :func:`spliced_line_hash` cuts. Lines
-    in doubt are taken one by one as :func:`spliced_line_hash` does."""
+    in doubt are taken one by one as :func:`spliced_line_hash` does. ``block``: the lines
+    joined, each ending with a newline (joined here when not given)."""
     encoded = _CANONICAL_ENCODER.encode_lines(events)
-    block = b"\n".join([*lines, b""])  # as encode_lines ends every line
+    if block is None:
+        block = b"\n".join([*lines, b""])  # as encode_lines ends every line
     count = len(lines)
     if encoded == block:
+        # every line canonical (the common case): the first hash member of each is its top-level
+        # one when its event's type says so (the block is not searched), or when the block holds
+        # as many as it has lines (one a line); then one step per line, no list of runs
+        first = hash_members_first(events) or block.count(_HASH_MEMBER) == count
+        if first and _hashes_cut_as_claimed(lines, claimed):
+            return [True] * count
         canonical = None  # every line
         members = block.count(_HASH_MEMBER)
     else:
@@ -436,7 +447,7 @@ def _quick_lines(lines: Sequence[bytes], events: Sequence[Event], claimed: list[
     # the runs of canonical lines between the others (a block has few others, most have none)
     for end in [*(index for index, same in enumerate(canonical) if not same), len(lines)]:
         run = lines[start:end]
-        if all(map(_hash_cut_as_claimed, run, claimed[start:end])):
+        if _hashes_cut_as_claimed(run, claimed[start:end]):
             quick += [True] * len(run)
         else:
             quick += [
@@ -449,8 +460,75 @@ def _quick_lines(lines: Sequence[bytes], events: Sequence[Event], claimed: list[
     return quick
 
 
+def _hashes_cut_as_claimed(lines: Sequence[bytes], claimed: Sequence[str]) -> bool:
+    """:func:`_hash_cut_as_claimed` of every line (as many as ``claimed``), in one loop: the
+    steps of each line inline, no call per line (``verify`` checks every line of a log, issue 16).
+    The comma after the digest is not looked at here: when the digest computed is the one
+    claimed, the claim is 64 lowercase hex digits, which a canonical line writes as they are
+    between quotes, and a comma follows them (``hash`` is never an event's last key), so the bytes
+    cut are the ones :func:`_hash_cut_as_claimed` checks and cuts."""
+    sha256 = _sha256
+    member = _HASH_VALUE_START
+    for line, hash_ in zip(lines, claimed, strict=True):
+        before, _, rest = line.partition(member)
+        if sha256(before + rest[66:]).hexdigest() != hash_:
+            return False
+    return True
+
+
 #: how a line's top-level hash member starts when it holds a string (a hash always does)
 _HASH_VALUE_START = b'"hash":"'
+
+
+#: the types whose JSON holds no object (so no key): scalars, and arrays and unions of them
+_KEYLESS_SCALARS: tuple[type[msgspec.inspect.Type], ...] = (
+    msgspec.inspect.IntType,
+    msgspec.inspect.FloatType,
+    msgspec.inspect.StrType,
+    msgspec.inspect.BoolType,
+    msgspec.inspect.NoneType,
+    msgspec.inspect.LiteralType,
+)
+
+
+def _no_hash_key(info: msgspec.inspect.Type, seen: frozenset[type] = frozenset()) -> bool:
+    """Whether no value of this type encodes to JSON holding a ``hash`` key, at any depth: scalars,
+    arrays and unions of such, and Structs none of whose keys (its tag's included) is ``hash`` and
+    whose fields are such (a Struct met again inside itself adds no key). Anything else (a dict, whose
+    keys are data, ``Any``...) is taken as holding one."""
+    if isinstance(info, _KEYLESS_SCALARS):
+        return True
+    if isinstance(info, (msgspec.inspect.ListType, msgspec.inspect.VarTupleType)):
+        return _no_hash_key(info.item_type, seen)
+    if isinstance(info, msgspec.inspect.TupleType):
+        return all(_no_hash_key(item, seen) for item in info.item_types)
+    if isinstance(info, msgspec.inspect.UnionType):
+        return all(_no_hash_key(item, seen) for item in info.types)
+    if isinstance(info, msgspec.inspect.StructType):
+        if info.cls in seen:
+            return True
+        if info.tag_field == "hash" or any(field.encode_name == "hash" for field in info.fields):
+            return False
+        inside = seen | {info.cls}
+        return all(_no_hash_key(field.type, inside) for field in info.fields)
+    return False
+
+
+@functools.cache
+def hash_member_first(event_type: type[Event]) -> bool:
+    """Whether the first ``"hash":"`` of a canonical line of an event of this type is its top-level
+    hash member, whatever the event holds: no field whose key sorts before ``hash`` (the keys are
+    sorted) can hold a ``hash`` key, at any depth (a quote inside a string is escaped, so those
+    bytes are always a key). A line's hash can then be recomputed by cutting the first such member
+    out, with no search of the whole line for a second one (``verify`` checks every line of a log:
+    issue 16). Decided once per type, from its schema."""
+    fields = msgspec.inspect.type_info(event_type).fields  # type: ignore[attr-defined]
+    return all(_no_hash_key(field.type) for field in fields if field.encode_name < "hash")
+
+
+def hash_members_first(events: Iterable[Event]) -> bool:
+    """:func:`hash_member_first` of the type of each of ``events``."""
+    return all(map(hash_member_first, set(map(type, events))))
 
 
 def _hash_cut_as_claimed(line: bytes, claimed: str) -> bool:

@@ -1514,19 +1514,30 @@ class CheckedStream:
 
     def _whole_chunks(self, fd: int) -> Generator[bytes, None, bytes]:
         """:meth:`chunks` read from ``fd``; returns what is left after the last newline (nothing
-        unless the log was cut while read)."""
-        position, carry = 0, b""
+        unless the log was cut while read).
+
+        What follows a chunk's last newline (a line the chunk cut) is read again at the start of
+        the next chunk rather than carried over and copied in front of it (a copy of every chunk,
+        made for each pass over the log: issue 16); only a line longer than a chunk is carried,
+        until its newline comes."""
+        position, carry, tail = 0, b"", b""
         while position < self.end:
             chunk = os.pread(fd, min(STREAM_CHUNK_BYTES, self.end - position), position)
             if not chunk:
                 break
-            position += len(chunk)
             data = carry + chunk if carry else chunk
             cut = data.rfind(b"\n") + 1
-            carry = data[cut:]
-            if cut:
-                yield data[:cut] if carry else data
-        return carry
+            if not cut:  # one line longer than a chunk: keep reading it
+                carry = data
+                position += len(chunk)
+                continue
+            # the bytes after the newline: read again from there next (what is left if the log
+            # was cut while read)
+            tail = data[cut:]
+            carry = b""
+            position += len(chunk) - len(tail)
+            yield data[:cut] if tail else data
+        return carry or tail
 
     def __iter__(self) -> Iterator[Event]:
         return itertools.chain.from_iterable(self.batches())
@@ -1548,7 +1559,7 @@ class CheckedStream:
                     self.decode_error = error
                 except Exception as error:  # noqa: BLE001 - raised once the chain is checked, as before
                     crashed = error
-            prev, found = check_lines(lines, events, count, prev, anchored_seq)
+            prev, found = check_lines(lines, events, count, prev, anchored_seq, block=block)
             if found is not None:
                 at_anchor = found
             count += len(lines)

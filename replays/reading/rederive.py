@@ -24,7 +24,7 @@ from mortecouille.core.game import fold, play_turn
 from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
-from mortecouille.events.codec import CorruptLine, encode_canonical_lines
+from mortecouille.events.codec import CorruptLine, encode_canonical_lines, hash_members_first
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.replays.reading.findings import Finding
 
@@ -192,39 +192,35 @@ def _as_logged(produced: Sequence[Event], raw: RawTurn) -> list[Event] | None:
     with that hash member cut out (what :func:`~mortecouille.events.codec.check_line` checks).
     None at the first doubt.
 
-    All of a turn at once, with as few steps per line as can be (issue 16): the lines are cut
-    where each hash member starts (a fast search of the bytes), the member (``"hash":"``, 64
-    digits, a quote and a comma) cut out, and what is left of each line hashed; the rules'
-    events take those digests (and the seqs and prevs they chain to) as their envelopes, and the
-    lines are compared with those events' encoding as one block (in C). When equal, each line is
-    its event's encoding, whose top-level hash member is a digest: as many members were cut as
-    there are lines, so each line holds that one only, and what was cut from it is that member,
-    whose value is the digest of the line without it. Every line then checks as
+    With as few steps per line as can be (issue 16), one line at a time as long as it is in the
+    cache: each line is cut where its first hash member starts (``"hash":"``, 64 digits, a quote
+    and a comma cut out), what is left hashed, and the rules' event stamped with that digest (and
+    the seq and prev it chains to); the lines are then compared with those events' encoding as one
+    block (in C). When equal, each line is its event's encoding, whose top-level hash member is a
+    digest, and the member cut from it is that one: no field sorted before ``hash`` in its type
+    can hold a ``hash`` key (:func:`~mortecouille.events.codec.hash_member_first`), or else the turn's
+    lines hold as many members as there are lines, one each. What was cut is that member, whose
+    value is the digest of the line without it. Every line then checks as
     :func:`~mortecouille.events.codec.check_line` wants it, and decodes to the rules' event, so
     they also say the same (the comparison of :meth:`TurnRederiver.turn`)."""
-    count = len(raw.lines)
-    payload = b"".join([b"\n".join(raw.lines), b"\n"])
-    parts = payload.split(_HASH_MEMBER)
-    if len(parts) != count + 1:
-        return None
-    bodies = b"".join([parts[0], *[part[_DIGEST_AND_COMMA:] for part in itertools.islice(parts, 1, None)]])
-    pieces = bodies.split(b"\n")
-    pieces.pop()  # the empty piece after the last newline
+    lines = raw.lines
+    count = len(lines)
     sha256 = hashlib.sha256
-    digests = [sha256(piece).hexdigest() for piece in pieces]
     replace = _replace
-    first = raw.first_seq
-    enveloped = [
-        replace(event, seq=seq, prev=prev, hash=digest)
-        for event, seq, prev, digest in zip(
-            itertools.islice(produced, 1, None),
-            range(first, first + count),
-            itertools.chain((raw.prev,), digests),
-            digests,
-            strict=False,
-        )
-    ]
+    seq = raw.first_seq
+    prev = raw.prev
+    enveloped: list[Event] = []
+    append = enveloped.append
+    for event, line in zip(itertools.islice(produced, 1, None), lines, strict=False):
+        before, _, rest = line.partition(_HASH_MEMBER)
+        digest = sha256(before + rest[_DIGEST_AND_COMMA:]).hexdigest()
+        append(replace(event, seq=seq, prev=prev, hash=digest))
+        prev = digest
+        seq += 1
+    payload = b"".join([b"\n".join(lines), b"\n"])
     if len(enveloped) != count or encode_canonical_lines(enveloped) != payload:
+        return None
+    if not hash_members_first(enveloped) and payload.count(_HASH_MEMBER) != count:
         return None
     return enveloped
 

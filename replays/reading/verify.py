@@ -34,7 +34,7 @@ from mortecouille.core.dice import (
 )
 from mortecouille.core.game import fold
 from mortecouille.core.life_cycle import DICE_MODES
-from mortecouille.core.state import EMPTY, GameState, state_hash
+from mortecouille.core.state import EMPTY, GameState, state_hash, with_earlier_ships
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import LogError, check_lines, decode_block, decode_line, decode_lines
 from mortecouille.events.dice import DiceContributionRevealed, TurnLocked
@@ -612,6 +612,9 @@ class StateCheck:
 
     def __init__(self) -> None:
         self.state: GameState = EMPTY
+        #: the state last hashed (at the previous turn end): the ships a turn left equal to its
+        #: ships are given back as those objects before the next hash (:meth:`fold`)
+        self.hashed: GameState = EMPTY
         self.checked = 0
         self.failure: Finding | None = None
         #: the first event the fold could not apply, with its error: nothing is folded after it
@@ -634,6 +637,12 @@ class StateCheck:
                 if not self._apply(events[start:index]):
                     return
                 start = index
+                # an equal state (the same hash, the same fold from here on) whose ships equal to
+                # the last hashed state's are those objects again, whose canonical bytes the hash
+                # keeps (a turn leaves most ships of a blockade game where it found them): the
+                # hash does not convert them again (issue 16; the rules do the same for their own)
+                self.state = with_earlier_ships(self.state, self.hashed)
+                self.hashed = self.state
                 actual = state_hash(self.state)
                 if actual != event.state_hash:
                     detail = (
