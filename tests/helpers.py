@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,6 +21,19 @@ from mortecouille.events.stores import EventStore
 ROOT = Path(__file__).resolve().parent.parent
 #: The golden logs of the current schema and their expected state hashes (``tests/golden/``).
 GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def golden_logs_with_bot_games(folder: Path, games: int, prefix: str, max_turns: int) -> Path:
+    """``folder`` holding a copy of every golden log (both rulesets, an upcast line, contributed
+    dice, rulings, a scenario), head anchors included, and ``games`` bot games simulated beside
+    them (names from ``prefix``, at most ``max_turns`` turns each)."""
+    from mortecouille.app.simulate import simulate  # only the tests that simulate pay for it
+
+    for path in GOLDEN.iterdir():
+        if path.suffix in (".jsonl", ".head"):
+            shutil.copy(path, folder / path.name)
+    simulate(folder, games, prefix, max_turns=max_turns)
+    return folder
 
 
 def write_game(

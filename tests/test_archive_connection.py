@@ -9,26 +9,20 @@ writes a batch committed beside the workers on one DuckDB thread, the last batch
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import mortecouille.replays.analytics.archive as archive_module
-from mortecouille.app.simulate import simulate
 from mortecouille.replays.analytics.archive import archive_games, read_manifest
-from tests.helpers import GOLDEN
+from tests.helpers import golden_logs_with_bot_games
 
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The golden logs and two bot games."""
-    folder = tmp_path_factory.mktemp("logs")
-    for path in GOLDEN.iterdir():
-        if path.suffix in (".jsonl", ".head"):
-            shutil.copy(path, folder / path.name)
-    simulate(folder, 2, "connection", max_turns=8)
+    folder = golden_logs_with_bot_games(tmp_path_factory.mktemp("logs"), 2, "connection", 8)
     return folder
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import shutil
 import threading
 from pathlib import Path
 from typing import Any
@@ -23,24 +22,19 @@ import duckdb
 import pytest
 
 import mortecouille.replays.analytics.archive as archive_module
-from mortecouille.app.simulate import simulate
 from mortecouille.events.codec import decode_lines
 from mortecouille.events.rulings import RulingRecorded
 from mortecouille.replays.analytics.archive import archive_games, sql_string
 from mortecouille.replays.analytics.rows import event_rows
 from mortecouille.replays.analytics.schema import TABLES
-from tests.helpers import GOLDEN, write_game
+from tests.helpers import golden_logs_with_bot_games, write_game
 
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The golden logs (both rulesets, an upcast v1 line, contributed dice, a scenario) and two
     bot games."""
-    folder = tmp_path_factory.mktemp("logs")
-    for path in GOLDEN.iterdir():
-        if path.suffix in (".jsonl", ".head"):
-            shutil.copy(path, folder / path.name)
-    simulate(folder, 2, "events-table", max_turns=8)
+    folder = golden_logs_with_bot_games(tmp_path_factory.mktemp("logs"), 2, "events-table", 8)
     return folder
 
 

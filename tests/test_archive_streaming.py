@@ -9,17 +9,14 @@ in one batch or in many, with one process or two.
 from __future__ import annotations
 
 import hashlib
-import shutil
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from mortecouille.app.simulate import simulate
 from mortecouille.replays.analytics.archive import archive_games, read_manifest, sql_string
 from mortecouille.replays.analytics.schema import TABLES
-
-GOLDEN = Path(__file__).parent / "golden"
+from tests.helpers import golden_logs_with_bot_games
 
 #: table -> (rows, first 24 hex digits of the sha256 of the rows' repr, ordered by every column)
 PINNED = {
@@ -38,11 +35,7 @@ PINNED = {
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The golden logs (both rulesets, rulings, scenarios, contributed dice) and four bot games."""
-    folder = tmp_path_factory.mktemp("logs")
-    for path in GOLDEN.iterdir():
-        if path.suffix in (".jsonl", ".head"):
-            shutil.copy(path, folder / path.name)
-    simulate(folder, 4, "pin", max_turns=40)
+    folder = golden_logs_with_bot_games(tmp_path_factory.mktemp("logs"), 4, "pin", 40)
     return folder
 
 

@@ -6,7 +6,6 @@ that does not fold hands over none."""
 from __future__ import annotations
 
 import random
-import shutil
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -14,7 +13,6 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from mortecouille.app.simulate import simulate
 from mortecouille.core.game import fold
 from mortecouille.core.state import state_as_dict
 from mortecouille.events.codec import LogError, decode_lines
@@ -22,18 +20,14 @@ from mortecouille.events.movement import ShipPlaced
 from mortecouille.events.store import GameLog
 from mortecouille.replays.analytics.rows import derived_rows
 from mortecouille.replays.reading.verify import verify_folded, verify_log
-from tests.helpers import GOLDEN
+from tests.helpers import golden_logs_with_bot_games
 from tests.test_verify_speed_invariants import GOLDEN_LOGS, copied, edits
 
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> list[GameLog]:
     """The golden logs (both rulesets, an upcast line, contributed dice, a scenario) and bot games."""
-    folder = tmp_path_factory.mktemp("logs")
-    for path in GOLDEN.iterdir():
-        if path.suffix in (".jsonl", ".head"):
-            shutil.copy(path, folder / path.name)
-    simulate(folder, 3, "folded", max_turns=8)
+    folder = golden_logs_with_bot_games(tmp_path_factory.mktemp("logs"), 3, "folded", 8)
     return [GameLog(path) for path in sorted(folder.glob("*.jsonl"))]
 
 
