@@ -224,25 +224,17 @@ def _phase_items(
     result_paths, result_pieces = result.paths, result.pieces
     # Only the ships that moved or were pushed have a path to log; walked in id order, as
     # ``result.paths`` is keyed (a round moves a few dozen of possibly many more ships).
-    if not pushed:
-        # (most phases push nobody: every path is a mover's, none cites M3)
-        for sid in sorted(moves):
-            move = moves[sid]
-            key: tuple[str, str | None, bool, bool] = (phase, move.kind, move.second is not None, False)
-            rules = _PATH_RULES.get(key)
-            if rules is None:
-                rules = _PATH_RULES[key] = _path_rules(lead, move, False)
-            paths.append(ShipPath(phase, sid, result_paths[sid], result_pieces[sid].facing, rules))
-    for sid in sorted(moves.keys() | pushed) if pushed else ():  # the movers and the ships pushed
-        maybe = moves.get(sid)
+    for sid in sorted(moves.keys() | pushed) if pushed else sorted(moves):  # movers, ships pushed
+        move = moves.get(sid)
         was_pushed = sid in pushed
-        if maybe is None:
-            key = (phase, None, False, was_pushed)
-        else:
-            key = (phase, maybe.kind, maybe.second is not None, was_pushed)
+        key: tuple[str, str | None, bool, bool] = (
+            (phase, None, False, was_pushed)
+            if move is None
+            else (phase, move.kind, move.second is not None, was_pushed)
+        )
         rules = _PATH_RULES.get(key)
         if rules is None:
-            rules = _PATH_RULES[key] = _path_rules(lead, maybe, was_pushed)
+            rules = _PATH_RULES[key] = _path_rules(lead, move, was_pushed)
         paths.append(ShipPath(phase, sid, result_paths[sid], result_pieces[sid].facing, rules))
     pushes = [
         PhasePush(phase, p.step, p.pusher, p.pushed, p.pushed_from, p.pushed_to, (*lead, p.rule))
@@ -389,70 +381,39 @@ def _resolve_checked(
     after: dict[str, BlockadeShip] = {}
     sinkings: list[Sinking] = []
     left = blown.pieces
-    if len(left) == len(ships):
-        # No wreck came along: the pieces the round left are the ships, in id order (as every
-        # movement's outcome is keyed). A ship of a later round (``ship_pieces`` given) ended the
-        # round before below its maximum, so only a hit can sink it; in a turn's first round a
-        # ruling may have left a ship at its maximum, to sink at the end of this one (P3).
-        unhit_stay_afloat = ship_pieces is not None
-        for sid, piece in left.items():
-            ship = ships[sid]
-            damage_now = total.get(sid)
-            if damage_now is None:
-                damage_now = ship.damage
-                if unhit_stay_afloat or damage_now < _MAX_DAMAGE[ship.kind]:
-                    if piece.at == ship.at and piece.facing == ship.facing:
-                        after[sid] = ship  # as it was (frozen): no new ship for one that stayed unharmed
-                    else:
-                        after[sid] = BlockadeShip(sid, ship.kind, piece.at, piece.facing, damage_now, False)
-                    continue
-            max_damage = _MAX_DAMAGE[ship.kind]
-            sunk = damage_now >= max_damage
-            if sunk:
-                sinkings.append(Sinking(sid, piece.at, damage_now, max_damage))
-            elif piece.at == ship.at and piece.facing == ship.facing and damage_now == ship.damage:
-                after[sid] = ship
-                continue
-            after[sid] = BlockadeShip(sid, ship.kind, piece.at, piece.facing, damage_now, sunk)
-        return _outcome(moved, blown, paths, pushes, collisions, damage, sinkings, after)
-    for sid in sorted(ships):
+    # A ship of a later round (``ship_pieces`` given) ended the round before below its maximum, so
+    # only a hit can sink it; in a turn's first round a ruling may have left a ship at its maximum,
+    # to sink at the end of this one (P3).
+    unhit_stay_afloat = ship_pieces is not None
+    # in id order: when no wreck came along the pieces the round left are the ships, keyed so (as
+    # every movement's outcome is), else the ships are sorted
+    for sid in left if len(left) == len(ships) else sorted(ships):
         ship = ships[sid]
         if ship.sunk:
             after[sid] = ship
             continue
         piece = left[sid]
-        damage_now = total.get(sid, ship.damage)
-        max_damage = BLOCKADE_KINDS[ship.kind].max_damage
+        damage_now = total.get(sid)
+        if damage_now is None:  # not hit this round
+            damage_now = ship.damage
+            if unhit_stay_afloat or damage_now < _MAX_DAMAGE[ship.kind]:
+                if piece.at == ship.at and piece.facing == ship.facing:
+                    after[sid] = ship  # as it was (frozen): no new ship for one that stayed unharmed
+                else:
+                    after[sid] = BlockadeShip(sid, ship.kind, piece.at, piece.facing, damage_now, False)
+                continue
+        max_damage = _MAX_DAMAGE[ship.kind]
         sunk = damage_now >= max_damage
         if sunk:
             sinkings.append(Sinking(sid, piece.at, damage_now, max_damage))
         elif piece.at == ship.at and piece.facing == ship.facing and damage_now == ship.damage:
-            after[sid] = ship  # as it was (frozen): no new ship for one that stayed unharmed
+            after[sid] = ship
             continue
         after[sid] = BlockadeShip(sid, ship.kind, piece.at, piece.facing, damage_now, sunk)
-    return _outcome(moved, blown, paths, pushes, collisions, damage, sinkings, after)
-
-
-def _outcome(
-    moved: MovementResult,
-    blown: MovementResult,
-    paths: list[ShipPath],
-    pushes: list[PhasePush],
-    collisions: list[PhaseCollision],
-    damage: list[DamageEntry],
-    sinkings: list[Sinking],
-    after: dict[str, BlockadeShip],
-) -> RoundOutcome:
     phases = (
         PhaseMovement(MOVE.id, ("P1", "M1", "M2", "M2f"), moved),
         PhaseMovement(WIND.id, ("P1", "M7"), blown),
     )
     return RoundOutcome(
-        phases,
-        tuple(paths),
-        tuple(pushes),
-        tuple(collisions),
-        tuple(damage),
-        tuple(sinkings),
-        after,
+        phases, tuple(paths), tuple(pushes), tuple(collisions), tuple(damage), tuple(sinkings), after
     )
