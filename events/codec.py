@@ -67,10 +67,34 @@ def line_hash(body_without_hash: dict[str, Any]) -> str:
 
 
 #: The optional envelope fields a line may carry besides the event's own (the store's, not the
-#: rules'): ``idem`` records the idempotency key of the request whose command appended the batch
-#: that line starts (:mod:`mortecouille.app.idempotency`). A line without them keeps the exact
-#: bytes and hash it always had; one with them is hashed with them, so they are chained too.
-ENVELOPE_EXTRAS = ("idem",)
+#: rules'), both on the first line of the batch one command appended, never on another: ``idem``
+#: records the idempotency key of the request whose command appended the batch
+#: (:mod:`mortecouille.app.idempotency`); ``nonce`` is randomness of the batch's own, written when
+#: it holds a secret input (:mod:`mortecouille.events.secrecy`), so that no line hash after it (a
+#: receipt's head) is a function of content a guesser can enumerate (docs/service.md, "What a
+#: receipt's head can give away"). A line without them keeps the exact bytes and hash it always
+#: had; one with them is hashed with them, so they are chained too.
+ENVELOPE_EXTRAS = ("idem", "nonce")
+
+#: The envelope field holding a batch's nonce, and its length: 16 random bytes as lowercase hex.
+NONCE_FIELD = "nonce"
+NONCE_HEX_DIGITS = 32
+
+
+def nonce_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be a line's ``nonce`` (None when it can): exactly
+    :data:`NONCE_HEX_DIGITS` lowercase hex digits, as :func:`secrets.token_hex` draws them."""
+    if (
+        isinstance(value, str)
+        and len(value) == NONCE_HEX_DIGITS
+        and value.isascii()
+        and all(char in "0123456789abcdef" for char in value)
+    ):
+        return None
+    shown = repr(value)
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    wanted = f"{NONCE_HEX_DIGITS} lowercase hex digits (16 random bytes)"
+    return f"field `{NONCE_FIELD}`: must be {wanted}, not {shown}"
 
 
 def stamp(event: Event, seq: int, prev: str, extras: Mapping[str, Any] | None = None) -> tuple[Event, bytes]:
@@ -154,6 +178,8 @@ def _stamp_through_dict(
     for key, value in (extras or {}).items():
         if key not in ENVELOPE_EXTRAS or key in body:
             raise ValueError(f"{key!r} is not an envelope field a line may carry")
+        if key == NONCE_FIELD and nonce_problem(value) is not None:
+            raise ValueError(nonce_problem(value))
         body[key] = value
     body["seq"] = seq
     body["prev"] = prev
@@ -315,6 +341,12 @@ def checked_body(line: bytes, number: int, expected_seq: int, expected_prev: str
             seq=expected_seq,
         )
     body["hash"] = claimed
+    if NONCE_FIELD in body:
+        # only ever on lines of the dictionary's way: a line with a nonce is never its event's
+        # own encoding, so every chain check (check_lines included) comes here for it
+        problem = nonce_problem(body[NONCE_FIELD])
+        if problem is not None:
+            raise CorruptLine(problem, line=number, seq=expected_seq)
     return body
 
 
