@@ -97,6 +97,35 @@ def nonce_problem(value: Any) -> str | None:
     return f"field `{NONCE_FIELD}`: must be {wanted}, not {shown}"
 
 
+class BatchEnvelopes:
+    """The one rule of the envelope across lines: a ``nonce`` sits on the first line of its batch.
+
+    The log marks where a batch ends only on the first line of a batch appended under an
+    idempotency key (``"idem": {"events": N, ...}``); a nonce on any later line of such a batch is
+    refused (:attr:`problem`, naming the field). Elsewhere every line may start a batch, so there
+    is nothing more to check. Fed with the bodies of the lines holding ``idem`` or ``nonce``, in
+    seq order (lines without either may be left out: they change nothing here)."""
+
+    def __init__(self) -> None:
+        self.batch_start = -1
+        self.batch_end = -1  # the seq after the last line of the batch an ``idem`` delimits
+        self.problem: CorruptLine | None = None
+
+    def see(self, seq: int, body: Mapping[str, Any]) -> None:
+        """One line's body, at ``seq`` (after every line before it that holds ``idem``)."""
+        if NONCE_FIELD in body and self.batch_start < seq < self.batch_end and self.problem is None:
+            self.problem = CorruptLine(
+                f"field `{NONCE_FIELD}`: on seq {seq}, inside the batch of seqs {self.batch_start} to "
+                f"{self.batch_end - 1} its `idem` delimits: a nonce is only ever on a batch's first line",
+                line=seq + 1,
+                seq=seq,
+            )
+        recorded = body.get("idem")
+        count = recorded.get("events") if isinstance(recorded, dict) else None
+        if isinstance(count, int) and not isinstance(count, bool):
+            self.batch_start, self.batch_end = seq, seq + count
+
+
 def stamp(event: Event, seq: int, prev: str, extras: Mapping[str, Any] | None = None) -> tuple[Event, bytes]:
     """Give an event its place in the chain; return the stamped event and its line (no newline).
 
