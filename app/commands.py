@@ -417,7 +417,12 @@ def _fold_from_store(
 
 
 def create_game(
-    log_: EventStore, events: Sequence[Event], secret: str | None, *, idempotency_digest: str | None = None
+    log_: EventStore,
+    events: Sequence[Event],
+    secret: str | None,
+    *,
+    idempotency_digest: str | None = None,
+    nonce: bool = False,
 ) -> list[Event]:
     """Start a new log with ``events`` and keep its secret seed beside it.
 
@@ -428,7 +433,12 @@ def create_game(
 
     ``idempotency_digest``: the digest of the ``Idempotency-Key`` the service's creation was sent
     with, written on the first line (``idem``) in the creation's own write, so a retry finds it
-    even after a restart; None (the CLI) writes exactly the lines a creation always wrote."""
+    even after a restart; None (the CLI) writes exactly the lines a creation always wrote.
+
+    ``nonce``: write a nonce on the first line when ``events`` hold a secret input (as
+    :func:`run_command` does for a command's batch): asked by ``fork``, whose creation copies the
+    original's events, secrets included; a new game's creation holds none, and the deterministic
+    creations (``simulate``'s bot games, a scenario) write their lines as they always did."""
     if isinstance(log_, GameLog):
         problem = log_.path_problem(SIBLINGS)
         if problem is not None:
@@ -438,25 +448,31 @@ def create_game(
             # the log an earlier creation left empty as it died: the seed it may have kept first
             # commits no game (no line holds its commitment) and would refuse this one's
             secrets_of(log_, creation).remove(SEED)
+        drawn = new_nonce() if nonce and NONCE_SECRET_BATCHES and holds_secret_input(events) else None
         if secret is None:
-            return _write_creation(creation, events, idempotency_digest)
+            return _write_creation(creation, events, idempotency_digest, drawn)
         kept = secrets_of(log_, creation)
         kept.create(SEED, (secret + "\n").encode("utf-8"))
         try:
-            return _write_creation(creation, events, idempotency_digest)
+            return _write_creation(creation, events, idempotency_digest, drawn)
         except BaseException:
             kept.remove(SEED)  # ours: created exclusively just above
             raise
 
 
-def _write_creation(creation: StoreCreation, events: Sequence[Event], digest: str | None) -> list[Event]:
-    """Write a creation's events, with the key ``digest`` on the first line if there is one
-    (without one, the very call a creation always made)."""
-    if digest is None:
-        return creation.write(events)
-    from mortecouille.app.idempotency import envelope  # only with a key (see run_command)
+def _write_creation(
+    creation: StoreCreation, events: Sequence[Event], digest: str | None, nonce: str | None
+) -> list[Event]:
+    """Write a creation's events, with the key ``digest`` and the ``nonce`` on the first line if
+    there are (without either, the very call a creation always made)."""
+    extras: dict[str, Any] = {}
+    if digest is not None:
+        from mortecouille.app.idempotency import envelope  # only with a key (see run_command)
 
-    return creation.write(events, envelope(digest, len(events)))
+        extras.update(envelope(digest, len(events)))
+    if nonce is not None:
+        extras[NONCE_FIELD] = nonce
+    return creation.write(events, extras) if extras else creation.write(events)
 
 
 def start_game(

@@ -461,7 +461,7 @@ def test_the_writer_refuses_a_malformed_nonce_and_any_unlisted_envelope_field() 
     assert json.loads(line)[NONCE_FIELD] == "ab" * 16
 
 
-def test_a_cli_receipt_commits_to_its_line_with_the_nonce_and_verify_accepts_it(
+def test_a_cli_receipt_commits_to_its_line_with_the_nonce_and_a_nonce_changed_later_fails_it(
     games: Path, tmp_path: Path
 ) -> None:
     ready_duel(games)
@@ -471,3 +471,9 @@ def test_a_cli_receipt_commits_to_its_line_with_the_nonce_and_verify_accepts_it(
     assert NONCE_FIELD in line
     result = run(games, "verify", "g", "--receipts", str(receipts))
     assert result.exit_code == 0, result.output
+    bodies = log_bodies(games / "g.jsonl")
+    bodies[-1][NONCE_FIELD] = "ab" * 16  # well formed, the chain made valid again: only the receipt tells
+    write_rechained(games / "g.jsonl", bodies)
+    assert run(games, "verify", "g").exit_code == 0
+    result = run(games, "verify", "g", "--receipts", str(receipts))
+    assert result.exit_code == 4 and "FAIL receipt" in result.output, result.output
