@@ -1,6 +1,7 @@
 """``verify``: everything a log can prove about itself.
 
-1. the hash chain (canonical form, seq, prev, hash of every line);
+1. the hash chain (canonical form, seq, prev, hash of every line), and the envelope's one rule
+   across lines: a ``nonce`` only on a batch's first line, where ``idem`` delimits the batch;
 2. the dice: a revealed seed matches the first event's commitment (D2); every
    die comes from the source the game's dice mode allows, shows 1..6 and lies in
    its turn's resolution; in a contributed game (D3), each die's turn was locked
