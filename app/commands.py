@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 
@@ -66,9 +66,10 @@ from mortecouille.core.state import EMPTY, GameState
 from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
-from mortecouille.events.codec import LogError
+from mortecouille.events.codec import NONCE_FIELD, LogError
 from mortecouille.events.game import DieRolled, GameEnded
 from mortecouille.events.house_log import get_logger
+from mortecouille.events.secrecy import holds_secret_input
 from mortecouille.events.store import Conflict, GameLog, GameNotFound, Transaction
 from mortecouille.events.store_errors import StoreError
 from mortecouille.events.stores import (
@@ -160,6 +161,22 @@ class SeedCommitment(NamedTuple):
     seed_hmac: str | None
 
 
+#: Whether commands write a nonce on a batch holding a secret input (docs/service.md, "What a
+#: receipt's head can give away"): on, for every shell. The golden logs' builder turns it off to
+#: rebuild logs written before nonces (as it turns off the dice scheme of newer games); a
+#: deterministic shell (the demo's bots) passes ``nonce=False`` to :func:`run_command` instead.
+NONCE_SECRET_BATCHES = True
+
+
+def new_nonce() -> str:
+    """A fresh nonce for a batch holding a secret input: 16 random bytes, 32 hex digits
+    (:data:`~mortecouille.events.codec.NONCE_HEX_DIGITS`). Drawn by the command path, never by the
+    core, whose ``decide`` and ``evolve`` stay pure."""
+    import secrets  # only where a secret is drawn: not imported by every command (issue 16)
+
+    return secrets.token_hex(16)
+
+
 def new_salt() -> str:
     """A fresh random salt for a seed's commitment (16 bytes, hex)."""
     import secrets  # only where a secret is drawn: not imported by every command (issue 16)
@@ -240,11 +257,27 @@ def describe_events(events: Sequence[Event]) -> list[str]:
     return [describe_event(event) for event in events]
 
 
-class Outcome(NamedTuple):
-    """What one command appended and the state after it; unpacks as ``(events, state)``."""
-
+class _OutcomeFields(NamedTuple):
     events: list[Event]
     state: GameState
+
+
+class Outcome(_OutcomeFields):
+    """What one command appended and the state after it; unpacks as ``(events, state)``.
+
+    ``nonce``: the random ``nonce`` the batch's first line carries (None when it carries none),
+    which the decoded events do not hold: a receipt commits to the lines as written, nonce
+    included (docs/service.md, "A receipt")."""
+
+    nonce: str | None = None
+
+    @classmethod
+    def with_nonce(cls, events: list[Event], state: GameState, nonce: str | None) -> Outcome:
+        """The outcome of a batch whose first line carries ``nonce``."""
+        made = cls(events, state)
+        if nonce is not None:
+            made.nonce = nonce
+        return made
 
     def lines(self) -> list[str]:
         return describe_events(self.events)
@@ -275,6 +308,7 @@ def run_command(
     known: KnownState | None = None,
     confirm: ConfirmDice | None = None,
     idempotency: Idempotency | None = None,
+    nonce: bool = True,
 ) -> Outcome:
     """Lock, fold, decide and append one command; return the appended events and the new state.
 
@@ -290,6 +324,11 @@ def run_command(
     under it, that batch is returned and nothing is decided or written (checked under the lock,
     so a retry racing its first attempt waits for it), else the key is written with the events,
     in the same append (:mod:`mortecouille.app.idempotency`).
+    ``nonce``: write a fresh random nonce (:func:`new_nonce`) on the first line of a batch holding
+    a secret input (:func:`~mortecouille.events.secrecy.holds_secret_input`), so that a receipt's
+    head cannot be used to test guesses of it; on by default for every shell (the CLI, the
+    service), off for a deterministic one (``demo --seed``'s bots), whose logs stay byte for byte
+    what they were. A batch with a key and a nonce carries both on its first line.
     """
     if expected_seq is not None and expected_seq < 0:  # seqs start at 0: no log is ever there
         raise BadInput("--expect-seq", f"{expected_seq} is not a seq (0 or more)")
@@ -301,7 +340,8 @@ def run_command(
                 # the batch is acknowledged now: no later repair may cut it (see anchor_through)
                 if isinstance(tx, Transaction):
                     tx.anchor_through(events[-1])
-                return Outcome(events[earlier.first : earlier.first + earlier.count], fold(events))
+                batch = events[earlier.first : earlier.first + earlier.count]
+                return Outcome.with_nonce(batch, fold(events), earlier.nonce)
         folded: Folded | None = None
         stored: StoreFolded | None = None
         if known is not None and tx.position() == (known.next_seq, known.last_hash):
@@ -320,15 +360,18 @@ def run_command(
         table_rolls = [e for e in produced if isinstance(e, DieRolled) and e.source == "table"]
         if confirm is not None and table_rolls and not confirm(table_rolls):
             raise NotConfirmed()
-        extras = None
+        extras: dict[str, Any] = {}
         if idempotency is not None:
             # imported only with a key to write (the service): the CLI's commands never send one
             from mortecouille.app.idempotency import envelope
 
-            extras = envelope(idempotency.digest, len(produced))
-        appended = tx.append(produced, expected_seq, extras)
+            extras.update(envelope(idempotency.digest, len(produced)))
+        drawn = new_nonce() if nonce and NONCE_SECRET_BATCHES and holds_secret_input(produced) else None
+        if drawn is not None:
+            extras[NONCE_FIELD] = drawn
+        appended = tx.append(produced, expected_seq, extras or None)
         if idempotency is not None and appended and not isinstance(tx, Transaction):
-            idempotency.keys.appended(log_, idempotency.digest, appended[0].seq, len(appended))
+            idempotency.keys.appended(log_, idempotency.digest, appended[0].seq, len(appended), drawn)
         log.info("appended", game=log_.name, command=type(command).__name__, events=len(appended))
         after = fold(appended, state)
         if folded is not None and appended and isinstance(log_, GameLog) and isinstance(tx, Transaction):
@@ -346,7 +389,7 @@ def run_command(
         keep_stored_snapshot(
             log_, StoreFolded(after, (last.seq, last.hash), stored.folded + len(appended), stored.start)
         )
-    return Outcome(appended, after)
+    return Outcome.with_nonce(appended, after, drawn)
 
 
 def _fold_from_store(
@@ -374,7 +417,12 @@ def _fold_from_store(
 
 
 def create_game(
-    log_: EventStore, events: Sequence[Event], secret: str | None, *, idempotency_digest: str | None = None
+    log_: EventStore,
+    events: Sequence[Event],
+    secret: str | None,
+    *,
+    idempotency_digest: str | None = None,
+    nonce: bool = False,
 ) -> list[Event]:
     """Start a new log with ``events`` and keep its secret seed beside it.
 
@@ -385,7 +433,12 @@ def create_game(
 
     ``idempotency_digest``: the digest of the ``Idempotency-Key`` the service's creation was sent
     with, written on the first line (``idem``) in the creation's own write, so a retry finds it
-    even after a restart; None (the CLI) writes exactly the lines a creation always wrote."""
+    even after a restart; None (the CLI) writes exactly the lines a creation always wrote.
+
+    ``nonce``: write a nonce on the first line when ``events`` hold a secret input (as
+    :func:`run_command` does for a command's batch): asked by ``fork``, whose creation copies the
+    original's events, secrets included; a new game's creation holds none, and the deterministic
+    creations (``simulate``'s bot games, a scenario) write their lines as they always did."""
     if isinstance(log_, GameLog):
         problem = log_.path_problem(SIBLINGS)
         if problem is not None:
@@ -395,25 +448,31 @@ def create_game(
             # the log an earlier creation left empty as it died: the seed it may have kept first
             # commits no game (no line holds its commitment) and would refuse this one's
             secrets_of(log_, creation).remove(SEED)
+        drawn = new_nonce() if nonce and NONCE_SECRET_BATCHES and holds_secret_input(events) else None
         if secret is None:
-            return _write_creation(creation, events, idempotency_digest)
+            return _write_creation(creation, events, idempotency_digest, drawn)
         kept = secrets_of(log_, creation)
         kept.create(SEED, (secret + "\n").encode("utf-8"))
         try:
-            return _write_creation(creation, events, idempotency_digest)
+            return _write_creation(creation, events, idempotency_digest, drawn)
         except BaseException:
             kept.remove(SEED)  # ours: created exclusively just above
             raise
 
 
-def _write_creation(creation: StoreCreation, events: Sequence[Event], digest: str | None) -> list[Event]:
-    """Write a creation's events, with the key ``digest`` on the first line if there is one
-    (without one, the very call a creation always made)."""
-    if digest is None:
-        return creation.write(events)
-    from mortecouille.app.idempotency import envelope  # only with a key (see run_command)
+def _write_creation(
+    creation: StoreCreation, events: Sequence[Event], digest: str | None, nonce: str | None
+) -> list[Event]:
+    """Write a creation's events, with the key ``digest`` and the ``nonce`` on the first line if
+    there are (without either, the very call a creation always made)."""
+    extras: dict[str, Any] = {}
+    if digest is not None:
+        from mortecouille.app.idempotency import envelope  # only with a key (see run_command)
 
-    return creation.write(events, envelope(digest, len(events)))
+        extras.update(envelope(digest, len(events)))
+    if nonce is not None:
+        extras[NONCE_FIELD] = nonce
+    return creation.write(events, extras) if extras else creation.write(events)
 
 
 def start_game(

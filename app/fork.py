@@ -69,7 +69,9 @@ def fork_game(
     secret = secret_seed(mode, seed, weak_seed=weak_seed)
     target = game_log(store, new_game)
     forked = fork_events(events, at_seq, new_game, mode, commit_to(secret))
-    return Forked(create_game(target, forked, secret, idempotency_digest=idempotency_digest), mode)
+    # nonce: the copied events may be secret inputs, now in the fork's creation batch
+    created_events = create_game(target, forked, secret, idempotency_digest=idempotency_digest, nonce=True)
+    return Forked(created_events, mode)
 
 
 def check_fork_point(events: Sequence[Event], at_seq: int) -> None:

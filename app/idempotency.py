@@ -28,6 +28,7 @@ from typing import Any, Protocol, runtime_checkable
 import msgspec
 
 from mortecouille.core.errors import BadInput
+from mortecouille.events.codec import NONCE_FIELD
 from mortecouille.events.store import Transaction
 from mortecouille.events.stores import EventStore, StoreTransaction
 
@@ -40,10 +41,13 @@ MAX_KEY_LENGTH = 200
 
 
 class Recorded(msgspec.Struct, frozen=True):
-    """What a key appended: ``count`` events from seq ``first``."""
+    """What a key appended: ``count`` events from seq ``first``, and the ``nonce`` the batch's first
+    line carries beside the key (None: none), which a retry's receipt commits to as the first
+    answer's did."""
 
     first: int
     count: int
+    nonce: str | None = None
 
 
 def key_digest(key: str) -> str:
@@ -122,15 +126,18 @@ class IdempotencyIndex:
             game.offset = seq + 1
         return game.keys.get(digest)
 
-    def appended(self, log: EventStore, digest: str, first: int, count: int) -> None:
+    def appended(
+        self, log: EventStore, digest: str, first: int, count: int, nonce: str | None = None
+    ) -> None:
         """Note a batch of ``count`` events from seq ``first`` that the caller, holding the writer
-        lock of ``log`` (a store that is not a file), just appended under the key ``digest``, so
-        the next catch-up does not read it back (one round trip fewer per command). Noted only if
-        every line before it was read: otherwise the next catch-up reads it with the others."""
+        lock of ``log`` (a store that is not a file), just appended under the key ``digest`` (its
+        first line carrying ``nonce``, if not None), so the next catch-up does not read it back
+        (one round trip fewer per command). Noted only if every line before it was read:
+        otherwise the next catch-up reads it with the others."""
         with self._guard:
             game = self._games.get(_where(log))
         if game is not None and game.offset == first:
-            game.keys.setdefault(digest, Recorded(first=first, count=count))
+            game.keys.setdefault(digest, Recorded(first=first, count=count, nonce=nonce))
             game.offset = first + count
 
 
@@ -147,5 +154,7 @@ def _read_key(line: bytes, keys: dict[str, Recorded]) -> None:
         digest, count, seq = recorded["key"], recorded["events"], body["seq"]
     except (msgspec.DecodeError, KeyError, TypeError):
         return  # not an envelope of ours (a text that happens to hold the marker)
+    nonce = body.get(NONCE_FIELD)
+    nonce = nonce if isinstance(nonce, str) else None
     if isinstance(digest, str) and isinstance(count, int) and isinstance(seq, int):
-        keys.setdefault(digest, Recorded(first=seq, count=count))
+        keys.setdefault(digest, Recorded(first=seq, count=count, nonce=nonce))

@@ -22,6 +22,7 @@ import msgspec
 from mortecouille.app.commands import Outcome
 from mortecouille.core.errors import BadInput
 from mortecouille.events.base import Event
+from mortecouille.events.codec import NONCE_FIELD
 from mortecouille.events.game import TurnEnded
 from mortecouille.replays.reading.receipts import (
     HEAD_CODE_LENGTH,
@@ -53,8 +54,9 @@ def is_submission(events: Sequence[Event]) -> bool:
 
 def receipt_for(outcome: Outcome, salt: str) -> Receipt:
     """The receipt of the submission ``outcome`` appended (events stamped, so with their seq and
-    hash), salted with the submitter's ``salt``. A salt no receipt may hold is refused naming
-    the field ``salt``; events that are not a player's submission are a programming error."""
+    hash, and the ``nonce`` of its first line), salted with the submitter's ``salt``. A salt no
+    receipt may hold is refused naming the field ``salt``; events that are not a player's
+    submission are a programming error."""
     problem = check_salt(salt)
     if problem is not None:
         raise BadInput("salt", problem)
@@ -62,6 +64,9 @@ def receipt_for(outcome: Outcome, salt: str) -> Receipt:
     if not is_submission(events):
         raise ValueError(f"not a player's submission: {[type(e).__name__ for e in events]}")
     lines = [event_line(event) for event in events]
+    if outcome.nonce is not None:
+        # the first line as written: its nonce is part of the submission a receipt commits to
+        lines[0][NONCE_FIELD] = outcome.nonce
     kind = kind_of(lines[0])
     assert kind is not None  # is_submission
     return Receipt(

@@ -48,12 +48,13 @@ from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
 from mortecouille.events.blockade import TokensGiven
 from mortecouille.events.board import Board
-from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped, ShipWithdrawn
+from mortecouille.events.fleet import FleetSealed, ShipBought
 from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.movement import ShipPlaced
 from mortecouille.events.orders import Idle, OrderGiven, OrderWithdrawn
 from mortecouille.events.rulings import RulingRecorded
 from mortecouille.events.schema import event_tag
+from mortecouille.events.secrecy import PURCHASES, SECRET_TYPES
 from mortecouille.replays.pictures.turns import opening_picture, outcome_picture
 from mortecouille.replays.reading.describe import describe_event
 from mortecouille.replays.reading.explain import ExplainLine, explain_turn, story_span
@@ -63,11 +64,6 @@ Status = Literal["buying", "placing", "playing", "ended"]
 #: The envelope and schema fields an event's ``data`` never carries: ``seq`` and ``type`` have
 #: fields of their own, ``v`` is the log's business, and ``prev``/``hash`` are never sent.
 _NOT_DATA = frozenset({"seq", "prev", "hash", "v", "type"})
-
-#: A player's purchases (F1-F3): secret until every fleet is sealed.
-PURCHASES: tuple[type[Event], ...] = (ShipBought, ShipEquipped, FleetEquipped, ShipWithdrawn, FleetSealed)
-#: A ship's orders for a turn (T1, P1): secret until that turn is resolved.
-ORDERS: tuple[type[Event], ...] = (OrderGiven, OrderWithdrawn, TokensGiven)
 
 
 # --- what is sent ------------------------------------------------------------------------------
@@ -269,6 +265,8 @@ def secret_of(event: Event, known: Disclosure) -> Secret | None:
     every fleet is sealed. The seed is only in ``game-ended``, public. An ended game reveals
     everything.
     """
+    if not isinstance(event, SECRET_TYPES):
+        return None  # the one definition of what may be secret (events/secrecy.py)
     if isinstance(event, OrderGiven | OrderWithdrawn):
         return Secret(known.owners.get(event.ship), known.ended or event.turn <= known.resolved)
     if isinstance(event, TokensGiven):

@@ -67,10 +67,63 @@ def line_hash(body_without_hash: dict[str, Any]) -> str:
 
 
 #: The optional envelope fields a line may carry besides the event's own (the store's, not the
-#: rules'): ``idem`` records the idempotency key of the request whose command appended the batch
-#: that line starts (:mod:`mortecouille.app.idempotency`). A line without them keeps the exact
-#: bytes and hash it always had; one with them is hashed with them, so they are chained too.
-ENVELOPE_EXTRAS = ("idem",)
+#: rules'), both on the first line of the batch one command appended, never on another: ``idem``
+#: records the idempotency key of the request whose command appended the batch
+#: (:mod:`mortecouille.app.idempotency`); ``nonce`` is randomness of the batch's own, written when
+#: it holds a secret input (:mod:`mortecouille.events.secrecy`), so that no line hash after it (a
+#: receipt's head) is a function of content a guesser can enumerate (docs/service.md, "What a
+#: receipt's head can give away"). A line without them keeps the exact bytes and hash it always
+#: had; one with them is hashed with them, so they are chained too.
+ENVELOPE_EXTRAS = ("idem", "nonce")
+
+#: The envelope field holding a batch's nonce, and its length: 16 random bytes as lowercase hex.
+NONCE_FIELD = "nonce"
+NONCE_HEX_DIGITS = 32
+
+
+def nonce_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be a line's ``nonce`` (None when it can): exactly
+    :data:`NONCE_HEX_DIGITS` lowercase hex digits, as :func:`secrets.token_hex` draws them."""
+    if (
+        isinstance(value, str)
+        and len(value) == NONCE_HEX_DIGITS
+        and value.isascii()
+        and all(char in "0123456789abcdef" for char in value)
+    ):
+        return None
+    shown = repr(value)
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    wanted = f"{NONCE_HEX_DIGITS} lowercase hex digits (16 random bytes)"
+    return f"field `{NONCE_FIELD}`: must be {wanted}, not {shown}"
+
+
+class BatchEnvelopes:
+    """The one rule of the envelope across lines: a ``nonce`` sits on the first line of its batch.
+
+    The log marks where a batch ends only on the first line of a batch appended under an
+    idempotency key (``"idem": {"events": N, ...}``); a nonce on any later line of such a batch is
+    refused (:attr:`problem`, naming the field). Elsewhere every line may start a batch, so there
+    is nothing more to check. Fed with the bodies of the lines holding ``idem`` or ``nonce``, in
+    seq order (lines without either may be left out: they change nothing here)."""
+
+    def __init__(self) -> None:
+        self.batch_start = -1
+        self.batch_end = -1  # the seq after the last line of the batch an ``idem`` delimits
+        self.problem: CorruptLine | None = None
+
+    def see(self, seq: int, body: Mapping[str, Any]) -> None:
+        """One line's body, at ``seq`` (after every line before it that holds ``idem``)."""
+        if NONCE_FIELD in body and self.batch_start < seq < self.batch_end and self.problem is None:
+            self.problem = CorruptLine(
+                f"field `{NONCE_FIELD}`: on seq {seq}, inside the batch of seqs {self.batch_start} to "
+                f"{self.batch_end - 1} its `idem` delimits: a nonce is only ever on a batch's first line",
+                line=seq + 1,
+                seq=seq,
+            )
+        recorded = body.get("idem")
+        count = recorded.get("events") if isinstance(recorded, dict) else None
+        if isinstance(count, int) and not isinstance(count, bool):
+            self.batch_start, self.batch_end = seq, seq + count
 
 
 def stamp(event: Event, seq: int, prev: str, extras: Mapping[str, Any] | None = None) -> tuple[Event, bytes]:
@@ -154,6 +207,8 @@ def _stamp_through_dict(
     for key, value in (extras or {}).items():
         if key not in ENVELOPE_EXTRAS or key in body:
             raise ValueError(f"{key!r} is not an envelope field a line may carry")
+        if key == NONCE_FIELD and nonce_problem(value) is not None:
+            raise ValueError(nonce_problem(value))
         body[key] = value
     body["seq"] = seq
     body["prev"] = prev
@@ -315,6 +370,12 @@ def checked_body(line: bytes, number: int, expected_seq: int, expected_prev: str
             seq=expected_seq,
         )
     body["hash"] = claimed
+    if NONCE_FIELD in body:
+        # only ever on lines of the dictionary's way: a line with a nonce is never its event's
+        # own encoding, so every chain check (check_lines included) comes here for it
+        problem = nonce_problem(body[NONCE_FIELD])
+        if problem is not None:
+            raise CorruptLine(problem, line=number, seq=expected_seq)
     return body
 
 

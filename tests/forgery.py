@@ -10,14 +10,16 @@ them to a log on disk.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import msgspec
 
 from mortecouille.core.game import evolve
 from mortecouille.core.state import EMPTY, state_hash
 from mortecouille.events.base import GENESIS_HASH, Event
-from mortecouille.events.codec import canonical, decode_line, stamp
+from mortecouille.events.codec import ENVELOPE_EXTRAS, canonical, decode_line, stamp
 from tests.golden.make_golden import anchor, rechain_lines
 
 __all__ = [
@@ -66,18 +68,33 @@ def forge_with_turn_hashes(path: Path, edit: Callable[[list[dict[str, Any]]], No
     write_rechained(path, bodies)
 
 
-def chained_lines(events: Iterable[Event]) -> bytes:
-    """``events`` stamped as the store stamps them (seq from 0, a valid chain), one line each."""
+def chained_lines(events: Iterable[Event], extras: Sequence[Mapping[str, Any]] = ()) -> bytes:
+    """``events`` stamped as the store stamps them (seq from 0, a valid chain), one line each;
+    ``extras``: the envelope fields (``idem``, ``nonce``) of the line at each seq, if any."""
     prev, lines = GENESIS_HASH, []
     for seq, event in enumerate(events):
-        stamped, line = stamp(event, seq, prev)
+        stamped, line = stamp(event, seq, prev, extras[seq] if seq < len(extras) else None)
         prev = stamped.hash
         lines.append(line + b"\n")
     return b"".join(lines)
 
 
+def _unplaced(event: Event) -> Event:
+    """``event`` without its place in the chain, to compare events wherever they stand."""
+    return msgspec.structs.replace(event, seq=-1, prev="", hash="")
+
+
 def write_forged_events(path: Path, events: Iterable[Event]) -> None:
     """Write typed ``events`` as the log at ``path`` with a valid chain and head anchor, as a
-    careful forger who edits events rather than lines would."""
-    path.write_bytes(chained_lines(events))
+    careful forger who edits events rather than lines would: an event left as it was at its seq
+    keeps its line's envelope fields (a secret batch's ``nonce``, an ``idem``), so a faithful copy
+    is byte for byte the log it copies; an edited or moved one is written without them."""
+    events = list(events)
+    kept: list[Mapping[str, Any]] = []
+    if path.exists():
+        for seq, line in enumerate(path.read_bytes().splitlines()):
+            body = json.loads(line)
+            same = seq < len(events) and _unplaced(decode_line(line, seq + 1)) == _unplaced(events[seq])
+            kept.append({key: body[key] for key in ENVELOPE_EXTRAS if key in body} if same else {})
+    path.write_bytes(chained_lines(events, kept))
     anchor(path)

@@ -2,9 +2,9 @@
 command line on a games folder and on PostgreSQL gives the same outputs and the same log bytes,
 and verifies on both.
 
-The randomness a command draws (seed salts, the players' dice contributions, seat tokens, receipt
-salts) is replaced by counters, the same for both runs, so two runs of the same commands write
-the same lines: any difference is the store's.
+The randomness a command draws (seed salts, the players' dice contributions, the nonces of secret
+batches, seat tokens, receipt salts) is replaced by counters, the same for both runs, so two runs
+of the same commands write the same lines: any difference is the store's.
 """
 
 from __future__ import annotations
@@ -40,8 +40,9 @@ def store_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 def predictable(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Counters for everything a command draws at random (seed salts, dice contributions, seat
-    tokens, receipt salts), from zero again: two runs of the same commands write the same bytes."""
+    """Counters for everything a command draws at random (seed salts, dice contributions, nonces,
+    seat tokens, receipt salts), from zero again: two runs of the same commands write the same
+    bytes."""
     counter = itertools.count()
 
     def draw(width: int = 32) -> str:
@@ -49,6 +50,7 @@ def predictable(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr("mortecouille.app.commands.new_salt", draw)
     monkeypatch.setattr("mortecouille.app.commands.new_contribution", draw)
+    monkeypatch.setattr("mortecouille.app.commands.new_nonce", draw)
     monkeypatch.setattr("mortecouille.app.seats.new_token", lambda: draw(43))
     monkeypatch.setattr("mortecouille.cli.receipt_output.new_receipt_salt", draw)
 
