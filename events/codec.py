@@ -67,13 +67,14 @@ def line_hash(body_without_hash: dict[str, Any]) -> str:
 
 
 #: The optional envelope fields a line may carry besides the event's own (the store's, not the
-#: rules'), both on the first line of the batch one command appended, never on another: ``idem``
-#: records the idempotency key of the request whose command appended the batch
+#: rules'), both written on the first line of the batch one command appended: ``idem`` records the
+#: idempotency key of the request whose command appended the batch
 #: (:mod:`mortecouille.app.idempotency`); ``nonce`` is randomness of the batch's own, written when
 #: it holds a secret input (:mod:`mortecouille.events.secrecy`), so that no line hash after it (a
 #: receipt's head) is a function of content a guesser can enumerate (docs/service.md, "What a
-#: receipt's head can give away"). A line without them keeps the exact bytes and hash it always
-#: had; one with them is hashed with them, so they are chained too.
+#: receipt's head can give away"). A reader takes them on any line (the log records where a batch
+#: ends only under ``idem``, and no guarantee rests on their place). A line without them keeps the
+#: exact bytes and hash it always had; one with them is hashed with them, so they are chained too.
 ENVELOPE_EXTRAS = ("idem", "nonce")
 
 #: The envelope field holding a batch's nonce, and its length: 16 random bytes as lowercase hex.
@@ -95,35 +96,6 @@ def nonce_problem(value: Any) -> str | None:
     shown = shown if len(shown) <= 80 else shown[:77] + "..."
     wanted = f"{NONCE_HEX_DIGITS} lowercase hex digits (16 random bytes)"
     return f"field `{NONCE_FIELD}`: must be {wanted}, not {shown}"
-
-
-class BatchEnvelopes:
-    """The one rule of the envelope across lines: a ``nonce`` sits on the first line of its batch.
-
-    The log marks where a batch ends only on the first line of a batch appended under an
-    idempotency key (``"idem": {"events": N, ...}``); a nonce on any later line of such a batch is
-    refused (:attr:`problem`, naming the field). Elsewhere every line may start a batch, so there
-    is nothing more to check. Fed with the bodies of the lines holding ``idem`` or ``nonce``, in
-    seq order (lines without either may be left out: they change nothing here)."""
-
-    def __init__(self) -> None:
-        self.batch_start = -1
-        self.batch_end = -1  # the seq after the last line of the batch an ``idem`` delimits
-        self.problem: CorruptLine | None = None
-
-    def see(self, seq: int, body: Mapping[str, Any]) -> None:
-        """One line's body, at ``seq`` (after every line before it that holds ``idem``)."""
-        if NONCE_FIELD in body and self.batch_start < seq < self.batch_end and self.problem is None:
-            self.problem = CorruptLine(
-                f"field `{NONCE_FIELD}`: on seq {seq}, inside the batch of seqs {self.batch_start} to "
-                f"{self.batch_end - 1} its `idem` delimits: a nonce is only ever on a batch's first line",
-                line=seq + 1,
-                seq=seq,
-            )
-        recorded = body.get("idem")
-        count = recorded.get("events") if isinstance(recorded, dict) else None
-        if isinstance(count, int) and not isinstance(count, bool):
-            self.batch_start, self.batch_end = seq, seq + count
 
 
 def stamp(event: Event, seq: int, prev: str, extras: Mapping[str, Any] | None = None) -> tuple[Event, bytes]:

@@ -422,25 +422,6 @@ def test_a_malformed_nonce_is_refused_naming_the_field(played: Path, games: Path
     assert code == 4 and "field `nonce`" in output and f"line {at + 1}" in output, output
 
 
-def test_a_nonce_inside_a_batch_its_idem_delimits_is_refused_naming_the_field(
-    client: TestClient[Litestar], games: Path
-) -> None:
-    game = create(client, ruleset="mortecouille", budget=100000)
-    for step in API_PLACED:
-        submitted(client, games, game, step, None)
-    submitted(client, games, game, ("orders", {"ship": "Hope", "actions": "advance"}, "Anne"), None)
-    submitted(client, games, game, ("orders", {"ship": "Kraken", "actions": "idle"}, "Bart"), None)
-    resolved = submitted(client, games, game, ("resolve", {}, "referee"), uuid.uuid4().hex)
-    assert resolved[0]["idem"]["events"] == len(resolved) > 2
-    assert run(games, "verify", "g").exit_code == 0
-    bodies = log_bodies(games / "g.jsonl")
-    inside = resolved[1]["seq"]
-    bodies[inside][NONCE_FIELD] = "ab" * 16  # well formed, but not on the batch's first line
-    write_rechained(games / "g.jsonl", bodies)
-    code, output = verify_output(games)
-    assert code == 4 and "field `nonce`" in output and "first line" in output, output
-
-
 def test_a_tampered_nonce_is_caught_by_the_chain_like_any_field(played: Path, games: Path) -> None:
     data = played.read_bytes()
     nonce = re.search(rb'"nonce":"([0-9a-f]{32})"', data)

@@ -1,7 +1,6 @@
 """``verify``: everything a log can prove about itself.
 
-1. the hash chain (canonical form, seq, prev, hash of every line), and the envelope's one rule
-   across lines: a ``nonce`` only on a batch's first line, where ``idem`` delimits the batch;
+1. the hash chain (canonical form, seq, prev, hash of every line);
 2. the dice: a revealed seed matches the first event's commitment (D2); every
    die comes from the source the game's dice mode allows, shows 1..6 and lies in
    its turn's resolution; in a contributed game (D3), each die's turn was locked
@@ -37,15 +36,7 @@ from mortecouille.core.game import fold
 from mortecouille.core.life_cycle import DICE_MODES
 from mortecouille.core.state import EMPTY, GameState, state_hash, with_earlier_ships
 from mortecouille.events.base import GENESIS_HASH, Event
-from mortecouille.events.codec import (
-    NONCE_FIELD,
-    BatchEnvelopes,
-    LogError,
-    check_lines,
-    decode_block,
-    decode_line,
-    decode_lines,
-)
+from mortecouille.events.codec import LogError, check_lines, decode_block, decode_line, decode_lines
 from mortecouille.events.dice import DiceContributionRevealed, TurnLocked
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.schema import event_tag
@@ -144,8 +135,6 @@ def verify_own(
     try:
         if file_log is None and data is None:
             data = log.read_bytes()
-        if data is not None and (file_log is None or events is not None):
-            see_envelopes(gathered.envelopes, data)  # else seen line by line (Gathered.line)
         if file_log is not None and events is None:
             report.events = file_log.verify_chain(data, on_line=gathered.line)
         elif file_log is not None:  # decoded by the caller: each line proved by its own event
@@ -154,10 +143,6 @@ def verify_own(
             report.events = log.verify_chain(data)
     except LogError as error:
         report.findings.append(Finding("chain", False, str(error), error.seq))
-        return report
-    misplaced = gathered.envelopes.problem
-    if misplaced is not None:
-        report.findings.append(Finding("chain", False, str(misplaced), misplaced.seq))
         return report
     if file_log is not None:
         status = file_log.head_status(report.events)
@@ -175,7 +160,7 @@ def verify_own(
             report.findings.append(Finding("decode", False, str(error), error.seq))
             return report
     if file_log is None or events is not None:
-        gathered = Gathered.of(typed)  # (its envelopes were seen above, in the bytes)
+        gathered = Gathered.of(typed)
     try:
         report.findings.extend(check_stream(typed, gathered, rederive_turns, states))
     except LogError as error:  # only decoding raises it here: the checks report their own
@@ -221,10 +206,6 @@ def verify_streaming(log: GameLog, rederive_turns: bool) -> Report:
         findings = check_segments(_segments(vouched()), gathered, rederive_turns)
     except _ChainBroken as broken:
         report.findings.append(Finding("chain", False, str(broken.error), broken.error.seq))
-        return report
-    misplaced = gathered.envelopes.problem
-    if misplaced is not None:  # the chain holds, but a nonce is where no batch starts
-        report.findings.append(Finding("chain", False, str(misplaced), misplaced.seq))
         return report
     report.events = lines.lines
     status = log.head_status(report.events)
@@ -464,34 +445,6 @@ def _marks_pattern(marks: tuple[bytes, ...]) -> re.Pattern[bytes]:
     return re.compile(re.escape(start) + b"(?:" + rests + b")")
 
 
-#: how a canonical line shows the envelope fields that :class:`BatchEnvelopes` looks at
-_ENVELOPE_MARKS = (b'"idem":', b'"' + NONCE_FIELD.encode() + b'":')
-
-
-def see_envelopes(envelopes: BatchEnvelopes, chunk: bytes) -> None:
-    """Give ``envelopes`` the body of each line of ``chunk`` (whole lines, in the log's order)
-    holding an ``idem`` or a ``nonce``: found by their bytes (a quote inside a string is escaped,
-    so those bytes are always a key), each such line decoded alone (one per batch at most, a line
-    decoded only if it holds them). A line found by a nested key of that name is seen too and
-    changes nothing unless it holds what the envelope would (such a log fails its chain check
-    when forged, and is written by no command); a line that does not decode is the chain's or the
-    typed pass's to name."""
-    starts: set[int] = set()
-    for mark in _ENVELOPE_MARKS:
-        at = chunk.find(mark)
-        while at >= 0:
-            starts.add(chunk.rfind(b"\n", 0, at) + 1)
-            at = chunk.find(mark, at + len(mark))
-    for begin in sorted(starts):
-        end = chunk.find(b"\n", begin)
-        try:
-            body = msgspec.json.decode(chunk[begin : end if end >= 0 else len(chunk)])
-        except (msgspec.DecodeError, RecursionError):
-            continue
-        if isinstance(body, dict) and isinstance(body.get("seq"), int):
-            envelopes.see(body["seq"], body)
-
-
 def gather(chunks: Iterable[bytes], turn_marks: bool = False) -> Gathered:
     """:class:`Gathered` from a log's bytes (chunks of whole lines), decoding only the lines that may
     be of the types it keeps: in a canonical line an event's type is written ``"type":"<tag>"`` (a
@@ -508,7 +461,6 @@ def gather(chunks: Iterable[bytes], turn_marks: bool = False) -> Gathered:
     marks = _GATHERED_AND_TURN_MARKS if turn_marks else _GATHERED_MARKS
     noted = gathered.turn_marks
     for chunk in chunks:
-        see_envelopes(gathered.envelopes, chunk)
         begun = -1
         for at, mark in _found(chunk, marks):
             bit = _MARK_BITS.get(mark) if turn_marks else None
@@ -543,8 +495,6 @@ class Gathered:
         #: the lines holding a turn's or a game end's type (:func:`gather` with ``turn_marks``): the
         #: bits of the marks each holds, by the seq the line claims
         self.turn_marks: dict[int, int] = {}
-        #: where each nonce sits against the batches the log delimits (:func:`see_envelopes`)
-        self.envelopes = BatchEnvelopes()
 
     @classmethod
     def of(cls, events: Iterable[Event]) -> Gathered:
@@ -554,8 +504,6 @@ class Gathered:
         return gathered
 
     def line(self, seq: int, line: bytes, body: dict[str, Any]) -> None:
-        if "idem" in body or NONCE_FIELD in body:
-            self.envelopes.see(seq, body)
         if body.get("type") in _GATHERED_TAGS:
             try:
                 self.event(decode_line(line, seq + 1))
