@@ -35,10 +35,15 @@ def browser() -> Iterator[Any]:
         yield launched
 
 
-def test_a_ship_named_with_one_long_word_keeps_the_players_phone_page_its_width(server: Server, browser: Any) -> None:
+def test_a_ship_named_with_one_long_word_keeps_the_players_phone_page_its_width(
+    server: Server, browser: Any
+) -> None:
     seats = create_game(server, "longnames", players=["Anne", "Bart"], budget=100000, board={"size": "10x10"})
     bought = server.api(
-        "POST", "/api/games/longnames/buy", token=seats.players["Anne"], body={"ship": LONGEST_SHIP, "kind": "red-small"}
+        "POST",
+        "/api/games/longnames/buy",
+        token=seats.players["Anne"],
+        body={"ship": LONGEST_SHIP, "kind": "red-small"},
     )
     assert bought.status_code == 200, bought.text
     # a mobile browser, as a phone runs it: its layout viewport grows to the widest element
