@@ -1,0 +1,49 @@
+"""What a tired referee types at the table: names in the wrong case, a ship not yet placed.
+
+Each name the CLI reads is matched the way ``place`` and ``buy`` match it (case and spacing
+aside) wherever the game has exactly one such name, and the log records the name as the game
+spells it; what it cannot take is refused naming its field or rule, exit 2, nothing written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.cli_helpers import ok, run, tree_digest
+from tests.forgery import log_bodies
+
+
+def _duel(games: Path) -> None:
+    """Hope (Anne) on E3 facing north, Kraken (Bart) on E6 facing south: each on the other's bow line."""
+    ok(games, "new", "g", "--players", "Anne,Bart", "--budget", "100000", "--board", "10x10",
+       "--seed", "s1", "--weak-seed")  # fmt: skip
+    ok(games, "buy", "g", "Anne", "blue-big", "Black Pearl")
+    ok(games, "seal", "g", "Anne", "--forfeit")
+    ok(games, "buy", "g", "Bart", "yellow-big", "Kraken", "--option", "catapult")
+    ok(games, "seal", "g", "Bart", "--forfeit")
+    ok(games, "place", "g", "Black Pearl", "E3")
+    ok(games, "place", "g", "Kraken", "E6", "--facing", "S")
+
+
+def _refused(games: Path, *args: str) -> str:
+    """Run a command that must be refused (exit 2) without writing anything; its output."""
+    before = tree_digest(games)
+    result = run(games, *args)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert tree_digest(games) == before
+    return result.output
+
+
+def test_an_orders_target_is_matched_as_its_ship_is_case_and_spacing_aside(games: Path) -> None:
+    _duel(games)
+    ok(games, "order", "g", "kraken", "attack", "bow", "black   PEARL", "+", "catapult", "BLACK pearl")
+    given = log_bodies(games / "g.jsonl")[-1]
+    assert given["type"] == "order-given"
+    assert [action.get("target") for action in given["actions"]] == ["Black Pearl", "Black Pearl"]
+
+
+def test_an_orders_target_naming_no_ship_is_still_refused_naming_the_field(games: Path) -> None:
+    _duel(games)
+    output = _refused(games, "order", "g", "Kraken", "attack", "bow", "Pearl")
+    assert "actions[0].target" in output and "'Pearl'" in output
