@@ -47,3 +47,11 @@ def test_an_orders_target_naming_no_ship_is_still_refused_naming_the_field(games
     _duel(games)
     output = _refused(games, "order", "g", "Kraken", "attack", "bow", "Pearl")
     assert "actions[0].target" in output and "'Pearl'" in output
+
+
+def test_orders_for_a_ship_not_placed_yet_are_refused_saying_to_place_it_first(games: Path) -> None:
+    ok(games, "new", "g", "--players", "Anne,Bart", "--budget", "10000", "--seed", "s1", "--weak-seed")
+    ok(games, "buy", "g", "Anne", "red-small", "Hope")
+    output = _refused(games, "order", "g", "Hope", "advance")
+    assert "[F3]" in output and "not placed" in output and "place g 'Hope' SQUARE" in output
+    assert "sunk" not in output  # it was never in the game to sink
