@@ -300,14 +300,20 @@ def evolve_created(state: GameState, event: GameCreated) -> GameState:
 
 def decide_end(state: GameState, command: EndGame, dice: DiceSource) -> list[Event]:
     check_text("--reason", command.reason)
-    if command.winner is not None and command.winner not in state.players:
-        raise BadInput("--winner", f"{command.winner!r} is not a player of {state.game!r}")
+    winner = command.winner
+    if winner is not None and winner not in state.players:
+        # matched as every command matches a player (case and spacing aside), logged as spelled
+        named = [player for player in state.players if player.casefold() == winner.strip().casefold()]
+        if len(named) != 1:
+            players = ", ".join(state.players)
+            raise BadInput("--winner", f"{winner!r} is not a player of {state.game!r} (players: {players})")
+        winner = named[0]
     seed = None
     if state.dice_mode == "seeded":
         if command.seed is None or not matches_commitment(command.seed, state):
             raise BadInput("seed", "the seed to reveal does not match the game's commitment (D2)")
         seed = command.seed
-    return [GameEnded(reason=command.reason, winner=command.winner, seed=seed, rules=("T3", "D2"))]
+    return [GameEnded(reason=command.reason, winner=winner, seed=seed, rules=("T3", "D2"))]
 
 
 def evolve_ended(state: GameState, event: GameEnded) -> GameState:

@@ -55,3 +55,15 @@ def test_orders_for_a_ship_not_placed_yet_are_refused_saying_to_place_it_first(g
     output = _refused(games, "order", "g", "Hope", "advance")
     assert "[F3]" in output and "not placed" in output and "place g 'Hope' SQUARE" in output
     assert "sunk" not in output  # it was never in the game to sink
+
+
+def test_end_takes_the_winner_in_any_case_and_logs_the_players_name(games: Path) -> None:
+    ok(games, "new", "g", "--players", "Zoé,Bart", "--seed", "s1", "--weak-seed")
+    assert "winner Zoé" in ok(games, "end", "g", "--winner", "ZOÉ")
+    assert log_bodies(games / "g.jsonl")[-1]["winner"] == "Zoé"
+
+
+def test_end_with_a_winner_who_is_no_player_is_refused_listing_the_players(games: Path) -> None:
+    ok(games, "new", "g", "--players", "Zoé,Bart", "--seed", "s1", "--weak-seed")
+    output = _refused(games, "end", "g", "--winner", "Zoe")
+    assert "--winner" in output and "'Zoe'" in output and "Zoé, Bart" in output
