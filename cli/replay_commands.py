@@ -308,7 +308,7 @@ def fork(
 
 @click.command()
 @click.argument("game")
-@click.option("--rule", required=True, help="The rules.md ID the ruling rests on, e.g. M3.")
+@click.option("--rule", required=True, help="The RULES.md ID the ruling rests on, e.g. M3 (case aside).")
 @click.option("--text", required=True, help="What was decided, and why.")
 @click.option(
     "--adjust", "adjustments", type=(str, str), multiple=True, metavar="SHIP CHANGE",

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Final
 
+import msgspec
+
 from mortecouille.core.board.geometry import (
     FACING_VECTORS,
     ORTHOGONAL_FACINGS,
@@ -102,14 +104,15 @@ def _whole(value: str) -> int:
 
 
 def decide_ruling(state: GameState, command: RecordRuling, dice: DiceSource) -> list[Event]:
-    rule = command.rule.strip()
+    rule = _rule_id(command.rule.strip())
     if rule not in RULE_IDS:
-        raise BadInput("--rule", f"{command.rule!r} is not a rule ID of rules.md (e.g. M3, C2, X1)")
+        raise BadInput("--rule", f"{command.rule!r} is not a rule ID of RULES.md (e.g. M3, C2, X1)")
     if not command.text.strip():
         raise BadInput("--text", "say what was decided and why")
     check_text("--text", command.text)
+    adjustments = tuple(_ship_as_spelled(state, adjustment) for adjustment in command.adjustments)
     adjusted = state
-    for adjustment in command.adjustments:
+    for adjustment in adjustments:
         check_adjustment(adjusted, adjustment)
         adjusted = apply_adjustment(adjusted, adjustment)
     return [
@@ -117,10 +120,30 @@ def decide_ruling(state: GameState, command: RecordRuling, dice: DiceSource) -> 
             turn=state.turn,
             rule=rule,
             text=command.text.strip(),
-            adjustments=command.adjustments,
+            adjustments=adjustments,
             rules=(rule,),
         )
     ]
+
+
+def _rule_id(text: str) -> str:
+    """The rule ID ``text`` names, case aside (``s1`` is S1, ``m1E`` is M1e), when exactly one
+    does; else ``text``, for the caller to refuse."""
+    if text in RULE_IDS:
+        return text
+    named = [rule for rule in RULE_IDS if rule.casefold() == text.casefold()]
+    return named[0] if len(named) == 1 else text
+
+
+def _ship_as_spelled(state: GameState, adjustment: Adjustment) -> Adjustment:
+    """``adjustment`` naming its ship as the game spells it, the name matched as ``place``
+    matches one (case and spacing aside) when exactly one ship matches; else as typed, for
+    :func:`check_adjustment` to refuse."""
+    if adjustment.ship in state.ships:
+        return adjustment
+    folded = " ".join(adjustment.ship.split()).casefold()
+    named = [ship_id for ship_id in state.ships if " ".join(ship_id.split()).casefold() == folded]
+    return msgspec.structs.replace(adjustment, ship=named[0]) if len(named) == 1 else adjustment
 
 
 def check_adjustment(state: GameState, adjustment: Adjustment) -> None:

@@ -67,3 +67,17 @@ def test_end_with_a_winner_who_is_no_player_is_refused_listing_the_players(games
     ok(games, "new", "g", "--players", "Zoé,Bart", "--seed", "s1", "--weak-seed")
     output = _refused(games, "end", "g", "--winner", "Zoe")
     assert "--winner" in output and "'Zoe'" in output and "Zoé, Bart" in output
+
+
+def test_a_ruling_takes_its_rule_id_and_ships_in_any_case_and_logs_them_as_spelled(games: Path) -> None:
+    _duel(games)
+    ok(games, "ruling", "g", "--rule", "s1", "--text", "the shot was blocked", "--adjust", "black  pearl", "damage=+2")
+    ruling = log_bodies(games / "g.jsonl")[-1]
+    assert ruling["rule"] == "S1"
+    assert [adjustment["ship"] for adjustment in ruling["adjustments"]] == ["Black Pearl"]
+
+
+def test_a_ruling_on_an_unknown_rule_is_refused_naming_the_rules_file(games: Path) -> None:
+    _duel(games)
+    output = _refused(games, "ruling", "g", "--rule", "S99", "--text", "no such rule")
+    assert "--rule" in output and "'S99'" in output and "RULES.md" in output
