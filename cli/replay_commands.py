@@ -233,8 +233,13 @@ def explain(ctx: Context, game: str, turn: int, ship: str | None, as_json: bool)
     with turns_of(game_log(ctx.store, game)) as index:
         state = index.final
         if ship is not None and ship not in state.ships:
-            known = ", ".join(sorted(state.ships)) or "none"
-            raise BadInput("--ship", f"no ship {ship!r} in {game!r}: {known}")
+            # matched as place matches a ship: case and spacing aside, when exactly one matches
+            folded = " ".join(ship.split()).casefold()
+            named = [ship_id for ship_id in state.ships if " ".join(ship_id.split()).casefold() == folded]
+            if len(named) != 1:
+                known = ", ".join(sorted(state.ships)) or "none"
+                raise BadInput("--ship", f"no ship {ship!r} in {game!r}: {known}")
+            ship = named[0]
         # the turn's story only, from the keyframe before it: the same lines as from the whole log
         first, last = index.story_span(turn)
         base, story = index.span(first, last)

@@ -71,7 +71,18 @@ def test_end_with_a_winner_who_is_no_player_is_refused_listing_the_players(games
 
 def test_a_ruling_takes_its_rule_id_and_ships_in_any_case_and_logs_them_as_spelled(games: Path) -> None:
     _duel(games)
-    ok(games, "ruling", "g", "--rule", "s1", "--text", "the shot was blocked", "--adjust", "black  pearl", "damage=+2")
+    ok(
+        games,
+        "ruling",
+        "g",
+        "--rule",
+        "s1",
+        "--text",
+        "the shot was blocked",
+        "--adjust",
+        "black  pearl",
+        "damage=+2",
+    )
     ruling = log_bodies(games / "g.jsonl")[-1]
     assert ruling["rule"] == "S1"
     assert [adjustment["ship"] for adjustment in ruling["adjustments"]] == ["Black Pearl"]
@@ -81,3 +92,11 @@ def test_a_ruling_on_an_unknown_rule_is_refused_naming_the_rules_file(games: Pat
     _duel(games)
     output = _refused(games, "ruling", "g", "--rule", "S99", "--text", "no such rule")
     assert "--rule" in output and "'S99'" in output and "RULES.md" in output
+
+
+def test_explain_keeps_the_lines_of_a_ship_named_in_any_case(games: Path) -> None:
+    _duel(games)
+    ok(games, "order", "g", "Kraken", "attack", "bow", "Black Pearl")
+    ok(games, "resolve", "g", "--partial")
+    story = ok(games, "explain", "g", "--turn", "1", "--ship", "kraken")
+    assert story.startswith("g, turn 1, Kraken only") and "Kraken fires bow" in story
