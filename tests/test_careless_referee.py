@@ -100,3 +100,9 @@ def test_explain_keeps_the_lines_of_a_ship_named_in_any_case(games: Path) -> Non
     ok(games, "resolve", "g", "--partial")
     story = ok(games, "explain", "g", "--turn", "1", "--ship", "kraken")
     assert story.startswith("g, turn 1, Kraken only") and "Kraken fires bow" in story
+
+
+def test_a_name_with_a_control_character_is_refused_showing_it_escaped_once(games: Path) -> None:
+    output = _refused(games, "new", "g", "--players", "Anne,Bart\x1b[31m")
+    assert "'Bart\\x1b[31m': control character \\x1b at position 4" in output
+    assert "\\\\x1b" not in output  # not escaped twice (a repr of the escaped name)
