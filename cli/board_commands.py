@@ -37,8 +37,18 @@ from mortecouille.replays.pictures.board_text import render_board
 def parse_dice_values(text: str | None) -> list[int] | None:
     if text is None:
         return None
+    if not text.strip():
+        return []
+    values = text.replace(" ", "").split(",")
+    for position, value in enumerate(values, start=1):
+        if not value:
+            # a die left out: taking the rest in order would give each later die the value meant
+            # for the one after it
+            raise BadInput(
+                "--dice", f"{text!r}: value {position} is missing; give every die in order, such as 3,5,6"
+            )
     try:
-        return [int(v) for v in text.replace(" ", "").split(",") if v]
+        return [int(v) for v in values]
     except ValueError:
         raise BadInput("--dice", f"{text!r} is not a list of die values such as 3,5,6") from None
 

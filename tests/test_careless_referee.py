@@ -106,3 +106,12 @@ def test_a_name_with_a_control_character_is_refused_showing_it_escaped_once(game
     output = _refused(games, "new", "g", "--players", "Anne,Bart\x1b[31m")
     assert "'Bart\\x1b[31m': control character \\x1b at position 4" in output
     assert "\\\\x1b" not in output  # not escaped twice (a repr of the escaped name)
+
+
+def test_table_dice_with_a_value_left_out_between_commas_are_refused_not_shifted(games: Path) -> None:
+    from tests.test_table_dice import ready
+
+    ready(games)
+    # "3,,5" once meant 3,5: the second die took the value meant for the third, and so on
+    output = _refused(games, "resolve", "g", "--dice", "3,,5,6", "--yes")
+    assert "--dice" in output and "'3,,5,6'" in output and "value 2 is missing" in output
