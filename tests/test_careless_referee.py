@@ -115,3 +115,16 @@ def test_table_dice_with_a_value_left_out_between_commas_are_refused_not_shifted
     # "3,,5" once meant 3,5: the second die took the value meant for the third, and so on
     output = _refused(games, "resolve", "g", "--dice", "3,,5,6", "--yes")
     assert "--dice" in output and "'3,,5,6'" in output and "value 2 is missing" in output
+
+
+def test_seats_reissue_takes_a_players_name_or_referee_in_any_case(games: Path) -> None:
+    ok(games, "new", "g", "--players", "Anne,Bart", "--seed", "s1", "--weak-seed")
+    assert "  Anne " in ok(games, "seats", "g", "--reissue", "anne")
+    assert "  referee " in ok(games, "seats", "g", "--reissue", "Referee")
+    assert "  Bart " in ok(games, "seats", "g", "--reissue", "ALL")
+
+
+def test_seats_reissue_for_nobody_is_refused_and_changes_no_link(games: Path) -> None:
+    ok(games, "new", "g", "--players", "Anne,Bart", "--seed", "s1", "--weak-seed")
+    output = _refused(games, "seats", "g", "--reissue", "Zed")
+    assert "PLAYER" in output and "'Zed'" in output
