@@ -18,6 +18,7 @@ import shlex
 import msgspec
 
 from mortecouille.core.errors import BadInput
+from mortecouille.core.life_cycle import ship_id_typed
 from mortecouille.core.state import GameState
 from mortecouille.events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver, Order
 
@@ -94,12 +95,7 @@ def with_targets_named(state: GameState, actions: tuple[Order, ...]) -> tuple[Or
 
 
 def _target_named(state: GameState, action: Order) -> Order:
-    if not isinstance(action, (Attack, CatapultShot)) or action.target in state.ships:
+    if not isinstance(action, (Attack, CatapultShot)):
         return action
-    folded = " ".join(action.target.split()).casefold()
-    matches = [
-        ship_id
-        for ship_id, ship in state.ships.items()
-        if ship.at is not None and " ".join(ship_id.split()).casefold() == folded
-    ]
-    return msgspec.structs.replace(action, target=matches[0]) if len(matches) == 1 else action
+    target = ship_id_typed(state, action.target, on_the_board=True)
+    return action if target == action.target else msgspec.structs.replace(action, target=target)

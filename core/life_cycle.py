@@ -138,6 +138,22 @@ def ship_named(state: GameState, ship_id: str, field: str) -> ShipState:
     return ship
 
 
+def ship_id_typed(state: GameState, text: str, *, on_the_board: bool = False) -> str:
+    """The id of the ship ``text`` names as ``place`` reads a name (case and spacing aside), when
+    exactly one ship matches (``on_the_board``: one of the placed ships, which every viewer sees);
+    ``text`` itself when a ship has exactly that id or no single ship matches, for the caller's
+    check to refuse naming its field."""
+    if text in state.ships:
+        return text
+    folded = " ".join(text.split()).casefold()
+    named = [
+        ship_id
+        for ship_id, ship in state.ships.items()
+        if " ".join(ship_id.split()).casefold() == folded and (ship.at is not None or not on_the_board)
+    ]
+    return named[0] if len(named) == 1 else text
+
+
 def with_ship(state: GameState, ship: ShipState) -> GameState:
     """``state`` with ``ship`` in it, in place of any ship with its id.
 

@@ -25,7 +25,7 @@ from mortecouille.core.board.geometry import (
 from mortecouille.core.board.terrain import board_index
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
-from mortecouille.core.life_cycle import Command, change_ship, ship_named
+from mortecouille.core.life_cycle import Command, change_ship, ship_id_typed, ship_named
 from mortecouille.core.limits import check_text
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
@@ -136,14 +136,9 @@ def _rule_id(text: str) -> str:
 
 
 def _ship_as_spelled(state: GameState, adjustment: Adjustment) -> Adjustment:
-    """``adjustment`` naming its ship as the game spells it, the name matched as ``place``
-    matches one (case and spacing aside) when exactly one ship matches; else as typed, for
-    :func:`check_adjustment` to refuse."""
-    if adjustment.ship in state.ships:
-        return adjustment
-    folded = " ".join(adjustment.ship.split()).casefold()
-    named = [ship_id for ship_id in state.ships if " ".join(ship_id.split()).casefold() == folded]
-    return msgspec.structs.replace(adjustment, ship=named[0]) if len(named) == 1 else adjustment
+    """``adjustment`` naming its ship as the game spells it (see :func:`ship_id_typed`)."""
+    ship = ship_id_typed(state, adjustment.ship)
+    return adjustment if ship == adjustment.ship else msgspec.structs.replace(adjustment, ship=ship)
 
 
 def check_adjustment(state: GameState, adjustment: Adjustment) -> None:
