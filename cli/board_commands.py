@@ -27,6 +27,7 @@ from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import RollIdentity
 from mortecouille.core.errors import BadInput
+from mortecouille.core.life_cycle import ship_id_typed
 from mortecouille.core.limits import shown as shown_text
 from mortecouille.core.scenario import ScenarioProblems
 from mortecouille.core.turn_commands import GiveTokens
@@ -133,7 +134,7 @@ def tokens(
     given = tuple(None if t == "-" else t.upper() for t in tokens)
     outcome = run_command(
         game_log(ctx.store, game),
-        lambda state: GiveTokens(ship=ship, tokens=given, replace=replace_tokens),
+        lambda state: GiveTokens(ship=ship_id_typed(state, ship), tokens=given, replace=replace_tokens),
         expected_seq=expect_seq,
     )
     echo_lines(outcome.lines())

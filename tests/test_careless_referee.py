@@ -128,3 +128,18 @@ def test_seats_reissue_for_nobody_is_refused_and_changes_no_link(games: Path) ->
     ok(games, "new", "g", "--players", "Anne,Bart", "--seed", "s1", "--weak-seed")
     output = _refused(games, "seats", "g", "--reissue", "Zed")
     assert "PLAYER" in output and "'Zed'" in output
+
+
+def test_a_blockade_ship_takes_its_kind_owner_and_name_in_any_case(games: Path) -> None:
+    ok(games, "new", "b", "--ruleset", "blockade", "--players", "Anne,Bart", "--board", "8x8")
+    ok(games, "place", "b", "Sloopy", "C2", "--kind", "Sloop", "--owner", "anne")
+    ok(games, "tokens", "b", "sloopy", "f", "f", "l", "-")
+    placed, given = log_bodies(games / "b.jsonl")[-2:]
+    assert (placed["kind"], placed["owner"]) == ("sloop", "Anne")
+    assert (given["ship"], given["tokens"]) == ("Sloopy", ["F", "F", "L", None])
+
+
+def test_a_blockade_ship_of_no_kind_or_nobody_is_still_refused_naming_the_option(games: Path) -> None:
+    ok(games, "new", "b", "--ruleset", "blockade", "--players", "Anne,Bart", "--board", "8x8")
+    assert "--kind" in _refused(games, "place", "b", "Sloopy", "C2", "--kind", "sloop-of-war", "--owner", "Anne")
+    assert "--owner" in _refused(games, "place", "b", "Sloopy", "C2", "--kind", "sloop", "--owner", "Zed")
