@@ -146,8 +146,11 @@ def seal(apply: Apply, player: str) -> None:
 def set_up_fixed_fleets(apply: Apply, current: Callable[[], GameState], fleets: FixedFleets) -> None:
     """Buy ``fleets`` ship by ship through the referee's commands (F1-F3), seal and place them."""
     for player, ships in fleets.items():
-        for ship in ships:
-            apply(BuyShip(player=player, kind=ship.kind, name=ship.name, options=ship.options))
+        for index, ship in enumerate(ships):
+            try:
+                apply(BuyShip(player=player, kind=ship.kind, name=ship.name, options=ship.options))
+            except BadInput as error:  # which ship of the file, not only its field
+                raise BadInput("--fleets", f"{player}[{index}].{error.field}: {error.message}") from None
         seal(apply, player)
     place_fleets(apply, current())
 

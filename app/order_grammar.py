@@ -15,7 +15,11 @@ from __future__ import annotations
 
 import shlex
 
+import msgspec
+
 from mortecouille.core.errors import BadInput
+from mortecouille.core.life_cycle import ship_id_typed
+from mortecouille.core.state import GameState
 from mortecouille.events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver, Order
 
 USAGE = (
@@ -78,3 +82,20 @@ def parse_actions_text(text: str, field: str = "actions") -> tuple[Order, ...]:
     except ValueError as error:  # an unclosed quote
         raise BadInput(field, f"{text!r}: {error}; quote a name with spaces as 'Black Pearl'") from None
     return parse_actions(words, field)
+
+
+def with_targets_named(state: GameState, actions: tuple[Order, ...]) -> tuple[Order, ...]:
+    """``actions`` with each target spelled as the game spells that ship, so that a target is
+    matched as the ordered ship is (case and spacing aside: ``attack port black pearl``).
+
+    Only ships on the board are matched (public to every viewer, so a match tells nobody of a
+    purchase still secret); a name matching none of them, or several, is left as typed, for the
+    rules to refuse naming ``actions[N].target``."""
+    return tuple(_target_named(state, action) for action in actions)
+
+
+def _target_named(state: GameState, action: Order) -> Order:
+    if not isinstance(action, (Attack, CatapultShot)):
+        return action
+    target = ship_id_typed(state, action.target, on_the_board=True)
+    return action if target == action.target else msgspec.structs.replace(action, target=target)

@@ -161,7 +161,8 @@ def query(
 ) -> None:
     """Run read-only SQL over an archive's tables (games, events, dice, shots, collisions, damage,
     fires, ships, rulings). Statements that would change anything are refused (exit 2); Ctrl-C
-    stops a query (exit 130)."""
+    stops a query (exit 130). Several statements (separated by ;) run in turn and only the last
+    one's rows are printed."""
     limits = QueryLimits(timeout=timeout, memory=memory_limit.strip())
     try:
         if logs is not None:

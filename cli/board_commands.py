@@ -27,6 +27,7 @@ from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import RollIdentity
 from mortecouille.core.errors import BadInput
+from mortecouille.core.life_cycle import ship_id_typed
 from mortecouille.core.limits import shown as shown_text
 from mortecouille.core.scenario import ScenarioProblems
 from mortecouille.core.turn_commands import GiveTokens
@@ -37,8 +38,18 @@ from mortecouille.replays.pictures.board_text import render_board
 def parse_dice_values(text: str | None) -> list[int] | None:
     if text is None:
         return None
+    if not text.strip():
+        return []
+    values = text.replace(" ", "").split(",")
+    for position, value in enumerate(values, start=1):
+        if not value:
+            # a die left out: taking the rest in order would give each later die the value meant
+            # for the one after it
+            raise BadInput(
+                "--dice", f"{text!r}: value {position} is missing; give every die in order, such as 3,5,6"
+            )
     try:
-        return [int(v) for v in text.replace(" ", "").split(",") if v]
+        return [int(v) for v in values]
     except ValueError:
         raise BadInput("--dice", f"{text!r} is not a list of die values such as 3,5,6") from None
 
@@ -123,7 +134,7 @@ def tokens(
     given = tuple(None if t == "-" else t.upper() for t in tokens)
     outcome = run_command(
         game_log(ctx.store, game),
-        lambda state: GiveTokens(ship=ship, tokens=given, replace=replace_tokens),
+        lambda state: GiveTokens(ship=ship_id_typed(state, ship), tokens=given, replace=replace_tokens),
         expected_seq=expect_seq,
     )
     echo_lines(outcome.lines())

@@ -14,6 +14,7 @@ from mortecouille.app.games import game_log, load
 from mortecouille.cli.shared import Context, echo_lines, fail, pass_context, reports_errors
 from mortecouille.cli.state_output import state_lines
 from mortecouille.core.errors import BadInput
+from mortecouille.core.limits import shown
 from mortecouille.events.store import AnchoredLoss, GameLog
 from mortecouille.replays.reading.describe import describe_state
 
@@ -109,9 +110,10 @@ def end(ctx: Context, game: str, winner: str | None, reason: str) -> None:
     """End GAME and reveal its seed (D2)."""
     from mortecouille.app.commands import end_game  # the command path: see ``log``
 
-    seed = end_game(game_log(ctx.store, game), winner=winner, reason=reason).seed
+    ended = end_game(game_log(ctx.store, game), winner=winner, reason=reason)
+    seed, winner = ended.seed, ended.winner  # the winner as the game spells the name
     click.echo(
-        f"ended {game}" + (f"; winner {winner}" if winner else "") + (f"; seed {seed}" if seed else "")
+        f"ended {game}" + (f"; winner {shown(winner)}" if winner else "") + (f"; seed {seed}" if seed else "")
     )
 
 

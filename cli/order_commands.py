@@ -18,7 +18,7 @@ import click
 
 from mortecouille.app.commands import run_command
 from mortecouille.app.games import game_log
-from mortecouille.app.order_grammar import USAGE, parse_actions
+from mortecouille.app.order_grammar import USAGE, parse_actions, with_targets_named
 from mortecouille.cli.receipt_output import echo_receipt, receipts_option
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.fleet.commands import resolve_ship
@@ -35,7 +35,7 @@ GRAMMAR = "\n".join(
         "  order GAME Pearl advance",
         "  order GAME Pearl maneuver 1/4 left --sailing",
         "  order GAME Pearl attack port Kraken --burst + catapult Kraken",
-        "SHIP is matched as place matches it: case and spacing aside.",
+        "SHIP and TARGET are matched as place matches a ship: case and spacing aside.",
     ]
 )
 
@@ -62,7 +62,9 @@ def order(
     actions = parse_actions(action)
     outcome = run_command(
         game_log(ctx.store, game),
-        lambda state: GiveOrder(ship=resolve_ship(state, ship), actions=actions, replace=replace_orders),
+        lambda state: GiveOrder(
+            ship=resolve_ship(state, ship), actions=with_targets_named(state, actions), replace=replace_orders
+        ),
         expected_seq=expect_seq,
     )
     echo_lines(outcome.lines())

@@ -23,6 +23,7 @@ from mortecouille.app.turn_index import TurnLookups
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.board.geometry import square_name
 from mortecouille.core.errors import BadInput
+from mortecouille.core.life_cycle import ship_id_typed
 from mortecouille.core.limits import shown
 from mortecouille.core.narration import ExplainContext, position_caption
 from mortecouille.core.rulings import RecordRuling, describe_adjustment, parse_adjustment
@@ -232,9 +233,11 @@ def explain(ctx: Context, game: str, turn: int, ship: str | None, as_json: bool)
     """Turn N of GAME as a story: phases, dice, claims and collisions with their rule IDs."""
     with turns_of(game_log(ctx.store, game)) as index:
         state = index.final
-        if ship is not None and ship not in state.ships:
-            known = ", ".join(sorted(state.ships)) or "none"
-            raise BadInput("--ship", f"no ship {ship!r} in {game!r}: {known}")
+        if ship is not None:
+            ship = ship_id_typed(state, ship)  # as place reads a name: case and spacing aside
+            if ship not in state.ships:
+                known = ", ".join(sorted(state.ships)) or "none"
+                raise BadInput("--ship", f"no ship {ship!r} in {game!r}: {known}")
         # the turn's story only, from the keyframe before it: the same lines as from the whole log
         first, last = index.story_span(turn)
         base, story = index.span(first, last)
@@ -308,7 +311,7 @@ def fork(
 
 @click.command()
 @click.argument("game")
-@click.option("--rule", required=True, help="The rules.md ID the ruling rests on, e.g. M3.")
+@click.option("--rule", required=True, help="The RULES.md ID the ruling rests on, e.g. M3 (case aside).")
 @click.option("--text", required=True, help="What was decided, and why.")
 @click.option(
     "--adjust", "adjustments", type=(str, str), multiple=True, metavar="SHIP CHANGE",

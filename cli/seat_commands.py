@@ -61,7 +61,7 @@ def qr_lines(links: SeatLinks) -> list[str]:
     "who",
     metavar="PLAYER|referee|all",
     default=None,
-    help="Issue a new link for a player's seat (exact name), the referee's, or every seat; the old "
+    help="Issue a new link for a player's seat (case aside), the referee's, or every seat; the old "
     "one stops working. Also gives seats to a game created before seats existed (all). "
     "'referee' and 'all' name those seats even when a player has that name.",
 )
@@ -83,6 +83,7 @@ def seats(ctx: Context, game: str, who: str | None, base_url: str, qr: bool) -> 
             lines += [f"{shown(p)}: " + ("has a link" if p in stored.players else "no link") for p in players]
         echo_lines([*lines, f"table: {links.table}"])
         return
+    who = _seat_typed(load(log_)[1].players, who)
     if who == "all":
         issued = reissue_all(log_)
     elif who == "referee":
@@ -92,6 +93,20 @@ def seats(ctx: Context, game: str, who: str | None, base_url: str, qr: bool) -> 
     links = seat_links(base_url, game, issued)
     lines = seat_link_lines(links, game)
     echo_lines([*lines, *qr_lines(links)] if qr else lines)
+
+
+def _seat_typed(players: tuple[str, ...], who: str) -> str:
+    """The seat ``--reissue`` names, as the other commands read a player's name: ``all`` or
+    ``referee`` as written (those seats, whatever the players are called), a player's exact name,
+    else the one player it names case and spacing aside, else ``all`` or ``referee`` in any case;
+    anything else as typed, for :func:`reissue` to refuse naming PLAYER."""
+    if who in ("all", "referee") or who in players:
+        return who
+    folded = " ".join(who.split()).casefold()
+    named = [player for player in players if " ".join(player.split()).casefold() == folded]
+    if len(named) == 1:
+        return named[0]
+    return folded if folded in ("all", "referee") and not named else who
 
 
 COMMANDS: tuple[click.Command, ...] = (seats,)

@@ -138,6 +138,22 @@ def ship_named(state: GameState, ship_id: str, field: str) -> ShipState:
     return ship
 
 
+def ship_id_typed(state: GameState, text: str, *, on_the_board: bool = False) -> str:
+    """The id of the ship ``text`` names as ``place`` reads a name (case and spacing aside), when
+    exactly one ship matches (``on_the_board``: one of the placed ships, which every viewer sees);
+    ``text`` itself when a ship has exactly that id or no single ship matches, for the caller's
+    check to refuse naming its field."""
+    if text in state.ships:
+        return text
+    folded = " ".join(text.split()).casefold()
+    named = [
+        ship_id
+        for ship_id, ship in state.ships.items()
+        if " ".join(ship_id.split()).casefold() == folded and (ship.at is not None or not on_the_board)
+    ]
+    return named[0] if len(named) == 1 else text
+
+
 def with_ship(state: GameState, ship: ShipState) -> GameState:
     """``state`` with ``ship`` in it, in place of any ship with its id.
 
@@ -300,14 +316,20 @@ def evolve_created(state: GameState, event: GameCreated) -> GameState:
 
 def decide_end(state: GameState, command: EndGame, dice: DiceSource) -> list[Event]:
     check_text("--reason", command.reason)
-    if command.winner is not None and command.winner not in state.players:
-        raise BadInput("--winner", f"{command.winner!r} is not a player of {state.game!r}")
+    winner = command.winner
+    if winner is not None and winner not in state.players:
+        # matched as every command matches a player (case and spacing aside), logged as spelled
+        named = [player for player in state.players if player.casefold() == winner.strip().casefold()]
+        if len(named) != 1:
+            players = ", ".join(state.players)
+            raise BadInput("--winner", f"{winner!r} is not a player of {state.game!r} (players: {players})")
+        winner = named[0]
     seed = None
     if state.dice_mode == "seeded":
         if command.seed is None or not matches_commitment(command.seed, state):
             raise BadInput("seed", "the seed to reveal does not match the game's commitment (D2)")
         seed = command.seed
-    return [GameEnded(reason=command.reason, winner=command.winner, seed=seed, rules=("T3", "D2"))]
+    return [GameEnded(reason=command.reason, winner=winner, seed=seed, rules=("T3", "D2"))]
 
 
 def evolve_ended(state: GameState, event: GameEnded) -> GameState:

@@ -62,7 +62,7 @@ def check_text(field: str, value: str, limit: int = TEXT_MAX) -> None:
         if unsafe(char):
             raise BadInput(
                 field,
-                f"{shown(value)!r}: control character {_escape(char)} at position {position} "
+                f"'{shown(value)}': control character {_escape(char)} at position {position} "
                 "(names and texts hold no control, separator or bidirectional characters)",
             )
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Final
 
+import msgspec
+
 from mortecouille.core.board.geometry import (
     FACING_VECTORS,
     ORTHOGONAL_FACINGS,
@@ -23,7 +25,7 @@ from mortecouille.core.board.geometry import (
 from mortecouille.core.board.terrain import board_index
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
-from mortecouille.core.life_cycle import Command, change_ship, ship_named
+from mortecouille.core.life_cycle import Command, change_ship, ship_id_typed, ship_named
 from mortecouille.core.limits import check_text
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
@@ -102,14 +104,15 @@ def _whole(value: str) -> int:
 
 
 def decide_ruling(state: GameState, command: RecordRuling, dice: DiceSource) -> list[Event]:
-    rule = command.rule.strip()
+    rule = _rule_id(command.rule.strip())
     if rule not in RULE_IDS:
-        raise BadInput("--rule", f"{command.rule!r} is not a rule ID of rules.md (e.g. M3, C2, X1)")
+        raise BadInput("--rule", f"{command.rule!r} is not a rule ID of RULES.md (e.g. M3, C2, X1)")
     if not command.text.strip():
         raise BadInput("--text", "say what was decided and why")
     check_text("--text", command.text)
+    adjustments = tuple(_ship_as_spelled(state, adjustment) for adjustment in command.adjustments)
     adjusted = state
-    for adjustment in command.adjustments:
+    for adjustment in adjustments:
         check_adjustment(adjusted, adjustment)
         adjusted = apply_adjustment(adjusted, adjustment)
     return [
@@ -117,10 +120,25 @@ def decide_ruling(state: GameState, command: RecordRuling, dice: DiceSource) -> 
             turn=state.turn,
             rule=rule,
             text=command.text.strip(),
-            adjustments=command.adjustments,
+            adjustments=adjustments,
             rules=(rule,),
         )
     ]
+
+
+def _rule_id(text: str) -> str:
+    """The rule ID ``text`` names, case aside (``s1`` is S1, ``m1E`` is M1e), when exactly one
+    does; else ``text``, for the caller to refuse."""
+    if text in RULE_IDS:
+        return text
+    named = [rule for rule in RULE_IDS if rule.casefold() == text.casefold()]
+    return named[0] if len(named) == 1 else text
+
+
+def _ship_as_spelled(state: GameState, adjustment: Adjustment) -> Adjustment:
+    """``adjustment`` naming its ship as the game spells it (see :func:`ship_id_typed`)."""
+    ship = ship_id_typed(state, adjustment.ship)
+    return adjustment if ship == adjustment.ship else msgspec.structs.replace(adjustment, ship=ship)
 
 
 def check_adjustment(state: GameState, adjustment: Adjustment) -> None:

@@ -35,6 +35,7 @@ columns against their bytes, then the head: a changed byte, hash or a removed ro
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -93,6 +94,24 @@ class Appended(NamedTuple):
     seq: int
 
 
+_POOL_PREFIX = re.compile(r"^error connecting in '[^']*': (connection failed: )?")
+
+
+class _FirstConnectionFailures(logging.Filter):
+    """Holds back the pool's warnings while a store opens, keeping the last one's reason."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.last = ""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.WARNING:
+            # "error connecting in 'pool-1': [connection failed: ]<the reason>"
+            self.last = _POOL_PREFIX.sub("", record.getMessage())
+            return False
+        return True
+
+
 class PostgresStore:
     """Every game of one store in a PostgreSQL database: a connection pool and the store's schema.
 
@@ -126,18 +145,28 @@ class PostgresStore:
             open=False,
             timeout=timeout,
         )
-        self.pool.open()
+        # The pool retries a first connection until ``timeout``, logging a warning for each
+        # failure; while it does, those warnings are kept rather than printed (a referee who
+        # mistyped the host would otherwise see the pool's chatter first), and the last one says
+        # why in the one refusal.
+        unanswered = _FirstConnectionFailures()
+        pool_log = logging.getLogger("psycopg.pool")
+        pool_log.addFilter(unanswered)
         try:
+            self.pool.open()
             self.pool.wait(timeout)
             self._create_schema()
         except (PoolTimeout, psycopg.OperationalError) as error:
             self.pool.close()
+            why = unanswered.last if isinstance(error, PoolTimeout) and unanswered.last else str(error)
             raise StoreUnavailable(
-                f"cannot reach the PostgreSQL store at {redacted_url(url)}: {error}"
+                f"cannot reach the PostgreSQL store at {redacted_url(url)}: {' '.join(why.split())}"
             ) from None
         except BaseException:
             self.pool.close()
             raise
+        finally:
+            pool_log.removeFilter(unanswered)
 
     def __enter__(self) -> PostgresStore:
         return self

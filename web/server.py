@@ -60,7 +60,7 @@ from mortecouille.app.deadlines import (
 from mortecouille.app.fork import fork_game
 from mortecouille.app.games import game_log, load
 from mortecouille.app.idempotency import IdempotencyIndex, key_digest
-from mortecouille.app.order_grammar import parse_actions_text
+from mortecouille.app.order_grammar import parse_actions_text, with_targets_named
 from mortecouille.app.prices import price_list
 from mortecouille.app.receipts import is_submission, new_receipt_salt, receipt_for, turn_head_code
 from mortecouille.app.snapshot_keeper import SnapshotKeeper
@@ -915,7 +915,9 @@ def build_app(
             game,
             ("player",),
             lambda viewer, state: GiveOrder(
-                ship=own_ship(viewer, state, data.ship), actions=actions, replace=data.replace
+                ship=own_ship(viewer, state, data.ship),
+                actions=with_targets_named(state, actions),
+                replace=data.replace,
             ),
             data.salt,
         )

@@ -53,9 +53,22 @@ from mortecouille.events.movement import (
 )
 
 
+def _player_typed(state: GameState, text: str | None) -> str | None:
+    if text is None or text in state.players:
+        return text
+    folded = " ".join(text.split()).casefold()
+    named = [player for player in state.players if " ".join(player.split()).casefold() == folded]
+    return named[0] if len(named) == 1 else text
+
+
 def place_blockade_ship(state: GameState, command: PlaceShip) -> ShipPlaced:
     if command.kind is None:
         raise BadInput("--kind", f"a blockade ship needs a kind: {', '.join(BLOCKADE_KINDS)}")
+    # a kind in any case (the kinds are lower case), the owner as every command reads a player
+    # (case and spacing aside, when exactly one matches): logged as the game spells them
+    command = msgspec.structs.replace(
+        command, kind=command.kind.strip().lower(), owner=_player_typed(state, command.owner)
+    )
     if command.kind not in BLOCKADE_KINDS:
         raise BadInput("--kind", f"{command.kind!r} is not a blockade kind: {', '.join(BLOCKADE_KINDS)}")
     if command.owner is not None and command.owner not in state.players:

@@ -161,6 +161,14 @@ def decide_give_order(state: GameState, command: GiveOrder, dice: DiceSource) ->
         raise RuleViolation(
             "T1", f"{command.ship} already has its orders for turn {state.turn}; {REPLACE_HINT}"
         )
+    if ship.at is None and not (ship.sunk or ship.lost or ship.gone):
+        # bought, never placed: not "sunk or departed" (T2), which would send the referee looking
+        # for a loss that never happened
+        raise RuleViolation(
+            "F3",
+            f"{command.ship} is bought but not placed yet: `place {state.game} {command.ship!r} SQUARE` "
+            "first, then its orders",
+        )
     stats = ship_stats(state, command.ship)
     if stats.catapults == 0 and any(isinstance(action, CatapultShot) for action in command.actions):
         # said plainly, rather than "1 shots for 0" from the per-catapult count below

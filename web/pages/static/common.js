@@ -617,7 +617,9 @@
       MC.refresh(0);
     });
     if (options.needsToken && !MC.token) {
-      MC.showError(Object.assign(new Error(MC.t("error.notoken")), { plain: true }));
+      // the referee has nobody to ask: their page names the command that issues a new link
+      const missing = MC.page === "referee" ? "error.notoken.referee" : "error.notoken";
+      MC.showError(Object.assign(new Error(MC.t(missing)), { plain: true }));
     }
     await loadView();
     MC.lastStreamSeq = MC.latest ? lastSeqOf(MC.latest) : -1;
