@@ -88,6 +88,9 @@ def verify(
             raise BadInput("--head-code", parsed)
         codes.append(parsed)
     receipts = read_receipts_file(receipts_file) if receipts_file is not None else []
+    if receipts_file is not None and not receipts:
+        # a player who passed the wrong file must not read "verified" as "my receipts hold"
+        raise BadInput("--receipts", f"{receipts_file} holds no receipt: nothing to check against the log")
     report = verify_log(game_log(ctx.store, game), receipts=receipts, head_codes=codes)
     if as_json:
         click.echo(msgspec.json.encode({"ok": report.ok, **msgspec.to_builtins(report)}).decode())

@@ -340,6 +340,21 @@ def test_a_missing_receipts_file_is_refused_by_verify(played: Path, games: Path)
     assert result.exit_code == 2 and "--receipts: cannot read" in result.output
 
 
+@pytest.mark.parametrize("content", ["[]", '{"receipts": []}'])
+def test_a_receipts_file_holding_no_receipt_is_refused_by_verify_not_read_as_verified(
+    played: Path, games: Path, content: str
+) -> None:
+    """A player who passes the wrong (empty) file must not read "verified" as "my receipts hold";
+    an order may still start an empty file (its receipt is the first)."""
+    empty = games.parent / "empty.json"
+    empty.write_text(content)
+    before = tree_digest(games.parent)
+    result = run(games, "verify", "g", "--receipts", str(empty))
+    assert result.exit_code == 2 and "--receipts" in result.output and "holds no receipt" in result.output
+    assert "verified" not in result.output, result.output
+    assert tree_digest(games.parent) == before
+
+
 def test_append_receipt_keeps_earlier_entries_and_refuses_a_foreign_file(played: Path, games: Path, tmp_path: Path) -> None:
     first = parse_receipts(receipts_file(games, "Bart").read_bytes())[0]
     assert isinstance(first, Receipt)
