@@ -14,8 +14,10 @@ on files the other processes' appends reach their listeners at the next poll (0.
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import os
+import socket
 from urllib.parse import quote
 
 import click
@@ -23,6 +25,7 @@ import click
 from mortecouille.app.commands import list_games
 from mortecouille.app.games import game_log
 from mortecouille.cli.shared import Context, pass_context, reports_errors
+from mortecouille.core.errors import BadInput
 from mortecouille.web.access_log import hide_query_strings
 
 LOOPBACK_NAMES = frozenset({"localhost"})
@@ -43,6 +46,28 @@ def base_url(host: str, port: int) -> str:
     if host in ("0.0.0.0", "::"):
         shown = "127.0.0.1"  # every interface: this machine's own address works for the links
     return f"http://{shown}:{port}"
+
+
+def bound_socket(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host``:``port`` (as uvicorn binds one: IPv6 when the host holds a
+    colon, the address reusable), before anything is printed: a port in use or an address this
+    machine does not have is refused naming the option (exit 2), never after the links were shown."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+    except OSError as error:
+        sock.close()
+        reason = error.strerror or str(error)
+        if error.errno == errno.EADDRINUSE:
+            # the words the OS says (tests/web_server.py starts again on another port on them)
+            raise BadInput("--port", f"{port} on {host}: address already in use (another server "
+                                     "listens there); choose another port") from None  # fmt: skip
+        if error.errno == errno.EACCES:
+            raise BadInput("--port", f"{port} needs privileges this user does not have ({reason})") from None
+        raise BadInput("--host", f"cannot listen on {host!r}: {reason}") from None
+    return sock
 
 
 @click.command()
@@ -78,6 +103,7 @@ def serve(
         build_app,
     )
 
+    sock = bound_socket(host, port)
     url = (public_url or base_url(host, port)).rstrip("/")
     if not is_loopback(host):
         click.echo(
@@ -109,8 +135,9 @@ def serve(
             log_level="warning",
             timeout_graceful_shutdown=2,
         )
-        uvicorn.Server(config).run()
+        uvicorn.Server(config).run(sockets=[sock])  # the socket bound above, so no race for it
         return
+    sock.close()  # uvicorn's workers bind their own (the check above has told a port in use)
     # each worker is a process of its own (started afresh, not forked) that opens the store itself,
     # from the URL it finds in its environment (uvicorn passes it an import path, not arguments)
     os.environ[SERVE_STORE_VARIABLE] = ctx.store_url

@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -47,16 +48,42 @@ def test_serve_warns_that_seat_links_are_secrets_off_loopback(
     games: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     served: list[uvicorn.Config] = []
-    monkeypatch.setattr(uvicorn.Server, "run", lambda self: served.append(self.config))
+
+    def serve_nothing(server: uvicorn.Server, sockets: list[socket.socket] | None = None) -> None:
+        served.append(server.config)
+        for sock in sockets or []:
+            sock.close()
+
+    monkeypatch.setattr(uvicorn.Server, "run", serve_nothing)
     assert run(games, "new", "harbour", "--players", "Anne,Bart", "--ruleset", "blockade").exit_code == 0
-    result = run(games, "serve", "--host", "0.0.0.0", "--port", "8123")
+    port = web_server.free_port()
+    result = run(games, "serve", "--host", "0.0.0.0", "--port", str(port))
     assert result.exit_code == 0, result.output
     assert "warning: listening on 0.0.0.0" in result.output and "bearer secrets" in result.output
-    assert "http://127.0.0.1:8123/table/harbour" in result.output
+    assert f"http://127.0.0.1:{port}/table/harbour" in result.output
     assert "--reissue" in result.output
     assert served and served[0].access_log is False
-    quiet = run(games, "serve", "--port", "8123")
+    quiet = run(games, "serve", "--port", str(port))
     assert "warning" not in quiet.output
+
+
+def test_serve_refuses_a_port_in_use_before_printing_any_link(games: Path) -> None:
+    assert run(games, "new", "harbour", "--players", "Anne,Bart", "--ruleset", "blockade").exit_code == 0
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run(games, "serve", "--port", str(port))
+    assert result.exit_code == 2, result.output
+    assert f"--port: {port} on 127.0.0.1: address already in use" in result.output
+    assert "serving" not in result.output and "/table/" not in result.output
+
+
+def test_serve_refuses_an_address_this_machine_cannot_listen_on_naming_host(games: Path) -> None:
+    for host in ("999.1.1.1", "192.0.2.1"):  # not an address at all; TEST-NET-1, not this machine's
+        result = run(games, "serve", "--host", host, "--port", "0")
+        assert result.exit_code == 2, result.output
+        assert f"--host: cannot listen on {host!r}" in result.output and "serving" not in result.output
 
 
 def test_the_access_log_drops_query_strings() -> None:
