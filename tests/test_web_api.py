@@ -693,6 +693,8 @@ def test_a_fork_point_that_is_no_command_boundary_is_refused_naming_at_and_write
         sent = {"name": "w", **body}
         error = error_of(client.post("/api/games/g/fork", json=sent, headers=game.referee), 400)
         assert error["field"] == field_named and said in error["message"], (body, error)
+        # named as the client sent it, never as the CLI's option (`--at`)
+        assert error["message"].startswith(f"{field_named}: ") and "--" not in error["message"], error
     assert file_digests(games) == before
 
 

@@ -93,8 +93,9 @@ def engine_error(_: Request[Any, Any, Any], error: Exception) -> Response[Any]:
     code = int(getattr(error, "exit_code", 1))
     if isinstance(error, RuleViolation):
         return error_response(422, code, str(error), rule=error.rule)
-    if isinstance(error, BadInput):
-        return error_response(400, code, str(error), field=body_field(error.field))
+    if isinstance(error, BadInput):  # the message names the field as the client sent it too
+        field = body_field(error.field)
+        return error_response(400, code, f"{field}: {error.message}", field=field)
     if isinstance(error, GameNotFound):
         return error_response(404, code, str(error))
     if isinstance(error, Conflict):
