@@ -76,7 +76,9 @@ def confirm_table_dice(rolls: Sequence[DieRolled]) -> bool:
 @click.argument("game")
 @click.argument("ship")
 @click.argument("square")
-@click.option("--facing", default="N", show_default=True, help="N, NE, E, SE, S, SW, W or NW (B2).")
+@click.option(
+    "--facing", default="N", show_default=True, help="N, NE, E, SE, S, SW, W or NW; French O, SO, NO (B2)."
+)
 @click.option("--kind", default=None, help="Blockade ship kind, e.g. sloop (P2).")
 @click.option("--owner", default=None, help="The player the ship belongs to.")
 @click.option("--expect-seq", type=int, default=None, help="Refuse unless the log is at this seq.")

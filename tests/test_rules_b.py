@@ -6,7 +6,7 @@ import msgspec
 import pytest
 
 from mortecouille.core.blockade.rounds import BlockadeShip, resolve_round
-from mortecouille.core.board.geometry import distance, parse_square, square_name
+from mortecouille.core.board.geometry import FACINGS, distance, parse_facing, parse_square, square_name
 from mortecouille.core.board.movement import Move, resolve_moves, wind_phase_moves
 from mortecouille.core.board.movement_step import Piece
 from mortecouille.core.board.terrain import BoardArea, board_index, validate_board
@@ -44,6 +44,15 @@ def test_B2_blockade_ships_face_only_north_east_south_west() -> None:
     with pytest.raises(BadInput) as err:
         resolve_round(Board(5, 5), ships, {})
     assert err.value.field == "ships.A.facing"
+
+
+def test_B2_a_typed_facing_is_read_in_any_case_and_in_french() -> None:
+    assert [parse_facing(f.lower()) for f in FACINGS] == list(FACINGS)
+    french = ("N", "NE", "E", "SE", "S", "SO", "O", "NO")  # the French text's letters, in FACINGS' order
+    assert [parse_facing(f) for f in french] == list(FACINGS)
+    for wrong in ("", "NNE", "OE", "north"):
+        with pytest.raises(ValueError, match="is not one of N, NE"):
+            parse_facing(wrong)
 
 
 def test_B3_distance_is_king_steps() -> None:

@@ -29,6 +29,10 @@ FACING_VECTORS: Final[dict[str, Vector]] = {
 }
 VECTOR_FACINGS: Final[dict[Vector, str]] = {v: f for f, v in FACING_VECTORS.items()}
 
+#: The facings as the French rules write them, where they differ (O for ouest, the west): typed
+#: facings accept them too (B2).
+FRENCH_FACINGS: Final[dict[str, str]] = {"O": "W", "SO": "SW", "NO": "NW"}
+
 #: The facings a blockade ship may have (B2).
 ORTHOGONAL_FACINGS: Final[tuple[str, ...]] = ("N", "E", "S", "W")
 
@@ -122,7 +126,13 @@ def parse_square(text: str) -> Square:
 
 
 def parse_facing(text: str) -> str:
+    """A typed facing (B2), in any case, English or French:
+
+    >>> parse_facing("ne"), parse_facing("SO"), parse_facing("o")
+    ('NE', 'SW', 'W')
+    """
     facing = text.strip().upper()
+    facing = FRENCH_FACINGS.get(facing, facing)
     if facing not in FACING_VECTORS:
-        raise ValueError(f"facing {text!r} is not one of {', '.join(FACINGS)}")
+        raise ValueError(f"facing {text!r} is not one of {', '.join(FACINGS)} (French: O, SO, NO)")
     return facing
