@@ -209,7 +209,10 @@ def _sheet_text(sheet: FleetSheet) -> str:
         lines.append("  no ships")
     fleet_options = "; ".join(_option_text(o) for o in sheet.fleet_options) or "-"
     lines.append(f"  fleet options: {fleet_options}")
-    lines.append(f"  fleet total {sheet.total}; money left {sheet.money_left} of {sheet.budget}")
+    money = f"{sheet.money_left} of {sheet.budget}"
+    # sealed, the money not spent is given up (F3), not money still to spend
+    money = f"{money} forfeited at the seal" if sheet.sealed and sheet.money_left else f"money left {money}"
+    lines.append(f"  fleet total {sheet.total}; {money}")
     return "\n".join(lines)
 
 

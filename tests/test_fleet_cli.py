@@ -190,6 +190,16 @@ def test_F4_sheet_of_one_ship_and_of_every_fleet(game: Path) -> None:
     ]
 
 
+def test_F3_F4_money_not_spent_at_a_forfeit_seal_reads_as_forfeited_not_as_money_left(game: Path) -> None:
+    buy_anne_fleet(game)
+    assert "money left 25000 of 100000" in ok(game, "sheet", "g", "Anne")  # open: still to spend
+    ok(game, "seal", "g", "Anne", "--forfeit")
+    sheet = ok(game, "sheet", "g", "Anne")
+    assert "fleet total 75000; 25000 of 100000 forfeited at the seal" in sheet and "money left" not in sheet
+    state = ok(game, "state", "g")
+    assert "fleet Anne: 2 ships, spent 75000, 25000 forfeited (sealed)" in state
+
+
 def test_F4_W1_the_sheet_shows_current_structure_and_the_speed_it_costs(game: Path) -> None:
     buy_anne_fleet(game)
     ok(game, "seal", "g", "Anne", "--forfeit")

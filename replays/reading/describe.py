@@ -67,11 +67,13 @@ def describe_state(state: GameState) -> str:
         position_caption(state),
     ]
     for player, fleet in sorted(state.fleets.items()):
-        sealed = "sealed" if fleet.sealed else "open"
-        lines.append(
-            f"fleet {player}: {len(fleet.ships)} ships, spent {fleet.spent}, "
-            f"{fleet.money_left} left ({sealed})"
+        # sealed, the money not spent is given up (F3): not money still to spend
+        money = (
+            f"{fleet.money_left} forfeited (sealed)"
+            if fleet.sealed and fleet.money_left
+            else f"{fleet.money_left} left ({'sealed' if fleet.sealed else 'open'})"
         )
+        lines.append(f"fleet {player}: {len(fleet.ships)} ships, spent {fleet.spent}, {money}")
     for ship in sorted(state.ships.values(), key=lambda s: s.id):
         where = square_name(ship.at) if ship.at is not None else "unplaced"
         status = (

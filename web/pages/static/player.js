@@ -217,7 +217,9 @@
       holder.replaceChildren(MC.shipsTable(myShips(v)));
       return;
     }
-    money.textContent = MC.t("fleet.budget", { money: fleet.money_left }) + " — " + MC.t(fleet.sealed ? "fleet.sealed" : "fleet.open");
+    // sealed, the money not spent is given up (F3): not a budget still to spend
+    const given_up = fleet.sealed && fleet.money_left > 0;
+    money.textContent = MC.t(given_up ? "fleet.forfeited" : "fleet.budget", { money: fleet.money_left }) + " — " + MC.t(fleet.sealed ? "fleet.sealed" : "fleet.open");
     const cards = (fleet.ships || []).map((sheet) => {
       const type = MC.lang === "fr" ? sheet.type_french : sheet.type_english;
       const cannons = sheet.cannons ? POSITIONS.map((p) => MC.t("pos." + p) + " " + sheet.cannons[p]).join(", ") : "";
