@@ -24,13 +24,16 @@ from mortecouille.app.games import open_games
 from mortecouille.app.outputs import SVG_SUFFIXES, check_output, write_output
 from mortecouille.app.simulate import DEFAULT_BUDGET, DEFAULT_MAX_TURNS, Fleets, load_fleets, simulate
 from mortecouille.app.store_copy import logs_as_files
+from mortecouille.cli.plain import error_line
 from mortecouille.cli.shared import Context, fail, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
+from mortecouille.core.limits import shown
 from mortecouille.events.stores import FileStore, is_file_store_url
 from mortecouille.replays.analytics.archive import archive_games
 from mortecouille.replays.analytics.query import (
     DEFAULT_LIMITS,
     QueryLimits,
+    QueryRefused,
     QueryResult,
     format_csv,
     format_json,
@@ -175,6 +178,12 @@ def query(
             result = query_archive(Path(arguments[0]), arguments[1], limits)
     except KeyboardInterrupt:
         fail("query interrupted (Ctrl-C)", INTERRUPTED_EXIT)
+    except QueryRefused as refused:
+        # DuckDB's message spans lines (candidates, the statement with a caret under the fault):
+        # each printed on a line of its own, escaped, indented alike so the caret stays in place
+        first, *rest = str(refused).split("\n")
+        click.echo("\n".join([error_line(first), *(f"  {shown(line)}".rstrip() for line in rest)]), err=True)
+        sys.exit(refused.exit_code)
     click.echo(FORMATTERS[output](result))
 
 
