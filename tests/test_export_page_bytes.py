@@ -42,10 +42,12 @@ HOSTILE_SHIP = '<img src=x onerror=alert(1)>"]]></svg><!--board--><!--legend-->'
 HOSTILE_OTHER_SHIP = "<!--defs-->\u202eØ</"
 HOSTILE_RULING = "<!-- </script><script>alert(2)</script> ☠ \x85 __GAME_DATA__"
 
-#: case -> sha256 of the page (first 24 hex digits), as the former implementation wrote it
+#: case -> sha256 of the page (first 24 hex digits), as the former implementation wrote it (retaken
+#: when the page's template changed for phones: the game data between the template's parts was
+#: checked to be, byte for byte, the one the former implementation wrote)
 PINNED = {
-    "hostile-blockade": "2eb79194baaf39eefa3aec9e",
-    "hostile-mortecouille": "86d0f4bcf37553f42fdc00f4",
+    "hostile-blockade": "f5bbb8d3854d9e1e6b211edb",
+    "hostile-mortecouille": "9fc619bbb4151efeb1dee280",
 }
 
 

@@ -345,7 +345,7 @@ button { font: inherit; border: 1px solid #b8c4ce; background: #f5f8fa; border-r
 button:hover { background: #e6eef5; }
 button.primary { background: var(--accent); color: #fff; border-color: var(--accent); min-width: 76px; }
 input[type=range] { flex: 1; min-width: 160px; accent-color: var(--accent); }
-.now { display: flex; align-items: baseline; gap: 10px; margin-top: 8px; }
+.now { display: flex; align-items: baseline; gap: 0 10px; margin-top: 8px; flex-wrap: wrap; }
 .now .turn { font-size: 22px; font-weight: 700; }
 .now .phase { color: var(--muted); }
 .now .step { margin-left: auto; color: var(--muted); font-size: 13px; }
@@ -359,7 +359,7 @@ h2 { font-size: 16px; margin: 0 0 8px; }
   font-size: 12px; padding-top: 2px; }
 .rule { display: inline-block; font-size: 11px; font-weight: 600; background: #e4edf6; color: #24527f;
   border-radius: 9px; padding: 0 6px; margin-left: 4px; white-space: nowrap; }
-table { border-collapse: collapse; width: 100%; font-size: 13px; margin-top: 6px; }
+table { border-collapse: collapse; width: 100%; font-size: 13px; }
 th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid var(--line); }
 th { color: var(--muted); font-weight: 600; }
 td.out { color: #b01010; font-weight: 600; }
@@ -370,6 +370,39 @@ td.out { color: #b01010; font-weight: 600; }
 #game-over strong { font-size: 20px; }
 #game-over span { color: #c9d8e6; }
 footer { color: var(--muted); font-size: 12px; padding: 0 24px 18px; }
+/* A name may be one word of 64 letters: it breaks anywhere rather than widen the page. */
+header h1, .chip, #explain, #game-over { overflow-wrap: anywhere; }
+/* The ships table in a card too narrow for its six columns (a phone, either way up): each ship
+   on its own lines (its name, then owner, square, facing, condition, status), never wider than the
+   card. A browser without container queries scrolls the table in its card, never the page. */
+.ship-list { overflow-x: auto; margin-top: 6px; container-type: inline-size; }
+@container (max-width: 460px) {
+  .ship-list thead { display: none; }
+  .ship-list table, .ship-list tbody, #ships tr { display: block; }
+  #ships tr { padding: 5px 0 5px 11px; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+  #ships td { display: inline; padding: 0; border: 0; }
+  #ships td:first-child { display: block; font-weight: 600; margin-left: -11px; padding-left: 6px; }
+  #ships td:nth-child(3)::before { content: " \\00b7  at "; }
+  #ships td:nth-child(4)::before { content: " facing "; }
+  #ships td:nth-child(n+5)::before { content: " \\00b7  "; }
+}
+/* A phone held upright (and any narrow window): one column, the board first at the full width,
+   then the controls under it, the explanation and the ships; buttons a finger can hit. */
+@media (max-width: 760px) {
+  main { grid-template-columns: minmax(0, 1fr); gap: 12px; padding: 12px; }
+  header { padding: 10px 12px; gap: 2px 12px; }
+  footer { padding: 0 12px 12px; }
+  .card { padding: 12px; }
+  .side { gap: 12px; }
+  button { padding: 9px 14px; }
+}
+/* A phone held sideways (a short window): the board leaves room for the turn and the controls under
+   it, so a step can be taken while the board is in sight (svh: the height with the browser's bars
+   shown, where known). */
+@media (max-height: 500px) {
+  #board svg { max-height: calc(100vh - 120px); max-height: calc(100svh - 120px); }
+  input[type=range] { min-width: 110px; }
+}
 </style></head>
 <body>
 <header><h1 id="title"></h1><span class="meta" id="meta"></span><span id="players"></span></header>
@@ -389,8 +422,9 @@ footer { color: var(--muted); font-size: 12px; padding: 0 24px 18px; }
   </section>
   <section class="side">
     <div class="card"><h2 id="explain-title">What happened</h2><div id="explain"></div></div>
-    <div class="card"><h2>Ships</h2><table><thead><tr><th>ship</th><th>owner</th><th>square</th>
-      <th>facing</th><th>condition</th><th>status</th></tr></thead><tbody id="ships"></tbody></table></div>
+    <div class="card"><h2>Ships</h2><div class="ship-list"><table><thead><tr><th>ship</th><th>owner</th>
+      <th>square</th><th>facing</th><th>condition</th><th>status</th></tr></thead><tbody id="ships"></tbody>
+      </table></div></div>
   </section>
 </main>
 <footer>Self-contained replay exported by mortecouille. Rule IDs refer to the rules digest.</footer>
@@ -429,7 +463,16 @@ function fillExplain(turn, fr) {
     }
     box.appendChild(p);
   }
-  if (first) first.scrollIntoView({block: "nearest"});
+  if (first) scrollWithin(box, first);
+}
+// The box alone scrolls to the line: on a phone the explanation is under the board, and scrolling
+// the page to it would take the board and the step buttons off the screen at every step.
+function scrollWithin(box, line) {
+  const outer = box.getBoundingClientRect(), inner = line.getBoundingClientRect();
+  if (inner.top < outer.top) box.scrollTop -= outer.top - inner.top;
+  else if (inner.bottom > outer.bottom) {
+    box.scrollTop += Math.min(inner.bottom - outer.bottom, inner.top - outer.top);
+  }
 }
 function fillShips(fr) {
   const body = $("ships"); body.replaceChildren();
