@@ -44,10 +44,12 @@ HOSTILE_RULING = "<!-- </script><script>alert(2)</script> ☠ \x85 __GAME_DATA__
 
 #: case -> sha256 of the page (first 24 hex digits), as the former implementation wrote it (retaken
 #: when the page's template changed for phones: the game data between the template's parts was
-#: checked to be, byte for byte, the one the former implementation wrote)
+#: checked to be, byte for byte, the one the former implementation wrote; retaken again when the
+#: pictures began to cut a name longer than svg.LABEL_MAX_CHARS / LEGEND_NAME_MAX_CHARS, which
+#: these hostile names are, keeping it whole in the hull's tooltip)
 PINNED = {
-    "hostile-blockade": "f5bbb8d3854d9e1e6b211edb",
-    "hostile-mortecouille": "9fc619bbb4151efeb1dee280",
+    "hostile-blockade": "3c133912537bdb90169b6cef",
+    "hostile-mortecouille": "4d0a10750c8c46b349769b96",
 }
 
 

@@ -7,13 +7,20 @@ from pathlib import Path
 
 import click
 
+from mortecouille.core.limits import NAME_MAX
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.combat import ShotFired
 from mortecouille.events.store import GameLog
 from mortecouille.replays.pictures.board_text import render_board, state_after_turn
-from mortecouille.replays.pictures.svg import render_turn_svg
+from mortecouille.replays.pictures.svg import (
+    LABEL_MAX_CHARS,
+    LEGEND_NAME_MAX_CHARS,
+    TITLE_CHAR,
+    clipped,
+    render_turn_svg,
+)
 
 GOLDEN = Path(__file__).parent / "golden"
 SVG = "{http://www.w3.org/2000/svg}"
@@ -154,6 +161,26 @@ def test_a_hostile_player_name_stays_text_in_the_legend() -> None:
     root = ET.fromstring(svg)  # still one well-formed picture
     assert not list(root.iter(f"{SVG}script"))
     legend = next(e for e in root.iter() if e.get("class") == "legend")
-    assert name in {t.text for t in legend.iter(f"{SVG}text")}
+    assert clipped(name, LEGEND_NAME_MAX_CHARS) in {t.text for t in legend.iter(f"{SVG}text")}
     plain = click.unstyle(render_board(state))
     assert name in next(line for line in plain.splitlines() if line.startswith("key:"))
+
+
+def test_a_name_of_the_longest_length_is_cut_on_the_picture_and_whole_in_its_tooltip() -> None:
+    board = Board(width=6, height=6)
+    ship, player, game = "S" * NAME_MAX, "P" * NAME_MAX, "G" * NAME_MAX
+    ships = {ship: ShipState(id=ship, kind="red-small", owner=player, at=(0, 0), facing="N")}
+    state = GameState(game=game, players=(player,), board=board, ships=ships, created=True)
+    root = ET.fromstring(render_turn_svg(state, state, [], f"{game} - turn 1"))
+    width = float(root.get("width") or 0)
+    texts = [t.text or "" for t in root.iter(f"{SVG}text")]
+    assert "S" * (LABEL_MAX_CHARS - 1) + "…" in texts and ship not in texts
+    assert "P" * (LEGEND_NAME_MAX_CHARS - 1) + "…" in texts and player not in texts
+    title_drawn = next(t for t in texts if t.startswith("GGG"))
+    assert title_drawn.endswith("…") and len(title_drawn) * TITLE_CHAR <= width
+    tooltips = {t.text for t in root.iter(f"{SVG}title")}
+    assert ship in tooltips and f"{game} - turn 1" in tooltips  # whole where a pointer asks for it
+    short = {"Hope": ShipState(id="Hope", kind="red-small", owner="Anne", at=(0, 0), facing="N")}
+    plain = render_turn_svg(*[GameState(game="g", players=("Anne",), board=board, ships=short, created=True)] * 2,
+                            [], "g")  # fmt: skip
+    assert "Hope" in plain and plain.count("<title>") == 1  # a name that fits: no tooltip, bytes as before

@@ -54,6 +54,25 @@ def xml_text(text: str) -> str:
     return escape(shown(text).translate(_NOT_XML))
 
 
+#: The most characters of a name drawn on the picture: a ship's beside its hull, a player's in the
+#: legend; a longer one (names may have 64) is cut there with an ellipsis, whole in the hull's
+#: tooltip and in the picture's title element, so no name runs past the picture.
+LABEL_MAX_CHARS: Final = 18
+LEGEND_NAME_MAX_CHARS: Final = 24
+#: the title's width per character (font size 15, bold), to cut it to the picture's width
+TITLE_CHAR: Final = 9.0
+
+
+def clipped(text: str, limit: int) -> str:
+    """``text`` as :func:`shown` writes it, cut to ``limit`` characters with an ellipsis:
+
+    >>> clipped("Black Pearl", 18), clipped("Q" * 64, 8)
+    ('Black Pearl', 'QQQQQQQ…')
+    """
+    text = shown(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 class Point(NamedTuple):
     x: float
     y: float
@@ -169,7 +188,7 @@ def label_places(board: Board, ships: Sequence[ShipState]) -> dict[str, Point]:
         if ship.at is None:
             continue
         c = centre(board, ship.at)
-        half = len(shown(ship.id)) * LABEL_CHAR / 2
+        half = len(clipped(ship.id, LABEL_MAX_CHARS)) * LABEL_CHAR / 2
         chosen = None
         for dx, dy in LABEL_PLACES:
             x, y = c.x + dx, c.y + dy
@@ -237,10 +256,13 @@ def hull(ship: ShipState, board: Board, colour: str, ghost: bool = False, label:
             'stroke="#b01010" stroke-width="3"/>'
         )
     at = label or Point(c.x + LABEL_PLACES[0][0], c.y + LABEL_PLACES[0][1])
+    name = clipped(ship.id, LABEL_MAX_CHARS)
+    if name != shown(ship.id):  # cut on the board: whole in the hull's tooltip
+        parts.append(f"<title>{xml_text(ship.id)}</title>")
     parts.append(
         f'<text x="{at.x:.1f}" y="{at.y:.1f}" font-family="sans-serif" font-size="11" '
         f'font-weight="bold" fill="{INK}" stroke="#fff" stroke-width="3" paint-order="stroke" '
-        f'text-anchor="middle">{xml_text(ship.id)}</text></g>'
+        f'text-anchor="middle">{xml_text(name)}</text></g>'
     )
     return "".join(parts)
 
@@ -416,7 +438,8 @@ def legend_layer(board: Board, players: tuple[tuple[str, str], ...]) -> tuple[st
     """The legend drawn under the board (each player in their colour, then every symbol),
     wrapped to the picture's width, and its height. ``players`` are (name, colour) pairs."""
     width, height = size_of(board)
-    entries = [(colour, xml_text(name), len(shown(name))) for name, colour in players]
+    names = [(colour, clipped(name, LEGEND_NAME_MAX_CHARS)) for name, colour in players]
+    entries = [(colour, xml_text(name), len(name)) for colour, name in names]
     entries += [(kind, text, len(text)) for kind, text in LEGEND_SYMBOLS]
     parts = ['<g class="legend" font-family="sans-serif" font-size="12">']
     background = len(parts)
@@ -453,7 +476,8 @@ def svg_document(board: Board, body: str, title: str, players: tuple[tuple[str, 
         f"{picture_defs()}"
         f"<title>{xml_text(title)}</title>"
         f'<text x="{MARGIN}" y="-8" font-family="sans-serif" font-size="15" font-weight="bold" '
-        f'fill="{INK}">{xml_text(title)}</text>{body}{legend}</svg>\n'
+        f'fill="{INK}">{xml_text(clipped(title, int((width - MARGIN) / TITLE_CHAR)))}</text>'
+        f"{body}{legend}</svg>\n"
     )
 
 
