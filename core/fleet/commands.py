@@ -94,7 +94,8 @@ def fleet_of(state: GameState, player: str) -> Fleet:
 
 
 def resolve_player(state: GameState, text: str) -> str:
-    """The player ``text`` names (case aside), or BadInput naming PLAYER."""
+    """The player ``text`` names (case and spacing aside, ``core.limits.name_key``), or BadInput
+    naming PLAYER."""
     if text in state.players:
         return text
     matches = names_matching(text, state.players)

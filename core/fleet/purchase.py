@@ -63,7 +63,7 @@ class Fleet(msgspec.Struct, frozen=True, kw_only=True):
         return self.budget - self.spent
 
     def ship_named(self, name: str) -> ShipPurchase | None:
-        """The ship of this fleet called ``name`` (case-insensitive), if any."""
+        """The ship of this fleet called ``name`` (case and spacing aside), if any."""
         key = name_key(name)
         return next((ship for ship in self.ships if name_key(ship.name) == key), None)
 
