@@ -30,8 +30,9 @@ from mortecouille.app.commands import SeedCommitment, commit_to, create_game, se
 from mortecouille.app.games import game_log
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import evolve
-from mortecouille.core.life_cycle import check_game_name
-from mortecouille.core.state import EMPTY, state_hash
+from mortecouille.core.life_cycle import check_game_name, check_players_distinct
+from mortecouille.core.limits import name_clash
+from mortecouille.core.state import EMPTY, GameState, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.stores import GameStore
@@ -132,7 +133,27 @@ def fork_events(
             copy = msgspec.structs.replace(copy, state_hash=state_hash(state))
         state = evolve(state, copy)
         forked.append(copy)
+    _check_names_distinct(original, state)
     return forked
+
+
+def _check_names_distinct(original: GameCreated, forked: GameState) -> None:
+    """Refuse (BadInput naming GAME) a fork whose copied players or ships are one name case and
+    spacing aside: a log written before the rulings (T3; F1, P1) may hold such a pair, and the
+    fork is a new game, where a command naming either would be ambiguous."""
+    try:
+        check_players_distinct(original.players, "GAME")
+    except BadInput as refused:
+        raise BadInput("GAME", f"{original.game!r} cannot be forked: {refused.message}") from None
+    clash = name_clash(forked.ships)
+    if clash is not None:
+        earlier, later = clash
+        rule = "P1" if forked.ruleset == "blockade" else "F1"
+        raise BadInput(
+            "GAME",
+            f"{original.game!r} cannot be forked: its ships {later!r} and {earlier!r} are one name, case "
+            f"and spacing aside: every ship needs a name of its own ({rule}, project ruling)",
+        )
 
 
 E = TypeVar("E", bound=Event)

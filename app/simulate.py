@@ -22,6 +22,7 @@ from mortecouille.app.botgame import HOME_SQUARES, FixedFleets, play_in_memory
 from mortecouille.app.commands import create_game
 from mortecouille.app.games import game_log
 from mortecouille.core.errors import BadInput
+from mortecouille.core.life_cycle import check_players_distinct
 from mortecouille.events.base import Event
 from mortecouille.events.store import Conflict
 from mortecouille.events.stores import EventStore, FileStore, GameStore
@@ -64,6 +65,10 @@ def load_fleets(path: Path) -> FixedFleets:
     for player, ships in fleets.items():
         if not ships:
             raise BadInput("--fleets", f"{path}: {player} has no ship")
+    try:
+        check_players_distinct(fleets, "--fleets")  # the players of the file are the game's (T3)
+    except BadInput as refused:
+        raise BadInput("--fleets", f"{path}: {refused.message}") from None
     return fleets
 
 

@@ -22,7 +22,7 @@ from mortecouille.app.seats import (
     seat_links,
 )
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
-from mortecouille.core.limits import shown
+from mortecouille.core.limits import name_key, names_matching, shown
 
 URL_HELP = f"The service's address the links start with (default {DEFAULT_BASE_URL})."
 
@@ -102,8 +102,8 @@ def _seat_typed(players: tuple[str, ...], who: str) -> str:
     anything else as typed, for :func:`reissue` to refuse naming PLAYER."""
     if who in ("all", "referee") or who in players:
         return who
-    folded = " ".join(who.split()).casefold()
-    named = [player for player in players if " ".join(player.split()).casefold() == folded]
+    folded = name_key(who)
+    named = names_matching(who, players)
     if len(named) == 1:
         return named[0]
     return folded if folded in ("all", "referee") and not named else who

@@ -17,7 +17,15 @@ import msgspec
 from mortecouille.core.board.terrain import validate_board
 from mortecouille.core.dice import DICE_SCHEMES, DiceSource, commits_to_a_seed, matches_commitment
 from mortecouille.core.errors import BadInput
-from mortecouille.core.limits import GAME_FILE_SUFFIXES, NAME_MAX, check_name, check_text
+from mortecouille.core.limits import (
+    GAME_FILE_SUFFIXES,
+    NAME_MAX,
+    check_name,
+    check_text,
+    name_clash,
+    name_key,
+    names_matching,
+)
 from mortecouille.core.state import GameState, ShipState, WorkingShips, WorkingTokens
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
@@ -145,11 +153,11 @@ def ship_id_typed(state: GameState, text: str, *, on_the_board: bool = False) ->
     check to refuse naming its field."""
     if text in state.ships:
         return text
-    folded = " ".join(text.split()).casefold()
+    folded = name_key(text)
     named = [
         ship_id
         for ship_id, ship in state.ships.items()
-        if " ".join(ship_id.split()).casefold() == folded and (ship.at is not None or not on_the_board)
+        if name_key(ship_id) == folded and (ship.at is not None or not on_the_board)
     ]
     return named[0] if len(named) == 1 else text
 
@@ -282,6 +290,25 @@ def check_game_name(name: str) -> None:
         raise BadInput("GAME", f"{name!r} ends with the suffix of a game's file: name the game {stem!r}")
 
 
+def check_players_distinct(players: Iterable[str], field: str) -> None:
+    """Refuse (BadInput naming ``field``) players two of whom are one name case and spacing aside.
+
+    Project ruling under T3 (RULES.md): a player is named by one name. Every command reads a
+    player's name case and spacing aside (:func:`~mortecouille.core.limits.name_key`), so
+    ``Anne`` beside ``anne`` would make either name ambiguous to every command, and ``end
+    --winner`` could not say who won. The same key decides both, so what is refused here is
+    exactly what a command could not tell apart."""
+    clash = name_clash(players)
+    if clash is not None:
+        earlier, later = clash
+        same = "the same name" if earlier == later else "one name, case and spacing aside"
+        raise BadInput(
+            field,
+            f"{later!r} and {earlier!r} are {same}: every player needs a name of "
+            "their own, or a command naming either would be ambiguous (T3, project ruling)",
+        )
+
+
 def decide_create(state: GameState, command: CreateGame, dice: DiceSource) -> list[Event]:
     """Open a game. ``decide`` has already found ``command.ruleset`` among the rulesets."""
     if state.created:
@@ -294,8 +321,9 @@ def decide_create(state: GameState, command: CreateGame, dice: DiceSource) -> li
         raise BadInput("--players", "name at least one player")
     for player in players:
         check_name("--players", player)
-    if any(not p.strip() for p in players) or len(set(players)) != len(players):
-        raise BadInput("--players", f"players must be distinct and non-empty: {players!r}")
+    if any(not p.strip() for p in players):
+        raise BadInput("--players", f"every player needs a name: {players!r}")
+    check_players_distinct(players, "--players")
     if command.budget < 0:
         raise BadInput("--budget", f"must be 0 or more, not {command.budget}")
     validate_board(command.board)
@@ -319,7 +347,7 @@ def decide_end(state: GameState, command: EndGame, dice: DiceSource) -> list[Eve
     winner = command.winner
     if winner is not None and winner not in state.players:
         # matched as every command matches a player (case and spacing aside), logged as spelled
-        named = [player for player in state.players if player.casefold() == winner.strip().casefold()]
+        named = names_matching(winner, state.players)
         if len(named) != 1:
             players = ", ".join(state.players)
             raise BadInput("--winner", f"{winner!r} is not a player of {state.game!r} (players: {players})")

@@ -15,6 +15,7 @@ build a picture or a state the size of a disk.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 from typing import Final
 
 from mortecouille.core.errors import BadInput
@@ -78,6 +79,34 @@ def shown(text: str) -> str:
     if text.isprintable():  # the usual case: nothing to look at character by character
         return text
     return "".join(_escape(c) if unsafe(c) else c for c in text)
+
+
+def name_key(name: str) -> str:
+    """What two player or ship names are compared by: their letters case aside (``casefold``) and
+    their spacing aside (none at either end, any run of white space as one space).
+
+    The one definition both sides use: every command matches a typed player or ship name by it
+    (:func:`names_matching`), and a game refuses a player or ship whose name has the key of one it
+    already has (:func:`name_clash`), so a typed name never matches two (RULES.md, T3, F1, P1)."""
+    return " ".join(name.split()).casefold()
+
+
+def names_matching(text: str, names: Iterable[str]) -> list[str]:
+    """The names among ``names`` that ``text`` names, case and spacing aside (:func:`name_key`)."""
+    key = name_key(text)
+    return [name for name in names if name_key(name) == key]
+
+
+def name_clash(names: Iterable[str]) -> tuple[str, str] | None:
+    """The first two of ``names`` (in their order: the earlier one, then the later) that are one
+    name case and spacing aside, or None when every name has a key of its own."""
+    first: dict[str, str] = {}
+    for name in names:
+        key = name_key(name)
+        if key in first:
+            return first[key], name
+        first[key] = name
+    return None
 
 
 def check_ship_count(count: int, field: str) -> None:

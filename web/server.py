@@ -77,6 +77,7 @@ from mortecouille.core.fleet.commands import (
     WithdrawShip,
 )
 from mortecouille.core.life_cycle import Command, check_game_name
+from mortecouille.core.limits import name_key
 from mortecouille.core.rulings import RecordRuling, parse_adjustment
 from mortecouille.core.state import GameState
 from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
@@ -657,11 +658,11 @@ def own_ship(viewer: access.Viewer, state: GameState, ship: str) -> str:
     player's ship or none: a refusal that told them apart, or a "did you mean" over every fleet,
     would reveal a purchase still secret (F3)."""
     player = caller(viewer)
-    folded = " ".join(ship.split()).casefold()
+    folded = name_key(ship)
     placed = [sid for sid, placed_ship in state.ships.items() if placed_ship.owner == player]
     bought = [purchase.name for purchase in state.fleets[player].ships] if player in state.fleets else []
     for name in (*placed, *bought):
-        if name == ship or " ".join(name.split()).casefold() == folded:
+        if name == ship or name_key(name) == folded:
             return name
     mine = ", ".join(sorted({*placed, *bought})) or "none yet"
     raise Forbidden(f"{ship!r} is not one of {player}'s ships (theirs: {mine})", field="ship")

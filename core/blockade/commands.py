@@ -35,7 +35,7 @@ from mortecouille.core.life_cycle import (
     shared_fields,
     ship_named,
 )
-from mortecouille.core.limits import check_name, check_ship_count
+from mortecouille.core.limits import check_name, check_ship_count, names_matching
 from mortecouille.core.phases import END
 from mortecouille.core.ruleset import SHARED_EVOLVERS, SHARED_IGNORED
 from mortecouille.core.state import GameState, ShipState, state_hash
@@ -56,8 +56,7 @@ from mortecouille.events.movement import (
 def _player_typed(state: GameState, text: str | None) -> str | None:
     if text is None or text in state.players:
         return text
-    folded = " ".join(text.split()).casefold()
-    named = [player for player in state.players if " ".join(player.split()).casefold() == folded]
+    named = names_matching(text, state.players)
     return named[0] if len(named) == 1 else text
 
 
@@ -76,6 +75,16 @@ def place_blockade_ship(state: GameState, command: PlaceShip) -> ShipPlaced:
     if command.ship in state.ships:
         raise RuleViolation("P1", f"{command.ship!r} is already on the board")
     check_name("SHIP", command.ship)
+    same = names_matching(command.ship, state.ships)
+    if same:
+        # project ruling under P1: a ship is placed under a name of its own, case and spacing
+        # aside, the key every command reads a ship's name by; else either name is ambiguous
+        raise RuleViolation(
+            "P1",
+            f"SHIP {command.ship!r}: {same[0]!r} is already on the board, and ship names match case "
+            "and spacing aside; every ship needs a name of its own (project ruling), or a command "
+            "naming either would be ambiguous",
+        )
     check_ship_count(len(state.ships) + 1, "SHIP")
     if command.damage < 0 or command.damage >= BLOCKADE_KINDS[command.kind].max_damage:
         raise BadInput("damage", f"{command.damage} is not below the {command.kind}'s maximum (P3)")

@@ -37,7 +37,7 @@ from mortecouille.core.life_cycle import (
     with_ship,
     without_ship,
 )
-from mortecouille.core.limits import check_name, check_ship_count
+from mortecouille.core.limits import check_name, check_ship_count, names_matching
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped, ShipWithdrawn
@@ -94,10 +94,11 @@ def fleet_of(state: GameState, player: str) -> Fleet:
 
 
 def resolve_player(state: GameState, text: str) -> str:
-    """The player ``text`` names (case aside), or BadInput naming PLAYER."""
+    """The player ``text`` names (case and spacing aside, ``core.limits.name_key``), or BadInput
+    naming PLAYER."""
     if text in state.players:
         return text
-    matches = [p for p in state.players if p.casefold() == text.strip().casefold()]
+    matches = names_matching(text, state.players)
     if len(matches) == 1:
         return matches[0]
     import difflib  # a hint for a refused name only: not imported by every command (issue 16)

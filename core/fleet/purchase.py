@@ -29,6 +29,7 @@ from mortecouille.core.fleet.catalogue import (
     resolve_ship_kind,
 )
 from mortecouille.core.fleet.stats import derive_stats, ship_cost
+from mortecouille.core.limits import name_key, names_matching
 
 
 class ShipPurchase(msgspec.Struct, frozen=True, kw_only=True):
@@ -62,9 +63,9 @@ class Fleet(msgspec.Struct, frozen=True, kw_only=True):
         return self.budget - self.spent
 
     def ship_named(self, name: str) -> ShipPurchase | None:
-        """The ship of this fleet called ``name`` (case-insensitive), if any."""
-        key = _name_key(name)
-        return next((ship for ship in self.ships if _name_key(ship.name) == key), None)
+        """The ship of this fleet called ``name`` (case and spacing aside), if any."""
+        key = name_key(name)
+        return next((ship for ship in self.ships if name_key(ship.name) == key), None)
 
 
 class CheapestPurchase(msgspec.Struct, frozen=True, kw_only=True):
@@ -72,10 +73,6 @@ class CheapestPurchase(msgspec.Struct, frozen=True, kw_only=True):
 
     price: int
     description: str
-
-
-def _name_key(name: str) -> str:
-    return " ".join(name.split()).casefold()
 
 
 def new_fleet(player: str, budget: int, rules_version: str = RULES_VERSION) -> Fleet:
@@ -228,12 +225,15 @@ def check_buy_ship(
     option_ids = [resolve_option(o, version) for o in options]
     if not name.strip():
         raise BadInput("name", "every ship needs a name")
-    taken = {_name_key(n) for n in names_in_game} | {_name_key(s.name) for s in fleet_state.ships}
-    if _name_key(name) in taken:
+    # the key every command reads a ship's name by (project ruling under F1): a name that key
+    # matches would leave both ships ambiguous to every command naming either. The refusal does
+    # not spell the ship it matched: it may be another player's purchase, still secret (F3).
+    if names_matching(name, [*names_in_game, *(s.name for s in fleet_state.ships)]):
         raise RuleViolation(
             "F1",
-            f"a ship named {name!r} is already in the game; every ship needs its own "
-            "name so the status sheets (F4) tell them apart",
+            f"name: a ship named {name!r} is already in the game (ship names match case and spacing "
+            "aside); every ship needs its own name so the status sheets (F4) and every command tell "
+            "them apart",
         )
     _check_ship_options(catalogue, spec, repr(name), option_ids, fleet_state.fleet_options)
     price = ship_cost(spec.id, option_ids, version)
