@@ -9,16 +9,17 @@ from collections.abc import Sequence
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mortecouille.core.limits import shown
 from mortecouille.core.state import ShipState
 from mortecouille.events.board import Board
 from mortecouille.replays.pictures.svg import (
     LABEL_CHAR,
     LABEL_HEIGHT,
+    LABEL_MAX_CHARS,
     LABEL_PLACES,
     Box,
     Point,
     centre,
+    clipped,
     label_places,
 )
 
@@ -31,7 +32,7 @@ def every_pair_places(board: Board, ships: Sequence[ShipState]) -> dict[str, Poi
         if ship.at is None:
             continue
         c = centre(board, ship.at)
-        half = len(shown(ship.id)) * LABEL_CHAR / 2
+        half = len(clipped(ship.id, LABEL_MAX_CHARS)) * LABEL_CHAR / 2  # as drawn: a long name cut
         boxes = [
             (
                 Point(c.x + dx, c.y + dy),
