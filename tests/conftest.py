@@ -1,8 +1,11 @@
-"""Shared fixtures: a fresh games directory and helpers to build real logs."""
+"""Shared fixtures: a fresh games directory and helpers to build real logs; for the page tests, a
+`serve` process and a Chromium of a module's own."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -12,6 +15,9 @@ from mortecouille.core.life_cycle import CreateGame
 from mortecouille.core.state import EMPTY
 from mortecouille.events.board import Board
 from mortecouille.events.store import GameLog
+
+if TYPE_CHECKING:
+    from tests.web_helpers import Server
 
 SEED = "test-seed"
 
@@ -39,3 +45,24 @@ def games(tmp_path: Path) -> Path:
 
 # The throw-away PostgreSQL cluster of the store conformance suite (session-scoped).
 from tests.postgres_server import postgres_server  # noqa: E402, F401
+
+
+@pytest.fixture(scope="module")
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """A `serve` process on a fresh games directory, shared by one module's page tests (a module
+    defining its own ``server`` uses that instead)."""
+    from tests.web_helpers import running_server  # only the page tests start a server
+
+    root = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1])
+    (root / "games").mkdir()
+    with running_server(root / "games", root) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Chromium driven by playwright, shared by one module's page tests."""
+    from tests.web_helpers import launched_chromium
+
+    with launched_chromium() as launched:
+        yield launched

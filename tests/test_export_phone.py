@@ -20,7 +20,7 @@ from mortecouille.core.limits import NAME_MAX
 from mortecouille.events.codec import decode_lines
 from mortecouille.replays.pictures.html import build_html
 from tests.test_export_page_bytes import forged
-from tests.web_helpers import NEEDS_CHROMIUM, PHONE, SCREEN, launched_chromium
+from tests.web_helpers import NEEDS_CHROMIUM, PHONE, SCREEN
 
 pytestmark = NEEDS_CHROMIUM
 
@@ -45,12 +45,6 @@ def page(tmp_path_factory: pytest.TempPathFactory) -> Path:
         encoding="utf-8",
     )
     return out
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launched_chromium() as launched:
-        yield launched
 
 
 @pytest.fixture

@@ -26,11 +26,8 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from tests.test_web_pages import (
     WAIT_MS,
@@ -46,27 +43,11 @@ from tests.web_helpers import (
     NEEDS_CHROMIUM,
     Server,
     create_game,
-    launched_chromium,
-    running_server,
 )
 
 pytestmark = NEEDS_CHROMIUM
 
 GAME = "fairplay"
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    root = tmp_path_factory.mktemp("fair-play-pages")
-    (root / "games").mkdir()
-    with running_server(root / "games", root) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launched_chromium() as launched:
-        yield launched
 
 
 def mortecouille(server: Server, *words: str) -> subprocess.CompletedProcess[str]:

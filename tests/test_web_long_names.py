@@ -7,32 +7,15 @@ move off the screen, and a tap on *Seal my fleet* would land on the buying form 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
-from tests.web_helpers import NEEDS_CHROMIUM, PHONE, Server, create_game, launched_chromium, running_server
+from tests.web_helpers import NEEDS_CHROMIUM, PHONE, Server, create_game
 
 pytestmark = NEEDS_CHROMIUM
 
 WAIT_MS = 30_000
 #: NAME_MAX characters (mortecouille.core.limits), and no space in them
 LONGEST_SHIP = "W" * 64
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    root = tmp_path_factory.mktemp("long-names")
-    (root / "games").mkdir()
-    with running_server(root / "games", root) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launched_chromium() as launched:
-        yield launched
 
 
 def test_a_ship_named_with_one_long_word_keeps_the_players_phone_page_its_width(

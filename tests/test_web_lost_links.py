@@ -4,30 +4,13 @@ link."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
-from tests.web_helpers import NEEDS_CHROMIUM, SCREEN, Server, create_game, launched_chromium, running_server
+from tests.web_helpers import NEEDS_CHROMIUM, SCREEN, Server, create_game
 
 pytestmark = NEEDS_CHROMIUM
 
 WAIT_MS = 30_000
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    root = tmp_path_factory.mktemp("lost-links")
-    (root / "games").mkdir()
-    with running_server(root / "games", root) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launched_chromium() as launched:
-        yield launched
 
 
 def error_shown(browser: Any, url: str) -> str:

@@ -18,10 +18,7 @@ import json
 import os
 import re
 import shlex
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from tests.helpers import ROOT
 from tests.web_helpers import (
@@ -34,9 +31,7 @@ from tests.web_helpers import (
     create_game,
     create_game_with_the_cli,
     everything_seen,
-    launched_chromium,
     received_seqs,
-    running_server,
 )
 
 pytestmark = NEEDS_CHROMIUM
@@ -45,20 +40,6 @@ pytestmark = NEEDS_CHROMIUM
 WAIT_MS = 30_000
 #: A resolved turn is replayed on the table phase by phase, a few seconds each.
 REPLAY_MS = 120_000
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    root = tmp_path_factory.mktemp("pages")
-    (root / "games").mkdir()
-    with running_server(root / "games", root) as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launched_chromium() as launched:
-        yield launched
 
 
 class Viewer:
