@@ -342,6 +342,14 @@ def checked_body(line: bytes, number: int, expected_seq: int, expected_prev: str
             seq=expected_seq,
         )
     body["hash"] = claimed
+    unknown = _unknown_field(body)
+    if unknown is not None:
+        raise CorruptLine(
+            f"field `{unknown}` is no field of a {body.get('type')!r} line at version {body.get('v')} "
+            "(a line was forged with it)",
+            line=number,
+            seq=expected_seq,
+        )
     if NONCE_FIELD in body:
         # only ever on lines of the dictionary's way: a line with a nonce is never its event's
         # own encoding, so every chain check (check_lines included) comes here for it
@@ -349,6 +357,25 @@ def checked_body(line: bytes, number: int, expected_seq: int, expected_prev: str
         if problem is not None:
             raise CorruptLine(problem, line=number, seq=expected_seq)
     return body
+
+
+@functools.cache
+def _fields_of_current(tag: str) -> frozenset[str]:
+    """The members a line of the event type ``tag`` may hold at its current version: the event's
+    fields as encoded, its ``type``, and the envelope's extras."""
+    fields = msgspec.structs.fields(EVENT_TYPES[tag])
+    return frozenset((*(field.encode_name for field in fields), "type", *ENVELOPE_EXTRAS))
+
+
+def _unknown_field(body: Mapping[str, Any]) -> str | None:
+    """The first member of a line's ``body`` that its event type does not have (None: none), for a
+    line at its type's current version (an older version's fields are its upcaster's to know: such
+    a line is not looked at here). An unknown type or version is the decoder's to name."""
+    tag = body.get("type")
+    if not isinstance(tag, str) or tag not in EVENT_TYPES or body.get("v") != CURRENT_VERSIONS[tag]:
+        return None
+    allowed = _fields_of_current(tag)
+    return next((key for key in sorted(body) if key not in allowed), None)
 
 
 _HASH_MEMBER = b'"hash":'
