@@ -27,6 +27,17 @@ def ok(games: Path, *args: str) -> str:
     return result.output
 
 
+def refused(games: Path, *args: str) -> str:
+    """Run a command that must be refused (exit 2) leaving every file byte for byte as it was, and
+    no traceback; its output."""
+    before = tree_digest(games)
+    result = run(games, *args)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert tree_digest(games) == before
+    return result.output
+
+
 def tree_digest(root: Path) -> str:
     """One digest of every file below ``root``, its path (relative to ``root``) and its bytes: equal
     digests mean that nothing was written, added or removed. A missing ``root`` is an empty tree."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.cli_helpers import ok, run, tree_digest
+from tests.cli_helpers import ok, refused
 from tests.forgery import log_bodies
 
 
@@ -25,16 +25,6 @@ def _duel(games: Path) -> None:
     ok(games, "place", "g", "Kraken", "E6", "--facing", "S")
 
 
-def _refused(games: Path, *args: str) -> str:
-    """Run a command that must be refused (exit 2) without writing anything; its output."""
-    before = tree_digest(games)
-    result = run(games, *args)
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output
-    assert tree_digest(games) == before
-    return result.output
-
-
 def test_an_orders_target_is_matched_as_its_ship_is_case_and_spacing_aside(games: Path) -> None:
     _duel(games)
     ok(games, "order", "g", "kraken", "attack", "bow", "black   PEARL", "+", "catapult", "BLACK pearl")
@@ -45,14 +35,14 @@ def test_an_orders_target_is_matched_as_its_ship_is_case_and_spacing_aside(games
 
 def test_an_orders_target_naming_no_ship_is_still_refused_naming_the_field(games: Path) -> None:
     _duel(games)
-    output = _refused(games, "order", "g", "Kraken", "attack", "bow", "Pearl")
+    output = refused(games, "order", "g", "Kraken", "attack", "bow", "Pearl")
     assert "actions[0].target" in output and "'Pearl'" in output
 
 
 def test_orders_for_a_ship_not_placed_yet_are_refused_saying_to_place_it_first(games: Path) -> None:
     ok(games, "new", "g", "--players", "Anne,Bart", "--budget", "10000", "--seed", "s1", "--weak-seed")
     ok(games, "buy", "g", "Anne", "red-small", "Hope")
-    output = _refused(games, "order", "g", "Hope", "advance")
+    output = refused(games, "order", "g", "Hope", "advance")
     assert "[F3]" in output and "not placed" in output and "place g 'Hope' SQUARE" in output
     assert "sunk" not in output  # it was never in the game to sink
 
@@ -65,7 +55,7 @@ def test_end_takes_the_winner_in_any_case_and_logs_the_players_name(games: Path)
 
 def test_end_with_a_winner_who_is_no_player_is_refused_listing_the_players(games: Path) -> None:
     ok(games, "new", "g", "--players", "Zoé,Bart", "--seed", "s1", "--weak-seed")
-    output = _refused(games, "end", "g", "--winner", "Zoe")
+    output = refused(games, "end", "g", "--winner", "Zoe")
     assert "--winner" in output and "'Zoe'" in output and "Zoé, Bart" in output
 
 
@@ -90,7 +80,7 @@ def test_a_ruling_takes_its_rule_id_and_ships_in_any_case_and_logs_them_as_spell
 
 def test_a_ruling_on_an_unknown_rule_is_refused_naming_the_rules_file(games: Path) -> None:
     _duel(games)
-    output = _refused(games, "ruling", "g", "--rule", "S99", "--text", "no such rule")
+    output = refused(games, "ruling", "g", "--rule", "S99", "--text", "no such rule")
     assert "--rule" in output and "'S99'" in output and "RULES.md" in output
 
 
@@ -103,7 +93,7 @@ def test_explain_keeps_the_lines_of_a_ship_named_in_any_case(games: Path) -> Non
 
 
 def test_a_name_with_a_control_character_is_refused_showing_it_escaped_once(games: Path) -> None:
-    output = _refused(games, "new", "g", "--players", "Anne,Bart\x1b[31m")
+    output = refused(games, "new", "g", "--players", "Anne,Bart\x1b[31m")
     assert "'Bart\\x1b[31m': control character \\x1b at position 4" in output
     assert "\\\\x1b" not in output  # not escaped twice (a repr of the escaped name)
 
@@ -113,7 +103,7 @@ def test_table_dice_with_a_value_left_out_between_commas_are_refused_not_shifted
 
     ready(games)
     # "3,,5" once meant 3,5: the second die took the value meant for the third, and so on
-    output = _refused(games, "resolve", "g", "--dice", "3,,5,6", "--yes")
+    output = refused(games, "resolve", "g", "--dice", "3,,5,6", "--yes")
     assert "--dice" in output and "'3,,5,6'" in output and "value 2 is missing" in output
 
 
@@ -126,7 +116,7 @@ def test_seats_reissue_takes_a_players_name_or_referee_in_any_case(games: Path) 
 
 def test_seats_reissue_for_nobody_is_refused_and_changes_no_link(games: Path) -> None:
     ok(games, "new", "g", "--players", "Anne,Bart", "--seed", "s1", "--weak-seed")
-    output = _refused(games, "seats", "g", "--reissue", "Zed")
+    output = refused(games, "seats", "g", "--reissue", "Zed")
     assert "PLAYER" in output and "'Zed'" in output
 
 
@@ -141,5 +131,5 @@ def test_a_blockade_ship_takes_its_kind_owner_and_name_in_any_case(games: Path) 
 
 def test_a_blockade_ship_of_no_kind_or_nobody_is_still_refused_naming_the_option(games: Path) -> None:
     ok(games, "new", "b", "--ruleset", "blockade", "--players", "Anne,Bart", "--board", "8x8")
-    assert "--kind" in _refused(games, "place", "b", "Sloopy", "C2", "--kind", "sloop-of-war", "--owner", "Anne")
-    assert "--owner" in _refused(games, "place", "b", "Sloopy", "C2", "--kind", "sloop", "--owner", "Zed")
+    assert "--kind" in refused(games, "place", "b", "Sloopy", "C2", "--kind", "sloop-of-war", "--owner", "Anne")
+    assert "--owner" in refused(games, "place", "b", "Sloopy", "C2", "--kind", "sloop", "--owner", "Zed")

@@ -37,21 +37,11 @@ from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.board import Board
 from mortecouille.events.movement import ShipSunk
 from mortecouille.web.server import build_app
-from tests.cli_helpers import ok, play_blockade_turn, run, run_cli, set_up_harbour, tree_digest
+from tests.cli_helpers import ok, play_blockade_turn, refused, run_cli, set_up_harbour, tree_digest
 from tests.forgery import forge_with_turn_hashes, log_bodies
 from tests.helpers import ROOT
 
 RULESETS = ("mortecouille", "blockade")
-
-
-def _refused(games: Path, *args: str) -> str:
-    """Run a command that must be refused (exit 2) leaving every file byte for byte as it was."""
-    before = tree_digest(games)
-    result = run(games, *args)
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output
-    assert tree_digest(games) == before
-    return result.output
 
 
 @pytest.fixture
@@ -122,7 +112,7 @@ def test_T3_F1_P1_the_key_puts_case_and_spacing_aside_and_nothing_else() -> None
 def test_T3_ruling_new_refuses_players_that_are_one_name_case_and_spacing_aside(
     games: Path, ruleset: str, players: str
 ) -> None:
-    output = _refused(
+    output = refused(
         games, "new", "g", "--ruleset", ruleset, "--players", players, "--seed", "s1", "--weak-seed"
     )
     assert "--players" in output and "T3" in output and "one name, case and spacing aside" in output
@@ -131,7 +121,7 @@ def test_T3_ruling_new_refuses_players_that_are_one_name_case_and_spacing_aside(
 
 @pytest.mark.parametrize("ruleset", RULESETS)
 def test_T3_ruling_the_same_player_twice_is_refused_the_same_way(games: Path, ruleset: str) -> None:
-    output = _refused(
+    output = refused(
         games, "new", "g", "--ruleset", ruleset, "--players", "Anne,Anne", "--seed", "s1", "--weak-seed"
     )
     assert "--players" in output and "T3" in output and "same name" in output
@@ -181,13 +171,13 @@ def test_T3_ruling_the_decider_refuses_and_names_the_field() -> None:
 
 
 @pytest.mark.parametrize("typed", ["hope", "HOPE", "  Hope  "])
-def test_F1_ruling_a_ship_bought_under_another_ships_name_case_and_spacing_aside_is_refused(
+def test_F1_ruling_a_ship_bought_under_another_ships_name_case_and_spacing_aside_isrefused(
     games: Path, typed: str
 ) -> None:
     ok(games, "new", "g", "--players", "Anne,Bart", "--budget", "100000", "--seed", "s1", "--weak-seed")
     ok(games, "buy", "g", "Anne", "red-small", "Hope")
     for buyer in ("Anne", "Bart"):  # the own fleet and another's
-        output = _refused(games, "buy", "g", buyer, "red-small", typed)
+        output = refused(games, "buy", "g", buyer, "red-small", typed)
         assert "[F1]" in output and "already in the game" in output and "case and spacing" in output
 
 
@@ -202,11 +192,11 @@ def test_F1_ruling_a_ship_placed_in_mortecouille_is_the_bought_one_never_a_new_n
 
 
 @pytest.mark.parametrize("typed", ["sloopy", "SLOOPY", "  Sloopy "])
-def test_P1_ruling_a_blockade_ship_placed_under_another_ships_name_case_and_spacing_aside_is_refused(
+def test_P1_ruling_a_blockade_ship_placed_under_another_ships_name_case_and_spacing_aside_isrefused(
     games: Path, typed: str
 ) -> None:
     set_up_harbour(games, "b")
-    output = _refused(games, "place", "b", typed, "E2", "--kind", "sloop", "--owner", "Bart")
+    output = refused(games, "place", "b", typed, "E2", "--kind", "sloop", "--owner", "Bart")
     assert "[P1]" in output and "SHIP" in output and "'Sloopy' is already on the board" in output
 
 
@@ -280,7 +270,7 @@ def test_F1_P1_T3_ruling_a_scenarios_ships_and_owners_that_are_one_name_are_refu
     }
     path = tmp_path / "s.json"
     path.write_text(json.dumps(scenario), encoding="utf-8")
-    output = _refused(games, "scenario", str(path))
+    output = refused(games, "scenario", str(path))
     assert "ships[1].id" in output and f"{rule}, project ruling" in output
     assert "ships[2].owner" in output and "T3, project ruling" in output
 
@@ -321,14 +311,14 @@ def test_T3_P1_ruling_a_log_written_before_still_verifies_replays_and_folds(game
 
 def test_T3_ruling_a_fork_of_a_log_with_two_players_of_one_name_is_refused_naming_game(games: Path) -> None:
     _old_harbour(games, {"Bart": "anne "})
-    output = _refused(games, "fork", "old", "new", "--at", "0")
+    output = refused(games, "fork", "old", "new", "--at", "0")
     assert "GAME" in output and "T3" in output and "'anne '" in output and "'Anne'" in output
 
 
 def test_P1_ruling_a_fork_of_a_log_with_two_ships_of_one_name_is_refused_naming_game(games: Path) -> None:
     log = _old_harbour(games, {"Frig": "SLOOPY"})
     placed = max(b["seq"] for b in log_bodies(log) if b["type"] == "ship-placed")
-    output = _refused(games, "fork", "old", "new", "--at", str(placed))
+    output = refused(games, "fork", "old", "new", "--at", str(placed))
     assert "GAME" in output and "P1" in output and "'SLOOPY'" in output and "'Sloopy'" in output
     # before the second ship came, the fork is an ordinary one
     ok(games, "fork", "old", "new", "--at", str(placed - 1))

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli_helpers import ok, run, set_up_harbour, tree_digest
+from tests.cli_helpers import ok, refused, run, set_up_harbour
 from tests.forgery import log_bodies
 
 
@@ -25,16 +25,6 @@ def _duel(games: Path, *, seal_bart: bool = True, place_kraken: bool = True) -> 
         ok(games, "place", "g", "Kraken", "E6", "--facing", "S")
 
 
-def _refused(games: Path, *args: str) -> str:
-    """Run a command that must be refused (exit 2) without writing anything; its output."""
-    before = tree_digest(games)
-    result = run(games, *args)
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output
-    assert tree_digest(games) == before
-    return result.output
-
-
 # --- item 1: the first resolve needs every fleet sealed and every bought ship placed ---------
 
 
@@ -44,7 +34,7 @@ def test_first_resolve_is_refused_while_a_fleet_is_unsealed_even_with_partial(
 ) -> None:
     _duel(games, seal_bart=False, place_kraken=False)
     ok(games, "order", "g", "Hope", "advance")
-    output = _refused(games, "resolve", "g", *flags)
+    output = refused(games, "resolve", "g", *flags)
     assert "[F3]" in output and "Bart" in output and "seal g Bart" in output
 
 
@@ -54,7 +44,7 @@ def test_first_resolve_is_refused_while_a_bought_ship_is_unplaced_naming_ship_an
 ) -> None:
     _duel(games, place_kraken=False)
     ok(games, "order", "g", "Hope", "advance")
-    output = _refused(games, "resolve", "g", *flags)
+    output = refused(games, "resolve", "g", *flags)
     assert "[F3]" in output and "Kraken (Bart)" in output
     assert "--rule F3" in output
     assert "place g 'Kraken' SQUARE" in output
@@ -85,7 +75,7 @@ def test_repeated_resolve_partial_is_refused_without_idle_turn(games: Path) -> N
     _duel(games)
     ok(games, "order", "g", "Hope", "advance")
     ok(games, "resolve", "g", "--partial")
-    output = _refused(games, "resolve", "g", "--partial")  # up-arrow, Enter
+    output = refused(games, "resolve", "g", "--partial")  # up-arrow, Enter
     assert "[T1]" in output and "--idle-turn" in output
     ok(games, "resolve", "g", "--idle-turn")
     assert run(games, "verify", "g").exit_code == 0
@@ -93,7 +83,7 @@ def test_repeated_resolve_partial_is_refused_without_idle_turn(games: Path) -> N
 
 def test_blockade_resolve_without_any_tokens_is_refused_without_idle_turn(games: Path) -> None:
     set_up_harbour(games)
-    output = _refused(games, "resolve", "b", "--partial")
+    output = refused(games, "resolve", "b", "--partial")
     assert "[P1]" in output and "--idle-turn" in output
     ok(games, "resolve", "b", "--idle-turn")
     assert run(games, "verify", "b").exit_code == 0
@@ -102,7 +92,7 @@ def test_blockade_resolve_without_any_tokens_is_refused_without_idle_turn(games:
 def test_tokens_again_for_a_ship_are_refused_unless_replace(games: Path) -> None:
     set_up_harbour(games)
     ok(games, "tokens", "b", "Sloopy", "F", "F", "L", "-")
-    output = _refused(games, "tokens", "b", "Sloopy", "L")  # a typo naming the wrong ship
+    output = refused(games, "tokens", "b", "Sloopy", "L")  # a typo naming the wrong ship
     assert "[P1]" in output and "--replace" in output and "F,F,L,-" in output
     ok(games, "tokens", "b", "Sloopy", "L", "--replace")
     assert log_bodies(games / "b.jsonl")[-1]["tokens"] == ["L"]
