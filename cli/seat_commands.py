@@ -22,6 +22,7 @@ from mortecouille.app.seats import (
     seat_links,
 )
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
+from mortecouille.core.life_cycle import player_typed
 from mortecouille.core.limits import name_key, names_matching, shown
 
 URL_HELP = f"The service's address the links start with (default {DEFAULT_BASE_URL})."
@@ -100,13 +101,13 @@ def _seat_typed(players: tuple[str, ...], who: str) -> str:
     ``referee`` as written (those seats, whatever the players are called), a player's exact name,
     else the one player it names case and spacing aside, else ``all`` or ``referee`` in any case;
     anything else as typed, for :func:`reissue` to refuse naming PLAYER."""
-    if who in ("all", "referee") or who in players:
+    if who in ("all", "referee"):
         return who
+    named = player_typed(players, who)
+    if named in players or names_matching(who, players):
+        return named  # a player, or a name matching several, refused by reissue
     folded = name_key(who)
-    named = names_matching(who, players)
-    if len(named) == 1:
-        return named[0]
-    return folded if folded in ("all", "referee") and not named else who
+    return folded if folded in ("all", "referee") else who
 
 
 COMMANDS: tuple[click.Command, ...] = (seats,)

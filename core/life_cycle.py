@@ -162,6 +162,17 @@ def ship_id_typed(state: GameState, text: str, *, on_the_board: bool = False) ->
     return named[0] if len(named) == 1 else text
 
 
+def player_typed(players: Iterable[str], text: str) -> str:
+    """The player ``text`` names as every command reads a player (case and spacing aside), when
+    exactly one matches; ``text`` itself when a player has exactly that name or no single player
+    matches, for the caller's check to refuse naming its field."""
+    players = tuple(players)
+    if text in players:
+        return text
+    named = names_matching(text, players)
+    return named[0] if len(named) == 1 else text
+
+
 def with_ship(state: GameState, ship: ShipState) -> GameState:
     """``state`` with ``ship`` in it, in place of any ship with its id.
 
@@ -345,13 +356,12 @@ def evolve_created(state: GameState, event: GameCreated) -> GameState:
 def decide_end(state: GameState, command: EndGame, dice: DiceSource) -> list[Event]:
     check_text("--reason", command.reason)
     winner = command.winner
-    if winner is not None and winner not in state.players:
+    if winner is not None:
         # matched as every command matches a player (case and spacing aside), logged as spelled
-        named = names_matching(winner, state.players)
-        if len(named) != 1:
+        winner = player_typed(state.players, winner)
+        if winner not in state.players:
             players = ", ".join(state.players)
             raise BadInput("--winner", f"{winner!r} is not a player of {state.game!r} (players: {players})")
-        winner = named[0]
     seed = None
     if state.dice_mode == "seeded":
         if command.seed is None or not matches_commitment(command.seed, state):

@@ -32,6 +32,7 @@ from mortecouille.core.life_cycle import (
     ResolveTurn,
     fold_with,
     give_tokens,
+    player_typed,
     shared_fields,
     ship_named,
 )
@@ -53,21 +54,13 @@ from mortecouille.events.movement import (
 )
 
 
-def _player_typed(state: GameState, text: str | None) -> str | None:
-    if text is None or text in state.players:
-        return text
-    named = names_matching(text, state.players)
-    return named[0] if len(named) == 1 else text
-
-
 def place_blockade_ship(state: GameState, command: PlaceShip) -> ShipPlaced:
     if command.kind is None:
         raise BadInput("--kind", f"a blockade ship needs a kind: {', '.join(BLOCKADE_KINDS)}")
     # a kind in any case (the kinds are lower case), the owner as every command reads a player
     # (case and spacing aside, when exactly one matches): logged as the game spells them
-    command = msgspec.structs.replace(
-        command, kind=command.kind.strip().lower(), owner=_player_typed(state, command.owner)
-    )
+    owner = None if command.owner is None else player_typed(state.players, command.owner)
+    command = msgspec.structs.replace(command, kind=command.kind.strip().lower(), owner=owner)
     if command.kind not in BLOCKADE_KINDS:
         raise BadInput("--kind", f"{command.kind!r} is not a blockade kind: {', '.join(BLOCKADE_KINDS)}")
     if command.owner is not None and command.owner not in state.players:

@@ -33,11 +33,12 @@ from mortecouille.core.life_cycle import (
     Decide,
     Evolve,
     change_ship,
+    player_typed,
     replace,
     with_ship,
     without_ship,
 )
-from mortecouille.core.limits import check_name, check_ship_count, names_matching
+from mortecouille.core.limits import check_name, check_ship_count
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped, ShipWithdrawn
@@ -96,11 +97,9 @@ def fleet_of(state: GameState, player: str) -> Fleet:
 def resolve_player(state: GameState, text: str) -> str:
     """The player ``text`` names (case and spacing aside, ``core.limits.name_key``), or BadInput
     naming PLAYER."""
-    if text in state.players:
-        return text
-    matches = names_matching(text, state.players)
-    if len(matches) == 1:
-        return matches[0]
+    named = player_typed(state.players, text)
+    if named in state.players:
+        return named
     import difflib  # a hint for a refused name only: not imported by every command (issue 16)
 
     close = difflib.get_close_matches(text, state.players, n=1)
