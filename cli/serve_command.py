@@ -84,24 +84,56 @@ def bound_socket(host: str, port: int) -> socket.socket:
     type=click.IntRange(1, 64),
     help="Service processes on the port (several: best on a PostgreSQL store, see docs/service.md).",
 )
+@click.option(
+    "--max-streams",
+    type=click.IntRange(1),
+    default=None,
+    help="Live streams open at once, in all, per process (default: the open-file limit less 256).",
+)
+@click.option(
+    "--max-streams-per-game",
+    type=click.IntRange(1),
+    default=None,
+    help="Live streams open at once on one game, per process (default 256).",
+)
+@click.option(
+    "--max-streams-per-address",
+    type=click.IntRange(1),
+    default=None,
+    help="Live streams open at once from one client address, per process (default 1024).",
+)
 @pass_context
 @reports_errors
 def serve(
-    ctx: Context, host: str, port: int, public_url: str | None, access_log: bool, workers: int
+    ctx: Context,
+    host: str,
+    port: int,
+    public_url: str | None,
+    access_log: bool,
+    workers: int,
+    max_streams: int | None,
+    max_streams_per_game: int | None,
+    max_streams_per_address: int | None,
 ) -> None:
     """Run the game service on the store of games: the table, player and referee pages, the
     JSON API and live push (docs/service.md). Ctrl-C stops it."""
+    import msgspec
     import uvicorn
 
     from mortecouille.events.house_log import structlog_module
     from mortecouille.events.stores import SEATS, secrets_of
 
     structlog_module()  # configured as -v/--log-json asked before the service's modules log with it
+    from mortecouille.web.live import StreamLimits
     from mortecouille.web.server import (
         SERVE_BASE_URL_VARIABLE,
         SERVE_STORE_VARIABLE,
+        SERVE_STREAMS_VARIABLE,
         build_app,
     )
+
+    caps = {"total": max_streams, "per_game": max_streams_per_game, "per_address": max_streams_per_address}
+    streams = StreamLimits(**{name: value for name, value in caps.items() if value is not None})
 
     sock = bound_socket(host, port)
     url = (public_url or base_url(host, port)).rstrip("/")
@@ -128,7 +160,7 @@ def serve(
     # Open streams never end on their own: on Ctrl-C they are given a moment, then closed.
     if workers == 1:
         config = uvicorn.Config(
-            build_app(store, base_url=public_url),
+            build_app(store, base_url=public_url, streams=streams),
             host=host,
             port=port,
             access_log=access_log,
@@ -142,6 +174,7 @@ def serve(
     # from the URL it finds in its environment (uvicorn passes it an import path, not arguments)
     os.environ[SERVE_STORE_VARIABLE] = ctx.store_url
     os.environ[SERVE_BASE_URL_VARIABLE] = public_url or ""
+    os.environ[SERVE_STREAMS_VARIABLE] = msgspec.json.encode(streams).decode()
     ctx.close()  # the workers open their own connections
     uvicorn.run(
         "mortecouille.web.server:worker_app",

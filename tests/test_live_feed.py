@@ -15,7 +15,7 @@ import asyncio
 import multiprocessing
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pytest
@@ -131,40 +131,37 @@ def test_a_feed_whose_connection_is_killed_catches_up_with_nothing_lost_or_repea
 
 
 class Seqs:
-    """A listener's renderer that writes each event's seq, skipping what it sent (as the
-    service's ``ListenerView`` does: the watcher's first batches may repeat the end of the
-    listener's own read), and checks that the watcher itself never hands on a seq twice."""
+    """A renderer that writes each event's seq on a line, shared by every stream of one game (as
+    the service's ``SharedView`` is), and checks that what it is handed continues the log: no seq
+    twice, none missing, whatever the watcher and the feed did."""
 
     def __init__(self) -> None:
-        self.sent: list[int] = []
-        self.handed: list[int] = []
+        self.seqs: list[int] = []
 
-    def start(self, events: list[Event], after: int) -> list[bytes]:
-        return self._send([e for e in events if e.seq > after])
+    def start(self, events: Sequence[Event]) -> None:
+        self.seqs = [event.seq for event in events]
 
-    def more(self, events: list[Event]) -> list[bytes]:
+    def backlog(self, after: int) -> list[bytes]:
+        return [b"%d\n" % seq for seq in self.seqs if seq > after]
+
+    def more(self, events: Sequence[Event]) -> list[tuple[int, bytes]]:
         for event in events:
-            assert not self.handed or event.seq == self.handed[-1] + 1, (self.handed[-1:], event.seq)
-            self.handed.append(event.seq)
-        return self._send([e for e in events if not self.sent or e.seq > self.sent[-1]])
-
-    def _send(self, events: list[Event]) -> list[bytes]:
-        self.sent.extend(event.seq for event in events)
-        return [b"%d" % event.seq for event in events]
+            assert event.seq == len(self.seqs), (self.seqs[-1:], event.seq)
+            self.seqs.append(event.seq)
+        return [(event.seq, b"%d\n" % event.seq) for event in events]
 
 
 async def _listen(hub: Any, log_: Any, after: int, count: int) -> list[int]:
     """The seqs one listener's stream sends until it has ``count`` of them."""
     from mortecouille.web.live import event_stream
 
-    renderer = Seqs()
-    stream = event_stream(hub, log_, after, renderer, heartbeat=3600)
+    stream = event_stream(hub, log_, after, "seqs", Seqs)
     got: list[int] = []
     try:
         async with asyncio.timeout(PATIENCE_SECONDS):
             async for chunk in stream:
-                got.append(int(chunk))
-                if len(got) == count:
+                got.extend(int(line) for line in chunk.split())
+                if len(got) >= count:
                     break
     finally:
         await stream.aclose()
@@ -197,7 +194,7 @@ def test_listeners_in_another_process_than_the_writers_get_every_event_once_in_o
 
     async def main() -> tuple[list[int], list[int], list[int]]:
         # no tick: what arrives is the feed's doing
-        hub = LiveHub(store_interval=None)
+        hub = LiveHub(store_interval=None, heartbeat=3600)
         hub.loop = asyncio.get_running_loop()
 
         def on_rows(rows: list[Any]) -> None:
@@ -216,7 +213,7 @@ def test_listeners_in_another_process_than_the_writers_get_every_event_once_in_o
                 asyncio.create_task(_listen(hub, store.log("g2"), 0, rounds * 3)),
                 asyncio.create_task(_listen(hub, store.log("g1"), 1, rounds * 3)),  # a resume
             ]
-            while sum(len(w.listeners) for w in hub.watchers.values()) < 3:
+            while sum(channel.streams for channel in hub.channels.values()) < 3:
                 await asyncio.sleep(0.01)
             writer = _run_elsewhere(store, games, rounds, batch=3)
             first, second, resumed = await asyncio.gather(*listeners)

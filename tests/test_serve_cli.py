@@ -168,3 +168,22 @@ def test_a_real_server_plays_alongside_the_cli_over_http(
     assert [ship["id"] for ship in view["ships"]] == ["A1", "B1"]
     assert run(games, "verify", "g").exit_code == 0
     assert process.poll() is None
+
+
+class CappedServer(web_server.ServerProcess):
+    """``serve --max-streams-per-game 1``."""
+
+    def command(self) -> list[str]:
+        return [*super().command(), "--max-streams-per-game", "1"]
+
+
+def test_serve_takes_its_caps_on_streams_from_its_options(games: Path) -> None:
+    with CappedServer(games) as server, httpx.Client(base_url=server.url, timeout=30) as http:
+        created = http.post("/api/games", json={"name": "g", "ruleset": "blockade", "players": ["Anne", "Bart"]})
+        assert created.status_code == 201, created.text
+        with http.stream("GET", "/api/games/g/stream") as first:
+            assert first.status_code == 200
+            refused = http.get("/api/games/g/stream")
+            assert refused.status_code == 503 and int(refused.headers["retry-after"]) > 0
+            assert "limit per game" in refused.json()["error"]["message"]
+        assert http.get("/api/games/g/view").status_code == 200

@@ -879,12 +879,12 @@ class Message:
 class StreamReader:
     """Reads one SSE stream in a thread, message by message."""
 
-    def __init__(self, http: httpx.Client, headers: dict[str, str]) -> None:
+    def __init__(self, http: httpx.Client, headers: dict[str, str], game: str = "g") -> None:
         self.messages: list[Message] = []
         self.comments = 0
         self._lock = threading.Condition()
         self._stop = threading.Event()
-        self._response = http.stream("GET", "/api/games/g/stream", headers=headers)
+        self._response = http.stream("GET", f"/api/games/{game}/stream", headers=headers)
         self._thread = threading.Thread(target=self._read, daemon=True)
         self._thread.start()
 

@@ -269,12 +269,21 @@ def create_game(client: httpx.Client, name: str, **fields: Any) -> SeatTokens:
 
 
 @contextlib.contextmanager
-def serving_in_a_thread(app: Any) -> Iterator[httpx.Client]:
+def serving_in_a_thread(app: Any, *, send_buffer: int | None = None) -> Iterator[httpx.Client]:
     """``app`` (an ASGI app, e.g. ``build_app(...)``) served by uvicorn in a thread on a free
-    loopback port, for tests that need a real socket (a stream), and a client for it."""
+    loopback port, for tests that need a real socket (a stream), and a client for it.
+    ``send_buffer``: the kernel's send buffer of each connection, in bytes (small: a client that
+    does not read soon stops the server's writes; the kernel otherwise takes megabytes)."""
     port = free_port(ports_from_environment())
     running = uvicorn.Server(uvicorn.Config(app, host=HOST, port=port, log_level="warning"))
-    thread = threading.Thread(target=running.run, daemon=True)
+    sockets = None
+    if send_buffer is not None:
+        listening = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listening.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, send_buffer)  # accepted ones inherit it
+        listening.bind((HOST, port))
+        sockets = [listening]
+    thread = threading.Thread(target=running.run, kwargs={"sockets": sockets}, daemon=True)
     thread.start()
     try:
         while not running.started:

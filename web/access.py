@@ -23,7 +23,7 @@ from mortecouille.app.seats import (
     reissue,
     seat_links,
 )
-from mortecouille.app.view import Disclosure, disclosure, event_view, view, visible
+from mortecouille.app.view import Disclosure, EventView, disclosure, event_view, view, visible
 from mortecouille.events.base import Event
 from mortecouille.events.stores import EventStore
 from mortecouille.web.errors import Unauthorized
@@ -117,54 +117,65 @@ def _players(log_: EventStore) -> tuple[str, ...]:
     return tuple(getattr(created[0], "players", ())) if created else ()
 
 
-class ListenerView:
-    """One stream's viewer and what it was sent: the messages of ``live.event_stream``.
+def event_message(event: Event, viewer: Viewer, known: Disclosure) -> bytes:
+    """One ``event`` message of a stream: ``event`` as ``viewer`` may see it (``event_view``)."""
+    return _message(event_view(event, viewer, known))
 
-    It keeps the log's :class:`~mortecouille.app.view.Disclosure` up to date event by event, the
-    last seq sent (to skip what it already sent) and the events it sent sealed: when an event
-    reveals some of them (a turn ended, the last fleet sealed, the game ended), a ``revealed``
-    message carries them as this viewer may now read them."""
+
+def _message(shown: EventView) -> bytes:
+    return sse_message(seq=shown.seq, event="event", data=_encoder.encode(shown))
+
+
+class SharedView:
+    """What every stream of one viewer of a game is sent (``live.Renderer``), rendered once for
+    all of them: the message of each event of the log, as a stream opening now is sent it, and
+    the messages of each new event.
+
+    It keeps the log's :class:`~mortecouille.app.view.Disclosure` up to date event by event and the
+    events this viewer may not read yet: when an event reveals some of them (a turn ended, the last
+    fleet sealed, the game ended), a ``revealed`` message follows the event's, carrying them as
+    this viewer may now read them, and from then on a stream opening is sent them readable. Only
+    the viewer's own view is in it: a stream of another viewer has a SharedView of its own."""
 
     def __init__(self, viewer: Viewer) -> None:
         self.viewer = viewer
         self.known = Disclosure()
-        self.last_sent = -1
+        #: each event's message, by seq, as a stream opening now is sent it
+        self.messages: list[bytes] = []
+        #: what this viewer cannot read yet, by seq: revealed later
         self.sealed: dict[int, Event] = {}
 
-    def start(self, events: list[Event], after: int) -> list[bytes]:
+    def start(self, events: Sequence[Event]) -> None:
         self.known = disclosure(events)
-        self.last_sent = after
-        # what this viewer cannot read yet, sent now or before a reconnection: revealed later
+        self.messages = [event_message(event, self.viewer, self.known) for event in events]
         self.sealed = {e.seq: e for e in events if not visible(e, self.viewer, self.known)}
-        return self._send([e for e in events if e.seq > after])
 
-    def more(self, events: list[Event]) -> list[bytes]:
-        fresh = [e for e in events if e.seq > self.last_sent]
-        messages: list[bytes] = []
-        for event in fresh:
+    def backlog(self, after: int) -> list[bytes]:
+        return self.messages[max(after, -1) + 1 :]
+
+    def more(self, events: Sequence[Event]) -> list[tuple[int, bytes]]:
+        parts: list[tuple[int, bytes]] = []
+        for event in events:
+            if event.seq != len(self.messages):
+                raise ValueError(f"event {event.seq} does not follow event {len(self.messages) - 1}")
             before = self.known
             self.known = self.known.after(event)
-            messages += self._send([event])
-            if self.known is not before and self.sealed:  # what the log reveals has changed
-                messages += self._revealed(event.seq)
-        return messages
-
-    def _send(self, events: list[Event]) -> list[bytes]:
-        messages = []
-        for event in events:
-            shown = event_view(event, self.viewer, self.known)
-            if shown.sealed:
+            message = event_message(event, self.viewer, self.known)
+            self.messages.append(message)
+            if not visible(event, self.viewer, self.known):
                 self.sealed[event.seq] = event
-            messages.append(sse_message(seq=event.seq, event="event", data=_encoder.encode(shown)))
-            self.last_sent = max(self.last_sent, event.seq)
-        return messages
+            if self.known is not before and self.sealed:  # what the log reveals has changed
+                message += self._revealed(event.seq)
+            parts.append((event.seq, message))
+        return parts
 
-    def _revealed(self, seq: int) -> list[bytes]:
+    def _revealed(self, seq: int) -> bytes:
         now_visible = [e for e in self.sealed.values() if visible(e, self.viewer, self.known)]
         if not now_visible:
-            return []
-        for event in now_visible:
-            del self.sealed[event.seq]
+            return b""
         views = [event_view(event, self.viewer, self.known) for event in now_visible]
+        for shown in views:
+            del self.sealed[shown.seq]
+            self.messages[shown.seq] = _message(shown)
         body = _encoder.encode({"seq": seq, "events": views})
-        return [sse_message(seq=seq, event="revealed", data=body)]
+        return sse_message(seq=seq, event="revealed", data=body)

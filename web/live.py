@@ -1,7 +1,7 @@
 """Live push (issue 14.5): every game's new events, as each listener may see them, by server-sent
-events.
+events, with the work shared by all the streams of a game and bounded (issue 28, item 5).
 
-One watcher per game with listeners hands every new event to each listener's queue:
+One watcher per game with listeners hands every new event on:
 
 * a game in files: a :class:`GameWatcher` tails the game's log file: it polls the file's size
   every ``interval`` seconds (0.2 s by default), so events appended by anyone, the service or the
@@ -15,25 +15,40 @@ One watcher per game with listeners hands every new event to each listener's que
   global order after its last position, so a notification lost while its connection was down is
   caught up when it connects again; a watcher reads by seq, so nothing is handed on twice.
 
-A listener (:func:`event_stream`) first registers its queue, then reads the log and sends what is
-after the client's ``Last-Event-ID``; then it sends what its queue brings, skipping any seq it has
-already sent. Registering before reading is what makes a resume exact: an event appended meanwhile
-is in the read, or in the queue, or both (sent once), never in neither.
+**One channel per game with streams** (:class:`GameChannel`) is the watcher's one listener: it
+reads the game's log once, when its first stream opens, then follows the watcher; it keeps the
+log's events, and, for each *viewer* with streams open (the spectators, the referee, each player:
+whatever key the stream names), one :class:`Renderer` that renders every event once for all the
+streams of that viewer (the service's is ``access.SharedView``). A stream (:func:`event_stream`)
+is then a place in that rendering: it sends the rendering's messages after the client's
+``Last-Event-ID``, then each batch the channel hands it, the same bytes every stream of that viewer
+is sent. Joining the channel (its backlog taken, its place registered) happens at one instant on
+the event loop, so a resume is exact: an event is in the backlog or in a batch, never both, never
+neither. What a stream holds is a few references; what a channel holds is released when its last
+stream closes.
+
+**Bounds.** :meth:`LiveHub.reserve` refuses a stream past the caps (:class:`StreamLimits`: per
+game, per client address, in all; :class:`StreamsFull`, a 503 with ``Retry-After``). A stream
+whose reader falls more than ``lag`` events behind (batches pile up that it could not send) is
+closed, its batches dropped: the client reconnects with ``Last-Event-ID`` and loses nothing. A
+failure inside one stream ends that stream; inside one viewer's rendering, the streams of that
+viewer; a channel that cannot go on (a gap in the seqs) closes its streams, which reconnect.
 
 Each message is ``id: SEQ``, ``event: event``, ``data: <EventView JSON>`` as that listener's viewer
-may see the event (:func:`mortecouille.web.access.event_message`). When an event makes earlier
-sealed events visible (a turn resolved, the last fleet sealed, the game ended), an
-``event: revealed`` message follows, with ``id:`` that event's seq and ``data: {"seq": N, "events":
-[...]}``: the EventViews that this listener had received sealed and may now read. A comment line
-(``: heartbeat``) goes out every ``heartbeat`` seconds so proxies and clients know the stream lives.
+may see the event. When an event makes earlier sealed events visible (a turn resolved, the last
+fleet sealed, the game ended), an ``event: revealed`` message follows, with ``id:`` that event's
+seq and ``data: {"seq": N, "events": [...]}``: the EventViews that this viewer had been sent sealed
+and may now read. A comment line (``: heartbeat``) goes out to each stream that sent nothing for
+about ``heartbeat`` seconds, the streams of a game spread over the interval.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Hashable, Iterator, Sequence
 from typing import Protocol
 
 import msgspec
@@ -50,6 +65,8 @@ _log = structlog.get_logger("mortecouille.web")
 POLL_SECONDS = 0.2
 #: How often a stream sends a comment when nothing happens, in seconds.
 HEARTBEAT_SECONDS = 15.0
+#: The most a stream sends of its backlog in one piece, in bytes.
+CHUNK_BYTES = 32 * 1024
 
 
 class _Watching:
@@ -243,20 +260,491 @@ Watcher = GameWatcher | StoreWatcher
 RETRY_SECONDS = 1.0
 
 
+# --- the caps ---------------------------------------------------------------------------------
+
+
+class StreamLimits(msgspec.Struct, frozen=True, kw_only=True):
+    """The caps on a service's streams: ``per_game`` open on one game, ``per_address`` from one
+    client address, ``total`` in all (None: the process's open-file limit less 256, at least 64:
+    a stream holds a socket, and the service needs files and sockets for everything else); a
+    stream past one is refused (503, ``Retry-After: retry_after`` seconds). ``lag``: how many
+    events a stream may fall behind before it is closed."""
+
+    per_game: int = 256
+    per_address: int = 1024
+    total: int | None = None
+    lag: int = 1024
+    retry_after: int = 10
+
+    def __post_init__(self) -> None:
+        for name in ("per_game", "per_address", "lag", "retry_after"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name}: at least 1")
+        if self.total is not None and self.total < 1:
+            raise ValueError("total: at least 1")
+
+    def in_all(self) -> int:
+        """The cap on all the streams of the process."""
+        if self.total is not None:
+            return self.total
+        try:
+            import resource
+        except ImportError:  # not a POSIX system
+            return 10_000
+        soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft == resource.RLIM_INFINITY:
+            return 10_000
+        return max(64, soft - 256)
+
+
+class StreamsFull(Exception):
+    """A stream refused past a cap (503 with ``Retry-After``); the message names the cap."""
+
+    status = 503
+    code = 1
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class Slot:
+    """One stream's place under the caps, taken by :meth:`LiveHub.reserve` and given back once,
+    whichever of its stream's end or its garbage collection comes first."""
+
+    __slots__ = ("_hub", "game", "address", "_held")
+
+    def __init__(self, hub: LiveHub, game: str, address: str) -> None:
+        self._hub = hub
+        self.game = game
+        self.address = address
+        self._held = True
+
+    def release(self) -> None:
+        if self._held:
+            self._held = False
+            self._hub._free(self)
+
+
+# --- what a stream is sent ---------------------------------------------------------------------
+
+
+class Renderer(Protocol):
+    """How the streams of one viewer of a game are sent its events, rendered once for all of them
+    (the service's is ``access.SharedView``)."""
+
+    def start(self, events: Sequence[Event]) -> None:
+        """Take the log so far (run in a worker thread: nothing else holds the renderer yet)."""
+
+    def backlog(self, after: int) -> list[bytes]:
+        """The messages of the events after seq ``after``, as a stream opening now is sent them."""
+        ...
+
+    def more(self, events: Sequence[Event]) -> list[tuple[int, bytes]]:
+        """The messages that new events (the next seqs, in order) send, by seq: each event's,
+        with the ``revealed`` message it causes, if any."""
+        ...
+
+
+class Batch:
+    """The messages of one batch of events for one viewer, the same bytes for every stream of
+    that viewer: ``parts`` by seq, ``data`` all of them."""
+
+    __slots__ = ("first", "last", "data", "parts")
+
+    def __init__(self, parts: list[tuple[int, bytes]]) -> None:
+        self.first = parts[0][0]
+        self.last = parts[-1][0]
+        self.parts = parts
+        self.data = b"".join(part for _, part in parts)
+
+    def after(self, seq: int) -> bytes:
+        """What a stream that has sent up to ``seq`` sends of it."""
+        if self.first > seq:
+            return self.data
+        return b"".join(part for at, part in self.parts if at > seq)
+
+
+class Subscriber:
+    """One stream's place in its channel: what it has still to send (its backlog, then batches
+    and heartbeats, by reference), the last seq it sent, and whether it is closed.
+
+    Batches it could not send pile up to ``lag`` events at most; one more and it is closed, its
+    batches dropped (the client reconnects with ``Last-Event-ID``)."""
+
+    __slots__ = ("key", "after", "pending", "lag", "closed", "woken", "last_sent", "beat")
+
+    def __init__(self, key: Hashable, after: int, beat: int, now: float) -> None:
+        self.key = key
+        self.after = after
+        self.pending: collections.deque[Batch | bytes | list[bytes]] = collections.deque()
+        self.lag = 0
+        self.closed = False
+        self.woken = asyncio.Event()
+        self.last_sent = now
+        #: which of the channel's heartbeat turns looks at this stream
+        self.beat = beat
+
+    def push(self, batch: Batch, limit: int) -> None:
+        """A batch to send; closed instead when it would leave the stream ``limit`` events behind."""
+        if self.closed:
+            return
+        count = batch.last - batch.first + 1
+        if self.lag and self.lag + count > limit:
+            self.close()  # too far behind: it resumes from Last-Event-ID
+            return
+        self.pending.append(batch)
+        self.lag += count
+        self.woken.set()
+
+    def say(self, message: bytes) -> None:
+        """A message of no event (a heartbeat), sent only when nothing else is waiting."""
+        if not self.closed and not self.pending:
+            self.pending.append(message)
+            self.woken.set()
+
+    def close(self, last: bytes | None = None) -> None:
+        """Close the stream: it sends ``last`` (if any), nothing else that was waiting, and ends."""
+        self.closed = True
+        self.pending.clear()
+        self.lag = 0
+        if last:
+            self.pending.append(last)
+        self.woken.set()
+
+    async def next(self) -> Iterator[bytes] | None:
+        """What to send next (its pieces, joined as they are sent: a backlog is never copied
+        whole), once there is something and the stream may send it; None when it is closed and
+        has sent its last."""
+        while True:
+            if self.pending:
+                item = self.pending.popleft()
+                if isinstance(item, Batch):
+                    self.lag -= item.last - item.first + 1
+                    if item.last <= self.after:
+                        continue
+                    data = item.after(self.after)
+                    self.after = item.last
+                    return iter((data,))
+                if isinstance(item, list):
+                    return _chunks(item)
+                return iter((item,))
+            if self.closed:
+                return None
+            self.woken.clear()
+            await self.woken.wait()
+
+
+def _chunks(messages: list[bytes]) -> Iterator[bytes]:
+    """``messages`` joined into pieces of about :data:`CHUNK_BYTES`, one at a time."""
+    piece: list[bytes] = []
+    size = 0
+    for message in messages:
+        piece.append(message)
+        size += len(message)
+        if size >= CHUNK_BYTES:
+            yield b"".join(piece)
+            piece, size = [], 0
+    if piece:
+        yield b"".join(piece)
+
+
+class _Rendition:
+    """One viewer's renderer in a channel, and the streams it renders for."""
+
+    __slots__ = ("renderer", "subscribers")
+
+    def __init__(self, renderer: Renderer) -> None:
+        self.renderer = renderer
+        self.subscribers: set[Subscriber] = set()
+
+
+class GameChannel:
+    """Everything the streams of one game share (see the module's docstring): the log read once,
+    followed through the watcher; one renderer per viewer; the streams of each; their heartbeats.
+    Every method but the reads runs on the event loop."""
+
+    def __init__(self, hub: LiveHub, log_: EventStore) -> None:
+        self.hub = hub
+        self.log = log_
+        self.watcher = hub.watcher(log_)
+        self.events: list[Event] = []
+        self.renditions: dict[Hashable, _Rendition] = {}
+        self.building: dict[Hashable, asyncio.Task[_Rendition]] = {}
+        self.streams = 0
+        self.joining = 0
+        #: the streams joining, by viewer
+        self.joining_as: collections.Counter[Hashable] = collections.Counter()
+        self.closed = False
+        self.queue: asyncio.Queue[list[Event]] | None = None
+        self.task: asyncio.Task[None] | None = None
+        loop = asyncio.get_running_loop()
+        self.next_beat = loop.time() + hub.tick
+        self.beat = 0
+        self.joined = 0
+        self.opened = asyncio.create_task(self._open(), name=f"open {log_.name}")
+
+    @property
+    def head(self) -> int:
+        return len(self.events) - 1
+
+    async def _open(self) -> None:
+        """Follow the game, then read its log: an event appended meanwhile is in the read, in the
+        watcher's first batches, or both (taken once), never in neither."""
+        queue = await self.watcher.subscribe()
+        if self.closed:  # its streams left while the watcher found the log's end
+            self.watcher.unsubscribe(queue)
+            self.hub._forget(self)
+            return
+        self.queue = queue
+        try:
+            self.events = await asyncio.to_thread(self.log.read)
+        except BaseException:
+            self.close()
+            raise
+        if not self.closed:
+            self.task = asyncio.create_task(self._run(), name=f"channel {self.log.name}")
+
+    async def join(self, key: Hashable, make: Callable[[], Renderer], after: int) -> Subscriber:
+        """A new stream of ``key``'s viewer (``make`` makes its renderer, if the channel has none
+        yet), sent the events after seq ``after`` and then each new one."""
+        self.joining += 1
+        self.joining_as[key] += 1
+        try:
+            await asyncio.shield(self.opened)
+            rendition = await self._rendition(key, make)
+            while self.renditions.get(key) is not rendition and not self.closed:
+                # its last stream left while this one waited for it: it no longer follows the game
+                rendition = await self._rendition(key, make)
+            # from here to the end, nothing awaits: the backlog and the place are taken at one instant
+            now = asyncio.get_running_loop().time()
+            subscriber = Subscriber(key, max(after, self.head), self.joined % self.hub.beats, now)
+            if self.closed:  # the channel failed meanwhile: the stream ends, and reconnects
+                subscriber.close()
+                return subscriber
+            self.joined += 1
+            if after < self.head:
+                subscriber.pending.append(rendition.renderer.backlog(after))
+            rendition.subscribers.add(subscriber)
+            self.streams += 1
+        finally:
+            self.joining -= 1
+            self.joining_as[key] -= 1
+            if not self.joining_as[key]:
+                del self.joining_as[key]
+                left = self.renditions.get(key)
+                if left is not None and not left.subscribers:  # built for a stream that left meanwhile
+                    del self.renditions[key]
+            if self.streams == 0 and self.joining == 0:
+                self.close()
+        return subscriber
+
+    def leave(self, subscriber: Subscriber) -> None:
+        rendition = self.renditions.get(subscriber.key)
+        if rendition is None or subscriber not in rendition.subscribers:
+            return
+        rendition.subscribers.discard(subscriber)
+        self.streams -= 1
+        if not rendition.subscribers and not self.joining_as[subscriber.key]:
+            del self.renditions[subscriber.key]  # its renderer, and what it holds, goes with it
+        if self.streams == 0 and self.joining == 0:
+            self.close()
+
+    async def _rendition(self, key: Hashable, make: Callable[[], Renderer]) -> _Rendition:
+        found = self.renditions.get(key)
+        if found is not None:
+            return found
+        building = self.building.get(key)
+        if building is None:
+            building = asyncio.create_task(self._build(key, make))
+            self.building[key] = building
+        return await asyncio.shield(building)
+
+    async def _build(self, key: Hashable, make: Callable[[], Renderer]) -> _Rendition:
+        """A renderer for ``key``'s viewer, started on the events the channel holds (in a worker
+        thread), then given those that came meanwhile (on the loop, with no stream to send them to:
+        a stream of this viewer joins after, its backlog has them)."""
+        try:
+            renderer = make()
+            events = list(self.events)
+            await asyncio.to_thread(renderer.start, events)
+            if len(self.events) > len(events):
+                renderer.more(self.events[len(events) :])
+            rendition = _Rendition(renderer)
+            if not self.closed:
+                self.renditions[key] = rendition
+            return rendition
+        finally:
+            del self.building[key]
+
+    async def _run(self) -> None:
+        """Take each batch the watcher hands on; between batches, the heartbeats and seat checks."""
+        assert self.queue is not None
+        while True:
+            try:
+                async with asyncio.timeout(self.hub.tick):
+                    batch: list[Event] | None = await self.queue.get()
+            except TimeoutError:
+                batch = None
+            try:
+                if batch is not None:
+                    self._take(batch)
+                self._tick()
+            except Exception:  # noqa: BLE001 - the channel's streams end and reconnect; the service goes on
+                _log.warning("a game's streams stopped", game=self.log.name, exc_info=True)
+                self.close()
+            if self.closed:
+                return
+
+    def _take(self, batch: list[Event]) -> None:
+        fresh = [event for event in batch if event.seq > self.head]
+        if not fresh:
+            return
+        if [event.seq for event in fresh] != list(range(self.head + 1, self.head + 1 + len(fresh))):
+            raise LogError(f"seqs {fresh[0].seq}.. do not follow seq {self.head}: reading the game again")
+        self.events.extend(fresh)
+        for key, rendition in list(self.renditions.items()):
+            try:
+                parts = rendition.renderer.more(fresh)
+            except Exception:  # noqa: BLE001 - MemoryError included: this viewer's streams end, the rest go on
+                _log.warning("a viewer's streams stopped", game=self.log.name, exc_info=True)
+                self._drop(key, rendition)
+                continue
+            if not parts:
+                continue
+            shared = Batch(parts)
+            for subscriber in rendition.subscribers:
+                subscriber.push(shared, self.hub.limits.lag)
+        if self.streams == 0 and self.joining == 0:
+            self.close()  # every stream's rendering failed
+
+    def _drop(self, key: Hashable, rendition: _Rendition) -> None:
+        self.renditions.pop(key, None)
+        for subscriber in rendition.subscribers:
+            subscriber.close()
+            self.streams -= 1
+        rendition.subscribers.clear()
+
+    def _tick(self) -> None:
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        if now >= self.next_beat:
+            # each turn looks at its share of the streams: their heartbeats spread over the interval
+            self.beat = (self.beat + 1) % self.hub.beats
+            quiet = now - self.hub.heartbeat / 2
+            for rendition in self.renditions.values():
+                for subscriber in rendition.subscribers:
+                    if subscriber.beat == self.beat and subscriber.last_sent <= quiet:
+                        subscriber.say(HEARTBEAT)
+            self.next_beat = now + self.hub.tick
+
+    # --- the end
+
+    def close(self) -> None:
+        """End every stream of the game (they reconnect if they will) and let go of the game."""
+        if self.closed:
+            return
+        self.closed = True
+        for rendition in self.renditions.values():
+            for subscriber in rendition.subscribers:
+                subscriber.close()
+        self.renditions.clear()
+        self.events = []
+        self.streams = 0
+        if self.task is not None and self.task is not asyncio.current_task():
+            self.task.cancel()
+        if self.queue is not None:
+            self.watcher.unsubscribe(self.queue)
+        self.hub._forget(self)
+
+
 class LiveHub:
-    """The watchers of a service's games, created as listeners come and dropped when they go.
+    """The watchers and channels of a service's games, created as streams come and dropped when
+    they go, and the caps on the streams.
 
     A game in files is tailed by a :class:`GameWatcher` (its file polled every ``interval``
     seconds, so the CLI's appends arrive too); a game in another store by a :class:`StoreWatcher`,
     woken by the store's change feed (:meth:`wake_game`, from the feed's thread) and by this
-    service's appends; ``store_interval``: its tick, for a store without a feed (None: none)."""
+    service's appends; ``store_interval``: its tick, for a store without a feed (None: none).
+    ``heartbeat``: a stream's comment when idle; ``limits``: the caps."""
 
-    def __init__(self, interval: float = POLL_SECONDS, store_interval: float | None = POLL_SECONDS) -> None:
+    def __init__(
+        self,
+        interval: float = POLL_SECONDS,
+        store_interval: float | None = POLL_SECONDS,
+        *,
+        heartbeat: float = HEARTBEAT_SECONDS,
+        limits: StreamLimits | None = None,
+    ) -> None:
         self.interval = interval
         self.store_interval = store_interval
+        self.heartbeat = heartbeat
+        self.limits = limits if limits is not None else StreamLimits()
+        self.total = self.limits.in_all()
+        #: how often each channel looks at its streams' heartbeats, and in how many turns they are spread
+        self.tick = min(1.0, heartbeat / 4)
+        self.beats = max(1, round(heartbeat / self.tick))
         self.watchers: dict[str, Watcher] = {}
+        self.channels: dict[str, GameChannel] = {}
+        self._per_game: collections.Counter[str] = collections.Counter()
+        self._per_address: collections.Counter[str] = collections.Counter()
+        self._open = 0
         #: the event loop the watchers run on, once the service has started (see :meth:`wake`)
         self.loop: asyncio.AbstractEventLoop | None = None
+
+    # --- the caps
+
+    def reserve(self, game: str, address: str) -> Slot:
+        """A place for a new stream of ``game`` from ``address``, or :class:`StreamsFull`."""
+        limits = self.limits
+        if self._open >= self.total:
+            raise StreamsFull(
+                f"the service has {self._open} streams open, its limit; retry later", limits.retry_after
+            )
+        if self._per_game[game] >= limits.per_game:
+            raise StreamsFull(
+                f"game {game!r} has {self._per_game[game]} streams open, the limit per game; retry later",
+                limits.retry_after,
+            )
+        if self._per_address[address] >= limits.per_address:
+            raise StreamsFull(
+                f"this address has {self._per_address[address]} streams open, the limit per client "
+                "address; close some, or retry later",
+                limits.retry_after,
+            )
+        self._open += 1
+        self._per_game[game] += 1
+        self._per_address[address] += 1
+        return Slot(self, game, address)
+
+    def _free(self, slot: Slot) -> None:
+        self._open -= 1
+        for counts, key in ((self._per_game, slot.game), (self._per_address, slot.address)):
+            counts[key] -= 1
+            if counts[key] <= 0:
+                del counts[key]
+
+    def open_streams(self) -> int:
+        """How many streams hold a place under the caps."""
+        return self._open
+
+    # --- games
+
+    def channel(self, log_: EventStore) -> GameChannel:
+        """The channel of ``log_``'s game, opened by its first stream (on the event loop)."""
+        channel = self.channels.get(log_.name)
+        if channel is None or channel.closed:
+            channel = GameChannel(self, log_)
+            self.channels[log_.name] = channel
+        return channel
+
+    def _forget(self, channel: GameChannel) -> None:
+        name = channel.log.name
+        if self.channels.get(name) is channel:
+            del self.channels[name]
+        watcher = self.watchers.get(name)
+        if watcher is not None and not watcher.listeners:
+            del self.watchers[name]
 
     def wake(self, log_: EventStore) -> None:
         """This service appended to ``log_``: have its watcher read the new lines now, on the event
@@ -302,6 +790,9 @@ class LiveHub:
                 watcher.wake()
 
     async def close(self) -> None:
+        """End every stream and stop every watcher (the service stops)."""
+        for channel in list(self.channels.values()):
+            channel.close()
         for watcher in self.watchers.values():
             if watcher.task is not None:
                 watcher.task.cancel()
@@ -336,35 +827,48 @@ def parse_last_event_id(header: str | None) -> int:
     return max(seq, -1)
 
 
+def problem_message(error: Exception) -> bytes:
+    """The ``problem`` message a stream ends with when the game's log cannot be read."""
+    return sse_message(event="problem", data=msgspec.json.encode({"message": str(error)}))
+
+
 async def event_stream(
     hub: LiveHub,
     log_: EventStore,
     after: int,
-    render: EventRenderer,
-    heartbeat: float = HEARTBEAT_SECONDS,
+    key: Hashable,
+    make: Callable[[], Renderer],
+    *,
+    slot: Slot | None = None,
 ) -> AsyncIterator[bytes]:
-    """The SSE body for one listener: every event after seq ``after``, as ``render`` shows it to
-    the listener's viewer, then each new one as it is appended; see the module docstring."""
-    watcher = hub.watcher(log_)
-    queue = await watcher.subscribe()
+    """The SSE body of one stream: every event after seq ``after`` as ``key``'s viewer may see it
+    (``make`` makes that viewer's renderer, if the game's channel has none yet), then each new one
+    as it is appended; see the module's docstring. ``slot``: its place under the caps, given back
+    when it ends."""
+    channel: GameChannel | None = None
+    subscriber: Subscriber | None = None
+    loop = asyncio.get_running_loop()
     try:
+        channel = hub.channel(log_)
         try:
-            backlog = await asyncio.to_thread(log_.read)
+            subscriber = await channel.join(key, make, after)
         except LogError as error:
-            yield sse_message(event="problem", data=msgspec.json.encode({"message": str(error)}))
+            yield problem_message(error)
             return
-        for chunk in render.start(backlog, after):
-            yield chunk
         while True:
-            try:
-                batch = await asyncio.wait_for(queue.get(), timeout=heartbeat)
-            except TimeoutError:
-                yield HEARTBEAT
-                continue
-            for chunk in render.more(batch):
-                yield chunk
+            pieces = await subscriber.next()
+            if pieces is None:
+                return
+            for piece in pieces:
+                yield piece
+            subscriber.last_sent = loop.time()
+    except Exception:  # noqa: BLE001 - MemoryError included: this stream ends, the service goes on
+        _log.warning("a stream stopped", game=log_.name, exc_info=True)
     finally:
-        watcher.unsubscribe(queue)
+        if channel is not None and subscriber is not None:
+            channel.leave(subscriber)
+        if slot is not None:
+            slot.release()
 
 
 class AppendedRow(Protocol):
@@ -413,13 +917,3 @@ def feed_for(store: GameStore) -> FeedMaker | None:
         return PostgresFeed(store.dsn, store.schema, receive)
 
     return make
-
-
-class EventRenderer(Protocol):
-    """How one listener's stream shows events (the service's is ``access.ListenerView``)."""
-
-    def start(self, events: list[Event], after: int) -> list[bytes]:
-        """The messages for the events of the log read at start with seq > ``after``."""
-
-    def more(self, events: list[Event]) -> list[bytes]:
-        """The messages for new events (some may have been sent already: skipped by seq)."""

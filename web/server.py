@@ -24,14 +24,16 @@ import contextlib
 import hashlib
 import os
 import threading
+import weakref
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import msgspec
 import structlog
-from litestar import Litestar, Request, delete, get, post
+from litestar import Litestar, Request, Response, delete, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.params import FromPath, FromQuery, JSONBody
 from litestar.response import File, Stream
@@ -109,7 +111,7 @@ from mortecouille.web.bodies import (
     TokensBody,
     WithdrawBody,
 )
-from mortecouille.web.errors import EXCEPTION_HANDLERS, HEADERS, Forbidden
+from mortecouille.web.errors import EXCEPTION_HANDLERS, HEADERS, Forbidden, error_response
 from mortecouille.web.live import (
     HEARTBEAT_SECONDS,
     POLL_SECONDS,
@@ -117,6 +119,8 @@ from mortecouille.web.live import (
     ChangeFeed,
     FeedMaker,
     LiveHub,
+    StreamLimits,
+    StreamsFull,
     event_stream,
     feed_for,
     parse_last_event_id,
@@ -179,6 +183,7 @@ class Service:
         *,
         reveal_grace: timedelta = timedelta(seconds=REVEAL_GRACE_SECONDS),
         lock_when_all_in: bool = True,
+        streams: StreamLimits | None = None,
     ) -> None:
         self.store = store
         self.base_url = base_url
@@ -187,7 +192,7 @@ class Service:
         self.reveal_grace = reveal_grace
         self.lock_when_all_in = lock_when_all_in
         self.keys = IdempotencyIndex()
-        self.hub = LiveHub(poll)
+        self.hub = LiveHub(poll, heartbeat=heartbeat, limits=streams)
         #: the deadline in force of each game that has one (the only games the clock looks at);
         #: handlers (worker threads) and the clock's thread both change it, under ``pending_guard``
         self.pending: dict[str, datetime] = {}
@@ -712,6 +717,7 @@ def build_app(
     cut_torn_tails: bool = True,
     change_feed: FeedMaker | None = None,
     close_store: bool = False,
+    streams: StreamLimits | None = None,
     debug: bool = False,
 ) -> Litestar:
     """The game service on ``games``: a store of games (``app.commands.open_games``), or a games
@@ -730,7 +736,8 @@ def build_app(
     of every append by any process (PostgreSQL: ``events.postgres_feed.PostgresFeed``), started
     with the service: live push and deadlines then follow other processes' appends at once
     (default: the store's own, if it has one). ``close_store``: close the store when the service
-    stops (a store it opened itself).
+    stops (a store it opened itself). ``streams``: the caps on the live streams (``StreamLimits``:
+    per game, per client address, in all; a 503 past them) and how far one may fall behind.
     """
     store = FileStore(games) if isinstance(games, Path) else games
     if change_feed is None:
@@ -743,6 +750,7 @@ def build_app(
         heartbeat_seconds,
         reveal_grace=timedelta(seconds=reveal_grace_seconds),
         lock_when_all_in=lock_when_all_in,
+        streams=streams,
     )
     # with a feed, every append wakes its game's watcher: a store watcher need not tick as well
     service.hub.store_interval = None if change_feed is not None else poll_seconds
@@ -838,10 +846,17 @@ def build_app(
 
     @get("/api/games/{game:str}/stream")
     async def game_stream(request: Request[Any, Any, Any], game: FromPath[str]) -> Stream:
-        log_ = await asyncio.to_thread(service.existing_log, game)
-        viewer = await asyncio.to_thread(access.viewer_for, log_, request.headers.get("Authorization"))
+        # a place under the caps first (503 past them), before anything is read
+        slot = service.hub.reserve(game, request.client.host if request.client is not None else "")
+        try:
+            log_ = await asyncio.to_thread(service.existing_log, game)
+            viewer = await asyncio.to_thread(access.viewer_for, log_, request.headers.get("Authorization"))
+        except BaseException:
+            slot.release()
+            raise
         after = parse_last_event_id(request.headers.get("Last-Event-ID"))
-        body = event_stream(service.hub, log_, after, access.ListenerView(viewer), service.heartbeat)
+        body = event_stream(service.hub, log_, after, viewer, partial(access.SharedView, viewer), slot=slot)
+        weakref.finalize(body, slot.release)  # a stream never started gives its place back too
         return Stream(
             body,
             media_type="text/event-stream",
@@ -1153,7 +1168,7 @@ def build_app(
             referee_page,
             static,
         ],
-        exception_handlers=EXCEPTION_HANDLERS,
+        exception_handlers={**EXCEPTION_HANDLERS, StreamsFull: streams_full},
         response_headers=list(SECURITY_HEADERS),
         request_max_body_size=MAX_BODY_BYTES,
         lifespan=[lifespan],
@@ -1164,18 +1179,28 @@ def build_app(
     return app
 
 
+def streams_full(_: Request[Any, Any, Any], error: StreamsFull) -> Response[Any]:
+    """A stream past a cap: 503, the service's error shape, and when to try again."""
+    refused = error_response(error.status, error.code, str(error))
+    refused.set_header("Retry-After", str(error.retry_after))
+    return refused
+
+
 # ------------------------------------------------------------------- several processes
 
 #: Where ``serve --workers N`` tells its workers the store's URL and the links' base URL.
 SERVE_STORE_VARIABLE = "MORTECOUILLE_SERVE_STORE"
 SERVE_BASE_URL_VARIABLE = "MORTECOUILLE_SERVE_BASE_URL"
+#: ... and the caps on its live streams (``StreamLimits`` as JSON; each worker has them all)
+SERVE_STREAMS_VARIABLE = "MORTECOUILLE_SERVE_STREAMS"
 
 
 def worker_app() -> Litestar:
     """The service of one worker process of ``serve --workers N`` (uvicorn calls it in each
     worker): the store named by :data:`SERVE_STORE_VARIABLE`, opened by this process, closed
     when it stops; the links' base URL from :data:`SERVE_BASE_URL_VARIABLE` (empty: each
-    request's own). Access log lines lose their query strings here too."""
+    request's own); the caps on its streams from :data:`SERVE_STREAMS_VARIABLE`. Access log lines
+    lose their query strings here too."""
     from mortecouille.app.games import open_games
 
     url = os.environ.get(SERVE_STORE_VARIABLE)
@@ -1183,7 +1208,9 @@ def worker_app() -> Litestar:
         raise RuntimeError(f"${SERVE_STORE_VARIABLE} is not set: run the workers through serve --workers")
     hide_query_strings()
     base_url = os.environ.get(SERVE_BASE_URL_VARIABLE) or None
-    return build_app(open_games(url), base_url=base_url, close_store=True)
+    caps = os.environ.get(SERVE_STREAMS_VARIABLE)
+    streams = msgspec.json.decode(caps, type=StreamLimits) if caps else None
+    return build_app(open_games(url), base_url=base_url, close_store=True, streams=streams)
 
 
 async def deadline_ticker(service: Service, every: float) -> None:
