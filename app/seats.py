@@ -263,21 +263,28 @@ def identify(log_: EventStore, token: str) -> Viewer:
     ...
     mortecouille.app.seats.UnknownToken: token: not a seat token of game 'harbour'
     """
-    hashes = read_seats(log_)
-    if hashes is None:
-        raise UnknownToken(log_.name)
-    presented = token_hash(token).encode()
-    candidates: list[tuple[Viewer, str | None]] = [(REFEREE, hashes.referee)]
-    candidates += [(Viewer.of_player(name), digest) for name, digest in hashes.players.items()]
-    found: Viewer | None = None
-    for viewer, digest in candidates:
-        # the referee's hash may be absent (a seats file made by one reissue): compared anyway,
-        # against a value no hash equals, so every seat costs one comparison
-        stored = (digest or "-" * 64).encode()
-        if hmac.compare_digest(presented, stored) and found is None:
-            found = viewer
+    found = seat_of(read_seats(log_), token_hash(token))
     if found is None or not token:
         raise UnknownToken(log_.name)
+    return found
+
+
+def seat_of(hashes: SeatHashes | None, presented: str) -> Viewer | None:
+    """The seat whose stored hash is ``presented`` (a token's :func:`token_hash`), or None; what
+    :func:`identify` decides, and what a stream opened with a token checks again later (a new link
+    ends the old one). Every stored hash is compared, each in constant time, without stopping at
+    a match. A game without seats (``hashes`` None) has none."""
+    if hashes is None:
+        return None
+    digest = presented.encode()
+    candidates: list[tuple[Viewer, str | None]] = [(REFEREE, hashes.referee)]
+    candidates += [(Viewer.of_player(name), stored) for name, stored in hashes.players.items()]
+    found: Viewer | None = None
+    for viewer, stored in candidates:
+        # the referee's hash may be absent (a seats file made by one reissue): compared anyway,
+        # against a value no hash equals, so every seat costs one comparison
+        if hmac.compare_digest(digest, (stored or "-" * 64).encode()) and found is None:
+            found = viewer
     return found
 
 

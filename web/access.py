@@ -5,7 +5,7 @@ pushed message, is built here from ``view``/``event_view``, so no endpoint redac
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -20,10 +20,14 @@ from mortecouille.app.seats import (
     identify,
     issue_seats,
     qr_svg,
+    read_seats,
     reissue,
     seat_links,
+    seat_of,
+    token_hash,
 )
 from mortecouille.app.view import Disclosure, EventView, disclosure, event_view, view, visible
+from mortecouille.core.errors import MortecouilleError
 from mortecouille.events.base import Event
 from mortecouille.events.stores import EventStore
 from mortecouille.web.errors import Unauthorized
@@ -179,3 +183,46 @@ class SharedView:
             self.messages[shown.seq] = _message(shown)
         body = _encoder.encode({"seq": seq, "events": views})
         return sse_message(seq=seq, event="revealed", data=body)
+
+
+class SeatGrant:
+    """What opened a seat's stream: the seat and the SHA-256 of its token (never the token). The
+    stream goes on while the game's seats still give that hash that seat (:func:`revoked_grants`)."""
+
+    __slots__ = ("viewer", "digest")
+
+    def __init__(self, viewer: Viewer, digest: str) -> None:
+        self.viewer = viewer
+        self.digest = digest
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SeatGrant) and (self.viewer, self.digest) == (other.viewer, other.digest)
+
+    def __hash__(self) -> int:
+        return hash((self.viewer, self.digest))
+
+    def __repr__(self) -> str:
+        return f"SeatGrant({self.viewer!r})"  # the hash of a bearer secret stays out of logs
+
+
+def stream_viewer(log_: EventStore, authorization: str | None) -> tuple[Viewer, SeatGrant | None]:
+    """The viewer a stream's ``Authorization`` header names (:func:`viewer_for`: 401 for a token
+    that opens no seat), and, for a seat, its grant."""
+    viewer = viewer_for(log_, authorization)
+    if authorization is None:
+        return viewer, None
+    return viewer, SeatGrant(viewer, token_hash(authorization.strip().partition(" ")[2].strip()))
+
+
+def revoked_grants(log_: EventStore, grants: frozenset[Hashable]) -> frozenset[Hashable]:
+    """The ``grants`` whose token no longer opens their seat (a new link replaced it), read from
+    the game's seats now; seats that cannot be read open nothing."""
+    try:
+        hashes = read_seats(log_)
+    except MortecouilleError:
+        return grants
+    return frozenset(
+        grant
+        for grant in grants
+        if not isinstance(grant, SeatGrant) or seat_of(hashes, grant.digest) != grant.viewer
+    )

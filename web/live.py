@@ -34,6 +34,13 @@ closed, its batches dropped: the client reconnects with ``Last-Event-ID`` and lo
 failure inside one stream ends that stream; inside one viewer's rendering, the streams of that
 viewer; a channel that cannot go on (a gap in the seqs) closes its streams, which reconnect.
 
+**Seats.** A stream opened with a seat's token carries its grant (``access.SeatGrant``): it is
+sent nothing until the seats, read after it joined, say the token still opens that seat, and
+every batch is held for it until the seats are read again after that batch: a new link (``seats
+--reissue`` in any process, the referee's page) closes the stream before it is sent anything of
+the seat's that came after. The seats are read again every ``seat_check`` seconds as well, so the
+stream stops even when nothing is appended.
+
 Each message is ``id: SEQ``, ``event: event``, ``data: <EventView JSON>`` as that listener's viewer
 may see the event. When an event makes earlier sealed events visible (a turn resolved, the last
 fleet sealed, the game ended), an ``event: revealed`` message follows, with ``id:`` that event's
@@ -65,6 +72,8 @@ _log = structlog.get_logger("mortecouille.web")
 POLL_SECONDS = 0.2
 #: How often a stream sends a comment when nothing happens, in seconds.
 HEARTBEAT_SECONDS = 15.0
+#: How often the seats of a game with streams opened by a seat's token are read again, in seconds.
+SEAT_CHECK_SECONDS = 2.0
 #: The most a stream sends of its backlog in one piece, in bytes.
 CHUNK_BYTES = 32 * 1024
 
@@ -346,6 +355,16 @@ class Renderer(Protocol):
         ...
 
 
+#: Given a game's log and the grants of its seat streams, the grants that no longer open their
+#: seat (blocking: reads the game's seats; the service's is ``access.revoked_grants``).
+GrantCheck = Callable[[EventStore, frozenset[Hashable]], frozenset[Hashable]]
+
+
+def no_grants(log_: EventStore, grants: frozenset[Hashable]) -> frozenset[Hashable]:
+    """A check for a hub whose streams carry no grant: every grant is revoked."""
+    return grants
+
+
 class Batch:
     """The messages of one batch of events for one viewer, the same bytes for every stream of
     that viewer: ``parts`` by seq, ``data`` all of them."""
@@ -370,16 +389,21 @@ class Subscriber:
     and heartbeats, by reference), the last seq it sent, and whether it is closed.
 
     Batches it could not send pile up to ``lag`` events at most; one more and it is closed, its
-    batches dropped (the client reconnects with ``Last-Event-ID``)."""
+    batches dropped (the client reconnects with ``Last-Event-ID``). A seat's stream (``grant``)
+    sends nothing until its grant is confirmed by a reading of the seats made after it joined."""
 
-    __slots__ = ("key", "after", "pending", "lag", "closed", "woken", "last_sent", "beat")
+    __slots__ = (
+        "key", "grant", "after", "pending", "lag", "closed", "confirmed", "woken", "last_sent", "beat",
+    )  # fmt: skip
 
-    def __init__(self, key: Hashable, after: int, beat: int, now: float) -> None:
+    def __init__(self, key: Hashable, grant: Hashable | None, after: int, beat: int, now: float) -> None:
         self.key = key
+        self.grant = grant
         self.after = after
         self.pending: collections.deque[Batch | bytes | list[bytes]] = collections.deque()
         self.lag = 0
         self.closed = False
+        self.confirmed = grant is None
         self.woken = asyncio.Event()
         self.last_sent = now
         #: which of the channel's heartbeat turns looks at this stream
@@ -403,6 +427,10 @@ class Subscriber:
             self.pending.append(message)
             self.woken.set()
 
+    def confirm(self) -> None:
+        self.confirmed = True
+        self.woken.set()
+
     def close(self, last: bytes | None = None) -> None:
         """Close the stream: it sends ``last`` (if any), nothing else that was waiting, and ends."""
         self.closed = True
@@ -417,7 +445,7 @@ class Subscriber:
         whole), once there is something and the stream may send it; None when it is closed and
         has sent its last."""
         while True:
-            if self.pending:
+            if (self.confirmed or self.closed) and self.pending:
                 item = self.pending.popleft()
                 if isinstance(item, Batch):
                     self.lag -= item.last - item.first + 1
@@ -461,8 +489,8 @@ class _Rendition:
 
 class GameChannel:
     """Everything the streams of one game share (see the module's docstring): the log read once,
-    followed through the watcher; one renderer per viewer; the streams of each; their heartbeats.
-    Every method but the reads runs on the event loop."""
+    followed through the watcher; one renderer per viewer; the streams of each; their heartbeats
+    and the checks of their seats. Every method but the reads runs on the event loop."""
 
     def __init__(self, hub: LiveHub, log_: EventStore) -> None:
         self.hub = hub
@@ -472,13 +500,20 @@ class GameChannel:
         self.renditions: dict[Hashable, _Rendition] = {}
         self.building: dict[Hashable, asyncio.Task[_Rendition]] = {}
         self.streams = 0
+        #: how many of them were opened with a seat's token
+        self.seat_streams = 0
         self.joining = 0
         #: the streams joining, by viewer
         self.joining_as: collections.Counter[Hashable] = collections.Counter()
         self.closed = False
         self.queue: asyncio.Queue[list[Event]] | None = None
         self.task: asyncio.Task[None] | None = None
+        #: batches for seat streams, held until the seats are read after them
+        self.held: list[tuple[_Rendition, Batch]] = []
+        self.checking: asyncio.Task[None] | None = None
+        self.check_again = False
         loop = asyncio.get_running_loop()
+        self.check_due = loop.time() + hub.seat_check
         self.next_beat = loop.time() + hub.tick
         self.beat = 0
         self.joined = 0
@@ -505,7 +540,9 @@ class GameChannel:
         if not self.closed:
             self.task = asyncio.create_task(self._run(), name=f"channel {self.log.name}")
 
-    async def join(self, key: Hashable, make: Callable[[], Renderer], after: int) -> Subscriber:
+    async def join(
+        self, key: Hashable, make: Callable[[], Renderer], after: int, grant: Hashable | None
+    ) -> Subscriber:
         """A new stream of ``key``'s viewer (``make`` makes its renderer, if the channel has none
         yet), sent the events after seq ``after`` and then each new one."""
         self.joining += 1
@@ -518,7 +555,7 @@ class GameChannel:
                 rendition = await self._rendition(key, make)
             # from here to the end, nothing awaits: the backlog and the place are taken at one instant
             now = asyncio.get_running_loop().time()
-            subscriber = Subscriber(key, max(after, self.head), self.joined % self.hub.beats, now)
+            subscriber = Subscriber(key, grant, max(after, self.head), self.joined % self.hub.beats, now)
             if self.closed:  # the channel failed meanwhile: the stream ends, and reconnects
                 subscriber.close()
                 return subscriber
@@ -527,6 +564,7 @@ class GameChannel:
                 subscriber.pending.append(rendition.renderer.backlog(after))
             rendition.subscribers.add(subscriber)
             self.streams += 1
+            self.seat_streams += grant is not None
         finally:
             self.joining -= 1
             self.joining_as[key] -= 1
@@ -537,6 +575,8 @@ class GameChannel:
                     del self.renditions[key]
             if self.streams == 0 and self.joining == 0:
                 self.close()
+        if grant is not None:
+            self.check_seats()  # read after it joined: its backlog is sent once its grant holds
         return subscriber
 
     def leave(self, subscriber: Subscriber) -> None:
@@ -545,6 +585,7 @@ class GameChannel:
             return
         rendition.subscribers.discard(subscriber)
         self.streams -= 1
+        self.seat_streams -= subscriber.grant is not None
         if not rendition.subscribers and not self.joining_as[subscriber.key]:
             del self.renditions[subscriber.key]  # its renderer, and what it holds, goes with it
         if self.streams == 0 and self.joining == 0:
@@ -613,16 +654,25 @@ class GameChannel:
             if not parts:
                 continue
             shared = Batch(parts)
+            seats = False
             for subscriber in rendition.subscribers:
-                subscriber.push(shared, self.hub.limits.lag)
+                if subscriber.grant is None:
+                    subscriber.push(shared, self.hub.limits.lag)
+                else:
+                    seats = True
+            if seats:
+                self.held.append((rendition, shared))
         if self.streams == 0 and self.joining == 0:
             self.close()  # every stream's rendering failed
+        elif self.held:
+            self.check_seats()
 
     def _drop(self, key: Hashable, rendition: _Rendition) -> None:
         self.renditions.pop(key, None)
         for subscriber in rendition.subscribers:
             subscriber.close()
             self.streams -= 1
+            self.seat_streams -= subscriber.grant is not None
         rendition.subscribers.clear()
 
     def _tick(self) -> None:
@@ -637,6 +687,44 @@ class GameChannel:
                     if subscriber.beat == self.beat and subscriber.last_sent <= quiet:
                         subscriber.say(HEARTBEAT)
             self.next_beat = now + self.hub.tick
+        if now >= self.check_due and self.seat_streams:
+            self.check_seats()
+
+    # --- seats
+
+    def check_seats(self) -> None:
+        """Read the game's seats (again) soon, in a worker thread: the seat streams whose token no
+        longer opens their seat are closed; the others are sent what was held for them."""
+        self.check_again = True
+        if self.checking is None and not self.closed:
+            self.checking = asyncio.create_task(self._check_seats(), name=f"seats {self.log.name}")
+
+    async def _check_seats(self) -> None:
+        try:
+            while self.check_again and not self.closed:
+                self.check_again = False
+                held, self.held = self.held, []
+                seats = [s for r in self.renditions.values() for s in r.subscribers if s.grant is not None]
+                grants = frozenset(s.grant for s in seats if s.grant is not None)
+                try:
+                    revoked = await asyncio.to_thread(self.hub.revoked, self.log, grants)
+                except Exception:  # noqa: BLE001 - seats that cannot be read open nothing: closed, they reconnect
+                    _log.warning("a game's seats could not be read", game=self.log.name, exc_info=True)
+                    revoked = grants
+                for subscriber in seats:
+                    if subscriber.grant in revoked:
+                        subscriber.close(SEAT_ENDED)
+                    elif not subscriber.closed:
+                        subscriber.confirm()
+                for rendition, batch in held:
+                    # a stream that joined during the reading has these events in its backlog
+                    # (skipped by seq), and is confirmed or closed by the next reading
+                    for subscriber in rendition.subscribers:
+                        if subscriber.grant is not None:
+                            subscriber.push(batch, self.hub.limits.lag)
+                self.check_due = asyncio.get_running_loop().time() + self.hub.seat_check
+        finally:
+            self.checking = None
 
     # --- the end
 
@@ -649,10 +737,12 @@ class GameChannel:
             for subscriber in rendition.subscribers:
                 subscriber.close()
         self.renditions.clear()
+        self.held.clear()
         self.events = []
-        self.streams = 0
-        if self.task is not None and self.task is not asyncio.current_task():
-            self.task.cancel()
+        self.streams = self.seat_streams = 0
+        for task in (self.task, self.checking):
+            if task is not None and task is not asyncio.current_task():
+                task.cancel()
         if self.queue is not None:
             self.watcher.unsubscribe(self.queue)
         self.hub._forget(self)
@@ -666,7 +756,9 @@ class LiveHub:
     seconds, so the CLI's appends arrive too); a game in another store by a :class:`StoreWatcher`,
     woken by the store's change feed (:meth:`wake_game`, from the feed's thread) and by this
     service's appends; ``store_interval``: its tick, for a store without a feed (None: none).
-    ``heartbeat``: a stream's comment when idle; ``limits``: the caps."""
+    ``heartbeat``: a stream's comment when idle; ``seat_check``: how often the seats of a game with
+    seat streams are read again; ``limits``: the caps; ``revoked``: which grants of seat streams no
+    longer open their seat."""
 
     def __init__(
         self,
@@ -674,15 +766,20 @@ class LiveHub:
         store_interval: float | None = POLL_SECONDS,
         *,
         heartbeat: float = HEARTBEAT_SECONDS,
+        seat_check: float = SEAT_CHECK_SECONDS,
         limits: StreamLimits | None = None,
+        revoked: GrantCheck = no_grants,
     ) -> None:
         self.interval = interval
         self.store_interval = store_interval
         self.heartbeat = heartbeat
+        self.seat_check = seat_check
         self.limits = limits if limits is not None else StreamLimits()
         self.total = self.limits.in_all()
-        #: how often each channel looks at its streams' heartbeats, and in how many turns they are spread
-        self.tick = min(1.0, heartbeat / 4)
+        self.revoked = revoked
+        #: how often each channel looks at its streams (heartbeats, seat checks), and in how many
+        #: turns its heartbeats are spread
+        self.tick = min(1.0, heartbeat / 4, seat_check)
         self.beats = max(1, round(heartbeat / self.tick))
         self.watchers: dict[str, Watcher] = {}
         self.channels: dict[str, GameChannel] = {}
@@ -745,6 +842,17 @@ class LiveHub:
         watcher = self.watchers.get(name)
         if watcher is not None and not watcher.listeners:
             del self.watchers[name]
+
+    def seats_changed(self, game: str) -> None:
+        """A seat of ``game`` was given a new link (called from any thread): its seat streams are
+        checked now rather than at the next check."""
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self._seats_changed, game)
+
+    def _seats_changed(self, game: str) -> None:
+        channel = self.channels.get(game)
+        if channel is not None:
+            channel.check_seats()
 
     def wake(self, log_: EventStore) -> None:
         """This service appended to ``log_``: have its watcher read the new lines now, on the event
@@ -832,6 +940,15 @@ def problem_message(error: Exception) -> bytes:
     return sse_message(event="problem", data=msgspec.json.encode({"message": str(error)}))
 
 
+#: What a seat's stream is sent last when its token no longer opens the seat (a new link replaced it).
+SEAT_ENDED = sse_message(
+    event="problem",
+    data=msgspec.json.encode(
+        {"message": "token: no longer opens a seat of this game (a new link replaced it); stream closed"}
+    ),
+)
+
+
 async def event_stream(
     hub: LiveHub,
     log_: EventStore,
@@ -840,18 +957,19 @@ async def event_stream(
     make: Callable[[], Renderer],
     *,
     slot: Slot | None = None,
+    grant: Hashable | None = None,
 ) -> AsyncIterator[bytes]:
     """The SSE body of one stream: every event after seq ``after`` as ``key``'s viewer may see it
     (``make`` makes that viewer's renderer, if the game's channel has none yet), then each new one
     as it is appended; see the module's docstring. ``slot``: its place under the caps, given back
-    when it ends."""
+    when it ends; ``grant``: what opened a seat's stream, checked against the game's seats."""
     channel: GameChannel | None = None
     subscriber: Subscriber | None = None
     loop = asyncio.get_running_loop()
     try:
         channel = hub.channel(log_)
         try:
-            subscriber = await channel.join(key, make, after)
+            subscriber = await channel.join(key, make, after, grant)
         except LogError as error:
             yield problem_message(error)
             return

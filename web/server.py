@@ -115,6 +115,7 @@ from mortecouille.web.errors import EXCEPTION_HANDLERS, HEADERS, Forbidden, erro
 from mortecouille.web.live import (
     HEARTBEAT_SECONDS,
     POLL_SECONDS,
+    SEAT_CHECK_SECONDS,
     AppendedRow,
     ChangeFeed,
     FeedMaker,
@@ -184,6 +185,7 @@ class Service:
         reveal_grace: timedelta = timedelta(seconds=REVEAL_GRACE_SECONDS),
         lock_when_all_in: bool = True,
         streams: StreamLimits | None = None,
+        seat_check: float = SEAT_CHECK_SECONDS,
     ) -> None:
         self.store = store
         self.base_url = base_url
@@ -192,7 +194,9 @@ class Service:
         self.reveal_grace = reveal_grace
         self.lock_when_all_in = lock_when_all_in
         self.keys = IdempotencyIndex()
-        self.hub = LiveHub(poll, heartbeat=heartbeat, limits=streams)
+        self.hub = LiveHub(
+            poll, heartbeat=heartbeat, seat_check=seat_check, limits=streams, revoked=access.revoked_grants
+        )
         #: the deadline in force of each game that has one (the only games the clock looks at);
         #: handlers (worker threads) and the clock's thread both change it, under ``pending_guard``
         self.pending: dict[str, datetime] = {}
@@ -718,6 +722,7 @@ def build_app(
     change_feed: FeedMaker | None = None,
     close_store: bool = False,
     streams: StreamLimits | None = None,
+    seat_check_seconds: float = SEAT_CHECK_SECONDS,
     debug: bool = False,
 ) -> Litestar:
     """The game service on ``games``: a store of games (``app.commands.open_games``), or a games
@@ -737,7 +742,9 @@ def build_app(
     with the service: live push and deadlines then follow other processes' appends at once
     (default: the store's own, if it has one). ``close_store``: close the store when the service
     stops (a store it opened itself). ``streams``: the caps on the live streams (``StreamLimits``:
-    per game, per client address, in all; a 503 past them) and how far one may fall behind.
+    per game, per client address, in all; a 503 past them) and how far one may fall behind;
+    ``seat_check_seconds``: how often the seats of a game are read again while streams opened with
+    a seat's token follow it (a new link closes them).
     """
     store = FileStore(games) if isinstance(games, Path) else games
     if change_feed is None:
@@ -751,6 +758,7 @@ def build_app(
         reveal_grace=timedelta(seconds=reveal_grace_seconds),
         lock_when_all_in=lock_when_all_in,
         streams=streams,
+        seat_check=seat_check_seconds,
     )
     # with a feed, every append wakes its game's watcher: a store watcher need not tick as well
     service.hub.store_interval = None if change_feed is not None else poll_seconds
@@ -850,12 +858,15 @@ def build_app(
         slot = service.hub.reserve(game, request.client.host if request.client is not None else "")
         try:
             log_ = await asyncio.to_thread(service.existing_log, game)
-            viewer = await asyncio.to_thread(access.viewer_for, log_, request.headers.get("Authorization"))
+            authorization = request.headers.get("Authorization")
+            viewer, grant = await asyncio.to_thread(access.stream_viewer, log_, authorization)
         except BaseException:
             slot.release()
             raise
         after = parse_last_event_id(request.headers.get("Last-Event-ID"))
-        body = event_stream(service.hub, log_, after, viewer, partial(access.SharedView, viewer), slot=slot)
+        body = event_stream(
+            service.hub, log_, after, viewer, partial(access.SharedView, viewer), slot=slot, grant=grant
+        )
         weakref.finalize(body, slot.release)  # a stream never started gives its place back too
         return Stream(
             body,
@@ -1076,7 +1087,9 @@ def build_app(
         log_ = service.existing_log(game)
         viewer = access.viewer_for(log_, request.headers.get("Authorization"))
         allow(viewer, ("referee",))
-        return access.reissue_seat(log_, service.base(request), player)
+        answered = access.reissue_seat(log_, service.base(request), player)
+        service.hub.seats_changed(game)  # the old link's streams close now
+        return answered
 
     # ------------------------------------------------------------- pages
 
