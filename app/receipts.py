@@ -54,7 +54,7 @@ def is_submission(events: Sequence[Event]) -> bool:
 
 def receipt_for(outcome: Outcome, salt: str) -> Receipt:
     """The receipt of the submission ``outcome`` appended (events stamped, so with their seq and
-    hash, and the ``nonce`` of its first line), salted with the submitter's ``salt``. A salt no
+    hash, and the ``nonce`` of each line), salted with the submitter's ``salt``. A salt no
     receipt may hold is refused naming the field ``salt``; events that are not a player's
     submission are a programming error."""
     problem = check_salt(salt)
@@ -64,9 +64,11 @@ def receipt_for(outcome: Outcome, salt: str) -> Receipt:
     if not is_submission(events):
         raise ValueError(f"not a player's submission: {[type(e).__name__ for e in events]}")
     lines = [event_line(event) for event in events]
-    if outcome.nonce is not None:
-        # the first line as written: its nonce is part of the submission a receipt commits to
-        lines[0][NONCE_FIELD] = outcome.nonce
+    for index, line in enumerate(lines):
+        # each line as written: its nonce is part of the submission a receipt commits to
+        nonce = outcome.nonce_of(index)
+        if nonce is not None:
+            line[NONCE_FIELD] = nonce
     kind = kind_of(lines[0])
     assert kind is not None  # is_submission
     return Receipt(

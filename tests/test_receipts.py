@@ -147,7 +147,7 @@ def test_the_app_gives_the_receipt_the_service_will_return_for_a_client_salt(gam
     # the CLI's placement carries a nonce on its line, which the decoded event does not hold: the
     # service's Outcome (run_command's) carries it beside the events
     nonce = json.loads(log_.read_bytes().splitlines()[-1])["nonce"]
-    receipt = receipt_for(Outcome.with_nonce(events[-1:], state, nonce), salt)
+    receipt = receipt_for(Outcome.with_nonces(events[-1:], state, [nonce]), salt)
     assert receipt.salt == salt and receipt.kind == "placement" and receipt.head == events[-1].hash
     [check] = verify_receipts(log_lines(log_.read_bytes()), [receipt])
     assert check.ok, check

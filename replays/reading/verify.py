@@ -144,6 +144,11 @@ def verify_own(
     except LogError as error:
         report.findings.append(Finding("chain", False, str(error), error.seq))
         return report
+    if data is not None:
+        keyed = KeyedBatches.of([data]).problem(report.events)
+        if keyed is not None:
+            report.findings.append(Finding("chain", False, str(keyed), keyed.seq))
+            return report
     if file_log is not None:
         status = file_log.head_status(report.events)
     else:
@@ -208,6 +213,10 @@ def verify_streaming(log: GameLog, rederive_turns: bool) -> Report:
         report.findings.append(Finding("chain", False, str(broken.error), broken.error.seq))
         return report
     report.events = lines.lines
+    keyed = gathered.batches.problem(report.events)
+    if keyed is not None:
+        report.findings.append(Finding("chain", False, str(keyed), keyed.seq))
+        return report
     status = log.head_status(report.events)
     report.findings.append(Finding("chain", True, f"{report.events} lines chained; {status}"))
     undecodable = lines.decode_error
@@ -461,6 +470,7 @@ def gather(chunks: Iterable[bytes], turn_marks: bool = False) -> Gathered:
     marks = _GATHERED_AND_TURN_MARKS if turn_marks else _GATHERED_MARKS
     noted = gathered.turn_marks
     for chunk in chunks:
+        gathered.batches.see(chunk)
         begun = -1
         for at, mark in _found(chunk, marks):
             bit = _MARK_BITS.get(mark) if turn_marks else None
@@ -495,6 +505,8 @@ class Gathered:
         #: the lines holding a turn's or a game end's type (:func:`gather` with ``turn_marks``): the
         #: bits of the marks each holds, by the seq the line claims
         self.turn_marks: dict[int, int] = {}
+        #: the batches the log's idempotency keys declare (:func:`gather`)
+        self.batches = KeyedBatches()
 
     @classmethod
     def of(cls, events: Iterable[Event]) -> Gathered:
@@ -520,6 +532,68 @@ class Gathered:
                 self.seed = event.seed
         elif isinstance(event, DiceContributionRevealed):
             self.contributions.setdefault(event.turn, {})[event.player] = event.contribution
+
+
+class KeyedBatches:
+    """The batches a log's ``idem`` members declare (docs/service.md, "Nonces and idempotency
+    keys"): each the first line of a command's batch of ``events`` lines, written whole. Each line
+    alone is the chain check's (:func:`~mortecouille.events.codec.envelope_problem`: the member's
+    shape, a type a batch can start with); here, what takes the lines after it: no key inside the
+    batch another declared, and no batch running past the log's last line. Found in the log's
+    bytes, by the member's key (``"idem":`` can only be a key in a canonical line), in one search."""
+
+    _MARK = b'"idem":'
+
+    def __init__(self) -> None:
+        #: (seq, declared count) of each line holding a top-level ``idem``, in the log's order
+        self.declared: list[tuple[int, int]] = []
+
+    @classmethod
+    def of(cls, chunks: Iterable[bytes]) -> KeyedBatches:
+        found = cls()
+        for chunk in chunks:
+            found.see(chunk)
+        return found
+
+    def see(self, chunk: bytes) -> None:
+        """Note the keys of a chunk of whole lines (the log's next ones)."""
+        at = chunk.find(self._MARK)
+        while at >= 0:
+            begin = chunk.rfind(b"\n", 0, at) + 1
+            end = chunk.find(b"\n", at)
+            end = len(chunk) if end < 0 else end
+            try:
+                body = msgspec.json.decode(chunk[begin:end])
+            except (msgspec.DecodeError, RecursionError):
+                body = None  # not a line: the chain check names it
+            if isinstance(body, dict):
+                seq, idem = body.get("seq"), body.get("idem")
+                if type(seq) is int and isinstance(idem, dict) and type(idem.get("events")) is int:
+                    self.declared.append((seq, idem["events"]))
+            at = chunk.find(self._MARK, end)
+
+    def problem(self, lines: int) -> LogError | None:
+        """Why the declared batches do not fit a log of ``lines`` lines whose chain checked (None:
+        they do), naming the line of the key at fault."""
+        open_from, open_until = -1, -1
+        for seq, count in self.declared:
+            if seq <= open_until:
+                size = open_until - open_from + 1
+                return LogError(
+                    f"field `idem`: a command's batch starts here, inside the batch of {size} lines the "
+                    f"key of seq {open_from} declares (a key was added or moved)",
+                    line=seq + 1,
+                    seq=seq,
+                )
+            open_from, open_until = seq, seq + count - 1
+            if open_until >= lines:
+                return LogError(
+                    f"field `idem`: declares a batch of {count} lines from seq {seq}, but the log ends at "
+                    f"seq {lines - 1} (lines were cut, or the key was added)",
+                    line=seq + 1,
+                    seq=seq,
+                )
+        return None
 
 
 _GATHERED_TAGS = frozenset(event_tag(cls) for cls in (DieRolled, GameEnded, DiceContributionRevealed))
