@@ -57,10 +57,10 @@ def state(ctx: Context, game: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 @click.option(
     "--receipts",
-    "receipts_file",
+    "receipts_files",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="A player's receipts file: each receipt's submission must be in the log, unchanged.",
+    multiple=True,
+    help="A player's receipts file: each receipt's submission must be in the log, unchanged (repeatable).",
 )
 @click.option(
     "--head-code",
@@ -72,7 +72,7 @@ def state(ctx: Context, game: str, as_json: bool) -> None:
 @pass_context
 @reports_errors
 def verify(
-    ctx: Context, game: str, as_json: bool, receipts_file: Path | None, head_codes: tuple[str, ...]
+    ctx: Context, game: str, as_json: bool, receipts_files: tuple[Path, ...], head_codes: tuple[str, ...]
 ) -> None:
     """Check GAME's hash chain, dice and recorded outcomes, and the receipts and head codes given.
     Exit 4 on any failure."""
@@ -87,10 +87,14 @@ def verify(
         if isinstance(parsed, str):
             raise BadInput("--head-code", parsed)
         codes.append(parsed)
-    receipts = read_receipts_file(receipts_file) if receipts_file is not None else []
-    if receipts_file is not None and not receipts:
-        # a player who passed the wrong file must not read "verified" as "my receipts hold"
-        raise BadInput("--receipts", f"{receipts_file} holds no receipt: nothing to check against the log")
+    receipts = []
+    for receipts_file in receipts_files:
+        entries = read_receipts_file(receipts_file)
+        if not entries:
+            # a player who passed the wrong file must not read "verified" as "my receipts hold"
+            nothing = "holds no receipt: nothing to check against the log"
+            raise BadInput("--receipts", f"{receipts_file} {nothing}")
+        receipts.append((str(receipts_file), entries))
     report = verify_log(game_log(ctx.store, game), receipts=receipts, head_codes=codes)
     if as_json:
         click.echo(msgspec.json.encode({"ok": report.ok, **msgspec.to_builtins(report)}).decode())

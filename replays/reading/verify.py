@@ -66,13 +66,14 @@ def verify_log(
     data: bytes | None = None,
     events: list[Event] | None = None,
     *,
-    receipts: Sequence[Receipt | Malformed] = (),
+    receipts: Sequence[tuple[str, Sequence[Receipt | Malformed]]] = (),
     head_codes: Sequence[tuple[int, str]] = (),
 ) -> Report:
     """Every check of the module docstring; ``rederive_turns=False`` skips the re-derivation (the
     costliest: it resolves every turn again). ``data``/``events``: the log as the caller already
-    read and decoded it, so it is not read twice. ``receipts`` (a receipts file's entries) and
-    ``head_codes`` (``(seq, code)`` pairs) add one finding each, after the log's own checks."""
+    read and decoded it, so it is not read twice. ``receipts`` (each receipts file's name and
+    entries) and ``head_codes`` (``(seq, code)`` pairs) add one finding each, after the log's own
+    checks."""
     if data is None and (receipts or head_codes):
         try:
             data = log.read_bytes()
@@ -98,15 +99,19 @@ def verify_folded(
 
 
 def check_kept(
-    data: bytes, receipts: Sequence[Receipt | Malformed], head_codes: Sequence[tuple[int, str]]
+    data: bytes,
+    receipts: Sequence[tuple[str, Sequence[Receipt | Malformed]]],
+    head_codes: Sequence[tuple[int, str]],
 ) -> list[Finding]:
-    """One finding per receipt and per head code, checked against the log's lines as written."""
+    """One finding per receipt (of each file, named) and per head code, checked against the log's
+    lines as written."""
     lines = log_lines(data)
     findings = []
-    for check in verify_receipts(lines, receipts):
-        problem = f"{check.problem}: " if check.problem else ""
-        detail = f"receipt {check.index}: {problem}{check.detail}"
-        findings.append(Finding("receipt", check.ok, detail, check.seq))
+    for name, entries in receipts:
+        for check in verify_receipts(lines, entries):
+            problem = f"{check.problem}: " if check.problem else ""
+            detail = f"{name}: receipt {check.index}: {problem}{check.detail}"
+            findings.append(Finding("receipt", check.ok, detail, check.seq))
     hashes = [str(line.get("hash", "")) for line in lines]
     for seq, code in head_codes:
         checked = check_head_code(hashes, seq, code)
