@@ -25,7 +25,6 @@ from mortecouille.events.base import Event
 from mortecouille.events.codec import NONCE_FIELD
 from mortecouille.events.game import TurnEnded
 from mortecouille.replays.reading.receipts import (
-    HEAD_CODE_LENGTH,
     HeadCode,
     Malformed,
     Receipt,
@@ -35,6 +34,8 @@ from mortecouille.replays.reading.receipts import (
     event_line,
     kind_of,
     parse_receipts,
+    shown_code,
+    stretched_code,
     subject_of,
 )
 from mortecouille.replays.reading.receipts import head_code as head_code_of_hashes
@@ -97,11 +98,11 @@ def turn_head_code(events: Sequence[Event], seq: int | None = None) -> tuple[int
     resolved. ``events`` may be a whole log or one command's append (``resolve``'s).
 
     A turn's end, not any seq, because everything up to it is public by then (the turn's orders
-    and tokens revealed, every fleet sealed): a code taken where a secret line is the head would
-    give 24 bits of a hash a guess of that secret can be checked against."""
+    and tokens revealed, every fleet sealed): a code taken where an unnonced secret line is the
+    head would give bits of a hash a guess of that secret could be checked against."""
     for event in reversed(events):
         if isinstance(event, TurnEnded) and (seq is None or event.seq <= seq):
-            return event.turn, HeadCode(event.seq, event.hash[:HEAD_CODE_LENGTH])
+            return event.turn, HeadCode(event.seq, shown_code(stretched_code(event.hash)))
     return None
 
 

@@ -67,7 +67,8 @@ def state(ctx: Context, game: str, as_json: bool) -> None:
     "head_codes",
     multiple=True,
     metavar="SEQ:CODE",
-    help="A head code noted at the table, e.g. 41:3fa9c2: the log must pass through it (repeatable).",
+    help="A head code noted at the table, e.g. 41:4831-9277-0015: the log must pass through it "
+    "(repeatable; a 6-hex-digit code noted before is checked as well, as weak).",
 )
 @pass_context
 @reports_errors

@@ -45,6 +45,7 @@ from mortecouille.events.stores import EventStore
 from mortecouille.replays.reading.findings import Finding, Report
 from mortecouille.replays.reading.receipts import (
     Malformed,
+    NotedCode,
     Receipt,
     check_head_code,
     log_lines,
@@ -67,12 +68,12 @@ def verify_log(
     events: list[Event] | None = None,
     *,
     receipts: Sequence[tuple[str, Sequence[Receipt | Malformed]]] = (),
-    head_codes: Sequence[tuple[int, str]] = (),
+    head_codes: Sequence[NotedCode] = (),
 ) -> Report:
     """Every check of the module docstring; ``rederive_turns=False`` skips the re-derivation (the
     costliest: it resolves every turn again). ``data``/``events``: the log as the caller already
     read and decoded it, so it is not read twice. ``receipts`` (each receipts file's name and
-    entries) and ``head_codes`` (``(seq, code)`` pairs) add one finding each, after the log's own
+    entries) and ``head_codes`` (codes noted at the table) add one finding each, after the log's own
     checks."""
     if data is None and (receipts or head_codes):
         try:
@@ -101,7 +102,7 @@ def verify_folded(
 def check_kept(
     data: bytes,
     receipts: Sequence[tuple[str, Sequence[Receipt | Malformed]]],
-    head_codes: Sequence[tuple[int, str]],
+    head_codes: Sequence[NotedCode],
 ) -> list[Finding]:
     """One finding per receipt (of each file, named) and per head code, checked against the log's
     lines as written."""
@@ -113,9 +114,9 @@ def check_kept(
             detail = f"{name}: receipt {check.index}: {problem}{check.detail}"
             findings.append(Finding("receipt", check.ok, detail, check.seq))
     hashes = [str(line.get("hash", "")) for line in lines]
-    for seq, code in head_codes:
-        checked = check_head_code(hashes, seq, code)
-        findings.append(Finding("headcode", checked.ok, checked.detail, seq))
+    for noted in head_codes:
+        checked = check_head_code(hashes, noted)
+        findings.append(Finding("headcode", checked.ok, checked.detail, noted.seq))
     return findings
 
 

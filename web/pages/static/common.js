@@ -693,8 +693,9 @@
   };
 
   /** The head code after the last turn resolved (view.head_code {turn, seq, code}), in the
-   * page's #head-code: every page shows the same six hex digits, so a phone can check what the
-   * table reads aloud, and anyone who notes it can later run verify --head-code SEQ:CODE. */
+   * page's #head-code: every page shows the same twelve digits in three groups of four
+   * ("4831 9277 0015"), so a phone can check what the table reads aloud, and anyone who notes it
+   * can later run verify --head-code SEQ:CODE. */
   function showHeadCode(view) {
     const box = document.getElementById("head-code");
     if (!box) return;
@@ -708,7 +709,10 @@
     box.dataset.code = head.code;
     box.dataset.seq = String(head.seq);
     box.dataset.turn = String(head.turn);
-    const code = MC.el("strong", { class: "code" }, head.code);
+    // each group of four kept on one line; a narrow screen breaks between groups only
+    const groups = String(head.code).split(" ");
+    const code = MC.el("strong", { class: "code" },
+      groups.map((group, index) => [index ? " " : null, MC.el("span", { class: "group" }, group)]));
     const aloud = MC.page === "table" ? " — " + MC.t("headcode.aloud") : "";
     box.replaceChildren(MC.t("headcode.after", { turn: head.turn }) + " ", code, aloud,
       MC.el("span", { class: "muted seq" }, " (" + MC.t("headcode.seq", { seq: head.seq }) + ")"));
