@@ -9,9 +9,10 @@
 3. the state hash recorded at every turn end matches a fresh fold;
 4. re-derivation: every registered re-deriver re-runs the rules over the
    logged inputs and compares the outcomes (added by the rulesets);
-5. what players kept (issue 15), when given: each receipt's submission is in the log at its seq,
-   unchanged, and the log passes through its head; the log passes through each head code noted.
-   These are checked even when the chain is broken, so each player learns which of theirs hold.
+5. what players kept, when given: each receipt's submission is in the log at its seq,
+   unchanged, and the log passes through its head; the log passes through each head code noted
+   and each head a page witnessed. These are checked even when the chain is broken, so each
+   player learns which of theirs hold.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ from mortecouille.replays.reading.rederive import (
     first_unfoldable,
     turn_segments,
 )
+from mortecouille.replays.reading.witness import Witness, check_witness
 
 
 def verify_log(
@@ -69,21 +71,22 @@ def verify_log(
     *,
     receipts: Sequence[tuple[str, Sequence[Receipt | Malformed]]] = (),
     head_codes: Sequence[NotedCode] = (),
+    witnesses: Sequence[tuple[str, Witness]] = (),
 ) -> Report:
     """Every check of the module docstring; ``rederive_turns=False`` skips the re-derivation (the
     costliest: it resolves every turn again). ``data``/``events``: the log as the caller already
     read and decoded it, so it is not read twice. ``receipts`` (each receipts file's name and
-    entries) and ``head_codes`` (codes noted at the table) add one finding each, after the log's own
-    checks."""
-    if data is None and (receipts or head_codes):
+    entries), ``head_codes`` (codes noted at the table) and ``witnesses`` (each witness file's name
+    and heads) add one finding each, after the log's own checks."""
+    if data is None and (receipts or head_codes or witnesses):
         try:
             data = log.read_bytes()
         except LogError as error:
             return Report(game=log.name, findings=[Finding("chain", False, str(error), error.seq)])
     report = verify_own(log, rederive_turns, data, events)
-    if receipts or head_codes:
+    if receipts or head_codes or witnesses:
         assert data is not None
-        report.findings.extend(check_kept(data, receipts, head_codes))
+        report.findings.extend(check_kept(data, receipts, head_codes, witnesses))
     return report
 
 
@@ -103,9 +106,10 @@ def check_kept(
     data: bytes,
     receipts: Sequence[tuple[str, Sequence[Receipt | Malformed]]],
     head_codes: Sequence[NotedCode],
+    witnesses: Sequence[tuple[str, Witness]] = (),
 ) -> list[Finding]:
-    """One finding per receipt (of each file, named) and per head code, checked against the log's
-    lines as written."""
+    """One finding per receipt (of each file, named), per head code and per witness file, checked
+    against the log's lines as written."""
     lines = log_lines(data)
     findings = []
     for name, entries in receipts:
@@ -117,6 +121,9 @@ def check_kept(
     for noted in head_codes:
         checked = check_head_code(hashes, noted)
         findings.append(Finding("headcode", checked.ok, checked.detail, noted.seq))
+    for name, witness in witnesses:
+        seen = check_witness(lines, witness, name)
+        findings.append(Finding("witness", seen.ok, seen.detail, seen.seq))
     return findings
 
 
