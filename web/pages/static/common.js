@@ -827,9 +827,22 @@
     show();
   }
 
-  /** Check the served log against what this device saw (one check at a time). */
+  let again = false;
+
+  /** Check the served log against what this device saw: one check at a time, and one more after
+   * it when asked meanwhile (the log may have grown since it began). */
   MC.witnessCheck = function () {
-    if (!checking) checking = run().catch(() => null).finally(() => { checking = null; });
+    if (checking) {
+      again = true;
+      return checking;
+    }
+    checking = run().catch(() => null).finally(() => {
+      checking = null;
+      if (again) {
+        again = false;
+        MC.witnessCheck();
+      }
+    });
     return checking;
   };
 
@@ -922,6 +935,8 @@
         alarm.replaceChildren();
       }
     }
+    const how = document.getElementById("witness-command");
+    if (how && !how.firstChild) how.append(command(["mortecouille", "verify", MC.game, "--witness", fileName()]));
     const status = document.getElementById("witness-status");
     const last = tip();
     if (status) {
