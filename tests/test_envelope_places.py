@@ -27,7 +27,7 @@ from mortecouille.app.games import game_log
 from mortecouille.app.idempotency import IdempotencyIndex, key_digest
 from mortecouille.app.receipts import receipt_for
 from mortecouille.core.fleet.commands import BuyShip
-from mortecouille.core.game import decide
+from mortecouille.core.game import decide, fold
 from mortecouille.events.base import Event
 from mortecouille.events.codec import CorruptLine, check_line, envelope_problem
 from mortecouille.events.fleet import ShipEquipped
@@ -374,3 +374,28 @@ def test_every_request_the_service_takes_a_key_for_writes_it_where_the_chain_che
     for start in ("game-created", "dice-contribution-committed", "turn-started", "dice-contribution-absent",
                   "turn-locked", "ruling", "game-ended", "deadline-set"):  # fmt: skip
         assert start in starts_of_g, (start, starts_of_g)
+
+
+def test_a_keyed_batch_cut_by_a_recorded_loss_still_verifies(games: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``repair --record-loss``: lines the anchor vouched for were gone, the end of a keyed batch
+    among them; the loss is on the record, so the batch is held to end before it."""
+    ok(games, "new", "g", "--players", "Anne,Bart", "--budget", "100000", "--board", "10x10")
+    buys = [BuyShip(player="Bart", kind="red-small", name=f"Skiff {n}") for n in range(3)]
+
+    def three_purchases(state: Any, command: Any, dice: Any) -> list[Event]:
+        produced: list[Event] = []
+        for buy in buys:
+            produced += decide(fold(produced, state), buy, dice)
+        return produced
+
+    monkeypatch.setattr(commands, "decide", three_purchases)
+    run_command(game_log(games, "g"), lambda s: buys[0], idempotency=Idempotency(key_digest("k"), IdempotencyIndex()))
+    path = games / "g.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    assert json.loads(lines[-3])["idem"]["events"] == 3  # one keyed batch of three lines
+    path.write_bytes(b"".join(lines[:-2]) + lines[-2][:20])  # its last two lines lost, one cut mid-way
+    assert run(games, "repair", "g", "--yes", "--record-loss").exit_code == 0
+    bodies = log_bodies(path)
+    assert [b["type"] for b in bodies[-2:]] == ["ship-bought", "loss-recorded"]
+    report = verify_log(GameLog(path))
+    assert report.ok, report.findings

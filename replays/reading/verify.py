@@ -556,10 +556,14 @@ class KeyedBatches:
     bytes, by the member's key (``"idem":`` can only be a key in a canonical line), in one search."""
 
     _MARK = b'"idem":'
+    _LOSS = b'"type":"loss-recorded"'
 
     def __init__(self) -> None:
         #: (seq, declared count) of each line holding a top-level ``idem``, in the log's order
         self.declared: list[tuple[int, int]] = []
+        #: the seqs of the log's ``loss-recorded`` lines: lines before one may be gone (``repair
+        #: --record-loss``), the end of a batch among them, so no batch is held to run past one
+        self.losses: list[int] = []
 
     @classmethod
     def of(cls, chunks: Iterable[bytes]) -> KeyedBatches:
@@ -584,12 +588,22 @@ class KeyedBatches:
                 if type(seq) is int and isinstance(idem, dict) and type(idem.get("events")) is int:
                     self.declared.append((seq, idem["events"]))
             at = chunk.find(self._MARK, end)
+        at = chunk.find(self._LOSS)
+        while at >= 0:
+            seq = _claimed_seq(chunk, at)
+            if seq is not None:
+                self.losses.append(seq)
+            at = chunk.find(self._LOSS, at + 1)
 
     def problem(self, lines: int) -> LogError | None:
         """Why the declared batches do not fit a log of ``lines`` lines whose chain checked (None:
-        they do), naming the line of the key at fault."""
+        they do), naming the line of the key at fault. A batch a recorded loss follows is held to
+        end before that loss at the latest (its end may be among the lines lost)."""
         open_from, open_until = -1, -1
         for seq, count in self.declared:
+            loss = next((at for at in self.losses if at > seq), None)
+            if loss is not None and seq + count - 1 >= loss:
+                count = loss - seq  # cut by the loss: the lines after it were lost
             if seq <= open_until:
                 size = open_until - open_from + 1
                 return LogError(
