@@ -131,7 +131,7 @@ def names_matching(text: str, names: Iterable[str]) -> list[str]:
 
 @functools.cache
 def _spoof_checker() -> Any:
-    # PyICU, the Unicode Consortium's ICU: its TR39 tables are those of the ICU it is built on.
+    # PyICU, the Unicode Consortium's ICU: its TR39 tables are those of the ICU its wheel bundles.
     # Imported here only (about 25 ms): by the commands that bring a name into a game.
     import icu
 
