@@ -31,7 +31,7 @@ from mortecouille.app.games import game_log
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import evolve
 from mortecouille.core.life_cycle import check_game_name, check_players_distinct
-from mortecouille.core.limits import name_clash
+from mortecouille.core.limits import how_alike, name_clash
 from mortecouille.core.state import EMPTY, GameState, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
@@ -138,9 +138,10 @@ def fork_events(
 
 
 def _check_names_distinct(original: GameCreated, forked: GameState) -> None:
-    """Refuse (BadInput naming GAME) a fork whose copied players or ships are one name case and
-    spacing aside: a log written before the rulings (T3; F1, P1) may hold such a pair, and the
-    fork is a new game, where a command naming either would be ambiguous."""
+    """Refuse (BadInput naming GAME) a fork whose copied players or ships look alike (one name case
+    and spacing aside, or drawn alike: ``core.limits.look_alike``): a log written before the
+    rulings (T3; F1, P1) may hold such a pair, and the fork is a new game, where a command or a
+    reader would take one for the other."""
     try:
         check_players_distinct(original.players, "GAME")
     except BadInput as refused:
@@ -151,8 +152,8 @@ def _check_names_distinct(original: GameCreated, forked: GameState) -> None:
         rule = "P1" if forked.ruleset == "blockade" else "F1"
         raise BadInput(
             "GAME",
-            f"{original.game!r} cannot be forked: its ships {later!r} and {earlier!r} are one name, case "
-            f"and spacing aside: every ship needs a name of its own ({rule}, project ruling)",
+            f"{original.game!r} cannot be forked: its ships {later!r} and {earlier!r} "
+            f"{how_alike(earlier, later)}: every ship needs a name of its own ({rule}, project ruling)",
         )
 
 
