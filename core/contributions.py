@@ -133,6 +133,10 @@ def decide_lock(state: GameState, command: LockTurn, dice: DiceSource) -> list[E
     _check_contributed(state, "turn lock")
     if current_round(state).locked:
         raise RuleViolation("D3", f"turn {state.turn} is already locked")
+    # imported by the lock only, as the resolve imports the table's checks: not by every command
+    from mortecouille.core.readiness import check_turn_can_lock
+
+    check_turn_can_lock(state)
     return [TurnLocked(turn=state.turn)]
 
 
