@@ -675,7 +675,9 @@ def caller(viewer: access.Viewer) -> str:
 
 def placing(viewer: access.Viewer, state: GameState, body: PlaceBody) -> PlaceShip:
     """The PlaceShip of ``body``: a player places only their own ships (a new blockade ship is
-    theirs: ``owner`` defaults to them and may name nobody else); the referee places any."""
+    theirs: ``owner`` defaults to them and may name nobody else), checked first, so another
+    player's ship and no ship get one answer; the referee places any. In a mortecouille game
+    ``kind`` never makes a new ship: every ship there is bought (F1)."""
     try:
         at = parse_square(body.square)
     except ValueError as error:
@@ -689,7 +691,7 @@ def placing(viewer: access.Viewer, state: GameState, body: PlaceBody) -> PlaceSh
         player = caller(viewer)
         if owner is not None and owner != player:
             raise Forbidden(f"{player} may place only their own ships, not {owner}'s")
-        if body.kind is not None and body.ship not in state.ships:
+        if body.kind is not None and state.ruleset == "blockade" and body.ship not in state.ships:
             owner = player  # a new blockade ship, theirs (a name taken is the rules' refusal)
         else:
             ship = own_ship(viewer, state, body.ship)
