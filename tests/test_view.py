@@ -1,6 +1,7 @@
 """What each viewer may see (issue 14, item 3; docs/service.md): one test per secret, named after
 what it protects, and the non-interference property over random games of both rulesets: another
-player's secret, changed, changes nothing any other viewer is sent."""
+player's secret, changed, changes nothing any other viewer is sent, nor what a fork copies or
+answers the referee."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from hypothesis import strategies as st
 
 from mortecouille.app import view as view_module
 from mortecouille.app.botgame import DEMO_BOARD, play_in_memory, set_up_demo_fleets
-from mortecouille.app.commands import new_game, run_command
+from mortecouille.app.commands import SeedCommitment, new_game, run_command
+from mortecouille.app.fork import fork_events
 from mortecouille.app.seats import REFEREE, SPECTATOR, Viewer
 from mortecouille.app.view import (
     EventView,
@@ -406,12 +408,25 @@ def secret_contents(events: Sequence[Event], viewer: Viewer) -> list[bytes]:
     return contents
 
 
+def fork_outcome(events: Sequence[Event], at: int) -> object:
+    """What the referee gets asking for a fork of ``events`` at ``at``: the copied events, or the
+    refusal's text (a fork copies only what a public viewer may read: app/fork.py)."""
+    try:
+        copied = fork_events(events, at, "what-if", "seeded", SeedCommitment("salt", "hmac"))
+    except BadInput as refused:
+        return refused.message
+    return [msgspec.to_builtins(event) for event in copied]
+
+
 def assert_same_for_everyone_but_anne(one: list[Event], other: list[Event], moments: list[int]) -> None:
     """At each moment (a command's end) the live view of every viewer but Anne is the same
-    whatever Anne's secret was, and at the last one so is every seq scrubbed back to; no
-    view carries what a sealed event would say; Anne's own view shows her secret."""
+    whatever Anne's secret was, and at the last one so is every seq scrubbed back to, and what a
+    fork at each seq copies or answers; no view carries what a sealed event would say; Anne's own
+    view shows her secret."""
     assert [type(e) for e in one] == [type(e) for e in other]
     last = moments[-1]
+    for at in range(last):
+        assert fork_outcome(one[:last], at) == fork_outcome(other[:last], at), at
     for now in moments:
         seqs = range(last) if now == last else (now - 1,)
         for viewer in NON_OWNERS:

@@ -57,7 +57,7 @@ from mortecouille.app.deadlines import (
     reveal_wait,
     set_deadline,
 )
-from mortecouille.app.fork import fork_game
+from mortecouille.app.fork import fork_game, latest_fork_point
 from mortecouille.app.games import game_log, load
 from mortecouille.app.idempotency import IdempotencyIndex, key_digest
 from mortecouille.app.order_grammar import parse_actions_text, with_targets_named
@@ -832,6 +832,8 @@ def build_app(
         shown["targets"] = builtins(targets_for(events, viewer)) if current else {}
         wait = service.note_wait(game, events, state) if current else None
         shown["reveal_deadline"] = iso(wait.until) if wait is not None else None
+        # what the referee page's fork form proposes: a fork copies only what its referee may read
+        shown["fork_at_most"] = latest_fork_point(events) if viewer.role == "referee" else None
         return shown
 
     @get("/api/prices", sync_to_thread=False)

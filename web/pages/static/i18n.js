@@ -225,7 +225,8 @@ window.MC_WORDS = {
     "referee.fork.open": "Open its referee page",
     "referee.fork.table": "Its table page",
     "referee.fork.player": "Link for {player}: ",
-    "referee.fork.missing": "Give the new game's name and the seq to fork at."
+    "referee.fork.missing": "Give the new game's name and the seq to fork at.",
+    "referee.fork.limit": "A fork copies only what you may read: nothing secret (orders of a turn not resolved, purchases before every fleet is sealed). Up to seq {seq} at the latest now."
   },
   fr: {
     "lang.name": "Français",
@@ -444,6 +445,7 @@ window.MC_WORDS = {
     "referee.fork.open": "Ouvrir sa page d'arbitre",
     "referee.fork.table": "Sa page de table",
     "referee.fork.player": "Lien de {player} : ",
-    "referee.fork.missing": "Donnez le nom de la nouvelle partie et l'événement où bifurquer."
+    "referee.fork.missing": "Donnez le nom de la nouvelle partie et l'événement où bifurquer.",
+    "referee.fork.limit": "Une bifurcation ne copie que ce que vous pouvez lire : rien de secret (ordres d'un tour non résolu, achats avant que toutes les flottes soient scellées). Jusqu'à l'événement {seq} au plus pour l'instant."
   }
 };
