@@ -236,6 +236,26 @@ def test_D3_a_withheld_reveal_delays_the_turn_until_the_referee_resolves_without
     assert verify_log(log).ok
 
 
+def test_D3_verify_counts_each_players_withheld_contributions(games: Path) -> None:
+    """A player who withholds a reveal, told the dice by whoever holds the seed, chooses between
+    two outcomes of the turn (README, "Dice nobody can foresee"): the table cannot stop it, so
+    ``verify`` counts every such turn per player, from the ``dice-contribution-absent`` lines."""
+    log = ordered_game(games)
+    both_commit_and_lock(log)
+    reveal_dice_contribution(log, "Anne", ANNE_SECRET)
+    resolve_turn(log, absent_reason="Bart's phone went dark")
+    anne, bart = "c1" * 16, "d2" * 16
+    commit_dice_contribution(log, "Anne", contribution_commitment(anne))
+    commit_dice_contribution(log, "Bart", contribution_commitment(bart))
+    lock_turn(log)
+    reveal_dice_contribution(log, "Bart", bart)
+    resolve_turn(log, idle_turn=True, absent_reason="Anne left the table")
+    report = json.loads(run(games, "verify", "c", "--json").output)
+    dice = next(f for f in report["findings"] if f["check"] == "dice")
+    assert dice["ok"] and "withheld: Anne 1 (turn 2), Bart 1 (turn 1)" in dice["detail"], dice
+    assert "withheld: Anne 1 (turn 2), Bart 1 (turn 1)" in ok(games, "verify", "c")
+
+
 def test_D3_the_referee_locks_then_resolves_from_the_cli(games: Path) -> None:
     log = ordered_game(games)
     commit_dice_contribution(log, "Anne", contribution_commitment(ANNE_SECRET))

@@ -640,6 +640,29 @@ def test_the_contribution_events_are_public() -> None:
     assert all(secret_of(e, disclosure(table.events)) is None for e in table.events[start : start + 5])
 
 
+def test_every_turn_resolved_without_a_withheld_contribution_is_in_every_viewers_view() -> None:
+    """Whoever withholds a reveal may choose between two outcomes of the turn with the seed's
+    holder (README, "Dice nobody can foresee"): every page shows each such turn, so the view
+    lists them all, for everyone, up to the seq viewed."""
+    table = mortecouille_table(budget=100_000, dice_scheme=CONTRIBUTED)
+    set_up_demo_fleets(table.apply)
+    for _ in range(2):
+        for player in ("Anne", "Bart"):
+            commit(table, player)
+            for order in choose_orders(table.state, player, "fixed"):
+                table.apply(order)
+        table.apply(LockTurn())
+        reveal(table, "Anne")
+        table.apply(ResolveTurn(absent_reason="Bart's phone died"))
+    absent = [e for e in table.events if type(e).__name__ == "DiceContributionAbsent"]
+    for viewer in EVERYONE:
+        seen = view(table.events, viewer)
+        assert [(w.seq, w.turn, w.player, w.reason) for w in seen.withheld] == [
+            (e.seq, turn, "Bart", "Bart's phone died") for e, turn in zip(absent, (1, 2), strict=True)
+        ]
+        assert len(view(table.events, viewer, seq=absent[1].seq - 1).withheld) == 1
+
+
 TOKENS = st.lists(st.sampled_from(["F", "L", "R", None]), min_size=1, max_size=4).map(tuple)
 
 
