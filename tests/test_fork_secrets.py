@@ -20,9 +20,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import msgspec
 import pytest
 
+from mortecouille.app.botgame import play_in_memory
+from mortecouille.app.commands import SeedCommitment
+from mortecouille.app.fork import fork_events, latest_fork_point
 from mortecouille.app.games import game_log
+from mortecouille.core.errors import BadInput
+from mortecouille.events.game import GameEnded
 from mortecouille.events.movement import ShipPlaced
 from mortecouille.web.server import build_app
 from tests import web_server
@@ -239,3 +245,20 @@ def test_what_the_table_knows_now_decides_a_fork_point(games: Path) -> None:
     ok(games, "end", "g")
     ok(games, "fork", "g", "after", "--at", "2")
     assert "Qzlantern" in ok(games, "log", "after")  # public now: the original's table reads it
+
+
+@pytest.mark.parametrize("cut", [0.3, 0.7, 1.0])
+def test_the_latest_fork_point_offered_is_taken_and_no_later_one_is(cut: float) -> None:
+    """``fork_at_most`` (the referee page's proposal) is a point the fork takes, and every seq after
+    it is refused: in a bot game cut anywhere, and whole, ended by a victory."""
+    played = play_in_memory("bots", "c", max_turns=40, fleets="random")  # seed "c": a victory
+    events = [msgspec.structs.replace(e, seq=i) for i, e in enumerate(played)]
+    if cut == 1.0:
+        assert isinstance(events[-1], GameEnded) and events[-1].reason == "victory"
+    events = events[: max(1, round(cut * len(events)))]
+    latest = latest_fork_point(events)
+    commitment = SeedCommitment("salt", "hmac")
+    assert fork_events(events, latest, "what-if", "seeded", commitment)
+    for at in range(latest + 1, len(events)):
+        with pytest.raises(BadInput):
+            fork_events(events, at, "what-if", "seeded", commitment)
