@@ -436,9 +436,9 @@ def create_game(
     even after a restart; None (the CLI) writes exactly the lines a creation always wrote.
 
     ``nonce``: write a nonce on the first line when ``events`` hold a secret input (as
-    :func:`run_command` does for a command's batch): asked by ``fork``, whose creation copies the
-    original's events, secrets included; a new game's creation holds none, and the deterministic
-    creations (``simulate``'s bot games, a scenario) write their lines as they always did."""
+    :func:`run_command` does for a command's batch); a new game's creation holds none, a fork
+    copies nothing secret (:mod:`mortecouille.app.fork`), and the deterministic creations
+    (``simulate``'s bot games, a scenario) write their lines as they always did."""
     if isinstance(log_, GameLog):
         problem = log_.path_problem(SIBLINGS)
         if problem is not None:

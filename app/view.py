@@ -48,6 +48,7 @@ from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
 from mortecouille.events.blockade import TokensGiven
 from mortecouille.events.board import Board
+from mortecouille.events.dice import DiceContributionAbsent
 from mortecouille.events.fleet import FleetSealed, ShipBought
 from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.movement import ShipPlaced
@@ -136,6 +137,16 @@ class OwnContribution(msgspec.Struct, frozen=True, kw_only=True):
     revealed: bool
 
 
+class WithheldReveal(msgspec.Struct, frozen=True, kw_only=True):
+    """A turn resolved without a player's committed dice contribution (D3,
+    ``dice-contribution-absent``, public): whose, which turn, the referee's reason, and where."""
+
+    seq: int
+    turn: int
+    player: str
+    reason: str
+
+
 class GameView(msgspec.Struct, frozen=True, kw_only=True):
     """A game as ``viewer`` may see it after event ``seq`` (docs/service.md, "The view").
 
@@ -146,7 +157,8 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     for, with their ships still without orders (tokens); ``submitted``: the players with a ship
     to order and none missing. ``explanation``: the last turn resolved by ``seq``, told event by
     event as ``explain`` tells it. ``seed`` is set once the game has ended (D2). ``deadline``
-    (ISO 8601) is the server's to fill.
+    (ISO 8601) is the server's to fill. ``withheld``: every turn resolved by ``seq`` without a
+    player's committed dice contribution (D3), in order.
     """
 
     game: str
@@ -184,6 +196,7 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     own_contribution: OwnContribution | None
     head_code: TurnHeadCode | None
     deadline: str | None = None
+    withheld: tuple[WithheldReveal, ...] = ()
 
 
 # --- what the log has revealed ---------------------------------------------------------------
@@ -442,6 +455,11 @@ def view(
         awaiting_reveal=_awaiting_reveal(state),
         own_contribution=_own_contribution(state, viewer),
         head_code=_head_code(events, at),
+        withheld=tuple(
+            WithheldReveal(seq=e.seq, turn=e.turn, player=e.player, reason=e.reason)
+            for e in readable
+            if isinstance(e, DiceContributionAbsent)
+        ),
     )
 
 

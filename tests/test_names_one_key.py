@@ -187,6 +187,7 @@ def test_F1_ruling_a_ship_placed_in_mortecouille_is_the_bought_one_never_a_new_n
     ok(games, "new", "g", "--players", "Anne,Bart", "--budget", "5000", "--seed", "s1", "--weak-seed")
     ok(games, "buy", "g", "Anne", "red-small", "Hope")
     ok(games, "seal", "g", "Anne")
+    ok(games, "seal", "g", "Bart", "--forfeit")
     ok(games, "place", "g", "  HOPE ", "C3")
     placed = log_bodies(games / "g.jsonl")[-1]
     assert placed["type"] == "ship-placed" and placed["ship"] == "Hope"

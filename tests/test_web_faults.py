@@ -256,12 +256,14 @@ def set_up(server: ServerProcess) -> Table:
             client, PURCHASES, ruleset="mortecouille", players=["Anne", "Bart", "Cleo"], budget=100000
         )
         orders = create_game(client, ORDERS, ruleset="mortecouille", players=["Anne", "Bart"], budget=100000)
-        for row, player in ((2, "Anne"), (8, "Bart")):
+        for player in ("Anne", "Bart"):
             token = orders.seats[player]
-            names = [f"{player[0]}{n}" for n in (1, 2, 3)]
-            for name in names:
+            for name in (f"{player[0]}{n}" for n in (1, 2, 3)):
                 command(client, ORDERS, "buy", token, {"ship": name, "kind": "red-small"})
             command(client, ORDERS, "seal", token, {"forfeit": True})
+        for row, player in ((2, "Anne"), (8, "Bart")):  # ships are placed once every fleet is sealed (F3)
+            token = orders.seats[player]
+            names = [f"{player[0]}{n}" for n in (1, 2, 3)]
             for column, name in zip("BEH", names, strict=True):
                 command(
                     client, ORDERS, "place", token, {"ship": name, "square": f"{column}{row}", "facing": "N"}

@@ -57,7 +57,7 @@ from mortecouille.app.deadlines import (
     reveal_wait,
     set_deadline,
 )
-from mortecouille.app.fork import fork_game
+from mortecouille.app.fork import fork_game, latest_fork_point
 from mortecouille.app.games import game_log, load
 from mortecouille.app.idempotency import IdempotencyIndex, key_digest
 from mortecouille.app.order_grammar import parse_actions_text, with_targets_named
@@ -675,7 +675,9 @@ def caller(viewer: access.Viewer) -> str:
 
 def placing(viewer: access.Viewer, state: GameState, body: PlaceBody) -> PlaceShip:
     """The PlaceShip of ``body``: a player places only their own ships (a new blockade ship is
-    theirs: ``owner`` defaults to them and may name nobody else); the referee places any."""
+    theirs: ``owner`` defaults to them and may name nobody else), checked first, so another
+    player's ship and no ship get one answer; the referee places any. In a mortecouille game
+    ``kind`` never makes a new ship: every ship there is bought (F1)."""
     try:
         at = parse_square(body.square)
     except ValueError as error:
@@ -689,7 +691,7 @@ def placing(viewer: access.Viewer, state: GameState, body: PlaceBody) -> PlaceSh
         player = caller(viewer)
         if owner is not None and owner != player:
             raise Forbidden(f"{player} may place only their own ships, not {owner}'s")
-        if body.kind is not None and body.ship not in state.ships:
+        if body.kind is not None and state.ruleset == "blockade" and body.ship not in state.ships:
             owner = player  # a new blockade ship, theirs (a name taken is the rules' refusal)
         else:
             ship = own_ship(viewer, state, body.ship)
@@ -830,6 +832,8 @@ def build_app(
         shown["targets"] = builtins(targets_for(events, viewer)) if current else {}
         wait = service.note_wait(game, events, state) if current else None
         shown["reveal_deadline"] = iso(wait.until) if wait is not None else None
+        # what the referee page's fork form proposes: a fork copies only what its referee may read
+        shown["fork_at_most"] = latest_fork_point(events) if viewer.role == "referee" else None
         return shown
 
     @get("/api/prices", sync_to_thread=False)

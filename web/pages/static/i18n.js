@@ -103,6 +103,7 @@ window.MC_WORDS = {
     "place.kind": "Kind (blockade)",
     "place.submit": "Place",
     "place.done": "Placed: {ship} on {square}",
+    "place.wait": "Your fleet is sealed. Ships are placed once every fleet is sealed, so that no fleet shows before then. Waiting for: {names}.",
     "orders.title": "Orders for this turn",
     "orders.ship": "Ship",
     "orders.action": "Action {n}",
@@ -187,6 +188,10 @@ window.MC_WORDS = {
     "headcode.after": "Head code after turn {turn}:",
     "headcode.aloud": "read it aloud",
     "headcode.seq": "event {seq}",
+    "withheld.turn": "Turn {turn} was resolved without a withheld dice contribution: {who}.",
+    "withheld.one": "{player} (“{reason}”)",
+    "withheld.count": "{player} {count} (turns {turns})",
+    "withheld.tally": "Contributions withheld in this game (D3): {tally}. A player who withholds, helped by whoever holds the seed, can choose between two outcomes of a turn.",
     "receipts.title": "My receipts",
     "receipts.count": "Receipts: {n}",
     "receipts.last": "Last: {kind} {subject}, event {seq}, head {head}",
@@ -224,7 +229,8 @@ window.MC_WORDS = {
     "referee.fork.open": "Open its referee page",
     "referee.fork.table": "Its table page",
     "referee.fork.player": "Link for {player}: ",
-    "referee.fork.missing": "Give the new game's name and the seq to fork at."
+    "referee.fork.missing": "Give the new game's name and the seq to fork at.",
+    "referee.fork.limit": "A fork copies only what you may read: nothing secret (orders of a turn not resolved, purchases before every fleet is sealed). Up to seq {seq} at the latest now."
   },
   fr: {
     "lang.name": "Français",
@@ -321,6 +327,7 @@ window.MC_WORDS = {
     "place.kind": "Type (blocus)",
     "place.submit": "Placer",
     "place.done": "Placé : {ship} en {square}",
+    "place.wait": "Votre flotte est scellée. Les navires se placent une fois toutes les flottes scellées, pour qu'aucune flotte ne se dévoile avant. En attente de : {names}.",
     "orders.title": "Ordres du tour",
     "orders.ship": "Navire",
     "orders.action": "Action {n}",
@@ -405,6 +412,10 @@ window.MC_WORDS = {
     "headcode.after": "Code de tête après le tour {turn} :",
     "headcode.aloud": "lisez-le à voix haute",
     "headcode.seq": "événement {seq}",
+    "withheld.turn": "Le tour {turn} a été résolu sans une contribution aux dés retenue : {who}.",
+    "withheld.one": "{player} (« {reason} »)",
+    "withheld.count": "{player} {count} (tours {turns})",
+    "withheld.tally": "Contributions retenues dans cette partie (D3) : {tally}. Un joueur qui retient la sienne, aidé de qui détient la graine, peut choisir entre deux issues d'un tour.",
     "receipts.title": "Mes reçus",
     "receipts.count": "Reçus : {n}",
     "receipts.last": "Dernier : {kind} {subject}, événement {seq}, tête {head}",
@@ -442,6 +453,7 @@ window.MC_WORDS = {
     "referee.fork.open": "Ouvrir sa page d'arbitre",
     "referee.fork.table": "Sa page de table",
     "referee.fork.player": "Lien de {player} : ",
-    "referee.fork.missing": "Donnez le nom de la nouvelle partie et l'événement où bifurquer."
+    "referee.fork.missing": "Donnez le nom de la nouvelle partie et l'événement où bifurquer.",
+    "referee.fork.limit": "Une bifurcation ne copie que ce que vous pouvez lire : rien de secret (ordres d'un tour non résolu, achats avant que toutes les flottes soient scellées). Jusqu'à l'événement {seq} au plus pour l'instant."
   }
 };

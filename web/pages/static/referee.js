@@ -120,22 +120,43 @@
 
   /** Where a fork is proposed: the scrubber's position (#seq=) if set, else the last command
    * boundary of the game: its last event while it is open, before its last turn once it ended
-   * (a victory belongs to its turn, and no fork goes past an end). */
+   * (a victory belongs to its turn, and no fork goes past an end); never past ``fork_at_most``,
+   * the latest seq the server lets a fork copy up to now (a fork copies nothing secret). */
   function forkPoint() {
-    const wanted = MC.fragmentSeq();
-    if (wanted !== null) return wanted;
     const latest = MC.latest || view;
-    if (!latest) return null;
-    const last = MC.lastSeqOf(latest);
-    if (!(latest.status === "ended" || latest.ended)) return last;
-    const spans = MC.turnSpans(latest);
-    return Math.max(0, spans.length ? spans[spans.length - 1].first - 1 : last - 1);
+    const limit = latest && typeof latest.fork_at_most === "number" ? latest.fork_at_most : null;
+    const wanted = MC.fragmentSeq();
+    let at = wanted;
+    if (at === null && latest) {
+      const last = MC.lastSeqOf(latest);
+      const spans = MC.turnSpans(latest);
+      at = !(latest.status === "ended" || latest.ended) ? last
+        : Math.max(0, spans.length ? spans[spans.length - 1].first - 1 : last - 1);
+    }
+    return at !== null && limit !== null ? Math.min(at, limit) : at;
+  }
+
+  /** What the fork form says of its seq: the latest a fork may copy up to now, and why not later. */
+  function drawForkLimit() {
+    const latest = MC.latest || view;
+    const limit = latest && typeof latest.fork_at_most === "number" ? latest.fork_at_most : null;
+    const note = document.getElementById("fork-limit");
+    note.textContent = limit === null ? "" : MC.t("referee.fork.limit", { seq: limit });
+    note.hidden = limit === null;
   }
 
   function proposeForkPoint() {
+    drawForkLimit();
     if (forkAtTyped) return;
     const at = forkPoint();
     if (at !== null && at >= 0) document.getElementById("fork-at").value = String(at);
+  }
+
+  /** A refusal of the fork, shown under its form too (the page's error box is far above it). */
+  function showForkRefusal(error) {
+    const box = document.getElementById("fork-error");
+    box.textContent = error ? (error instanceof MC.ApiError ? error.message : String(error.message || error)) : "";
+    box.hidden = !error;
   }
 
   /** A link the server gave, kept only if it is a web address (never ``javascript:``). */
@@ -261,8 +282,11 @@
     MC.say("");
     const name = document.getElementById("fork-name").value.trim();
     const typedAt = document.getElementById("fork-at").value.trim();
+    showForkRefusal(null);
     if (!name || !/^\d+$/.test(typedAt)) {
-      MC.showError(Object.assign(new Error(MC.t("referee.fork.missing")), { plain: true }));
+      const missing = Object.assign(new Error(MC.t("referee.fork.missing")), { plain: true });
+      MC.showError(missing);
+      showForkRefusal(missing);
       markForkField(!name ? "name" : "at");
       return;
     }
@@ -279,6 +303,7 @@
       MC.say(MC.t("referee.fork.done", { game: answer.game, from: MC.game, seq: answer.forked_at_seq }));
     } catch (error) {
       MC.showError(error);
+      showForkRefusal(error);
       if (error instanceof MC.ApiError) markForkField(error.field);
     } finally {
       button.disabled = false;
