@@ -359,6 +359,15 @@ def public_log(events: Sequence[Event], viewer: Viewer, known: Disclosure) -> li
     return readable
 
 
+def public_state(events: Sequence[Event], viewer: Viewer) -> GameState:
+    """The fold of ``viewer``'s public log of ``events`` (a whole log): the game now as far as
+    they may know it, what every field a viewer is sent is derived from."""
+    state = EMPTY
+    for event in public_log(events, viewer, disclosure(events)):
+        state = evolve(state, event)
+    return state
+
+
 # --- the view ----------------------------------------------------------------------------------
 
 

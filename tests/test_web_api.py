@@ -514,7 +514,8 @@ def test_a_restart_leaves_a_log_missing_anchored_lines_for_repair_to_report(
     (games / "g.jsonl").write_bytes(cut)
     with TestClient(build_app(games, clock=clock, deadline_seconds=None)) as restarted:
         assert (games / "g.jsonl").read_bytes() == cut
-        assert error_of(restarted.get("/api/games/g/view"), 500)["code"] == 4
+        refused = error_of(restarted.get("/api/games/g/view"), 503)  # torn: repair tells the loss
+        assert refused["code"] == 4 and "mortecouille repair g" in refused["message"], refused
 
 
 def test_a_retry_after_a_restart_is_still_answered_from_the_log(games: Path, clock: FakeClock) -> None:

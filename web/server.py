@@ -42,7 +42,6 @@ from mortecouille.app.commands import (
     KnownState,
     Outcome,
     ending,
-    list_games,
     new_game,
     resolve_turn,
     run_command,
@@ -60,6 +59,7 @@ from mortecouille.app.deadlines import (
 from mortecouille.app.fork import fork_game
 from mortecouille.app.games import game_log, load
 from mortecouille.app.idempotency import IdempotencyIndex, key_digest
+from mortecouille.app.listing import public_games
 from mortecouille.app.order_grammar import parse_actions_text, with_targets_named
 from mortecouille.app.prices import price_list
 from mortecouille.app.receipts import is_submission, new_receipt_salt, receipt_for, turn_head_code
@@ -81,7 +81,6 @@ from mortecouille.core.limits import name_key
 from mortecouille.core.rulings import RecordRuling, parse_adjustment
 from mortecouille.core.state import GameState
 from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
-from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated
 from mortecouille.events.store import Conflict, GameNotFound, Unwritable
@@ -756,12 +755,13 @@ def build_app(
         return {
             "games": [
                 {**access.builtins(summary), "table": access.table_link(base, summary.name)}
-                for summary in list_games(service.store)
+                for summary in public_games(service.store)
             ]
         }
 
     @post("/api/games", sync_to_thread=True, status_code=201)
     def games_create(request: Request[Any, Any, Any], data: JSONBody[NewGameBody]) -> dict[str, Any]:
+        request.state.creating = data.name  # the game a refusal names (web.errors.games_of)
         log_ = game_log(service.store, data.name)
         if data.dice not in ("seeded", "table"):
             raise BadInput("dice", f"{data.dice!r} is not seeded or table")
@@ -824,9 +824,9 @@ def build_app(
         passed = deadline_passed(events, state.turn) if current else None
         shown["deadline"] = deadline.at if deadline is not None else None
         shown["deadline_passed"] = passed.at if passed is not None else None
-        shown["all_submitted"] = (
-            current and state.created and not state.ended and not players_awaiting_orders(state)
-        )
+        # from the viewer's public fold, as every field of the view: a secret (a ship bought and
+        # placed before every fleet is sealed) must not change it
+        shown["all_submitted"] = current and shown["status"] == "playing" and not shown["waiting"]
         shown["targets"] = builtins(targets_for(events, viewer)) if current else {}
         wait = service.note_wait(game, events, state) if current else None
         shown["reveal_deadline"] = iso(wait.until) if wait is not None else None
