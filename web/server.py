@@ -109,6 +109,7 @@ from mortecouille.web.bodies import (
     WithdrawBody,
 )
 from mortecouille.web.errors import EXCEPTION_HANDLERS, HEADERS, Forbidden
+from mortecouille.web.guards import check_request
 from mortecouille.web.live import (
     HEARTBEAT_SECONDS,
     POLL_SECONDS,
@@ -1090,9 +1091,12 @@ def build_app(
     @get("/static/{path:path}", sync_to_thread=False)
     def static(path: FromPath[str]) -> File:
         root = (PAGES / "static").resolve()
-        target = (root / path.lstrip("/")).resolve()
-        media_type = STATIC_MEDIA_TYPES.get(target.suffix)
-        if root not in target.parents or not target.is_file() or media_type is None:
+        try:
+            target = (root / path.lstrip("/")).resolve()
+            found = root in target.parents and target.is_file()
+        except (ValueError, OSError):  # a NUL byte, a name too long for the file system: no such file
+            found = False
+        if not found or (media_type := STATIC_MEDIA_TYPES.get(target.suffix)) is None:
             raise GameNotFound(f"no file {path!r}")
         # named explicitly: with nosniff, a script sent as octet-stream is refused by the browser
         return File(target, content_disposition_type="inline", media_type=media_type)
@@ -1154,6 +1158,7 @@ def build_app(
             static,
         ],
         exception_handlers=EXCEPTION_HANDLERS,
+        before_request=check_request,
         response_headers=list(SECURITY_HEADERS),
         request_max_body_size=MAX_BODY_BYTES,
         lifespan=[lifespan],
