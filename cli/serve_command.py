@@ -97,8 +97,10 @@ def serve(
     from mortecouille.events.stores import SEATS, secrets_of
 
     structlog_module()  # configured as -v/--log-json asked before the service's modules log with it
+    from mortecouille.web.guards import HostPolicy
     from mortecouille.web.server import (
         SERVE_BASE_URL_VARIABLE,
+        SERVE_HOST_VARIABLE,
         SERVE_STORE_VARIABLE,
         build_app,
     )
@@ -128,7 +130,7 @@ def serve(
     # Open streams never end on their own: on Ctrl-C they are given a moment, then closed.
     if workers == 1:
         config = uvicorn.Config(
-            build_app(store, base_url=public_url),
+            build_app(store, base_url=public_url, hosts=HostPolicy.serving(host, public_url)),
             host=host,
             port=port,
             access_log=access_log,
@@ -142,6 +144,7 @@ def serve(
     # from the URL it finds in its environment (uvicorn passes it an import path, not arguments)
     os.environ[SERVE_STORE_VARIABLE] = ctx.store_url
     os.environ[SERVE_BASE_URL_VARIABLE] = public_url or ""
+    os.environ[SERVE_HOST_VARIABLE] = host
     ctx.close()  # the workers open their own connections
     uvicorn.run(
         "mortecouille.web.server:worker_app",

@@ -109,7 +109,7 @@ from mortecouille.web.bodies import (
     WithdrawBody,
 )
 from mortecouille.web.errors import EXCEPTION_HANDLERS, HEADERS, Forbidden
-from mortecouille.web.guards import check_request
+from mortecouille.web.guards import HostPolicy, RequestGuard
 from mortecouille.web.live import (
     HEARTBEAT_SECONDS,
     POLL_SECONDS,
@@ -712,6 +712,7 @@ def build_app(
     cut_torn_tails: bool = True,
     change_feed: FeedMaker | None = None,
     close_store: bool = False,
+    hosts: HostPolicy | None = None,
     debug: bool = False,
 ) -> Litestar:
     """The game service on ``games``: a store of games (``app.commands.open_games``), or a games
@@ -730,7 +731,10 @@ def build_app(
     of every append by any process (PostgreSQL: ``events.postgres_feed.PostgresFeed``), started
     with the service: live push and deadlines then follow other processes' appends at once
     (default: the store's own, if it has one). ``close_store``: close the store when the service
-    stops (a store it opened itself).
+    stops (a store it opened itself). ``hosts``: the names the service answers to (``Host``; 421
+    for any other, against DNS rebinding: :mod:`mortecouille.web.guards`); ``serve`` always gives
+    them; None (an application a test drives) checks no ``Host``. ``Origin`` and
+    ``Content-Type`` are checked either way.
     """
     store = FileStore(games) if isinstance(games, Path) else games
     if change_feed is None:
@@ -1158,7 +1162,7 @@ def build_app(
             static,
         ],
         exception_handlers=EXCEPTION_HANDLERS,
-        before_request=check_request,
+        before_request=RequestGuard(hosts),
         response_headers=list(SECURITY_HEADERS),
         request_max_body_size=MAX_BODY_BYTES,
         lifespan=[lifespan],
@@ -1171,24 +1175,32 @@ def build_app(
 
 # ------------------------------------------------------------------- several processes
 
-#: Where ``serve --workers N`` tells its workers the store's URL and the links' base URL.
+#: Where ``serve --workers N`` tells its workers the store's URL, the links' base URL and the
+#: address it listens on (the names it answers to, :class:`~mortecouille.web.guards.HostPolicy`).
 SERVE_STORE_VARIABLE = "MORTECOUILLE_SERVE_STORE"
 SERVE_BASE_URL_VARIABLE = "MORTECOUILLE_SERVE_BASE_URL"
+SERVE_HOST_VARIABLE = "MORTECOUILLE_SERVE_HOST"
 
 
 def worker_app() -> Litestar:
     """The service of one worker process of ``serve --workers N`` (uvicorn calls it in each
     worker): the store named by :data:`SERVE_STORE_VARIABLE`, opened by this process, closed
     when it stops; the links' base URL from :data:`SERVE_BASE_URL_VARIABLE` (empty: each
-    request's own). Access log lines lose their query strings here too."""
+    request's own); the names it answers to from :data:`SERVE_HOST_VARIABLE` and the base URL.
+    Access log lines lose their query strings here too."""
     from mortecouille.app.games import open_games
 
     url = os.environ.get(SERVE_STORE_VARIABLE)
-    if not url:
-        raise RuntimeError(f"${SERVE_STORE_VARIABLE} is not set: run the workers through serve --workers")
+    host = os.environ.get(SERVE_HOST_VARIABLE)
+    if not url or host is None:
+        raise RuntimeError(
+            f"${SERVE_STORE_VARIABLE} or ${SERVE_HOST_VARIABLE} is not set: "
+            "run the workers through serve --workers"
+        )
     hide_query_strings()
     base_url = os.environ.get(SERVE_BASE_URL_VARIABLE) or None
-    return build_app(open_games(url), base_url=base_url, close_store=True)
+    hosts = HostPolicy.serving(host, base_url)
+    return build_app(open_games(url), base_url=base_url, close_store=True, hosts=hosts)
 
 
 async def deadline_ticker(service: Service, every: float) -> None:
