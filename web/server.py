@@ -27,7 +27,7 @@ import threading
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import msgspec
 import structlog
@@ -58,7 +58,15 @@ from mortecouille.app.deadlines import (
 )
 from mortecouille.app.fork import fork_game
 from mortecouille.app.games import game_log, load
-from mortecouille.app.idempotency import IdempotencyIndex, key_digest
+from mortecouille.app.idempotency import (
+    CREATION,
+    FORK,
+    REFEREE_SEAT,
+    IdempotencyIndex,
+    key_digest,
+    player_seat,
+    seat_digest,
+)
 from mortecouille.app.listing import public_games
 from mortecouille.app.order_grammar import parse_actions_text, with_targets_named
 from mortecouille.app.prices import price_list
@@ -234,9 +242,14 @@ class Service:
         """The URL the links start with: the one ``serve`` was given, else the request's own."""
         return self.base_url or str(request.base_url).rstrip("/")
 
-    def idempotency(self, request: Request[Any, Any, Any]) -> Idempotency | None:
-        key = request.headers.get("Idempotency-Key")
-        return Idempotency(key_digest(key), self.keys) if key is not None else None
+    def idempotency(self, request: Request[Any, Any, Any], viewer: access.Viewer) -> Idempotency | None:
+        """The request's ``Idempotency-Key``, scoped to the seat of ``viewer`` (docs/service.md,
+        "Idempotency-Key"), if it was sent with one."""
+        key = request.headers.get(KEY_HEADER)
+        if key is None:
+            return None
+        seat = player_seat(viewer.player) if viewer.player is not None else REFEREE_SEAT
+        return Idempotency(seat_digest(seat, key), self.keys, seat=seat, legacy=key_digest(key))
 
     def command(
         self,
@@ -258,7 +271,7 @@ class Service:
                 table_values=table_values,
                 expected_seq=if_match(request),
                 known=self.known_state(log_),
-                idempotency=self.idempotency(request),
+                idempotency=self.idempotency(request, viewer),
             )
             return self.answer(log_, viewer, outcome)
 
@@ -330,8 +343,8 @@ class Service:
         with self.session(game) as log_:
             viewer = access.viewer_for(log_, request.headers.get("Authorization"))
             allow(viewer, roles)
-            key = request.headers.get("Idempotency-Key")
-            idempotency = self.idempotency(request)
+            key = request.headers.get(KEY_HEADER)
+            idempotency = self.idempotency(request, viewer)
             outcome = run_command(
                 log_,
                 lambda state: build(viewer, state),
@@ -371,15 +384,15 @@ class Service:
         self,
         log_: EventStore,
         base: str,
-        digest: str | None,
+        key: CreationKey | None,
         create: Callable[[], list[Event]],
         *,
         forked_from: str | None = None,
     ) -> tuple[dict[str, Any], Event]:
-        """Create a game (``create`` writes its log, the key ``digest`` on its first line) and
+        """Create a game (``create`` writes its log, the ``key``'s digest on its first line) and
         issue its seats: the creation's answer, and its first event.
 
-        With an ``Idempotency-Key`` (``digest``), a name already taken by a creation under that
+        With an ``Idempotency-Key`` (``key``), a name already taken by a creation under that
         very key, and nothing appended since, answers that creation again with fresh seats
         (:func:`~mortecouille.app.creation_retry.reissue_for_retry`); appended since: 409 naming
         the key. Two creations racing with one key: one creates, the other answers the re-issue
@@ -390,10 +403,12 @@ class Service:
             except (Conflict, MortecouilleError) as refused:
                 # the name taken, or a body the rules refuse (other players, another fork point):
                 # under the key of this game's creation, a retry answers that creation
-                if digest is None:
+                if key is None:
                     raise
                 try:
-                    again = reissue_for_retry(log_, digest, self.keys, forked_from=forked_from)
+                    again = reissue_for_retry(
+                        log_, key.digest, self.keys, forked_from=forked_from, legacy=key.legacy
+                    )
                 except CreationInProgress:
                     if isinstance(refused, Conflict):
                         continue
@@ -408,7 +423,7 @@ class Service:
             try:
                 answer = access.issue(log_, base, created)
             except Conflict:
-                if digest is None:
+                if key is None:
                     raise
                 # a retry with this key re-issued the seats between our write and our issue:
                 # that answer holds the working tokens; ours would not open them
@@ -613,10 +628,20 @@ class KeyConflict(Forbidden):
     code = 3
 
 
-def creation_key(request: Request[Any, Any, Any]) -> str | None:
-    """The digest of a creation's ``Idempotency-Key``, if it was sent with one."""
+class CreationKey(NamedTuple):
+    """A creation's ``Idempotency-Key``: its digest scoped to creations (or forks), written on the
+    new log's first line, and its unscoped digest, which a game created before keys were scoped
+    keeps."""
+
+    digest: str
+    legacy: str
+
+
+def creation_key(request: Request[Any, Any, Any], seat: str) -> CreationKey | None:
+    """A creation's (``seat`` :data:`~mortecouille.app.idempotency.CREATION`) or a fork's
+    (:data:`~mortecouille.app.idempotency.FORK`) ``Idempotency-Key``, if it was sent with one."""
     key = request.headers.get(KEY_HEADER)
-    return key_digest(key) if key is not None else None
+    return CreationKey(seat_digest(seat, key), key_digest(key)) if key is not None else None
 
 
 def allow(viewer: access.Viewer, roles: tuple[str, ...]) -> None:
@@ -772,7 +797,7 @@ def build_app(
             raise BadInput("dice", f"{data.dice!r} is not seeded or table")
         players = tuple(p.strip() for p in data.players)
         board = board_from(data.board)
-        digest = creation_key(request)
+        key = creation_key(request, CREATION)
 
         def create() -> list[Event]:
             return new_game(
@@ -783,10 +808,10 @@ def build_app(
                 board=board,
                 dice_mode=data.dice,
                 seed=data.seed,
-                idempotency_digest=digest,
+                idempotency_digest=key.digest if key is not None else None,
             )
 
-        seats, _ = service.create_once(log_, service.base(request), digest, create)
+        seats, _ = service.create_once(log_, service.base(request), key, create)
         return {"seq": seats["seq"], **seats}
 
     @post("/api/games/{game:str}/fork", sync_to_thread=True, status_code=201)
@@ -801,15 +826,16 @@ def build_app(
         if data.dice is not None and data.dice not in ("seeded", "table"):
             raise BadInput("dice", f"{data.dice!r} is not seeded or table")
         target = fork_target(service.store, data.name)
-        digest = creation_key(request)
+        key = creation_key(request, FORK)
 
         def create() -> list[Event]:
+            digest = key.digest if key is not None else None
             forked = fork_game(
                 service.store, game, data.name, data.at, data.dice, None, idempotency_digest=digest
             )
             return forked.events
 
-        seats, created = service.create_once(target, service.base(request), digest, create, forked_from=game)
+        seats, created = service.create_once(target, service.base(request), key, create, forked_from=game)
         # a retry answers the fork point the first request chose (its body may differ)
         forked_at = created.forked_at_seq if isinstance(created, GameCreated) else data.at
         return {"seq": seats["seq"], "forked_from": game, "forked_at_seq": forked_at, **seats}
@@ -1005,7 +1031,7 @@ def build_app(
                 table_values=list(body.dice) if body.dice is not None else None,
                 expected_seq=if_match(request),
                 absent_reason=body.absent_reason,
-                idempotency=service.idempotency(request),
+                idempotency=service.idempotency(request, viewer),
             )
             answered = service.answer(log_, viewer, outcome)
             resolved = turn_head_code(outcome.events)
@@ -1056,7 +1082,7 @@ def build_app(
             data.seconds,
             service.clock(),
             expected_seq=if_match(request),
-            idempotency=service.idempotency(request),
+            idempotency=service.idempotency(request, viewer),
         )
         service.note_deadline(game)
         return service.answer(log_, viewer, outcome)
