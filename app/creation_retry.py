@@ -42,7 +42,8 @@ class KeyUsedSince(MortecouilleError):
         super().__init__(
             f"{KEY_HEADER}: game {game!r} was created with this key, but events were appended since "
             f"(seq {created}..{next_seq - 1}): its seats are in use and are not issued again; "
-            "the referee can give a lost seat a new token (POST /api/games/{game}/seats/{player})"
+            "the referee can give a lost seat a new token (POST /api/games/{game}/seats/{player}, "
+            "or /referee-seat)"
         )
         self.field = KEY_HEADER
 

@@ -1089,10 +1089,26 @@ def build_app(
 
     @post("/api/games/{game:str}/seats/{player:str}", sync_to_thread=True, status_code=200)
     def seats(request: Request[Any, Any, Any], game: FromPath[str], player: FromPath[str]) -> dict[str, Any]:
+        """A new link for the seat of the player named exactly ``player`` (one called ``referee``
+        included: the referee's seat has its own path, :func:`referee_seat`)."""
         log_ = service.existing_log(game)
         viewer = access.viewer_for(log_, request.headers.get("Authorization"))
         allow(viewer, ("referee",))
-        return access.reissue_seat(log_, service.base(request), player)
+        players = load(log_)[1].players
+        if player not in players:
+            named = f"{player!r} is not a player of {game!r} (players: {', '.join(players)})"
+            if name_key(player) == "referee":
+                named += f"; the referee's own seat is POST /api/games/{game}/referee-seat"
+            raise BadInput("player", named)
+        return access.reissue_seat(log_, service.base(request), access.Viewer.of_player(player))
+
+    @post("/api/games/{game:str}/referee-seat", sync_to_thread=True, status_code=200)
+    def referee_seat(request: Request[Any, Any, Any], game: FromPath[str]) -> dict[str, Any]:
+        """A new link for the referee's own seat: the token the request came with stops working."""
+        log_ = service.existing_log(game)
+        viewer = access.viewer_for(log_, request.headers.get("Authorization"))
+        allow(viewer, ("referee",))
+        return access.reissue_seat(log_, service.base(request), access.REFEREE)
 
     # ------------------------------------------------------------- pages
 
@@ -1181,6 +1197,7 @@ def build_app(
             end,
             deadline,
             seats,
+            referee_seat,
             index_page,
             table_page,
             player_page,
