@@ -96,7 +96,7 @@ from mortecouille.events.stores import EventStore, FileStore, GameStore, events_
 from mortecouille.replays.reading.receipts import check_salt
 from mortecouille.web import access
 from mortecouille.web.access import builtins
-from mortecouille.web.access_log import hide_query_strings
+from mortecouille.web.access_log import AccessLog, ASGIApp, write_access_log
 from mortecouille.web.board import board_from
 from mortecouille.web.bodies import (
     BuyBody,
@@ -1218,19 +1218,21 @@ def build_app(
 
 # ------------------------------------------------------------------- several processes
 
-#: Where ``serve --workers N`` tells its workers the store's URL, the links' base URL and the
-#: address it listens on (the names it answers to, :class:`~mortecouille.web.guards.HostPolicy`).
+#: Where ``serve --workers N`` tells its workers the store's URL, the links' base URL, the
+#: address it listens on (the names it answers to, :class:`~mortecouille.web.guards.HostPolicy`)
+#: and whether to write the access log.
 SERVE_STORE_VARIABLE = "MORTECOUILLE_SERVE_STORE"
 SERVE_BASE_URL_VARIABLE = "MORTECOUILLE_SERVE_BASE_URL"
 SERVE_HOST_VARIABLE = "MORTECOUILLE_SERVE_HOST"
+SERVE_ACCESS_LOG_VARIABLE = "MORTECOUILLE_SERVE_ACCESS_LOG"
 
 
-def worker_app() -> Litestar:
+def worker_app() -> ASGIApp:
     """The service of one worker process of ``serve --workers N`` (uvicorn calls it in each
     worker): the store named by :data:`SERVE_STORE_VARIABLE`, opened by this process, closed
     when it stops; the links' base URL from :data:`SERVE_BASE_URL_VARIABLE` (empty: each
-    request's own); the names it answers to from :data:`SERVE_HOST_VARIABLE` and the base URL.
-    Access log lines lose their query strings here too."""
+    request's own); the names it answers to from :data:`SERVE_HOST_VARIABLE` and the base URL;
+    one access log line per request when :data:`SERVE_ACCESS_LOG_VARIABLE` is ``1``."""
     from mortecouille.app.games import open_games
 
     url = os.environ.get(SERVE_STORE_VARIABLE)
@@ -1240,10 +1242,13 @@ def worker_app() -> Litestar:
             f"${SERVE_STORE_VARIABLE} or ${SERVE_HOST_VARIABLE} is not set: "
             "run the workers through serve --workers"
         )
-    hide_query_strings()
     base_url = os.environ.get(SERVE_BASE_URL_VARIABLE) or None
     hosts = HostPolicy.serving(host, base_url)
-    return build_app(open_games(url), base_url=base_url, close_store=True, hosts=hosts)
+    app = build_app(open_games(url), base_url=base_url, close_store=True, hosts=hosts)
+    if os.environ.get(SERVE_ACCESS_LOG_VARIABLE) != "1":
+        return app
+    write_access_log()
+    return AccessLog(app)
 
 
 async def deadline_ticker(service: Service, every: float) -> None:
