@@ -40,7 +40,7 @@ from mortecouille.core.contributions import awaited_reveals, contributed, curren
 from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.commands import fleet_of
 from mortecouille.core.fleet.purchase import FleetSheet, status_sheet
-from mortecouille.core.game import evolve
+from mortecouille.core.game import evolve, fold
 from mortecouille.core.mortecouille.orders import takes_orders
 from mortecouille.core.narration import position_caption
 from mortecouille.core.state import EMPTY, GameState, ShipState
@@ -370,6 +370,12 @@ def public_log(events: Sequence[Event], viewer: Viewer, known: Disclosure) -> li
             if stand_in is not None:
                 readable.append(stand_in)
     return readable
+
+
+def public_state(events: Sequence[Event], viewer: Viewer) -> GameState:
+    """The fold of ``viewer``'s public log of ``events`` (a whole log): the game now as far as
+    they may know it, what every field a viewer is sent is derived from."""
+    return fold(public_log(events, viewer, disclosure(events)))
 
 
 # --- the view ----------------------------------------------------------------------------------

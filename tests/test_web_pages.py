@@ -492,7 +492,7 @@ def test_hostile_names_are_shown_as_text_never_run(server: Server, browser: Any)
             assert page.locator("main img, main b").count() == 0  # no element made from a name
             assert zoe in page.locator("main").inner_text()
         assert viewers[2].page.locator("#player-name").inner_text() == zoe
-        assert viewers[1].page.locator("#seats button").first.inner_text() == f"New link for {zoe}"
+        assert viewers[1].page.locator("#seats .seat[data-player] button").first.inner_text() == f"New link for {zoe}"
         no_script_problems(viewers)
     finally:
         games.close()

@@ -176,6 +176,12 @@
 
   MC.token = takeToken();
 
+  /** Go on with ``token``, a new link of this page's own seat (the old one stopped working). */
+  MC.adoptToken = function (token) {
+    MC.token = token;
+    try { sessionStorage.setItem(tokenKey, token); } catch (e) { /* kept in memory */ }
+  };
+
   /** The seq the fragment asks for (#seq=N), or null for "now". */
   MC.fragmentSeq = function () {
     const raw = fragment().get("seq");

@@ -7,6 +7,42 @@
   const MC = window.MC;
   let view = null;
   const issued = {}; // player -> {link, qr}: shown on this page only, never stored
+  let refereeIssued = null; // the referee's own new {link, qr}, the same (a player may be called "referee")
+
+  /** The referee's own seat: a new link ends the old one everywhere, this page takes the new one. */
+  function refereeCard() {
+    const button = MC.el("button", { type: "button", class: "secondary", "data-seat": "referee" }, MC.t("referee.seat.own"));
+    button.addEventListener("click", () => reissueOwn(button));
+    const card = MC.el("div", { class: "seat", "data-seat": "referee" }, button);
+    if (refereeIssued) {
+      const qr = MC.el("div", { class: "qr" });
+      MC.putSvg(qr, refereeIssued.qr, MC.t("referee.seat.own.link"));
+      card.append(
+        MC.el("p", { class: "muted" }, MC.t("referee.seat.own.note")),
+        qr,
+        MC.el("a", { class: "link", href: refereeIssued.link, "aria-label": MC.t("referee.seat.own.link") }, refereeIssued.link),
+      );
+    }
+    return card;
+  }
+
+  async function reissueOwn(button) {
+    MC.clearError();
+    if (!window.confirm(MC.t("referee.seat.own.confirm"))) return;
+    button.disabled = true;
+    try {
+      const answer = await MC.command("POST", "/referee-seat", undefined);
+      MC.adoptToken(answer.token); // the old token stopped working: this page goes on with the new one
+      refereeIssued = { link: answer.link, qr: answer.qr_svg };
+      drawSeats(view);
+      const shown = document.querySelector('.seat[data-seat="referee"] a.link');
+      if (shown) shown.focus();
+    } catch (error) {
+      MC.showError(error);
+    } finally {
+      button.disabled = false;
+    }
+  }
 
   function drawSeats(v) {
     const holder = document.getElementById("seats");
@@ -26,7 +62,7 @@
       }
       return card;
     });
-    holder.replaceChildren(...cards);
+    holder.replaceChildren(refereeCard(), ...cards);
   }
 
   async function reissue(button, player) {
