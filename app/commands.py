@@ -80,6 +80,7 @@ from mortecouille.events.stores import (
     KeepsSnapshots,
     SecretRefused,
     StoreCreation,
+    StoreTransaction,
     events_from,
     secrets_of,
 )
@@ -87,7 +88,7 @@ from mortecouille.replays.reading.describe import describe_event
 
 if TYPE_CHECKING:
     # only a command sent with an idempotency key (the service) uses the index: imported there
-    from mortecouille.app.idempotency import IdempotencyIndex
+    from mortecouille.app.idempotency import IdempotencyIndex, Recorded
 
 log = get_logger("mortecouille")
 
@@ -304,11 +305,17 @@ class Outcome(_OutcomeFields):
 
 
 class Idempotency(NamedTuple):
-    """A command's idempotency key (its digest, :func:`~mortecouille.app.idempotency.key_digest`)
-    and the index of the keys the logs hold."""
+    """A command's idempotency key (its digest, :func:`~mortecouille.app.idempotency.seat_digest`
+    for the service's seats) and the index of the keys the logs hold. ``seat`` and ``legacy``:
+    the seat that sent it and the key's unscoped digest
+    (:func:`~mortecouille.app.idempotency.key_digest`), which logs written before keys were
+    scoped keep: a batch found under it answers the retry only if it is that seat's
+    (:func:`~mortecouille.app.idempotency.batch_seat`)."""
 
     digest: str
     keys: IdempotencyIndex
+    seat: str | None = None
+    legacy: str | None = None
 
 
 class KnownState(msgspec.Struct, frozen=True):
@@ -354,9 +361,9 @@ def run_command(
         raise BadInput("--expect-seq", f"{expected_seq} is not a seq (0 or more)")
     with log_.transaction() as tx:
         if idempotency is not None:
-            earlier = idempotency.keys.find_in(log_, tx, idempotency.digest)
-            if earlier is not None:
-                events = tx.read()
+            found = _earlier_batch(log_, tx, idempotency)
+            if found is not None:
+                earlier, events = found
                 # the batch is acknowledged now: no later repair may cut it (see anchor_through)
                 if isinstance(tx, Transaction):
                     tx.anchor_through(events[-1])
@@ -410,6 +417,27 @@ def run_command(
     return Outcome.with_nonces(appended, after, drawn)
 
 
+def _earlier_batch(
+    log_: EventStore, tx: StoreTransaction, idempotency: Idempotency
+) -> tuple[Recorded, list[Event]] | None:
+    """The batch the log holds under ``idempotency``'s key and the log's events, or None: under
+    its digest, else under its unscoped digest if that batch is the same seat's."""
+    earlier = idempotency.keys.find_in(log_, tx, idempotency.digest)
+    if earlier is not None:
+        return earlier, tx.read()
+    if idempotency.legacy is None or idempotency.seat is None:
+        return None
+    written_before = idempotency.keys.find_in(log_, tx, idempotency.legacy)
+    if written_before is None:
+        return None
+    from mortecouille.app.idempotency import batch_seat  # only with a key (see run_command)
+
+    events = tx.read()
+    if batch_seat(events, written_before.first) != idempotency.seat:
+        return None  # another seat's command under the same key: this one is new
+    return written_before, events
+
+
 def _fold_from_store(
     log_: EventStore, head: tuple[int, str], known: KnownState | None
 ) -> tuple[GameState, StoreFolded | None]:
@@ -454,8 +482,8 @@ def create_game(
     even after a restart; None (the CLI) writes exactly the lines a creation always wrote.
 
     ``nonce``: write a nonce on every line of a secret input among ``events`` (as
-    :func:`run_command` does for a command's batch): asked by ``fork``, whose creation copies the
-    original's events; a new game's creation holds none, and the deterministic creations
+    :func:`run_command` does for a command's batch); a new game's creation holds none, a fork
+    copies nothing secret (:mod:`mortecouille.app.fork`), and the deterministic creations
     (``simulate``'s bot games, a scenario) write their lines as they always did."""
     if isinstance(log_, GameLog):
         problem = log_.path_problem(SIBLINGS)

@@ -28,7 +28,10 @@ from typing import Any, Protocol, runtime_checkable
 import msgspec
 
 from mortecouille.core.errors import BadInput
+from mortecouille.events.base import Event
 from mortecouille.events.codec import IDEM_FIELD, NONCE_FIELD
+from mortecouille.events.fleet import ShipBought
+from mortecouille.events.game import GameCreated
 from mortecouille.events.store import Transaction
 from mortecouille.events.stores import EventStore, StoreTransaction
 
@@ -50,11 +53,77 @@ class Recorded(msgspec.Struct, frozen=True):
 
 
 def key_digest(key: str) -> str:
-    """The SHA-256 (hex) of an idempotency key as the log keeps it: never the key itself, which a
-    client may have built from something private."""
+    """The SHA-256 (hex) of an idempotency key alone: never the key itself, which a client may
+    have built from something private. What logs written before keys were scoped by seat keep
+    (:func:`seat_digest` is what is written now); still looked up, for their own retries."""
+    check_key(key)
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def check_key(key: str) -> None:
+    """Refuse a key that is not 1 to :data:`MAX_KEY_LENGTH` printable characters (400 naming it)."""
     if not key or len(key) > MAX_KEY_LENGTH or not key.isprintable():
         raise BadInput("Idempotency-Key", f"a key is 1 to {MAX_KEY_LENGTH} printable characters")
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+# --- keys scoped by seat ------------------------------------------------------------------------
+
+#: The seat a key is scoped to when no seat sends it: a game's creation (anyone may create one),
+#: and a fork's creation of its new game.
+CREATION = "creation"
+FORK = "fork"
+#: The referee's seat (a player's is :func:`player_seat`).
+REFEREE_SEAT = "referee"
+_SCOPED_LABEL = "mortecouille idempotency key v2"
+
+
+def player_seat(player: str) -> str:
+    """The scope of a key a player sends: ``player:NAME``."""
+    return f"player:{player}"
+
+
+def seat_digest(seat: str, key: str) -> str:
+    """The digest the log keeps of ``key`` sent from ``seat`` (:data:`REFEREE_SEAT`,
+    :func:`player_seat`, :data:`CREATION`, :data:`FORK`): SHA-256 (hex) of the JSON array
+    ``["mortecouille idempotency key v2", SEAT, KEY]``. Two seats that send the same key (a page
+    counting its requests from 1, a key seen in another's traffic) name two commands: a key finds
+    only its own seat's batch, never another seat's answer.
+
+    >>> seat_digest("player:Anne", "k") != seat_digest("player:Bart", "k") != key_digest("k")
+    True
+    """
+    check_key(key)
+    return hashlib.sha256(msgspec.json.encode([_SCOPED_LABEL, seat, key])).hexdigest()
+
+
+def batch_seat(events: Sequence[Event], first: int) -> str:
+    """The seat whose command appended the batch at seq ``first`` of ``events``, as far as its
+    first event tells (for a batch written under an unscoped key, :func:`key_digest`, by a service
+    that did not scope keys): a game's creation (or a fork's); the player the event names (its
+    ``player`` or ``owner``, or its ship's owner); else the referee (a resolution, a ruling, a
+    lock, a deadline, an ending). A placement the referee made for a player's ship is that
+    player's by this reading, so the referee's retry of it across such an upgrade is decided again
+    (the same square: the same board)."""
+    event = events[first]
+    if isinstance(event, GameCreated):
+        return FORK if event.forked_from is not None else CREATION
+    player = getattr(event, "player", None) or getattr(event, "owner", None)
+    ship = getattr(event, "ship", None)
+    if not isinstance(player, str) and isinstance(ship, str):
+        player = _owner(events[:first], ship)
+    return player_seat(player) if isinstance(player, str) else REFEREE_SEAT
+
+
+def _owner(events: Sequence[Event], ship: str) -> str | None:
+    """Whose ``ship`` is, as the last of ``events`` naming its owner says (its purchase, or a
+    placement or set-up naming one)."""
+    for event in reversed(events):
+        if getattr(event, "ship", None) != ship:
+            continue
+        owner = event.player if isinstance(event, ShipBought) else getattr(event, "owner", None)
+        if isinstance(owner, str):
+            return owner
+    return None
 
 
 def envelope(digest: str, count: int) -> dict[str, Any]:

@@ -48,7 +48,7 @@ from mortecouille.core.contributions import awaited_reveals, contributed, curren
 from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.commands import fleet_of
 from mortecouille.core.fleet.purchase import FleetSheet, status_sheet
-from mortecouille.core.game import evolve
+from mortecouille.core.game import evolve, fold
 from mortecouille.core.mortecouille.orders import takes_orders
 from mortecouille.core.narration import position_caption
 from mortecouille.core.state import EMPTY, GameState, ShipState
@@ -56,6 +56,7 @@ from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
 from mortecouille.events.blockade import TokensGiven
 from mortecouille.events.board import Board
+from mortecouille.events.dice import DiceContributionAbsent
 from mortecouille.events.fleet import FleetSealed, ShipBought
 from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.movement import ShipPlaced
@@ -162,6 +163,16 @@ class OwnContribution(msgspec.Struct, frozen=True, kw_only=True):
     revealed: bool
 
 
+class WithheldReveal(msgspec.Struct, frozen=True, kw_only=True):
+    """A turn resolved without a player's committed dice contribution (D3,
+    ``dice-contribution-absent``, public): whose, which turn, the referee's reason, and where."""
+
+    seq: int
+    turn: int
+    player: str
+    reason: str
+
+
 class GameView(msgspec.Struct, frozen=True, kw_only=True):
     """A game as ``viewer`` may see it after event ``seq`` (docs/service.md, "The view").
 
@@ -172,7 +183,8 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     for, with their ships still without orders (tokens); ``submitted``: the players with a ship
     to order and none missing. ``explanation``: the last turn resolved by ``seq``, told event by
     event as ``explain`` tells it. ``seed`` is set once the game has ended (D2). ``deadline``
-    (ISO 8601) is the server's to fill.
+    (ISO 8601) is the server's to fill. ``withheld``: every turn resolved by ``seq`` without a
+    player's committed dice contribution (D3), in order.
     """
 
     game: str
@@ -210,6 +222,7 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     own_contribution: OwnContribution | None
     head_code: TurnHeadCode | None
     deadline: str | None = None
+    withheld: tuple[WithheldReveal, ...] = ()
 
 
 # --- what the log has revealed ---------------------------------------------------------------
@@ -486,6 +499,12 @@ def public_log(events: Sequence[Event], viewer: Viewer, known: Disclosure) -> li
     return readable
 
 
+def public_state(events: Sequence[Event], viewer: Viewer) -> GameState:
+    """The fold of ``viewer``'s public log of ``events`` (a whole log): the game now as far as
+    they may know it, what every field a viewer is sent is derived from."""
+    return fold(public_log(events, viewer, disclosure(events)))
+
+
 # --- the view ----------------------------------------------------------------------------------
 
 
@@ -574,6 +593,11 @@ def view(
         awaiting_reveal=_awaiting_reveal(state),
         own_contribution=_own_contribution(state, viewer),
         head_code=_head_code(events, at),
+        withheld=tuple(
+            WithheldReveal(seq=e.seq, turn=e.turn, player=e.player, reason=e.reason)
+            for e in readable
+            if isinstance(e, DiceContributionAbsent)
+        ),
     )
 
 

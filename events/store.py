@@ -97,9 +97,15 @@ class GameNotFound(Exception):
 
 class Unwritable(Exception):
     """A log's files cannot be written where they are (a bad path, a symlink in the way, no
-    permission, a full disk); nothing was changed, or what was cut short was taken back (exit 2)."""
+    permission, a full disk); nothing was changed, or what was cut short was taken back (exit 2).
+    ``reason``: why, in the system's words and without a path (``No space left on device``), for a
+    message to someone who must not see the server's files (the service's clients)."""
 
     exit_code = 2
+
+    def __init__(self, message: str, *, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class Head(msgspec.Struct, frozen=True):
@@ -1003,7 +1009,9 @@ class GameLog:
             fd = self._abandoned_log()
             taken_over = True
         except OSError as error:
-            raise Unwritable(f"cannot create {self.path}: {error.strerror}") from None
+            raise Unwritable(
+                f"cannot create {self.path}: {error.strerror}", reason=error.strerror or str(error)
+            ) from None
         written = False
         ours = taken_over  # the file, empty and locked, is this creation's to remove if it fails
         try:
@@ -1147,7 +1155,9 @@ class GameLog:
                 raise Unwritable(
                     f"game {self.name!r}: {self.path} is a symbolic link; refusing to write through it"
                 ) from None
-            raise Unwritable(f"cannot open {self.path} to write: {error.strerror}") from None
+            raise Unwritable(
+                f"cannot open {self.path} to write: {error.strerror}", reason=error.strerror or str(error)
+            ) from None
 
     def append(self, events: Sequence[Event], expected_seq: int | None = None) -> list[Event]:
         """Append under the lock; see :meth:`Transaction.append`. The same steps as
@@ -1287,7 +1297,8 @@ class Creation:
                 self.log.start_head(stamped[-1].seq, stamped[-1].hash, len(payload))
             except OSError as error:  # the creation is taken back whole: the log is removed
                 raise Unwritable(
-                    f"cannot write {self.log.head_path}: {error.strerror}; the game was not created"
+                    f"cannot write {self.log.head_path}: {error.strerror}; the game was not created",
+                    reason=error.strerror or str(error),
                 ) from None
         self.written = True
         return stamped
@@ -1641,7 +1652,10 @@ def _append_or_take_back(fd: int, payload: bytes, size: int, path: Path) -> None
             state = "the log is as it was"
         except OSError:
             state = "the log may end in a torn line; run `mortecouille repair`"
-        raise Unwritable(f"cannot write {path}: {error.strerror}; nothing was appended ({state})") from None
+        raise Unwritable(
+            f"cannot write {path}: {error.strerror}; nothing was appended ({state})",
+            reason=error.strerror or str(error),
+        ) from None
 
 
 @contextmanager
@@ -1650,7 +1664,9 @@ def _unwritable(path: Path) -> Iterator[None]:
     try:
         yield
     except OSError as error:
-        raise Unwritable(f"cannot write {path}: {error.strerror or error}") from None
+        raise Unwritable(
+            f"cannot write {path}: {error.strerror or error}", reason=error.strerror or str(error)
+        ) from None
 
 
 def _write_all(fd: int, payload: bytes | memoryview) -> None:

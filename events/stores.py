@@ -442,7 +442,9 @@ class FileSecrets:
             _fsync_dir(temporary.parent)
         except OSError as error:
             temporary.unlink(missing_ok=True)
-            raise Unwritable(f"cannot replace {path}: {error.strerror}") from None
+            raise Unwritable(
+                f"cannot replace {path}: {error.strerror}", reason=error.strerror or str(error)
+            ) from None
 
     def remove(self, kind: str) -> None:
         self.path(kind).unlink(missing_ok=True)
@@ -457,7 +459,9 @@ class FileSecrets:
                 f"{path} already exists (left without its game, or a link): remove it first"
             ) from None
         except OSError as error:
-            raise Unwritable(f"cannot create {path}: {error.strerror}") from None
+            raise Unwritable(
+                f"cannot create {path}: {error.strerror}", reason=error.strerror or str(error)
+            ) from None
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
@@ -465,7 +469,9 @@ class FileSecrets:
                 os.fsync(handle.fileno())
         except OSError as error:
             path.unlink(missing_ok=True)
-            raise Unwritable(f"cannot write {path}: {error.strerror}") from None
+            raise Unwritable(
+                f"cannot write {path}: {error.strerror}", reason=error.strerror or str(error)
+            ) from None
 
 
 @contextlib.contextmanager
@@ -473,7 +479,9 @@ def _unwritable_dir(directory: Path) -> Iterator[None]:
     try:
         yield
     except OSError as error:
-        raise Unwritable(f"cannot write {directory}: {error.strerror or error}") from None
+        raise Unwritable(
+            f"cannot write {directory}: {error.strerror or error}", reason=error.strerror or str(error)
+        ) from None
 
 
 def secrets_of(log: EventStore, creation: object | None = None) -> GameSecrets:
@@ -562,6 +570,7 @@ def _write_lines(creation: Creation, data: bytes) -> None:
             creation.log.start_head(head.seq, head.hash)
         except OSError as error:
             raise Unwritable(
-                f"cannot write {creation.log.head_path}: {error.strerror}; the game was not created"
+                f"cannot write {creation.log.head_path}: {error.strerror}; the game was not created",
+                reason=error.strerror or str(error),
             ) from None
     creation.written = True

@@ -343,6 +343,23 @@ def test_only_the_referee_locks_and_a_turn_locks_once(client: TestClient[Litesta
     assert error_of(client.post("/api/games/g/lock", headers=game.referee), 422)["rule"] == "D3"
 
 
+def test_a_lock_before_the_game_can_start_is_refused_citing_f3_and_the_fleets_can_still_be_sealed(
+    client: TestClient[Litestar], games: Path
+) -> None:
+    """The page hides *Lock* until the game is played, and the API refuses it too: a turn locked
+    while fleets are bought would take no seal or placement again (D3), and nothing unlocks it."""
+    game = create(client, ruleset="mortecouille", budget=100000)
+    anne = game.players["Anne"]
+    ok(client.post("/api/games/g/buy", json={"ship": "Hope", "kind": "red-small"}, headers=anne))
+    before = file_digests(games)
+    refusal = error_of(client.post("/api/games/g/lock", headers=game.referee), 422)
+    assert refusal["rule"] == "F3" and "turn 1 cannot be locked" in refusal["message"]
+    assert "fleet not sealed yet for Anne, Bart" in refusal["message"]
+    assert file_digests(games) == before
+    assert not client.get("/api/games/g/view").json()["locked"]
+    ok(client.post("/api/games/g/seal", json={"forfeit": True}, headers=anne))
+
+
 def test_a_table_dice_game_takes_no_contribution(client: TestClient[Litestar], games: Path) -> None:
     game = mortecouille_ready(client, dice="table")
     assert client.get("/api/games/g/view").json()["dice_scheme"] is None

@@ -207,6 +207,13 @@ def test_two_phones_play_contributed_dice_keep_receipts_and_show_the_same_head_c
         resolve_when_ready(referee, without="Bart")
         assert "Bart's phone went flat" in log_text(server)
         seq_3, code_3 = head_code_everywhere(viewers, 3)
+        # a withheld contribution may be a choice between two outcomes (with the seed's holder):
+        # every page says so, the table loudest, naming the player, the turn and the reason
+        for viewer in viewers:
+            viewer.page.wait_for_selector('#withheld[data-players="Bart"]', state="visible")
+            said = viewer.page.locator("#withheld").inner_text()
+            assert "Turn 3 was resolved without a withheld dice contribution: Bart" in said, said
+            assert "Bart's phone went flat" in said and "Bart 1 (turns 3)" in said, said
         annes_file = download_receipts(anne, "Anne", tmp_path)
 
         # the files the players took home: verify accepts them and the code the table read out

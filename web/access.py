@@ -124,21 +124,25 @@ def seats_answer(
     }
 
 
-def reissue_seat(log_: EventStore, base: str, seat: str) -> dict[str, Any]:
-    """A new token for ``seat`` (a player, or ``referee``), its link and its QR code; the old
-    token stops working at once."""
+def reissue_seat(log_: EventStore, base: str, seat: Viewer) -> dict[str, Any]:
+    """A new token for ``seat`` (:data:`REFEREE`, or a player's), its link and its QR code; the
+    old token stops working at once. ``seat`` and ``player`` name the seat: ``referee`` and null,
+    or the player's name twice (a player may be called ``referee``)."""
     token = reissue(log_, seat)
-    as_referee = seat == "referee" and seat not in _players(log_)
-    issued = IssuedSeats(referee=token) if as_referee else IssuedSeats(players={seat: token})
-    links = seat_links(base, log_.name, issued)
-    link = links.referee if as_referee else links.players[seat]
+    if seat.player is None:
+        link = seat_links(base, log_.name, IssuedSeats(referee=token)).referee
+    else:
+        link = seat_links(base, log_.name, IssuedSeats(players={seat.player: token})).players[seat.player]
     assert link is not None
-    return {"seat": seat, "token": token, "link": link, "qr_svg": qr_svg(link)}
-
-
-def _players(log_: EventStore) -> tuple[str, ...]:
-    created = log_.read()[:1]
-    return tuple(getattr(created[0], "players", ())) if created else ()
+    name = seat.player if seat.player is not None else "referee"
+    return {
+        "seat": name,
+        "role": seat.role,
+        "player": seat.player,
+        "token": token,
+        "link": link,
+        "qr_svg": qr_svg(link),
+    }
 
 
 class ListenerView:

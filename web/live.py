@@ -39,9 +39,11 @@ from typing import Protocol
 import msgspec
 import structlog
 
+from mortecouille.app.problems import problem_text
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import LogError, check_line, decode_line, decode_lines
 from mortecouille.events.store import GameLog
+from mortecouille.events.store_errors import StoreError
 from mortecouille.events.stores import EventStore, FileStore, GameStore, events_from
 
 _log = structlog.get_logger("mortecouille.web")
@@ -350,8 +352,9 @@ async def event_stream(
     try:
         try:
             backlog = await asyncio.to_thread(log_.read)
-        except LogError as error:
-            yield sse_message(event="problem", data=msgspec.json.encode({"message": str(error)}))
+        except (LogError, StoreError) as error:  # told as any answer tells it: never the log's bytes
+            problem = {"message": problem_text(error, log_.name)}
+            yield sse_message(event="problem", data=msgspec.json.encode(problem))
             return
         for chunk in render.start(backlog, after):
             yield chunk

@@ -38,7 +38,7 @@ from mortecouille.core.life_cycle import DICE_MODES
 from mortecouille.core.state import EMPTY, GameState, state_hash, with_earlier_ships
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import LogError, check_lines, decode_block, decode_line, decode_lines
-from mortecouille.events.dice import DiceContributionRevealed, TurnLocked
+from mortecouille.events.dice import DiceContributionAbsent, DiceContributionRevealed, TurnLocked
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.schema import event_tag
 from mortecouille.events.store import CheckedStream, GameLog, Head
@@ -515,6 +515,8 @@ class Gathered:
         self.rolls: list[DieRolled] = []
         self.seed: str | None = None
         self.contributions: dict[int, dict[str, str]] = {}
+        #: each player's turns resolved without their committed contribution (D3), in order
+        self.withheld: dict[str, list[int]] = {}
         #: the lines holding a turn's or a game end's type (:func:`gather` with ``turn_marks``): the
         #: bits of the marks each holds, by the seq the line claims
         self.turn_marks: dict[int, int] = {}
@@ -545,6 +547,8 @@ class Gathered:
                 self.seed = event.seed
         elif isinstance(event, DiceContributionRevealed):
             self.contributions.setdefault(event.turn, {})[event.player] = event.contribution
+        elif isinstance(event, DiceContributionAbsent):
+            self.withheld.setdefault(event.player, []).append(event.turn)
 
 
 class KeyedBatches:
@@ -623,7 +627,9 @@ class KeyedBatches:
         return None
 
 
-_GATHERED_TAGS = frozenset(event_tag(cls) for cls in (DieRolled, GameEnded, DiceContributionRevealed))
+_GATHERED_TAGS = frozenset(
+    event_tag(cls) for cls in (DieRolled, GameEnded, DiceContributionRevealed, DiceContributionAbsent)
+)
 #: how a line of those types shows its type (canonical JSON: compact, so exactly these bytes)
 _GATHERED_MARKS = tuple(b'"type":' + msgspec.json.encode(tag) for tag in sorted(_GATHERED_TAGS))
 #: with the marks of a turn's edges (a game end is both)
@@ -861,7 +867,21 @@ class DiceCheck:
         if self.policy.dice_scheme == CONTRIBUTED:
             shown = sum(len(players) for players in self.gathered.contributions.values())
             summary += f"; each turn keyed by the players' contributions (D3): {shown} revealed"
+            summary += withheld_summary(self.gathered.withheld)
         return Finding("dice", True, summary)
+
+
+def withheld_summary(withheld: dict[str, list[int]]) -> str:
+    """Each player's committed contributions a turn was resolved without (D3), counted: a player
+    who withholds, told the dice by whoever holds the seed, chooses between two outcomes of the
+    turn (README, "Dice nobody can foresee"), so the count is what the table watches."""
+    if not withheld:
+        return ""
+    counted = ", ".join(
+        f"{player} {len(turns)} (turn{'s' if len(turns) > 1 else ''} {', '.join(map(str, turns))})"
+        for player, turns in sorted(withheld.items())
+    )
+    return f"; resolved without a committed contribution, withheld: {counted}"
 
 
 def check_dice(events: list[Event]) -> list[Finding]:

@@ -178,6 +178,12 @@
 
   MC.token = takeToken();
 
+  /** Go on with ``token``, a new link of this page's own seat (the old one stopped working). */
+  MC.adoptToken = function (token) {
+    MC.token = token;
+    try { sessionStorage.setItem(tokenKey, token); } catch (e) { /* kept in memory */ }
+  };
+
   /** The seq the fragment asks for (#seq=N), or null for "now". */
   MC.fragmentSeq = function () {
     const raw = fragment().get("seq");
@@ -688,6 +694,7 @@
       banner.textContent = over || "";
     }
     showHeadCode(view);
+    showWithheld(view);
     const position = document.getElementById("position");
     if (position) position.textContent = view.position || "";
     const name = document.getElementById("game-name");
@@ -721,6 +728,34 @@
       MC.el("span", { class: "muted seq" }, " (" + MC.t("headcode.seq", { seq: head.seq }) + ")"));
   }
   MC.showHeadCode = showHeadCode;
+
+  /** Every turn resolved without a player's committed dice contribution (view.withheld, D3),
+   * shown loudly in #withheld: the last resolved turn's, with the referee's reason, then the
+   * count per player over the game. Whoever withholds a reveal, told the dice by the seed's
+   * holder, may choose between two outcomes of the turn: the table should see each one. */
+  function showWithheld(view) {
+    const box = document.getElementById("withheld");
+    if (!box) return;
+    const withheld = (view && view.withheld) || [];
+    box.hidden = !withheld.length;
+    if (!withheld.length) {
+      box.replaceChildren();
+      return;
+    }
+    const lastTurn = view.head_code ? view.head_code.turn : null; // the last turn resolved by the view's seq
+    const latest = withheld.filter((entry) => entry.turn === lastTurn);
+    const parts = [];
+    if (latest.length) {
+      const who = latest.map((entry) => MC.t("withheld.one", { player: entry.player, reason: entry.reason })).join("; ");
+      parts.push(MC.el("strong", {}, MC.t("withheld.turn", { turn: lastTurn, who: who })));
+    }
+    const turns = {};
+    for (const entry of withheld) (turns[entry.player] = turns[entry.player] || []).push(entry.turn);
+    const tally = Object.keys(turns).sort().map((player) => MC.t("withheld.count", { player: player, count: turns[player].length, turns: turns[player].join(", ") })).join("; ");
+    parts.push(MC.el("span", { class: "tally" }, MC.t("withheld.tally", { tally: tally })));
+    box.dataset.players = Object.keys(turns).sort().join(",");
+    box.replaceChildren(...parts.flatMap((part, index) => (index ? [" ", part] : [part])));
+  }
 
   /** A table of ships: name, owner, square, facing, damage, state. */
   MC.shipsTable = function (ships, columns) {

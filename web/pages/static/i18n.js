@@ -103,6 +103,7 @@ window.MC_WORDS = {
     "place.kind": "Kind (blockade)",
     "place.submit": "Place",
     "place.done": "Placed: {ship} on {square}",
+    "place.wait": "Your fleet is sealed. Ships are placed once every fleet is sealed, so that no fleet shows before then. Waiting for: {names}.",
     "orders.title": "Orders for this turn",
     "orders.ship": "Ship",
     "orders.action": "Action {n}",
@@ -152,6 +153,10 @@ window.MC_WORDS = {
     "referee.seat.new": "New link for {player}",
     "referee.seat.note": "A new link ends the old one. The code is a secret: show it to {player} only.",
     "referee.seat.link": "Link for {player}",
+    "referee.seat.own": "New link for the referee (this page)",
+    "referee.seat.own.confirm": "Issue a new referee link? The old one stops working on every device; this page goes on with the new one.",
+    "referee.seat.own.note": "Your old referee link no longer works; this page uses the new one. Keep it: it is shown once.",
+    "referee.seat.own.link": "The referee's new link",
     "referee.submitted": "Orders",
     "referee.submitted.yes": "{player}: every order in",
     "referee.submitted.no": "{player}: waiting ({ships})",
@@ -197,6 +202,10 @@ window.MC_WORDS = {
     "witness.alarm.shorter": "This device saw the log up to event {seq}; the server's log now ends at event {last}: it was cut short.",
     "witness.alarm.forged": "The server sent event {seq} with a line that does not hash to the hash it gave ({served}).",
     "witness.alarm.todo": "Do not clear this browser's data. Export the witness file below and keep it, then run:",
+    "withheld.turn": "Turn {turn} was resolved without a withheld dice contribution: {who}.",
+    "withheld.one": "{player} (“{reason}”)",
+    "withheld.count": "{player} {count} (turns {turns})",
+    "withheld.tally": "Contributions withheld in this game (D3): {tally}. A player who withholds, helped by whoever holds the seed, can choose between two outcomes of a turn.",
     "receipts.title": "My receipts",
     "receipts.count": "Receipts: {n}",
     "receipts.last": "Last: {kind} {subject}, event {seq}, head {head}",
@@ -234,7 +243,8 @@ window.MC_WORDS = {
     "referee.fork.open": "Open its referee page",
     "referee.fork.table": "Its table page",
     "referee.fork.player": "Link for {player}: ",
-    "referee.fork.missing": "Give the new game's name and the seq to fork at."
+    "referee.fork.missing": "Give the new game's name and the seq to fork at.",
+    "referee.fork.limit": "A fork copies only what you may read: nothing secret (orders of a turn not resolved, purchases before every fleet is sealed). Up to seq {seq} at the latest now."
   },
   fr: {
     "lang.name": "Français",
@@ -331,6 +341,7 @@ window.MC_WORDS = {
     "place.kind": "Type (blocus)",
     "place.submit": "Placer",
     "place.done": "Placé : {ship} en {square}",
+    "place.wait": "Votre flotte est scellée. Les navires se placent une fois toutes les flottes scellées, pour qu'aucune flotte ne se dévoile avant. En attente de : {names}.",
     "orders.title": "Ordres du tour",
     "orders.ship": "Navire",
     "orders.action": "Action {n}",
@@ -380,6 +391,10 @@ window.MC_WORDS = {
     "referee.seat.new": "Nouveau lien pour {player}",
     "referee.seat.note": "Un nouveau lien annule l'ancien. Le code est secret : ne le montrer qu'à {player}.",
     "referee.seat.link": "Lien de {player}",
+    "referee.seat.own": "Nouveau lien de l'arbitre (cette page)",
+    "referee.seat.own.confirm": "Émettre un nouveau lien d'arbitre ? L'ancien cesse de fonctionner sur tous les appareils ; cette page continue avec le nouveau.",
+    "referee.seat.own.note": "Votre ancien lien d'arbitre ne fonctionne plus ; cette page utilise le nouveau. Gardez-le : il n'est montré qu'une fois.",
+    "referee.seat.own.link": "Le nouveau lien de l'arbitre",
     "referee.submitted": "Ordres",
     "referee.submitted.yes": "{player} : tous les ordres sont là",
     "referee.submitted.no": "{player} : on attend ({ships})",
@@ -425,6 +440,10 @@ window.MC_WORDS = {
     "witness.alarm.shorter": "Cet appareil a vu le journal jusqu'à l'événement {seq} ; celui du serveur s'arrête maintenant à l'événement {last} : il a été tronqué.",
     "witness.alarm.forged": "Le serveur a envoyé l'événement {seq} avec une ligne dont l'empreinte n'est pas celle qu'il donne ({served}).",
     "witness.alarm.todo": "N'effacez pas les données de ce navigateur. Exportez le fichier de témoin ci-dessous et gardez-le, puis lancez :",
+    "withheld.turn": "Le tour {turn} a été résolu sans une contribution aux dés retenue : {who}.",
+    "withheld.one": "{player} (« {reason} »)",
+    "withheld.count": "{player} {count} (tours {turns})",
+    "withheld.tally": "Contributions retenues dans cette partie (D3) : {tally}. Un joueur qui retient la sienne, aidé de qui détient la graine, peut choisir entre deux issues d'un tour.",
     "receipts.title": "Mes reçus",
     "receipts.count": "Reçus : {n}",
     "receipts.last": "Dernier : {kind} {subject}, événement {seq}, tête {head}",
@@ -462,6 +481,7 @@ window.MC_WORDS = {
     "referee.fork.open": "Ouvrir sa page d'arbitre",
     "referee.fork.table": "Sa page de table",
     "referee.fork.player": "Lien de {player} : ",
-    "referee.fork.missing": "Donnez le nom de la nouvelle partie et l'événement où bifurquer."
+    "referee.fork.missing": "Donnez le nom de la nouvelle partie et l'événement où bifurquer.",
+    "referee.fork.limit": "Une bifurcation ne copie que ce que vous pouvez lire : rien de secret (ordres d'un tour non résolu, achats avant que toutes les flottes soient scellées). Jusqu'à l'événement {seq} au plus pour l'instant."
   }
 };
