@@ -6,6 +6,7 @@ the file system in a static file's path; odd game, ship and player names in path
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -126,4 +127,25 @@ def test_numbers_out_of_range_odd_names_and_odd_headers_are_refused_never_a_500(
         for method, path in (("POST", "/api/games/g/lock"), ("GET", "/api/games/g/view")):
             answer = client.request(method, path, headers={**seats["referee"], **header})
             assert answer.status_code < 500, (header, path, answer.text)
+    assert file_digests(games) == before
+
+
+def test_a_body_nested_too_deeply_is_a_400_whatever_the_interpreters_recursion_limit(
+    served: tuple[TestClient[Litestar], dict[str, dict[str, str]]],
+    games: Path,
+) -> None:
+    """The decoder's own depth limit follows ``sys.getrecursionlimit()``, which another library of
+    the process may raise: the refusal is the service's own depth check, not the decoder's."""
+    client, seats = served
+    before = file_digests(games)
+    headers = {**seats["referee"], "Content-Type": "application/json"}
+    kept = sys.getrecursionlimit()
+    sys.setrecursionlimit(100_000)
+    try:
+        for depth in (33, DEEP):
+            deep = ("[" * depth + "]" * depth).encode()
+            answer = client.post("/api/games/g/rulings", content=deep, headers=headers)
+            assert answer.status_code == 400 and "nested too deeply" in answer.json()["error"]["message"], answer.text
+    finally:
+        sys.setrecursionlimit(kept)
     assert file_digests(games) == before

@@ -1,6 +1,7 @@
 """The games list's ``waiting`` and the view's ``all_submitted`` come from the viewer's public fold,
 like every other field (docs/service.md, "What each viewer sees"): a secret, here a ship bought
-and placed before every fleet is sealed, changes neither for anyone who may not read it."""
+and placed before every fleet is sealed (as a log written before placements waited for every seal
+holds one, F3 ruling), changes neither for anyone who may not read it."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from mortecouille.app.games import game_log
+from mortecouille.events.movement import ShipPlaced
 from mortecouille.web.server import build_app
 
 
@@ -37,7 +40,7 @@ def what_anyone_sees(client: TestClient[Litestar], referee: dict[str, str]) -> d
 
 
 def test_a_ship_secretly_bought_and_placed_changes_neither_the_list_nor_all_submitted(
-    client: TestClient[Litestar],
+    client: TestClient[Litestar], games: Path
 ) -> None:
     created = client.post(
         "/api/games",
@@ -49,8 +52,11 @@ def test_a_ship_secretly_bought_and_placed_changes_neither_the_list_nor_all_subm
         assert client.post(f"/api/games/g/{path}", json=body, headers=anne).status_code == 200
     before = what_anyone_sees(client, referee)
 
-    placed = client.post("/api/games/g/place", json={"ship": "Hope", "square": "C3"}, headers=anne)
-    assert placed.status_code == 200, placed.text
+    refused = client.post("/api/games/g/place", json={"ship": "Hope", "square": "C3"}, headers=anne)
+    assert refused.status_code == 422 and refused.json()["error"]["rule"] == "F3"
+    # an older engine placed it before every fleet was sealed: sealed with the purchases
+    early = ShipPlaced(ship="Hope", at=(2, 2), facing="N", kind="red-small", owner="Anne", rules=("F3", "B2"))
+    game_log(games, "g").append([early])
 
     assert what_anyone_sees(client, referee) == before
     assert "Hope" not in client.get("/api/games").text

@@ -167,12 +167,16 @@ class RequestGuard:
                 f"Content-Type: {media_type or 'none'!r}; a body is JSON, sent as application/json",
                 field="Content-Type",
             )
+        too_deep = f"body: nested too deeply (no body of this API nests beyond {MAX_NESTING} levels)"
         try:
-            await request.json()
+            body = await request.json()
         except RecursionError:
-            raise Refused("body: nested too deeply (no body of this API nests beyond a few levels)") from None
+            raise Refused(too_deep) from None
         except SerializationException:
             return  # malformed JSON: the handler's own reading refuses it, naming the problem
+        # the decoder's own limit follows the interpreter's recursion limit: the refusal must not
+        if nesting(body) > MAX_NESTING:
+            raise Refused(too_deep)
 
     def same_origin(self, origin: str, request: Request[Any, Any, Any], host: str | None) -> bool:
         """Whether ``origin`` is this service's own: the request's scheme and ``Host``, or ``--url``'s."""
@@ -182,6 +186,27 @@ class RequestGuard:
         if self.hosts is not None and sent == self.hosts.public_origin:
             return True
         return host is not None and sent == origin_of(f"{request.url.scheme}://{host}")
+
+
+#: The deepest nesting of arrays and objects a body may have (the deepest body of the API has 3).
+MAX_NESTING = 32
+
+
+def nesting(value: Any) -> int:
+    """How deeply arrays and objects nest in a decoded JSON ``value`` (a scalar: 0), without recursion.
+
+    >>> nesting({"adjust": [{"ship": "Hope"}]}), nesting(3)
+    (3, 0)
+    """
+    deepest, pending = 0, [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, depth)
+        pending.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def has_body(request: Request[Any, Any, Any]) -> bool:
