@@ -69,7 +69,7 @@ from mortecouille.events.board import Board
 from mortecouille.events.codec import NONCE_FIELD, LogError
 from mortecouille.events.game import DieRolled, GameEnded
 from mortecouille.events.house_log import get_logger
-from mortecouille.events.secrecy import holds_secret_input
+from mortecouille.events.secrecy import SECRET_TYPES, holds_secret_input
 from mortecouille.events.store import Conflict, GameLog, GameNotFound, Transaction
 from mortecouille.events.store_errors import StoreError
 from mortecouille.events.stores import (
@@ -162,15 +162,31 @@ class SeedCommitment(NamedTuple):
     seed_hmac: str | None
 
 
-#: Whether commands write a nonce on a batch holding a secret input (docs/service.md, "What a
-#: receipt's head can give away"): on, for every shell. The golden logs' builder turns it off to
+#: Whether commands write a nonce on every line of a secret input (docs/service.md, "Nonces and
+#: idempotency keys"): on, for every shell. The golden logs' builder turns it off to
 #: rebuild logs written before nonces (as it turns off the dice scheme of newer games); a
 #: deterministic shell (the demo's bots) passes ``nonce=False`` to :func:`run_command` instead.
 NONCE_SECRET_BATCHES = True
 
 
+def secret_nonces(events: Sequence[Event]) -> list[str | None]:
+    """A fresh nonce (:func:`new_nonce`) for each of ``events`` that is a secret input
+    (:data:`~mortecouille.events.secrecy.SECRET_TYPES`), None for the others: what the command
+    path writes on a batch's lines. All None while :data:`NONCE_SECRET_BATCHES` is off."""
+    if not NONCE_SECRET_BATCHES or not holds_secret_input(events):
+        return [None] * len(events)
+    return [new_nonce() if isinstance(event, SECRET_TYPES) else None for event in events]
+
+
+def line_extras(nonces: Sequence[str | None], events: Sequence[Event]) -> list[dict[str, Any] | None]:
+    """The envelope fields of each line of a batch of ``events`` whose lines carry ``nonces``."""
+    return [{NONCE_FIELD: drawn} if drawn is not None else None for drawn in nonces] + [None] * (
+        len(events) - len(nonces)
+    )
+
+
 def new_nonce() -> str:
-    """A fresh nonce for a batch holding a secret input: 16 random bytes, 32 hex digits
+    """A fresh nonce for a secret input's line: 16 random bytes, 32 hex digits
     (:data:`~mortecouille.events.codec.NONCE_HEX_DIGITS`). Drawn by the command path, never by the
     core, whose ``decide`` and ``evolve`` stay pure."""
     import secrets  # only where a secret is drawn: not imported by every command (issue 16)
@@ -266,19 +282,23 @@ class _OutcomeFields(NamedTuple):
 class Outcome(_OutcomeFields):
     """What one command appended and the state after it; unpacks as ``(events, state)``.
 
-    ``nonce``: the random ``nonce`` the batch's first line carries (None when it carries none),
-    which the decoded events do not hold: a receipt commits to the lines as written, nonce
-    included (docs/service.md, "A receipt")."""
+    ``nonces``: the random ``nonce`` each appended line carries (None for a line without), which
+    the decoded events do not hold: a receipt commits to the lines as written, nonces included
+    (docs/service.md, "A receipt"); empty when no line carries one."""
 
-    nonce: str | None = None
+    nonces: tuple[str | None, ...] = ()
 
     @classmethod
-    def with_nonce(cls, events: list[Event], state: GameState, nonce: str | None) -> Outcome:
-        """The outcome of a batch whose first line carries ``nonce``."""
+    def with_nonces(cls, events: list[Event], state: GameState, nonces: Sequence[str | None]) -> Outcome:
+        """The outcome of a batch whose lines carry ``nonces`` (one per line, or fewer: the rest none)."""
         made = cls(events, state)
-        if nonce is not None:
-            made.nonce = nonce
+        if any(nonces):
+            made.nonces = tuple(nonces)
         return made
+
+    def nonce_of(self, index: int) -> str | None:
+        """The nonce of the ``index``-th appended line (None: none)."""
+        return self.nonces[index] if index < len(self.nonces) else None
 
     def lines(self) -> list[str]:
         return describe_events(self.events)
@@ -331,11 +351,11 @@ def run_command(
     under it, that batch is returned and nothing is decided or written (checked under the lock,
     so a retry racing its first attempt waits for it), else the key is written with the events,
     in the same append (:mod:`mortecouille.app.idempotency`).
-    ``nonce``: write a fresh random nonce (:func:`new_nonce`) on the first line of a batch holding
-    a secret input (:func:`~mortecouille.events.secrecy.holds_secret_input`), so that a receipt's
-    head cannot be used to test guesses of it; on by default for every shell (the CLI, the
-    service), off for a deterministic one (``demo --seed``'s bots), whose logs stay byte for byte
-    what they were. A batch with a key and a nonce carries both on its first line.
+    ``nonce``: write a fresh random nonce (:func:`new_nonce`) on every line of a secret input
+    (:func:`secret_nonces`), so that no line hash (a receipt's head, a hash sent to a page) can be
+    used to test guesses of it; on by default for every shell (the CLI, the service), off for a
+    deterministic one (``demo --seed``'s bots), whose logs stay byte for byte what they were. A
+    batch with a key carries it on its first line, beside that line's nonce if it has one.
     """
     if expected_seq is not None and expected_seq < 0:  # seqs start at 0: no log is ever there
         raise BadInput("--expect-seq", f"{expected_seq} is not a seq (0 or more)")
@@ -348,7 +368,7 @@ def run_command(
                 if isinstance(tx, Transaction):
                     tx.anchor_through(events[-1])
                 batch = events[earlier.first : earlier.first + earlier.count]
-                return Outcome.with_nonce(batch, fold(events), earlier.nonce)
+                return Outcome.with_nonces(batch, fold(events), earlier.nonces)
         folded: Folded | None = None
         stored: StoreFolded | None = None
         if known is not None and tx.position() == (known.next_seq, known.last_hash):
@@ -367,18 +387,16 @@ def run_command(
         table_rolls = [e for e in produced if isinstance(e, DieRolled) and e.source == "table"]
         if confirm is not None and table_rolls and not confirm(table_rolls):
             raise NotConfirmed()
-        extras: dict[str, Any] = {}
-        if idempotency is not None:
+        drawn = secret_nonces(produced) if nonce else []
+        extras = line_extras(drawn, produced)
+        if idempotency is not None and produced:
             # imported only with a key to write (the service): the CLI's commands never send one
             from mortecouille.app.idempotency import envelope
 
-            extras.update(envelope(idempotency.digest, len(produced)))
-        drawn = new_nonce() if nonce and NONCE_SECRET_BATCHES and holds_secret_input(produced) else None
-        if drawn is not None:
-            extras[NONCE_FIELD] = drawn
-        appended = tx.append(produced, expected_seq, extras or None)
+            extras[0] = {**envelope(idempotency.digest, len(produced)), **(extras[0] or {})}
+        appended = tx.append(produced, expected_seq, extras if any(extras) else None)
         if idempotency is not None and appended and not isinstance(tx, Transaction):
-            idempotency.keys.appended(log_, idempotency.digest, appended[0].seq, len(appended), drawn)
+            idempotency.keys.appended(log_, idempotency.digest, appended[0].seq, len(appended), tuple(drawn))
         log.info("appended", game=log_.name, command=type(command).__name__, events=len(appended))
         after = fold(appended, state)
         if folded is not None and appended and isinstance(log_, GameLog) and isinstance(tx, Transaction):
@@ -396,7 +414,7 @@ def run_command(
         keep_stored_snapshot(
             log_, StoreFolded(after, (last.seq, last.hash), stored.folded + len(appended), stored.start)
         )
-    return Outcome.with_nonce(appended, after, drawn)
+    return Outcome.with_nonces(appended, after, drawn)
 
 
 def _earlier_batch(
@@ -463,7 +481,7 @@ def create_game(
     with, written on the first line (``idem``) in the creation's own write, so a retry finds it
     even after a restart; None (the CLI) writes exactly the lines a creation always wrote.
 
-    ``nonce``: write a nonce on the first line when ``events`` hold a secret input (as
+    ``nonce``: write a nonce on every line of a secret input among ``events`` (as
     :func:`run_command` does for a command's batch); a new game's creation holds none, a fork
     copies nothing secret (:mod:`mortecouille.app.fork`), and the deterministic creations
     (``simulate``'s bot games, a scenario) write their lines as they always did."""
@@ -476,7 +494,7 @@ def create_game(
             # the log an earlier creation left empty as it died: the seed it may have kept first
             # commits no game (no line holds its commitment) and would refuse this one's
             secrets_of(log_, creation).remove(SEED)
-        drawn = new_nonce() if nonce and NONCE_SECRET_BATCHES and holds_secret_input(events) else None
+        drawn = secret_nonces(events) if nonce else []
         if secret is None:
             return _write_creation(creation, events, idempotency_digest, drawn)
         kept = secrets_of(log_, creation)
@@ -489,18 +507,16 @@ def create_game(
 
 
 def _write_creation(
-    creation: StoreCreation, events: Sequence[Event], digest: str | None, nonce: str | None
+    creation: StoreCreation, events: Sequence[Event], digest: str | None, nonces: Sequence[str | None]
 ) -> list[Event]:
-    """Write a creation's events, with the key ``digest`` and the ``nonce`` on the first line if
-    there are (without either, the very call a creation always made)."""
-    extras: dict[str, Any] = {}
-    if digest is not None:
+    """Write a creation's events, with the key ``digest`` on the first line and ``nonces`` on
+    their lines if there are (without either, the very call a creation always made)."""
+    extras = line_extras(nonces, events)
+    if digest is not None and events:
         from mortecouille.app.idempotency import envelope  # only with a key (see run_command)
 
-        extras.update(envelope(digest, len(events)))
-    if nonce is not None:
-        extras[NONCE_FIELD] = nonce
-    return creation.write(events, extras) if extras else creation.write(events)
+        extras[0] = {**envelope(digest, len(events)), **(extras[0] or {})}
+    return creation.write(events, extras) if any(extras) else creation.write(events)
 
 
 def start_game(

@@ -29,28 +29,27 @@ import msgspec
 
 from mortecouille.core.errors import BadInput
 from mortecouille.events.base import Event
-from mortecouille.events.codec import NONCE_FIELD
+from mortecouille.events.codec import IDEM_FIELD, NONCE_FIELD
 from mortecouille.events.fleet import ShipBought
 from mortecouille.events.game import GameCreated
 from mortecouille.events.store import Transaction
 from mortecouille.events.stores import EventStore, StoreTransaction
 
-#: The envelope field (events.codec.ENVELOPE_EXTRAS) that carries a batch's key.
-IDEM_FIELD = "idem"
 _MARKER = b'"idem":'
+_NONCE_MARKER = b'"nonce":'
 
 #: The longest key a client may send, in characters: a UUID or a hash fits many times over.
 MAX_KEY_LENGTH = 200
 
 
 class Recorded(msgspec.Struct, frozen=True):
-    """What a key appended: ``count`` events from seq ``first``, and the ``nonce`` the batch's first
-    line carries beside the key (None: none), which a retry's receipt commits to as the first
-    answer's did."""
+    """What a key appended: ``count`` events from seq ``first``, and the ``nonces`` its lines carry
+    (one per line, None for a line without; empty when none has one), which a retry's receipt
+    commits to as the first answer's did."""
 
     first: int
     count: int
-    nonce: str | None = None
+    nonces: tuple[str | None, ...] = ()
 
 
 def key_digest(key: str) -> str:
@@ -141,11 +140,40 @@ class _ReadsLines(Protocol):
 
 class _GameKeys:
     """One log's keys and how far it was read (a file's: offset of the next unread byte; another
-    store's: the next unread seq)."""
+    store's: the next unread seq), and the keyed batch whose lines are being read (its digest, its
+    first seq and count, the nonces of its lines read so far): a batch is written whole, so its
+    lines come in order, one read after the other."""
 
     def __init__(self) -> None:
         self.offset = 0
         self.keys: dict[str, Recorded] = {}
+        self.open: tuple[str, int, int, list[str | None]] | None = None
+
+    def line(self, line: bytes) -> None:
+        """Read one line of the log, in order: a key it records, a nonce of the batch a key opened."""
+        if self.open is not None:
+            digest, first, count, nonces = self.open
+            nonces.append(_nonce_of(line) if _NONCE_MARKER in line else None)
+            if len(nonces) == count:
+                self.open = None
+                self._record(digest, first, count, nonces)
+            return
+        if _MARKER not in line:
+            return
+        read = _read_key(line)
+        if read is None:
+            return
+        digest, first, count, nonce = read
+        if count > 1:
+            self.open = (digest, first, count, [nonce])
+        else:
+            self._record(digest, first, count, [nonce])
+
+    def _record(self, digest: str, first: int, count: int, nonces: list[str | None]) -> None:
+        self.keys.setdefault(digest, Recorded(first=first, count=count, nonces=_kept(nonces)))
+
+    def reset(self) -> None:
+        self.offset, self.keys, self.open = 0, {}, None
 
 
 class IdempotencyIndex:
@@ -162,13 +190,12 @@ class IdempotencyIndex:
             game = self._games.setdefault(path, _GameKeys())
         size = os.fstat(fd).st_size
         if size < game.offset:
-            game.offset, game.keys = 0, {}
+            game.reset()
         if size > game.offset:
             data = os.pread(fd, size - game.offset, game.offset)
             complete = data[: data.rfind(b"\n") + 1]  # a torn tail is the store's to report
             for line in complete.splitlines():
-                if _MARKER in line:
-                    _read_key(line, game.keys)
+                game.line(line)
             game.offset += len(complete)
         return game.keys
 
@@ -186,27 +213,26 @@ class IdempotencyIndex:
             game = self._games.setdefault(_where(log), _GameKeys())
         next_seq, _ = tx.position()
         if next_seq < game.offset:  # fewer lines than read before: another game of that name
-            game.offset, game.keys = 0, {}
+            game.reset()
         if next_seq == game.offset:
             return game.keys.get(digest)  # every line read already: no read of the store at all
         for seq, line in log.lines_from(game.offset):
-            if _MARKER in line:
-                _read_key(line, game.keys)
+            game.line(line)
             game.offset = seq + 1
         return game.keys.get(digest)
 
     def appended(
-        self, log: EventStore, digest: str, first: int, count: int, nonce: str | None = None
+        self, log: EventStore, digest: str, first: int, count: int, nonces: tuple[str | None, ...] = ()
     ) -> None:
         """Note a batch of ``count`` events from seq ``first`` that the caller, holding the writer
         lock of ``log`` (a store that is not a file), just appended under the key ``digest`` (its
-        first line carrying ``nonce``, if not None), so the next catch-up does not read it back
-        (one round trip fewer per command). Noted only if every line before it was read:
-        otherwise the next catch-up reads it with the others."""
+        lines carrying ``nonces``), so the next catch-up does not read it back (one round trip
+        fewer per command). Noted only if every line before it was read: otherwise the next
+        catch-up reads it with the others."""
         with self._guard:
             game = self._games.get(_where(log))
-        if game is not None and game.offset == first:
-            game.keys.setdefault(digest, Recorded(first=first, count=count, nonce=nonce))
+        if game is not None and game.offset == first and game.open is None:
+            game.keys.setdefault(digest, Recorded(first=first, count=count, nonces=_kept(nonces)))
             game.offset = first + count
 
 
@@ -216,14 +242,30 @@ def _where(log: EventStore) -> Hashable:
     return (getattr(store, "dsn", None), getattr(store, "schema", None), log.name)
 
 
-def _read_key(line: bytes, keys: dict[str, Recorded]) -> None:
+def _read_key(line: bytes) -> tuple[str, int, int, str | None] | None:
+    """The key a line records: its digest, the batch's first seq and count, and the line's own
+    nonce; None for a line that holds the marker but no key of ours (a text holding it)."""
     try:
         body = msgspec.json.decode(line)
         recorded = body[IDEM_FIELD]
         digest, count, seq = recorded["key"], recorded["events"], body["seq"]
     except (msgspec.DecodeError, KeyError, TypeError):
-        return  # not an envelope of ours (a text that happens to hold the marker)
-    nonce = body.get(NONCE_FIELD)
-    nonce = nonce if isinstance(nonce, str) else None
+        return None
     if isinstance(digest, str) and isinstance(count, int) and isinstance(seq, int):
-        keys.setdefault(digest, Recorded(first=seq, count=count, nonce=nonce))
+        nonce = body.get(NONCE_FIELD)
+        return digest, seq, count, nonce if isinstance(nonce, str) else None
+    return None
+
+
+def _nonce_of(line: bytes) -> str | None:
+    """A line's own nonce (None: none)."""
+    try:
+        nonce = msgspec.json.decode(line).get(NONCE_FIELD)
+    except (msgspec.DecodeError, AttributeError):
+        return None
+    return nonce if isinstance(nonce, str) else None
+
+
+def _kept(nonces: Sequence[str | None]) -> tuple[str | None, ...]:
+    """The nonces a :class:`Recorded` keeps: empty when no line has one."""
+    return tuple(nonces) if any(nonces) else ()

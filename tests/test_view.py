@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mortecouille.app import receipts as receipts_module
 from mortecouille.app import view as view_module
 from mortecouille.app.botgame import DEMO_BOARD, play_in_memory, set_up_demo_fleets
 from mortecouille.app.commands import SeedCommitment, new_game, run_command
@@ -52,15 +53,25 @@ from mortecouille.core.rulings import RecordRuling
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
 from mortecouille.core.waiting import players_awaiting_orders
-from mortecouille.events.base import Event
+from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.board import Board
+from mortecouille.events.codec import stamp_all
 from mortecouille.events.movement import ShipPlaced
 from mortecouille.events.orders import Advance, Attack, Idle, Maneuver, Order, OrderGiven
 from mortecouille.events.rulings import Adjustment
+from mortecouille.events.secrecy import SECRET_TYPES
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.describe import describe_event
 
 SEED = "view-test-seed-0123456789"
+
+
+@pytest.fixture(autouse=True)
+def quick_head_codes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The head code's memory-hard stretch (0.1 s a hash, tests/test_head_codes.py) made quick:
+    every view here shows the code of a turn's end, of logs chained several ways, and any function
+    of the hash shows the same whatever a secret was."""
+    monkeypatch.setattr(receipts_module, "stretched_code", lambda line_hash: line_hash[:12])
 ANNE, BART = Viewer.of_player("Anne"), Viewer.of_player("Bart")
 EVERYONE = (SPECTATOR, REFEREE, ANNE, BART)
 
@@ -299,7 +310,9 @@ def test_who_has_submitted_is_public() -> None:
     assert seen.waiting["Anne"] == ("Black Pearl", "Hope", "Marguerite", "Sprite")
 
 
-def test_no_event_hash_or_prev_is_ever_sent(tmp_path: Path) -> None:
+def test_a_view_built_without_the_logs_lines_sends_no_hash_or_prev(tmp_path: Path) -> None:
+    """The chain is sent only with the log's lines at hand, which say where a nonce is
+    (tests/test_witness.py); without them, nothing of it."""
     log_ = GameLog(tmp_path / "h.jsonl")
     new_game(log_, players=("Anne", "Bart"), ruleset="blockade", budget=0, board=Board(width=8, height=8),
              dice_mode="table", seed=None)  # fmt: skip
@@ -408,6 +421,34 @@ def secret_contents(events: Sequence[Event], viewer: Viewer) -> list[bytes]:
     return contents
 
 
+def chained(events: Sequence[Event], nonced: bool) -> tuple[list[Event], list[bytes | None]]:
+    """``events`` stamped into a chain as the log holds them, and their lines: with a nonce on
+    every secret input's line (the same one at a seq whatever the line says, so two games differ
+    only by what their lines say), or without (a log written before nonces)."""
+    extras = [
+        {"nonce": hashlib.sha256(f"nonce {seq}".encode()).hexdigest()[:32]}
+        if nonced and isinstance(event, SECRET_TYPES)
+        else None
+        for seq, event in enumerate(events)
+    ]
+    unplaced = [msgspec.structs.replace(e, seq=-1, prev="", hash="") for e in events]
+    stamped, payload = stamp_all(unplaced, 0, GENESIS_HASH, extras)
+    return stamped, list(payload.splitlines())
+
+
+def without_chain(sent: bytes) -> object:
+    """A view as sent, its events without their ``prev`` and ``hash``, in their ``line`` too."""
+    shown = msgspec.json.decode(sent)
+    events = []
+    for event in shown["events"]:
+        kept = {k: v for k, v in event.items() if k not in ("prev", "hash", "line")}
+        if "line" in event:
+            kept["line"] = {k: v for k, v in msgspec.json.decode(event["line"]).items() if k not in ("prev", "hash")}
+        events.append(kept)
+    shown["events"] = events
+    return shown
+
+
 def fork_outcome(events: Sequence[Event], at: int) -> object:
     """What the referee gets asking for a fork of ``events`` at ``at``: the copied events, or the
     refusal's text (a fork copies only what a public viewer may read: app/fork.py)."""
@@ -422,19 +463,39 @@ def assert_same_for_everyone_but_anne(one: list[Event], other: list[Event], mome
     """At each moment (a command's end) the live view of every viewer but Anne is the same
     whatever Anne's secret was, and at the last one so is every seq scrubbed back to, and what a
     fork at each seq copies or answers; no view carries what a sealed event would say; Anne's own
-    view shows her secret."""
+    view shows her secret.
+
+    With the log's lines (the chain a page witnesses): written before nonces, the views are the
+    same too, so no hash or prev of a line of hers they may not read, nor any hash after it, is
+    sent (each depends on her secret), and none is found in what they are sent; with a nonce on
+    each secret line, they differ only by the hashes and prevs the nonces make unguessable, and no
+    line of hers they may not read is sent."""
     assert [type(e) for e in one] == [type(e) for e in other]
     last = moments[-1]
     for at in range(last):
         assert fork_outcome(one[:last], at) == fork_outcome(other[:last], at), at
+    plain_one, plain_other = chained(one, nonced=False), chained(other, nonced=False)
+    nonced_one, nonced_other = chained(one, nonced=True), chained(other, nonced=True)
     for now in moments:
         seqs = range(last) if now == last else (now - 1,)
         for viewer in NON_OWNERS:
             hidden = secret_contents(one[:now], viewer)
+            known = disclosure(one[:now])
+            unread = [e for e in plain_one[0][:now] if not visible(e, viewer, known)]
             for seq in seqs:
                 sent = encoded(view(one[:now], viewer, seq, since=-1))
                 assert sent == encoded(view(other[:now], viewer, seq, since=-1)), (viewer, now, seq)
                 assert not [content for content in hidden if content in sent], (viewer, now, seq)
+                chain = encoded(view(plain_one[0][:now], viewer, seq, since=-1, lines=plain_one[1][:now]))
+                assert chain == encoded(
+                    view(plain_other[0][:now], viewer, seq, since=-1, lines=plain_other[1][:now])
+                ), (viewer, now, seq)
+                assert not [e.seq for e in unread if e.hash.encode() in chain], (viewer, now, seq)
+                nonced = encoded(view(nonced_one[0][:now], viewer, seq, since=-1, lines=nonced_one[1][:now]))
+                assert without_chain(nonced) == without_chain(
+                    encoded(view(nonced_other[0][:now], viewer, seq, since=-1, lines=nonced_other[1][:now]))
+                ), (viewer, now, seq)
+                assert not [content for content in hidden if content in nonced], (viewer, now, seq)
     if one[:last] != other[:last]:
         assert encoded(view(one[:last], ANNE, since=-1)) != encoded(view(other[:last], ANNE, since=-1))
 

@@ -115,7 +115,7 @@ def head_code_everywhere(viewers: list[Viewer], turn: int) -> tuple[int, str]:
     shown = {viewer.page.locator("#head-code").get_attribute("data-code") for viewer in viewers}
     assert len(shown) == 1, shown
     table_words = viewers[0].page.locator("#head-code").inner_text()
-    said = re.fullmatch(rf"Head code after turn {turn}: ([0-9a-f]{{6}}) — read it aloud \(event (\d+)\)", table_words)
+    said = re.fullmatch(rf"Head code after turn {turn}: (\d{{4}} \d{{4}} \d{{4}}) — read it aloud \(event (\d+)\)", table_words)
     assert said is not None, table_words
     return int(said.group(2)), said.group(1)
 

@@ -614,7 +614,7 @@ def test_a_log_torn_by_a_kill_counts_no_batch_of_its_unfinished_append(tmp_path:
         RulingRecorded(turn=1, rule="T2", text="keyed, then torn"),
         len(whole.splitlines()),
         json.loads(whole.splitlines()[-1])["hash"],
-        {"idem": {"key": "k" * 64, "events": 2}},
+        {"idem": {"key": "a" * 64, "events": 2}},
     )
     with log.path.open("ab") as handle:
         handle.write(line + b"\n" + b'{"seq": 99, "type": "rul')

@@ -5,7 +5,7 @@ pushed message, is built here from ``view``/``event_view``, so no endpoint redac
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -23,7 +23,7 @@ from mortecouille.app.seats import (
     reissue,
     seat_links,
 )
-from mortecouille.app.view import Disclosure, disclosure, event_view, view, visible
+from mortecouille.app.view import ChainWitness, Disclosure, chain_links, disclosure, event_view, view, visible
 from mortecouille.events.base import Event
 from mortecouille.events.stores import EventStore
 from mortecouille.web.errors import Unauthorized
@@ -53,10 +53,34 @@ def viewer_for(log_: EventStore, authorization: str | None) -> Viewer:
         raise Unauthorized(f"token: not a seat token of game {log_.name!r}") from None
 
 
-def game_view(events: Sequence[Event], viewer: Viewer, seq: int | None) -> dict[str, Any]:
-    """The view (``app.view.view``) as JSON-ready values."""
-    shown: dict[str, Any] = builtins(view(events, viewer, seq))
+def game_view(
+    events: Sequence[Event], viewer: Viewer, seq: int | None, lines: Sequence[bytes | None] | None = None
+) -> dict[str, Any]:
+    """The view (``app.view.view``) as JSON-ready values; ``lines``: the log's, for the links."""
+    shown: dict[str, Any] = builtins(view(events, viewer, seq, lines=lines))
     return shown
+
+
+#: The most events one answer of the chain endpoint lists: a page asks again from the last one.
+CHAIN_PAGE = 1000
+
+
+def chain(
+    events: Sequence[Event], viewer: Viewer, since: int, lines: Sequence[bytes | None]
+) -> dict[str, Any]:
+    """The events after ``since`` (at most :data:`CHAIN_PAGE`), as ``viewer`` may see them, each
+    with what of its place in the chain it may be sent: what a page witnessing the log checks
+    (docs/service.md, "Phones as witnesses"). ``next_seq``: the log's length."""
+    known = disclosure(events)
+    last = min(len(events), since + 1 + CHAIN_PAGE)
+    links = chain_links(events[:last], lines[:last], viewer, known)
+    listed = [event_view(events[seq], viewer, known, links[seq]) for seq in range(since + 1, last)]
+    return {"game": _game_of(events), "next_seq": len(events), "events": builtins(listed)}
+
+
+def _game_of(events: Sequence[Event]) -> str | None:
+    name = getattr(events[0], "game", None) if events else None
+    return name if isinstance(name, str) else None
 
 
 def answer(events: Sequence[Event], viewer: Viewer, appended: Sequence[Event]) -> dict[str, Any]:
@@ -129,17 +153,25 @@ class ListenerView:
     reveals some of them (a turn ended, the last fleet sealed, the game ended), a ``revealed``
     message carries them as this viewer may now read them."""
 
-    def __init__(self, viewer: Viewer) -> None:
+    def __init__(self, viewer: Viewer, lines: Callable[[Event], bytes | None] | None = None) -> None:
         self.viewer = viewer
         self.known = Disclosure()
         self.last_sent = -1
         self.sealed: dict[int, Event] = {}
+        #: each event's line as the log holds it, when the service keeps them: the messages then
+        #: carry what of the chain this viewer may be sent (``app.view.ChainWitness``)
+        self.lines = lines
+        self.chain = ChainWitness(viewer)
 
     def start(self, events: list[Event], after: int) -> list[bytes]:
         self.known = disclosure(events)
         self.last_sent = after
         # what this viewer cannot read yet, sent now or before a reconnection: revealed later
         self.sealed = {e.seq: e for e in events if not visible(e, self.viewer, self.known)}
+        if self.lines is not None:  # the chain up to what was sent before, linked, not sent again
+            for event in events:
+                if event.seq <= after:
+                    self.chain.link(event, self.lines(event), self.known)
         return self._send([e for e in events if e.seq > after])
 
     def more(self, events: list[Event]) -> list[bytes]:
@@ -156,7 +188,11 @@ class ListenerView:
     def _send(self, events: list[Event]) -> list[bytes]:
         messages = []
         for event in events:
-            shown = event_view(event, self.viewer, self.known)
+            if self.lines is not None:
+                link = self.chain.link(event, self.lines(event), self.known)
+                shown = event_view(event, self.viewer, self.known, link)
+            else:
+                shown = event_view(event, self.viewer, self.known)
             if shown.sealed:
                 self.sealed[event.seq] = event
             messages.append(sse_message(seq=event.seq, event="event", data=_encoder.encode(shown)))
@@ -169,6 +205,13 @@ class ListenerView:
             return []
         for event in now_visible:
             del self.sealed[event.seq]
-        views = [event_view(event, self.viewer, self.known) for event in now_visible]
+        if self.lines is not None:
+            lines = self.lines
+            views = [
+                event_view(event, self.viewer, self.known, self.chain.again(event, lines(event), self.known))
+                for event in now_visible
+            ]
+        else:
+            views = [event_view(event, self.viewer, self.known) for event in now_visible]
         body = _encoder.encode({"seq": seq, "events": views})
         return [sse_message(seq=seq, event="revealed", data=body)]

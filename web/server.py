@@ -129,6 +129,7 @@ from mortecouille.web.live import (
     feed_for,
     parse_last_event_id,
 )
+from mortecouille.web.log_lines import LogLines
 from mortecouille.web.targets import targets_for
 
 _log = structlog.get_logger("mortecouille.web")
@@ -217,6 +218,9 @@ class Service:
         #: (:meth:`events_after`): its commands carry the state on, so they never fold enough
         #: events to make one due themselves (app/snapshot_keeper.py)
         self.snapshots = SnapshotKeeper()
+        #: each game's lines as the log holds them, for the chain the pages witness
+        #: (docs/service.md, "Phones as witnesses")
+        self.lines = LogLines()
 
     # --------------------------------------------------------------- requests
 
@@ -851,7 +855,7 @@ def build_app(
             events, state = load(log_)
         if seq is not None and not -1 <= seq < len(events):
             raise BadInput("seq", f"{seq} is not a seq of {game!r} (0 to {len(events) - 1})")
-        shown = access.game_view(events, viewer, seq)
+        shown = access.game_view(events, viewer, seq, service.lines.lines(log_, events))
         current = seq is None or seq == len(events) - 1
         deadline = deadline_in_force(events, state.turn) if current else None
         passed = deadline_passed(events, state.turn) if current else None
@@ -867,6 +871,20 @@ def build_app(
         shown["fork_at_most"] = latest_fork_point(events) if viewer.role == "referee" else None
         return shown
 
+    @get("/api/games/{game:str}/chain", sync_to_thread=True)
+    def game_chain(
+        request: Request[Any, Any, Any], game: FromPath[str], since: FromQuery[int] = -1
+    ) -> dict[str, Any]:
+        """The events after ``since`` with what of the chain this viewer may be sent: what a page
+        witnessing the log checks (docs/service.md, "Phones as witnesses")."""
+        with service.session(game) as log_:
+            viewer = access.viewer_for(log_, request.headers.get("Authorization"))
+            events = log_.read()
+        if since < -1:
+            raise BadInput("since", f"{since} is not a seq (-1 or more)")
+        # past the log's end: no event, and next_seq tells the page the log is shorter than it saw
+        return access.chain(events, viewer, min(since, len(events) - 1), service.lines.lines(log_, events))
+
     @get("/api/prices", sync_to_thread=False)
     def prices() -> dict[str, Any]:
         return price_list()
@@ -876,7 +894,11 @@ def build_app(
         log_ = await asyncio.to_thread(service.existing_log, game)
         viewer = await asyncio.to_thread(access.viewer_for, log_, request.headers.get("Authorization"))
         after = parse_last_event_id(request.headers.get("Last-Event-ID"))
-        body = event_stream(service.hub, log_, after, access.ListenerView(viewer), service.heartbeat)
+        def line(event: Event) -> bytes | None:
+            return service.lines.line(log_, event)
+
+        listener = access.ListenerView(viewer, line)
+        body = event_stream(service.hub, log_, after, listener, service.heartbeat)
         return Stream(
             body,
             media_type="text/event-stream",
@@ -1183,6 +1205,7 @@ def build_app(
             games_create,
             game_fork,
             game_view,
+            game_chain,
             game_stream,
             prices,
             buy,
