@@ -59,7 +59,7 @@ BODIES: list[tuple[str, str, str, dict[str, Any]]] = [
 
 def nested(field: str | None, body: dict[str, Any], opening: str, closing: str) -> bytes:
     """``body`` with ``field`` (None: the whole body) nested DEEP levels deep."""
-    deep = opening * DEEP + closing * DEEP
+    deep = opening * DEEP + ("0" if opening.endswith(":") else "") + closing * DEEP  # valid JSON either way
     if field is None:
         return deep.encode()
     rest = json.dumps({key: value for key, value in body.items() if key != field})[1:-1]
