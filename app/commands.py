@@ -69,7 +69,7 @@ from mortecouille.events.board import Board
 from mortecouille.events.codec import NONCE_FIELD, LogError
 from mortecouille.events.game import DieRolled, GameEnded
 from mortecouille.events.house_log import get_logger
-from mortecouille.events.secrecy import holds_secret_input
+from mortecouille.events.secrecy import SECRET_TYPES, holds_secret_input
 from mortecouille.events.store import Conflict, GameLog, GameNotFound, Transaction
 from mortecouille.events.store_errors import StoreError
 from mortecouille.events.stores import (
@@ -80,6 +80,7 @@ from mortecouille.events.stores import (
     KeepsSnapshots,
     SecretRefused,
     StoreCreation,
+    StoreTransaction,
     events_from,
     secrets_of,
 )
@@ -87,7 +88,7 @@ from mortecouille.replays.reading.describe import describe_event
 
 if TYPE_CHECKING:
     # only a command sent with an idempotency key (the service) uses the index: imported there
-    from mortecouille.app.idempotency import IdempotencyIndex
+    from mortecouille.app.idempotency import IdempotencyIndex, Recorded
 
 log = get_logger("mortecouille")
 
@@ -161,15 +162,31 @@ class SeedCommitment(NamedTuple):
     seed_hmac: str | None
 
 
-#: Whether commands write a nonce on a batch holding a secret input (docs/service.md, "What a
-#: receipt's head can give away"): on, for every shell. The golden logs' builder turns it off to
+#: Whether commands write a nonce on every line of a secret input (docs/service.md, "Nonces and
+#: idempotency keys"): on, for every shell. The golden logs' builder turns it off to
 #: rebuild logs written before nonces (as it turns off the dice scheme of newer games); a
 #: deterministic shell (the demo's bots) passes ``nonce=False`` to :func:`run_command` instead.
 NONCE_SECRET_BATCHES = True
 
 
+def secret_nonces(events: Sequence[Event]) -> list[str | None]:
+    """A fresh nonce (:func:`new_nonce`) for each of ``events`` that is a secret input
+    (:data:`~mortecouille.events.secrecy.SECRET_TYPES`), None for the others: what the command
+    path writes on a batch's lines. All None while :data:`NONCE_SECRET_BATCHES` is off."""
+    if not NONCE_SECRET_BATCHES or not holds_secret_input(events):
+        return [None] * len(events)
+    return [new_nonce() if isinstance(event, SECRET_TYPES) else None for event in events]
+
+
+def line_extras(nonces: Sequence[str | None], events: Sequence[Event]) -> list[dict[str, Any] | None]:
+    """The envelope fields of each line of a batch of ``events`` whose lines carry ``nonces``."""
+    return [{NONCE_FIELD: drawn} if drawn is not None else None for drawn in nonces] + [None] * (
+        len(events) - len(nonces)
+    )
+
+
 def new_nonce() -> str:
-    """A fresh nonce for a batch holding a secret input: 16 random bytes, 32 hex digits
+    """A fresh nonce for a secret input's line: 16 random bytes, 32 hex digits
     (:data:`~mortecouille.events.codec.NONCE_HEX_DIGITS`). Drawn by the command path, never by the
     core, whose ``decide`` and ``evolve`` stay pure."""
     import secrets  # only where a secret is drawn: not imported by every command (issue 16)
@@ -265,30 +282,40 @@ class _OutcomeFields(NamedTuple):
 class Outcome(_OutcomeFields):
     """What one command appended and the state after it; unpacks as ``(events, state)``.
 
-    ``nonce``: the random ``nonce`` the batch's first line carries (None when it carries none),
-    which the decoded events do not hold: a receipt commits to the lines as written, nonce
-    included (docs/service.md, "A receipt")."""
+    ``nonces``: the random ``nonce`` each appended line carries (None for a line without), which
+    the decoded events do not hold: a receipt commits to the lines as written, nonces included
+    (docs/service.md, "A receipt"); empty when no line carries one."""
 
-    nonce: str | None = None
+    nonces: tuple[str | None, ...] = ()
 
     @classmethod
-    def with_nonce(cls, events: list[Event], state: GameState, nonce: str | None) -> Outcome:
-        """The outcome of a batch whose first line carries ``nonce``."""
+    def with_nonces(cls, events: list[Event], state: GameState, nonces: Sequence[str | None]) -> Outcome:
+        """The outcome of a batch whose lines carry ``nonces`` (one per line, or fewer: the rest none)."""
         made = cls(events, state)
-        if nonce is not None:
-            made.nonce = nonce
+        if any(nonces):
+            made.nonces = tuple(nonces)
         return made
+
+    def nonce_of(self, index: int) -> str | None:
+        """The nonce of the ``index``-th appended line (None: none)."""
+        return self.nonces[index] if index < len(self.nonces) else None
 
     def lines(self) -> list[str]:
         return describe_events(self.events)
 
 
 class Idempotency(NamedTuple):
-    """A command's idempotency key (its digest, :func:`~mortecouille.app.idempotency.key_digest`)
-    and the index of the keys the logs hold."""
+    """A command's idempotency key (its digest, :func:`~mortecouille.app.idempotency.seat_digest`
+    for the service's seats) and the index of the keys the logs hold. ``seat`` and ``legacy``:
+    the seat that sent it and the key's unscoped digest
+    (:func:`~mortecouille.app.idempotency.key_digest`), which logs written before keys were
+    scoped keep: a batch found under it answers the retry only if it is that seat's
+    (:func:`~mortecouille.app.idempotency.batch_seat`)."""
 
     digest: str
     keys: IdempotencyIndex
+    seat: str | None = None
+    legacy: str | None = None
 
 
 class KnownState(msgspec.Struct, frozen=True):
@@ -324,24 +351,24 @@ def run_command(
     under it, that batch is returned and nothing is decided or written (checked under the lock,
     so a retry racing its first attempt waits for it), else the key is written with the events,
     in the same append (:mod:`mortecouille.app.idempotency`).
-    ``nonce``: write a fresh random nonce (:func:`new_nonce`) on the first line of a batch holding
-    a secret input (:func:`~mortecouille.events.secrecy.holds_secret_input`), so that a receipt's
-    head cannot be used to test guesses of it; on by default for every shell (the CLI, the
-    service), off for a deterministic one (``demo --seed``'s bots), whose logs stay byte for byte
-    what they were. A batch with a key and a nonce carries both on its first line.
+    ``nonce``: write a fresh random nonce (:func:`new_nonce`) on every line of a secret input
+    (:func:`secret_nonces`), so that no line hash (a receipt's head, a hash sent to a page) can be
+    used to test guesses of it; on by default for every shell (the CLI, the service), off for a
+    deterministic one (``demo --seed``'s bots), whose logs stay byte for byte what they were. A
+    batch with a key carries it on its first line, beside that line's nonce if it has one.
     """
     if expected_seq is not None and expected_seq < 0:  # seqs start at 0: no log is ever there
         raise BadInput("--expect-seq", f"{expected_seq} is not a seq (0 or more)")
     with log_.transaction() as tx:
         if idempotency is not None:
-            earlier = idempotency.keys.find_in(log_, tx, idempotency.digest)
-            if earlier is not None:
-                events = tx.read()
+            found = _earlier_batch(log_, tx, idempotency)
+            if found is not None:
+                earlier, events = found
                 # the batch is acknowledged now: no later repair may cut it (see anchor_through)
                 if isinstance(tx, Transaction):
                     tx.anchor_through(events[-1])
                 batch = events[earlier.first : earlier.first + earlier.count]
-                return Outcome.with_nonce(batch, fold(events), earlier.nonce)
+                return Outcome.with_nonces(batch, fold(events), earlier.nonces)
         folded: Folded | None = None
         stored: StoreFolded | None = None
         if known is not None and tx.position() == (known.next_seq, known.last_hash):
@@ -360,18 +387,16 @@ def run_command(
         table_rolls = [e for e in produced if isinstance(e, DieRolled) and e.source == "table"]
         if confirm is not None and table_rolls and not confirm(table_rolls):
             raise NotConfirmed()
-        extras: dict[str, Any] = {}
-        if idempotency is not None:
+        drawn = secret_nonces(produced) if nonce else []
+        extras = line_extras(drawn, produced)
+        if idempotency is not None and produced:
             # imported only with a key to write (the service): the CLI's commands never send one
             from mortecouille.app.idempotency import envelope
 
-            extras.update(envelope(idempotency.digest, len(produced)))
-        drawn = new_nonce() if nonce and NONCE_SECRET_BATCHES and holds_secret_input(produced) else None
-        if drawn is not None:
-            extras[NONCE_FIELD] = drawn
-        appended = tx.append(produced, expected_seq, extras or None)
+            extras[0] = {**envelope(idempotency.digest, len(produced)), **(extras[0] or {})}
+        appended = tx.append(produced, expected_seq, extras if any(extras) else None)
         if idempotency is not None and appended and not isinstance(tx, Transaction):
-            idempotency.keys.appended(log_, idempotency.digest, appended[0].seq, len(appended), drawn)
+            idempotency.keys.appended(log_, idempotency.digest, appended[0].seq, len(appended), tuple(drawn))
         log.info("appended", game=log_.name, command=type(command).__name__, events=len(appended))
         after = fold(appended, state)
         if folded is not None and appended and isinstance(log_, GameLog) and isinstance(tx, Transaction):
@@ -389,7 +414,28 @@ def run_command(
         keep_stored_snapshot(
             log_, StoreFolded(after, (last.seq, last.hash), stored.folded + len(appended), stored.start)
         )
-    return Outcome.with_nonce(appended, after, drawn)
+    return Outcome.with_nonces(appended, after, drawn)
+
+
+def _earlier_batch(
+    log_: EventStore, tx: StoreTransaction, idempotency: Idempotency
+) -> tuple[Recorded, list[Event]] | None:
+    """The batch the log holds under ``idempotency``'s key and the log's events, or None: under
+    its digest, else under its unscoped digest if that batch is the same seat's."""
+    earlier = idempotency.keys.find_in(log_, tx, idempotency.digest)
+    if earlier is not None:
+        return earlier, tx.read()
+    if idempotency.legacy is None or idempotency.seat is None:
+        return None
+    written_before = idempotency.keys.find_in(log_, tx, idempotency.legacy)
+    if written_before is None:
+        return None
+    from mortecouille.app.idempotency import batch_seat  # only with a key (see run_command)
+
+    events = tx.read()
+    if batch_seat(events, written_before.first) != idempotency.seat:
+        return None  # another seat's command under the same key: this one is new
+    return written_before, events
 
 
 def _fold_from_store(
@@ -435,10 +481,10 @@ def create_game(
     with, written on the first line (``idem``) in the creation's own write, so a retry finds it
     even after a restart; None (the CLI) writes exactly the lines a creation always wrote.
 
-    ``nonce``: write a nonce on the first line when ``events`` hold a secret input (as
-    :func:`run_command` does for a command's batch): asked by ``fork``, whose creation copies the
-    original's events, secrets included; a new game's creation holds none, and the deterministic
-    creations (``simulate``'s bot games, a scenario) write their lines as they always did."""
+    ``nonce``: write a nonce on every line of a secret input among ``events`` (as
+    :func:`run_command` does for a command's batch); a new game's creation holds none, a fork
+    copies nothing secret (:mod:`mortecouille.app.fork`), and the deterministic creations
+    (``simulate``'s bot games, a scenario) write their lines as they always did."""
     if isinstance(log_, GameLog):
         problem = log_.path_problem(SIBLINGS)
         if problem is not None:
@@ -448,7 +494,7 @@ def create_game(
             # the log an earlier creation left empty as it died: the seed it may have kept first
             # commits no game (no line holds its commitment) and would refuse this one's
             secrets_of(log_, creation).remove(SEED)
-        drawn = new_nonce() if nonce and NONCE_SECRET_BATCHES and holds_secret_input(events) else None
+        drawn = secret_nonces(events) if nonce else []
         if secret is None:
             return _write_creation(creation, events, idempotency_digest, drawn)
         kept = secrets_of(log_, creation)
@@ -461,18 +507,16 @@ def create_game(
 
 
 def _write_creation(
-    creation: StoreCreation, events: Sequence[Event], digest: str | None, nonce: str | None
+    creation: StoreCreation, events: Sequence[Event], digest: str | None, nonces: Sequence[str | None]
 ) -> list[Event]:
-    """Write a creation's events, with the key ``digest`` and the ``nonce`` on the first line if
-    there are (without either, the very call a creation always made)."""
-    extras: dict[str, Any] = {}
-    if digest is not None:
+    """Write a creation's events, with the key ``digest`` on the first line and ``nonces`` on
+    their lines if there are (without either, the very call a creation always made)."""
+    extras = line_extras(nonces, events)
+    if digest is not None and events:
         from mortecouille.app.idempotency import envelope  # only with a key (see run_command)
 
-        extras.update(envelope(digest, len(events)))
-    if nonce is not None:
-        extras[NONCE_FIELD] = nonce
-    return creation.write(events, extras) if extras else creation.write(events)
+        extras[0] = {**envelope(digest, len(events)), **(extras[0] or {})}
+    return creation.write(events, extras) if any(extras) else creation.write(events)
 
 
 def start_game(

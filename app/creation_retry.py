@@ -42,7 +42,8 @@ class KeyUsedSince(MortecouilleError):
         super().__init__(
             f"{KEY_HEADER}: game {game!r} was created with this key, but events were appended since "
             f"(seq {created}..{next_seq - 1}): its seats are in use and are not issued again; "
-            "the referee can give a lost seat a new token (POST /api/games/{game}/seats/{player})"
+            "the referee can give a lost seat a new token (POST /api/games/{game}/seats/{player}, "
+            "or /referee-seat)"
         )
         self.field = KEY_HEADER
 
@@ -60,11 +61,18 @@ class Recreated(NamedTuple):
 
 
 def reissue_for_retry(
-    log_: EventStore, digest: str, keys: IdempotencyIndex, *, forked_from: str | None = None
+    log_: EventStore,
+    digest: str,
+    keys: IdempotencyIndex,
+    *,
+    forked_from: str | None = None,
+    legacy: str | None = None,
 ) -> Recreated | None:
     """The creation of ``log_``'s game answered again for the key ``digest``, with fresh tokens
     for every seat; None when the game was not created with that key (the caller's refusal, the
     name taken, stands). ``forked_from``: a fork's retry, which must name the game it forked.
+    ``legacy``: the key's unscoped digest, which a game created before keys were scoped by seat
+    keeps (only a creation, or a fork of ``forked_from``, is found at its first seq either way).
 
     Under the game's writer lock: the check that the log holds only its creation and the new
     seats are one step, so no command can slip in between. Raises :class:`KeyUsedSince` when
@@ -74,6 +82,8 @@ def reissue_for_retry(
         if next_seq == 0:
             raise CreationInProgress(log_.name)
         recorded = keys.find_in(log_, tx, digest)
+        if recorded is None and legacy is not None:
+            recorded = keys.find_in(log_, tx, legacy)
         if recorded is None or recorded.first != 0:
             return None
         events = tx.read()[: recorded.count]

@@ -16,6 +16,14 @@ Two things cannot be copied byte for byte, and both are deliberate:
 Seeded dice copied from the original were derived from the *original's* seed
 and game id; ``verify`` accepts them as copied (seq <= ``forked_at_seq``) and
 checks only the fork's own rolls against the fork's fresh seed.
+
+A fork copies only what the forking referee may read, a public viewer like every
+spectator (docs/service.md, "What each viewer sees"): a fork point is refused
+while any event up to it is secret to a public viewer, judged against the
+original's whole log now (:func:`check_nothing_secret`, through the redaction's own
+:func:`~mortecouille.app.view.visible`), since the fork hands its referee every
+seat and shows everything once it ends. So the fork's creation holds no secret
+input and writes no ``nonce``.
 """
 
 from __future__ import annotations
@@ -28,13 +36,17 @@ import msgspec
 
 from mortecouille.app.commands import SeedCommitment, commit_to, create_game, secret_seed
 from mortecouille.app.games import game_log
+from mortecouille.app.seats import REFEREE
+from mortecouille.app.view import Disclosure, disclosure, visible
 from mortecouille.core.errors import BadInput
 from mortecouille.core.game import evolve
 from mortecouille.core.life_cycle import check_game_name, check_players_distinct
-from mortecouille.core.limits import name_clash
+from mortecouille.core.limits import how_alike, name_clash
 from mortecouille.core.state import EMPTY, GameState, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
+from mortecouille.events.orders import OrderGiven, OrderWithdrawn
+from mortecouille.events.secrecy import ORDERS
 from mortecouille.events.stores import GameStore
 
 
@@ -70,8 +82,8 @@ def fork_game(
     secret = secret_seed(mode, seed, weak_seed=weak_seed)
     target = game_log(store, new_game)
     forked = fork_events(events, at_seq, new_game, mode, commit_to(secret))
-    # nonce: the copied events may be secret inputs, now in the fork's creation batch
-    created_events = create_game(target, forked, secret, idempotency_digest=idempotency_digest, nonce=True)
+    # no nonce: nothing secret is copied (check_nothing_secret), so the creation holds no secret input
+    created_events = create_game(target, forked, secret, idempotency_digest=idempotency_digest)
     return Forked(created_events, mode)
 
 
@@ -105,6 +117,73 @@ def check_fork_point(events: Sequence[Event], at_seq: int) -> None:
         )
 
 
+def _boundaries(events: Sequence[Event]) -> list[int]:
+    """Every seq :func:`check_fork_point` takes, in order: each seq between two commands, up to
+    the last before the game's end (a victory's turn included, as it belongs to that turn)."""
+    found: list[int] = []
+    opened = False
+    for index, event in enumerate(events):
+        if isinstance(event, GameEnded):
+            if event.reason == "victory" and found and found[-1] == index - 1:
+                found.pop()  # the turn's own end: the turn is not over before its victory
+            break
+        if isinstance(event, TurnStarted):
+            opened = True
+        elif isinstance(event, TurnEnded):
+            opened = False
+        if not opened:
+            found.append(event.seq)
+    return found
+
+
+def latest_fork_point(events: Sequence[Event]) -> int:
+    """The latest seq a fork of the whole log ``events`` may be cut at now: a command boundary
+    before the game's end with nothing secret to a public viewer (the referee, a spectator) up to
+    it, judged against the whole log (what the table knows now). Seq 0 always is."""
+    known = disclosure(events)
+    limit = next((event.seq for event in events if not visible(event, REFEREE, known)), None)
+    allowed = [seq for seq in _boundaries(events) if limit is None or seq < limit]
+    return allowed[-1] if allowed else 0
+
+
+def check_nothing_secret(events: Sequence[Event], at_seq: int) -> None:
+    """Refuse (BadInput naming ``--at``) a fork point up to which some event is secret to a public
+    viewer, judged against the whole log ``events`` now: a fork copies only what the forking
+    referee may read. The refusal says which secret, the latest seq a fork may be cut at, and
+    when ``at_seq`` becomes allowed (no later seq is allowed sooner: a secret copied at
+    ``at_seq`` is copied at every later seq too)."""
+    known = disclosure(events)
+    hidden = [event for event in events[1 : at_seq + 1] if not visible(event, REFEREE, known)]
+    if not hidden:
+        return
+    orders = sorted({_turn_of(event, known) for event in hidden if isinstance(event, ORDERS)})
+    why: list[str] = []
+    when: list[str] = []
+    if orders:
+        turns = ", ".join(str(turn) for turn in orders)
+        kind = "tokens" if known.ruleset == "blockade" else "orders"
+        why.append(f"the {kind} of turn {turns} are still secret")
+        when.append(f"turn {turns} is resolved")
+    if any(not isinstance(event, ORDERS) for event in hidden):
+        unsealed = ", ".join(p for p in known.players if p not in known.sealed)
+        why.append(f"purchases stay secret until every fleet is sealed (not sealed yet: {unsealed})")
+        when.append("every fleet is sealed")
+    latest = latest_fork_point(events)
+    raise BadInput(
+        "--at",
+        f"seq {at_seq} cannot be forked now: {'; '.join(why)}, and a fork copies only what its referee "
+        f"may read (the fork's referee holds every seat); the latest seq a fork may copy up to now is "
+        f"{latest}, and seq {at_seq} may be forked once {' and '.join(when)} (or once the game has ended)",
+    )
+
+
+def _turn_of(event: Event, known: Disclosure) -> int:
+    """The turn a secret order (tokens: the turn being ordered when they were given) is for."""
+    if isinstance(event, OrderGiven | OrderWithdrawn):
+        return event.turn
+    return known.turn_of(event.seq)
+
+
 def fork_events(
     events: Sequence[Event], at_seq: int, new_game: str, dice_mode: str, commitment: SeedCommitment
 ) -> list[Event]:
@@ -113,6 +192,7 @@ def fork_events(
         raise BadInput("GAME", "the log does not start with game-created")
     check_game_name(new_game)
     check_fork_point(events, at_seq)
+    check_nothing_secret(events, at_seq)
     original = events[0]
     created = _unstamped(
         original,
@@ -138,9 +218,10 @@ def fork_events(
 
 
 def _check_names_distinct(original: GameCreated, forked: GameState) -> None:
-    """Refuse (BadInput naming GAME) a fork whose copied players or ships are one name case and
-    spacing aside: a log written before the rulings (T3; F1, P1) may hold such a pair, and the
-    fork is a new game, where a command naming either would be ambiguous."""
+    """Refuse (BadInput naming GAME) a fork whose copied players or ships look alike (one name case
+    and spacing aside, or drawn alike: ``core.limits.look_alike``): a log written before the
+    rulings (T3; F1, P1) may hold such a pair, and the fork is a new game, where a command or a
+    reader would take one for the other."""
     try:
         check_players_distinct(original.players, "GAME")
     except BadInput as refused:
@@ -151,8 +232,8 @@ def _check_names_distinct(original: GameCreated, forked: GameState) -> None:
         rule = "P1" if forked.ruleset == "blockade" else "F1"
         raise BadInput(
             "GAME",
-            f"{original.game!r} cannot be forked: its ships {later!r} and {earlier!r} are one name, case "
-            f"and spacing aside: every ship needs a name of its own ({rule}, project ruling)",
+            f"{original.game!r} cannot be forked: its ships {later!r} and {earlier!r} "
+            f"{how_alike(earlier, later)}: every ship needs a name of its own ({rule}, project ruling)",
         )
 
 

@@ -25,7 +25,6 @@ from mortecouille.events.base import Event
 from mortecouille.events.codec import NONCE_FIELD
 from mortecouille.events.game import TurnEnded
 from mortecouille.replays.reading.receipts import (
-    HEAD_CODE_LENGTH,
     HeadCode,
     Malformed,
     Receipt,
@@ -35,6 +34,8 @@ from mortecouille.replays.reading.receipts import (
     event_line,
     kind_of,
     parse_receipts,
+    shown_code,
+    stretched_code,
     subject_of,
 )
 from mortecouille.replays.reading.receipts import head_code as head_code_of_hashes
@@ -54,7 +55,7 @@ def is_submission(events: Sequence[Event]) -> bool:
 
 def receipt_for(outcome: Outcome, salt: str) -> Receipt:
     """The receipt of the submission ``outcome`` appended (events stamped, so with their seq and
-    hash, and the ``nonce`` of its first line), salted with the submitter's ``salt``. A salt no
+    hash, and the ``nonce`` of each line), salted with the submitter's ``salt``. A salt no
     receipt may hold is refused naming the field ``salt``; events that are not a player's
     submission are a programming error."""
     problem = check_salt(salt)
@@ -64,9 +65,11 @@ def receipt_for(outcome: Outcome, salt: str) -> Receipt:
     if not is_submission(events):
         raise ValueError(f"not a player's submission: {[type(e).__name__ for e in events]}")
     lines = [event_line(event) for event in events]
-    if outcome.nonce is not None:
-        # the first line as written: its nonce is part of the submission a receipt commits to
-        lines[0][NONCE_FIELD] = outcome.nonce
+    for index, line in enumerate(lines):
+        # each line as written: its nonce is part of the submission a receipt commits to
+        nonce = outcome.nonce_of(index)
+        if nonce is not None:
+            line[NONCE_FIELD] = nonce
     kind = kind_of(lines[0])
     assert kind is not None  # is_submission
     return Receipt(
@@ -95,11 +98,11 @@ def turn_head_code(events: Sequence[Event], seq: int | None = None) -> tuple[int
     resolved. ``events`` may be a whole log or one command's append (``resolve``'s).
 
     A turn's end, not any seq, because everything up to it is public by then (the turn's orders
-    and tokens revealed, every fleet sealed): a code taken where a secret line is the head would
-    give 24 bits of a hash a guess of that secret can be checked against."""
+    and tokens revealed, every fleet sealed): a code taken where an unnonced secret line is the
+    head would give bits of a hash a guess of that secret could be checked against."""
     for event in reversed(events):
         if isinstance(event, TurnEnded) and (seq is None or event.seq <= seq):
-            return event.turn, HeadCode(event.seq, event.hash[:HEAD_CODE_LENGTH])
+            return event.turn, HeadCode(event.seq, shown_code(stretched_code(event.hash)))
     return None
 
 

@@ -21,8 +21,16 @@ forget it. Leaks are prevented by construction, in two steps:
 
 What is revealed is judged against the whole log given (what the table knows now), and the
 position against ``seq``: scrubbing back to before a turn was resolved shows the orders that turn
-has since revealed. No event's ``hash`` or ``prev`` is ever sent (a hash of a short secret, an
-order, could be searched).
+has since revealed.
+
+3. **The chain, for the pages that witness it** (docs/service.md, "Phones as witnesses"). Given the
+   log's lines, each event carries its ``hash`` when that hash says nothing a guess could be
+   checked against (:func:`chain_links`): when the viewer may read the line and every hash before
+   it is sendable too, or when the line carries a nonce (128 random bits no guesser has); its
+   ``prev`` when the hash it equals is sendable; and the exact ``line`` (for the page to hash
+   again) when the viewer may read it and its ``prev`` is sendable. A line of a log written before
+   nonces that the viewer may not read hides its hash and every hash after it, until it is
+   revealed or a nonced line follows.
 """
 
 from __future__ import annotations
@@ -40,7 +48,7 @@ from mortecouille.core.contributions import awaited_reveals, contributed, curren
 from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.commands import fleet_of
 from mortecouille.core.fleet.purchase import FleetSheet, status_sheet
-from mortecouille.core.game import evolve
+from mortecouille.core.game import evolve, fold
 from mortecouille.core.mortecouille.orders import takes_orders
 from mortecouille.core.narration import position_caption
 from mortecouille.core.state import EMPTY, GameState, ShipState
@@ -48,6 +56,7 @@ from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
 from mortecouille.events.blockade import TokensGiven
 from mortecouille.events.board import Board
+from mortecouille.events.dice import DiceContributionAbsent
 from mortecouille.events.fleet import FleetSealed, ShipBought
 from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.movement import ShipPlaced
@@ -62,7 +71,8 @@ from mortecouille.replays.reading.explain import ExplainLine, explain_turn, stor
 Status = Literal["buying", "placing", "playing", "ended"]
 
 #: The envelope and schema fields an event's ``data`` never carries: ``seq`` and ``type`` have
-#: fields of their own, ``v`` is the log's business, and ``prev``/``hash`` are never sent.
+#: fields of their own, ``v`` is the log's business, and ``prev``/``hash`` are the chain's (sent
+#: beside the data when they may be: :func:`chain_links`).
 _NOT_DATA = frozenset({"seq", "prev", "hash", "v", "type"})
 
 
@@ -73,7 +83,9 @@ class EventView(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     """One event as a viewer may see it. A sealed event has ``sealed`` true and only ``seq``,
     ``type``, ``turn``, ``player`` and ``ship``; a readable one adds ``text`` (the log's line for
     it, as ``log`` prints it) and ``data`` (its fields, without ``seq``, ``type``, ``v``, ``prev``
-    and ``hash``). ``turn`` is the turn the event belongs to (being ordered, or being resolved)."""
+    and ``hash``). ``turn`` is the turn the event belongs to (being ordered, or being resolved).
+    ``prev``, ``hash`` and ``line`` (the line as the log holds it) are the chain's, each present
+    only when it may be sent to this viewer (:func:`chain_links`)."""
 
     seq: int
     type: str
@@ -83,6 +95,21 @@ class EventView(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
     ship: str | None = None
     text: str | None = None
     data: dict[str, Any] | None = None
+    prev: str | None = None
+    hash: str | None = None
+    line: str | None = None
+
+
+class Link(msgspec.Struct, frozen=True):
+    """What of an event's place in the chain a viewer may be sent (None: not that)."""
+
+    prev: str | None = None
+    hash: str | None = None
+    line: str | None = None
+
+
+#: Nothing of the chain: what is sent when the log's lines are not at hand.
+NO_LINK = Link()
 
 
 class ShipView(msgspec.Struct, frozen=True, kw_only=True):
@@ -118,8 +145,8 @@ class TurnSpan(msgspec.Struct, frozen=True):
 
 
 class TurnHeadCode(msgspec.Struct, frozen=True):
-    """The head code read aloud after ``turn`` (issue 15.3): the first 6 hex digits of the hash of
-    that turn's ``turn-ended``, at ``seq``."""
+    """The head code read aloud after ``turn``: twelve digits stretched from the hash of that
+    turn's ``turn-ended``, at ``seq``, in groups of four (docs/service.md, "Head codes")."""
 
     turn: int
     seq: int
@@ -136,6 +163,16 @@ class OwnContribution(msgspec.Struct, frozen=True, kw_only=True):
     revealed: bool
 
 
+class WithheldReveal(msgspec.Struct, frozen=True, kw_only=True):
+    """A turn resolved without a player's committed dice contribution (D3,
+    ``dice-contribution-absent``, public): whose, which turn, the referee's reason, and where."""
+
+    seq: int
+    turn: int
+    player: str
+    reason: str
+
+
 class GameView(msgspec.Struct, frozen=True, kw_only=True):
     """A game as ``viewer`` may see it after event ``seq`` (docs/service.md, "The view").
 
@@ -146,7 +183,8 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     for, with their ships still without orders (tokens); ``submitted``: the players with a ship
     to order and none missing. ``explanation``: the last turn resolved by ``seq``, told event by
     event as ``explain`` tells it. ``seed`` is set once the game has ended (D2). ``deadline``
-    (ISO 8601) is the server's to fill.
+    (ISO 8601) is the server's to fill. ``withheld``: every turn resolved by ``seq`` without a
+    player's committed dice contribution (D3), in order.
     """
 
     game: str
@@ -184,6 +222,7 @@ class GameView(msgspec.Struct, frozen=True, kw_only=True):
     own_contribution: OwnContribution | None
     head_code: TurnHeadCode | None
     deadline: str | None = None
+    withheld: tuple[WithheldReveal, ...] = ()
 
 
 # --- what the log has revealed ---------------------------------------------------------------
@@ -302,14 +341,22 @@ def _player_and_ship(event: Event, known: Disclosure) -> tuple[str | None, str |
     return player, ship
 
 
-def event_view(event: Event, viewer: Viewer, known: Disclosure) -> EventView:
+def event_view(event: Event, viewer: Viewer, known: Disclosure, link: Link = NO_LINK) -> EventView:
     """``event`` as ``viewer`` may see it, given what the log has revealed (``known``, which
-    must include ``event``): whole, or sealed. What each pushed message sends."""
+    must include ``event``): whole, or sealed, with what of its place in the chain ``link`` says
+    may be sent (:func:`chain_links`; none by default). What each pushed message sends."""
     player, ship = _player_and_ship(event, known)
     turn = known.turn_of(event.seq)
     if not visible(event, viewer, known):
         return EventView(
-            seq=event.seq, type=event_tag(type(event)), turn=turn, sealed=True, player=player, ship=ship
+            seq=event.seq,
+            type=event_tag(type(event)),
+            turn=turn,
+            sealed=True,
+            player=player,
+            ship=ship,
+            prev=link.prev,
+            hash=link.hash,
         )
     body = msgspec.to_builtins(event)
     return EventView(
@@ -321,7 +368,100 @@ def event_view(event: Event, viewer: Viewer, known: Disclosure) -> EventView:
         ship=ship,
         text=describe_event(event),
         data={key: value for key, value in body.items() if key not in _NOT_DATA},
+        prev=link.prev,
+        hash=link.hash,
+        line=link.line,
     )
+
+
+# --- the chain a page may witness -------------------------------------------------------------
+
+_NONCE_MEMBER = b'"nonce":'
+
+
+def carries_nonce(line: bytes) -> bool:
+    """Whether a log line carries a ``nonce`` of its own (a top-level member)."""
+    if _NONCE_MEMBER not in line:
+        return False
+    try:
+        body = msgspec.json.decode(line)
+    except (msgspec.DecodeError, RecursionError):
+        return False
+    return isinstance(body, dict) and isinstance(body.get("nonce"), str)
+
+
+class ChainWitness:
+    """What of each line's place in the chain one viewer may be sent, the lines linked one at a
+    time in the log's order from its first (:meth:`link`), given what the log has revealed: a hash
+    is sendable when it is a function of what the viewer may read and of random bits nobody can
+    guess, never of a secret they may not read that a guess could be checked against.
+
+    The hash of line n is sendable when the line carries a nonce (a guess of it needs 128 random
+    bits), or when the viewer may read it and the hash of line n - 1 is sendable (the genesis hash
+    before line 0 is). Its ``prev`` is the hash of line n - 1: sent when that is sendable. Its
+    bytes, which hold its ``prev``, are sent when the viewer may read it and its ``prev`` is
+    sendable. So a line without a nonce (a log written before nonces) that the viewer may not read
+    hides its own hash and every later one, until a nonced line follows or it is revealed.
+
+    Kept for that: the lines linked that hide the chain (not readable, no nonce), dropped as the
+    log reveals them, and the nonced lines after the first of them; nothing else, so a stream's
+    witness does not grow with the log."""
+
+    def __init__(self, viewer: Viewer) -> None:
+        self.viewer = viewer
+        self._hiding: dict[int, Event] = {}
+        self._nonced: list[int] = []
+        self._known: Disclosure | None = None
+
+    def _settle(self, known: Disclosure) -> None:
+        if known is self._known:
+            return
+        self._known = known
+        if self._hiding:
+            self._hiding = {s: e for s, e in self._hiding.items() if not visible(e, self.viewer, known)}
+            if not self._hiding:
+                self._nonced.clear()
+
+    def sendable(self, seq: int, known: Disclosure) -> bool:
+        """Whether the hash of line ``seq`` (linked already; -1: the genesis hash) may be sent."""
+        self._settle(known)
+        hiding = max((at for at in self._hiding if at <= seq), default=None)
+        return hiding is None or any(hiding < at <= seq for at in self._nonced)
+
+    def link(self, event: Event, line: bytes | None, known: Disclosure) -> Link:
+        """``event``'s link, every event before it linked already (``line``: its line as the log
+        holds it, None when not at hand: then no bytes are sent and no nonce is counted on)."""
+        before = self.sendable(event.seq - 1, known)
+        readable = visible(event, self.viewer, known)
+        nonced = line is not None and carries_nonce(line)
+        if not readable and not nonced:
+            self._hiding[event.seq] = event
+        elif nonced and self._hiding:
+            self._nonced.append(event.seq)
+        return Link(
+            prev=event.prev if before else None,
+            hash=event.hash if nonced or (readable and before) else None,
+            line=line.decode("utf-8") if readable and before and line is not None else None,
+        )
+
+    def again(self, event: Event, line: bytes | None, known: Disclosure) -> Link:
+        """The link of ``event``, linked already, as it stands now (the log revealed it since)."""
+        before = self.sendable(event.seq - 1, known)
+        readable = visible(event, self.viewer, known)
+        return Link(
+            prev=event.prev if before else None,
+            hash=event.hash if self.sendable(event.seq, known) else None,
+            line=line.decode("utf-8") if readable and before and line is not None else None,
+        )
+
+
+def chain_links(
+    events: Sequence[Event], lines: Sequence[bytes | None], viewer: Viewer, known: Disclosure
+) -> list[Link]:
+    """The link of each of ``events`` (a log from its first line, ``lines`` its lines as the log
+    holds them, one each) that ``viewer`` may be sent, given ``known`` (:class:`ChainWitness`)."""
+    witness = ChainWitness(viewer)
+    return [witness.link(event, line, known) for event, line in zip(events, lines, strict=True)]
 
 
 def shadow(event: Event) -> Event | None:
@@ -359,15 +499,26 @@ def public_log(events: Sequence[Event], viewer: Viewer, known: Disclosure) -> li
     return readable
 
 
+def public_state(events: Sequence[Event], viewer: Viewer) -> GameState:
+    """The fold of ``viewer``'s public log of ``events`` (a whole log): the game now as far as
+    they may know it, what every field a viewer is sent is derived from."""
+    return fold(public_log(events, viewer, disclosure(events)))
+
+
 # --- the view ----------------------------------------------------------------------------------
 
 
 def view(
-    events: Sequence[Event], viewer: Viewer, seq: int | None = None, since: int | None = None
+    events: Sequence[Event],
+    viewer: Viewer,
+    seq: int | None = None,
+    since: int | None = None,
+    lines: Sequence[bytes | None] | None = None,
 ) -> GameView:
     """The game of ``events`` (a whole log) as ``viewer`` may see it after event ``seq`` (default:
     the last). ``since``: list the events after that seq (default: from the start of the last
-    resolved turn's story).
+    resolved turn's story). ``lines``: the log's lines as it holds them (one per event), when at
+    hand: the events listed then carry what of the chain the viewer may be sent (:func:`chain_links`).
 
     >>> from mortecouille.app.seats import SPECTATOR, Viewer
     >>> from mortecouille.core.dice import TableDice
@@ -429,7 +580,7 @@ def view(
         ships=tuple(_ship_view(ship) for _, ship in sorted(state.ships.items())),
         board_svg=_picture(state, before_turn, turn_events),
         events_from=first,
-        events=tuple(event_view(event, viewer, known) for event in events[first : at + 1]),
+        events=_listed(events, first, at, viewer, known, lines),
         turns=_turns(events),
         explanation=_explanation(readable, state, viewer, known, events),
         seed_salt=state.seed_salt,
@@ -442,7 +593,28 @@ def view(
         awaiting_reveal=_awaiting_reveal(state),
         own_contribution=_own_contribution(state, viewer),
         head_code=_head_code(events, at),
+        withheld=tuple(
+            WithheldReveal(seq=e.seq, turn=e.turn, player=e.player, reason=e.reason)
+            for e in readable
+            if isinstance(e, DiceContributionAbsent)
+        ),
     )
+
+
+def _listed(
+    events: Sequence[Event],
+    first: int,
+    at: int,
+    viewer: Viewer,
+    known: Disclosure,
+    lines: Sequence[bytes | None] | None,
+) -> tuple[EventView, ...]:
+    """The events from ``first`` to ``at`` as ``viewer`` may see them, with their links when the
+    log's ``lines`` are given (linked from the log's first line: a link hangs on every one before)."""
+    if lines is None:
+        return tuple(event_view(event, viewer, known) for event in events[first : at + 1])
+    links = chain_links(events[: at + 1], lines[: at + 1], viewer, known)
+    return tuple(event_view(events[seq], viewer, known, links[seq]) for seq in range(first, at + 1))
 
 
 def _awaiting_reveal(state: GameState) -> tuple[str, ...]:

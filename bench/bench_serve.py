@@ -119,11 +119,13 @@ async def set_up_game(client: httpx.AsyncClient, name: str, players: Sequence[st
     seats = seat_tokens(name, created)
     last_seq = created["seq"]
     ships = {}
-    for index, player in enumerate(players):
+    for player in players:
+        token = seats.seats[player]
+        await post(client, f"/api/games/{name}/buy", {"ship": f"{player}-ship", "kind": "red-small"}, token)
+        await post(client, f"/api/games/{name}/seal", {"forfeit": True}, token)
+    for index, player in enumerate(players):  # ships are placed once every fleet is sealed (F3)
         token = seats.seats[player]
         ship = f"{player}-ship"
-        await post(client, f"/api/games/{name}/buy", {"ship": ship, "kind": "red-small"}, token)
-        await post(client, f"/api/games/{name}/seal", {"forfeit": True}, token)
         square = f"{'BDFH'[index % 4]}{2 + 6 * (index // 4 % 2)}"
         placed = await post(
             client, f"/api/games/{name}/place", {"ship": ship, "square": square, "facing": "N"}, token

@@ -24,8 +24,9 @@ from mortecouille.app.games import open_games
 from mortecouille.app.outputs import SVG_SUFFIXES, check_output, write_output
 from mortecouille.app.simulate import DEFAULT_BUDGET, DEFAULT_MAX_TURNS, Fleets, load_fleets, simulate
 from mortecouille.app.store_copy import logs_as_files
+from mortecouille.cli import interrupts
 from mortecouille.cli.plain import error_line
-from mortecouille.cli.shared import Context, fail, pass_context, reports_errors
+from mortecouille.cli.shared import Context, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
 from mortecouille.core.limits import shown
 from mortecouille.events.stores import FileStore, is_file_store_url
@@ -166,25 +167,30 @@ def query(
     fires, ships, rulings). Statements that would change anything are refused (exit 2); Ctrl-C
     stops a query (exit 130). Several statements (separated by ;) run in turn and only the last
     one's rows are printed."""
-    limits = QueryLimits(timeout=timeout, memory=memory_limit.strip())
-    try:
-        if logs is not None:
-            if len(arguments) != 1:
-                raise BadInput("SQL", "with --logs give the SQL only, no ARCHIVE")
-            result = _query_store_logs(logs, arguments[0], limits)
-        else:
-            if len(arguments) != 2:
-                raise BadInput("ARCHIVE", "give the archive directory and the SQL (or --logs DIR and SQL)")
-            result = query_archive(Path(arguments[0]), arguments[1], limits)
-    except KeyboardInterrupt:
-        fail("query interrupted (Ctrl-C)", INTERRUPTED_EXIT)
-    except QueryRefused as refused:
-        # DuckDB's message spans lines (candidates, the statement with a caret under the fault):
-        # each printed on a line of its own, escaped, indented alike so the caret stays in place
-        first, *rest = str(refused).split("\n")
-        click.echo("\n".join([error_line(first), *(f"  {shown(line)}".rstrip() for line in rest)]), err=True)
-        sys.exit(refused.exit_code)
-    click.echo(FORMATTERS[output](result))
+    # Ctrl-C at any moment, from start-up (held while the program loaded) to the last line printed,
+    # ends here, once the query's thread has stopped (replays.analytics.query.run_stoppable)
+    with interrupts.stops_with(INTERRUPTED_EXIT, "query interrupted (Ctrl-C)"):
+        limits = QueryLimits(timeout=timeout, memory=memory_limit.strip())
+        try:
+            if logs is not None:
+                if len(arguments) != 1:
+                    raise BadInput("SQL", "with --logs give the SQL only, no ARCHIVE")
+                result = _query_store_logs(logs, arguments[0], limits)
+            else:
+                if len(arguments) != 2:
+                    raise BadInput(
+                        "ARCHIVE", "give the archive directory and the SQL (or --logs DIR and SQL)"
+                    )
+                result = query_archive(Path(arguments[0]), arguments[1], limits)
+        except QueryRefused as refused:
+            # DuckDB's message spans lines (candidates, the statement with a caret under the fault):
+            # each printed on a line of its own, escaped, indented alike so the caret stays in place
+            first, *rest = str(refused).split("\n")
+            click.echo(
+                "\n".join([error_line(first), *(f"  {shown(line)}".rstrip() for line in rest)]), err=True
+            )
+            sys.exit(refused.exit_code)
+        click.echo(FORMATTERS[output](result))
 
 
 def _query_store_logs(logs: str, sql: str, limits: QueryLimits) -> QueryResult:

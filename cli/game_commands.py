@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 import msgspec
@@ -17,6 +18,9 @@ from mortecouille.core.errors import BadInput
 from mortecouille.core.limits import shown
 from mortecouille.events.store import AnchoredLoss, GameLog
 from mortecouille.replays.reading.describe import describe_state
+
+if TYPE_CHECKING:  # read by verify only, imported there (the CLI's start-up)
+    from mortecouille.replays.reading.witness import Witness
 
 
 @click.command(name="log")
@@ -57,22 +61,35 @@ def state(ctx: Context, game: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 @click.option(
     "--receipts",
-    "receipts_file",
+    "receipts_files",
     type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="A player's receipts file: each receipt's submission must be in the log, unchanged.",
+    multiple=True,
+    help="A player's receipts file: each receipt's submission must be in the log, unchanged (repeatable).",
 )
 @click.option(
     "--head-code",
     "head_codes",
     multiple=True,
     metavar="SEQ:CODE",
-    help="A head code noted at the table, e.g. 41:3fa9c2: the log must pass through it (repeatable).",
+    help="A head code noted at the table, e.g. 41:4831-9277-0015: the log must pass through it "
+    "(repeatable; a 6-hex-digit code noted before is checked as well, as weak).",
+)
+@click.option(
+    "--witness",
+    "witness_files",
+    type=click.Path(dir_okay=False, path_type=Path),
+    multiple=True,
+    help="A page's witness file (GAME-witness.json): the log must hold each head it saw (repeatable).",
 )
 @pass_context
 @reports_errors
 def verify(
-    ctx: Context, game: str, as_json: bool, receipts_file: Path | None, head_codes: tuple[str, ...]
+    ctx: Context,
+    game: str,
+    as_json: bool,
+    receipts_files: tuple[Path, ...],
+    head_codes: tuple[str, ...],
+    witness_files: tuple[Path, ...],
 ) -> None:
     """Check GAME's hash chain, dice and recorded outcomes, and the receipts and head codes given.
     Exit 4 on any failure."""
@@ -87,11 +104,16 @@ def verify(
         if isinstance(parsed, str):
             raise BadInput("--head-code", parsed)
         codes.append(parsed)
-    receipts = read_receipts_file(receipts_file) if receipts_file is not None else []
-    if receipts_file is not None and not receipts:
-        # a player who passed the wrong file must not read "verified" as "my receipts hold"
-        raise BadInput("--receipts", f"{receipts_file} holds no receipt: nothing to check against the log")
-    report = verify_log(game_log(ctx.store, game), receipts=receipts, head_codes=codes)
+    receipts = []
+    for receipts_file in receipts_files:
+        entries = read_receipts_file(receipts_file)
+        if not entries:
+            # a player who passed the wrong file must not read "verified" as "my receipts hold"
+            nothing = "holds no receipt: nothing to check against the log"
+            raise BadInput("--receipts", f"{receipts_file} {nothing}")
+        receipts.append((str(receipts_file), entries))
+    witnesses = [(str(path), read_witness_file(path, game)) for path in witness_files]
+    report = verify_log(game_log(ctx.store, game), receipts=receipts, head_codes=codes, witnesses=witnesses)
     if as_json:
         click.echo(msgspec.json.encode({"ok": report.ok, **msgspec.to_builtins(report)}).decode())
     else:
@@ -101,6 +123,22 @@ def verify(
         click.echo(f"{game}: " + ("verified" if first is None else f"FAILED at seq {first.seq}"))
     if not report.ok:
         sys.exit(4)
+
+
+def read_witness_file(path: Path, game: str) -> Witness:
+    """The witness file at ``path`` for ``game``; refused naming ``--witness`` (exit 2) when it
+    cannot be read, is not a witness file, holds no head, or is another game's."""
+    from mortecouille.replays.reading.witness import WitnessFileError, parse_witness
+
+    try:
+        witness = parse_witness(path.read_bytes())
+    except OSError as error:
+        raise BadInput("--witness", f"cannot read {path}: {error.strerror}") from None
+    except WitnessFileError as error:
+        raise BadInput("--witness", f"{path}: {error}") from None
+    if witness.game != game:
+        raise BadInput("--witness", f"{path} is the witness file of game {witness.game!r}, not {game!r}")
+    return witness
 
 
 @click.command()

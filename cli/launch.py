@@ -70,6 +70,9 @@ def main() -> None:
     if streams_written_as_they_are([sys.stdout, sys.stderr]):
         plain = plain_state(sys.argv[1:], os.environ)
     if plain is None:
+        from mortecouille.cli import interrupts
+
+        interrupts.hold()  # a Ctrl-C while the modules load is the command's to take (cli.interrupts)
         from mortecouille.cli.main import main as click_main
 
         click_main()

@@ -30,6 +30,7 @@ try:
 
     import click
 
+    from mortecouille.cli import interrupts
     from mortecouille.cli.plain import configure_logging, system_refusal, unexpected
     from mortecouille.cli.shared import (
         GAMES_DIR_HELP,
@@ -200,6 +201,9 @@ COMMAND_TABLE: tuple[tuple[str, str, str], ...] = (
     ),
 )
 
+#: The commands that take Ctrl-C themselves (``cli.interrupts.stops_with``): ``query`` exits 130.
+TAKE_CTRL_C_THEMSELVES: frozenset[str] = frozenset({"query"})
+
 _MODULE_OF: dict[str, str] = {name: module for name, module, _ in COMMAND_TABLE}
 _SUMMARY_OF: dict[str, str] = {name: summary for name, _, summary in COMMAND_TABLE}
 
@@ -301,6 +305,10 @@ class RefereeGroup(click.Group):
 @click.pass_context
 def cli(ctx: click.Context, store: str | None, games_dir: str | None, verbose: int, log_json: bool) -> None:
     """Mortecouille: an event-sourced referee for tabletop naval battles."""
+    # the command is loaded by now (click resolves it before this runs): a Ctrl-C held while it
+    # loaded is the command's, as Python raises it, except for those that take it themselves
+    if ctx.invoked_subcommand not in TAKE_CTRL_C_THEMSELVES:
+        interrupts.release()
     configure_logging(verbose, log_json)
     ctx.obj = Context(store_option=store, games_option=games_dir, verbose=verbose, log_json=log_json)
 

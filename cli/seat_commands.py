@@ -15,6 +15,7 @@ from mortecouille.app.seats import (
     REFEREE,
     IssuedSeats,
     SeatLinks,
+    Viewer,
     qr_text,
     read_seats,
     reissue,
@@ -64,7 +65,8 @@ def qr_lines(links: SeatLinks) -> list[str]:
     default=None,
     help="Issue a new link for a player's seat (case aside), the referee's, or every seat; the old "
     "one stops working. Also gives seats to a game created before seats existed (all). "
-    "'referee' and 'all' name those seats even when a player has that name.",
+    "'referee' and 'all' as written name those seats even when a player has that name; such a "
+    "player is named in another case ('Referee').",
 )
 @click.option("--url", "base_url", default=DEFAULT_BASE_URL, show_default=True, help=URL_HELP)
 @click.option("--qr", is_flag=True, help="Also draw each new link as a QR code in the terminal.")
@@ -84,30 +86,39 @@ def seats(ctx: Context, game: str, who: str | None, base_url: str, qr: bool) -> 
             lines += [f"{shown(p)}: " + ("has a link" if p in stored.players else "no link") for p in players]
         echo_lines([*lines, f"table: {links.table}"])
         return
-    who = _seat_typed(load(log_)[1].players, who)
-    if who == "all":
-        issued = reissue_all(log_)
-    elif who == "referee":
+    seat = _seat_typed(load(log_)[1].players, who)
+    if isinstance(seat, Viewer) and seat.player is not None:
+        issued = IssuedSeats(players={seat.player: reissue(log_, seat)})
+    elif isinstance(seat, Viewer):
         issued = IssuedSeats(referee=reissue(log_, REFEREE))
-    else:
-        issued = IssuedSeats(players={who: reissue(log_, who)})
+    elif seat == "all":
+        issued = reissue_all(log_)
+    else:  # nobody's name: refused by reissue, naming PLAYER
+        issued = IssuedSeats(players={seat: reissue(log_, seat)})
     links = seat_links(base_url, game, issued)
     lines = seat_link_lines(links, game)
     echo_lines([*lines, *qr_lines(links)] if qr else lines)
 
 
-def _seat_typed(players: tuple[str, ...], who: str) -> str:
-    """The seat ``--reissue`` names, as the other commands read a player's name: ``all`` or
-    ``referee`` as written (those seats, whatever the players are called), a player's exact name,
-    else the one player it names case and spacing aside, else ``all`` or ``referee`` in any case;
+def _seat_typed(players: tuple[str, ...], who: str) -> Viewer | str:
+    """The seat ``--reissue`` names, as the other commands read a player's name: ``all``, or the
+    referee's seat (:data:`REFEREE`) for ``referee``, as written (whatever the players are called);
+    a player's seat for their exact name, else for the one player it names case and spacing aside
+    (a player called ``referee`` is ``Referee``); else ``all`` or the referee's in any case;
     anything else as typed, for :func:`reissue` to refuse naming PLAYER."""
-    if who in ("all", "referee"):
+    if who == "all":
         return who
+    if who == "referee":
+        return REFEREE
     named = player_typed(players, who)
-    if named in players or names_matching(who, players):
-        return named  # a player, or a name matching several, refused by reissue
+    if named in players:
+        return Viewer.of_player(named)
+    if names_matching(who, players):
+        return who  # a name matching several players: refused by reissue
     folded = name_key(who)
-    return folded if folded in ("all", "referee") else who
+    if folded == "all":
+        return folded
+    return REFEREE if folded == "referee" else who
 
 
 COMMANDS: tuple[click.Command, ...] = (seats,)

@@ -26,7 +26,7 @@ from mortecouille.app.commands import list_games
 from mortecouille.app.games import game_log
 from mortecouille.cli.shared import Context, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
-from mortecouille.web.access_log import hide_query_strings
+from mortecouille.web.access_log import AccessLog, write_access_log
 
 LOOPBACK_NAMES = frozenset({"localhost"})
 
@@ -76,7 +76,12 @@ def bound_socket(host: str, port: int) -> socket.socket:
 @click.option(
     "--url", "public_url", default=None, help="The URL the links start with (default: http://HOST:PORT)."
 )
-@click.option("--access-log/--no-access-log", default=False, show_default=True, help="Log each request.")
+@click.option(
+    "--access-log/--no-access-log",
+    default=False,
+    show_default=True,
+    help="Log each request on stderr: client, method, path (no query string), status, duration.",
+)
 @click.option(
     "--workers",
     default=1,
@@ -124,9 +129,12 @@ def serve(
     from mortecouille.events.stores import SEATS, secrets_of
 
     structlog_module()  # configured as -v/--log-json asked before the service's modules log with it
+    from mortecouille.web.guards import HostPolicy
     from mortecouille.web.live import StreamLimits
     from mortecouille.web.server import (
+        SERVE_ACCESS_LOG_VARIABLE,
         SERVE_BASE_URL_VARIABLE,
+        SERVE_HOST_VARIABLE,
         SERVE_STORE_VARIABLE,
         SERVE_STREAMS_VARIABLE,
         build_app,
@@ -156,14 +164,18 @@ def serve(
             "seat links are shown once, when issued (only their hashes are kept); "
             "to give a player a new one: mortecouille seats GAME --reissue PLAYER"
         )
-    hide_query_strings()
     # Open streams never end on their own: on Ctrl-C they are given a moment, then closed.
+    # uvicorn's own access log stays off (it would write query strings): AccessLog writes the lines
     if workers == 1:
+        hosts = HostPolicy.serving(host, public_url)
+        app = build_app(store, base_url=public_url, hosts=hosts, streams=streams)
+        if access_log:
+            write_access_log()
         config = uvicorn.Config(
-            build_app(store, base_url=public_url, streams=streams),
+            AccessLog(app) if access_log else app,
             host=host,
             port=port,
-            access_log=access_log,
+            access_log=False,
             log_level="warning",
             timeout_graceful_shutdown=2,
         )
@@ -175,6 +187,8 @@ def serve(
     os.environ[SERVE_STORE_VARIABLE] = ctx.store_url
     os.environ[SERVE_BASE_URL_VARIABLE] = public_url or ""
     os.environ[SERVE_STREAMS_VARIABLE] = msgspec.json.encode(streams).decode()
+    os.environ[SERVE_HOST_VARIABLE] = host
+    os.environ[SERVE_ACCESS_LOG_VARIABLE] = "1" if access_log else ""
     ctx.close()  # the workers open their own connections
     uvicorn.run(
         "mortecouille.web.server:worker_app",
@@ -182,7 +196,7 @@ def serve(
         workers=workers,
         host=host,
         port=port,
-        access_log=access_log,
+        access_log=False,
         log_level="warning",
         timeout_graceful_shutdown=2,
     )

@@ -13,7 +13,10 @@ compute a die of the turn before every order is locked. The protocol, one turn:
 3. each player reveals (:class:`RevealDiceContribution`), checked against their commitment;
 4. the turn resolves (``ResolveTurn``) once every commitment is revealed, or, for a player who
    withholds, without their contribution when the referee gives a reason (``absent_reason``): a
-   withheld reveal can delay the turn, never veto it, and never choose its dice.
+   withheld reveal can delay the turn and never veto it; a withholder told the dice by the seed's
+   holder chooses between two outcomes of the turn, which no rule here prevents, so each one is
+   logged (``dice-contribution-absent``) for every page and ``verify`` to show (README, "Dice
+   nobody can foresee").
 
 The one-step path (the referee's CLI, bots, demo): ``ResolveTurn.contribute`` carries
 contributions the shell drew for the players who committed none; the resolve commits them, locks
@@ -133,6 +136,10 @@ def decide_lock(state: GameState, command: LockTurn, dice: DiceSource) -> list[E
     _check_contributed(state, "turn lock")
     if current_round(state).locked:
         raise RuleViolation("D3", f"turn {state.turn} is already locked")
+    # imported by the lock only, as the resolve imports the table's checks: not by every command
+    from mortecouille.core.readiness import check_turn_can_lock
+
+    check_turn_can_lock(state)
     return [TurnLocked(turn=state.turn)]
 
 

@@ -22,6 +22,7 @@ from mortecouille.core.limits import (
     NAME_MAX,
     check_name,
     check_text,
+    how_alike,
     name_clash,
     name_key,
     names_matching,
@@ -302,21 +303,21 @@ def check_game_name(name: str) -> None:
 
 
 def check_players_distinct(players: Iterable[str], field: str) -> None:
-    """Refuse (BadInput naming ``field``) players two of whom are one name case and spacing aside.
+    """Refuse (BadInput naming ``field``) players two of whom look alike: one name case and
+    spacing aside, or drawn alike (:func:`~mortecouille.core.limits.look_alike`).
 
     Project ruling under T3 (RULES.md): a player is named by one name. Every command reads a
     player's name case and spacing aside (:func:`~mortecouille.core.limits.name_key`), so
     ``Anne`` beside ``anne`` would make either name ambiguous to every command, and ``end
-    --winner`` could not say who won. The same key decides both, so what is refused here is
-    exactly what a command could not tell apart."""
+    --winner`` could not say who won; and ``Аnne`` (Cyrillic ``А``) beside ``Anne`` would let one
+    player pass for the other on every page and sheet."""
     clash = name_clash(players)
     if clash is not None:
         earlier, later = clash
-        same = "the same name" if earlier == later else "one name, case and spacing aside"
         raise BadInput(
             field,
-            f"{later!r} and {earlier!r} are {same}: every player needs a name of "
-            "their own, or a command naming either would be ambiguous (T3, project ruling)",
+            f"{later!r} and {earlier!r} {how_alike(earlier, later)}: every player needs a name of "
+            "their own, or a command or a reader would take one for the other (T3, project ruling)",
         )
 
 

@@ -8,15 +8,22 @@ bidirectional controls that reorder text (the "Trojan Source" trick). Logs writt
 this rule, or forged, may still hold them: :func:`shown` escapes the same characters on the
 way out to a terminal.
 
+Names (not texts) also hold no format character (Unicode category Cf: zero-width spaces and
+joiners, soft hyphens, byte order marks...), which no reader sees; and within a game no two
+players, nor two ships, have names that look alike: one name case and spacing aside
+(:func:`name_key`), or the same Unicode TR39 skeleton (:func:`skeleton`: Cyrillic ``А``, Greek
+``Α`` and full-width ``Ａ`` are all drawn as Latin ``A``).
+
 The caps are generous for a real table and small enough that no command can be made to
 build a picture or a state the size of a disk.
 """
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Iterable
-from typing import Final
+from typing import Any, Final
 
 from mortecouille.core.errors import BadInput
 
@@ -68,9 +75,34 @@ def check_text(field: str, value: str, limit: int = TEXT_MAX) -> None:
             )
 
 
+def _format(char: str) -> bool:
+    """True for a format character (Unicode category Cf): drawn as nothing, or nearly."""
+    return unicodedata.category(char) == "Cf"
+
+
 def check_name(field: str, value: str) -> None:
-    """:func:`check_text` for a game, player or ship name, with the names' shorter cap."""
+    """:func:`check_text` for a game, player or ship name, with the names' shorter cap, and no
+    format character (category Cf): the message shows it escaped and names it."""
     check_text(field, value, NAME_MAX)
+    for position, char in enumerate(value):
+        if _format(char):
+            raise BadInput(
+                field,
+                f"'{_visible(value)}': format character {_escape(char)} ({_code_point(char)}) at "
+                f"position {position}: names hold no invisible character (zero-width spaces and "
+                "joiners, soft hyphens, byte order marks: Unicode category Cf), which would make two "
+                "names that look one",
+            )
+
+
+def _code_point(char: str) -> str:
+    """``U+200B ZERO WIDTH SPACE``."""
+    return f"U+{ord(char):04X} {unicodedata.name(char, 'unnamed')}"
+
+
+def _visible(text: str) -> str:
+    """``text`` with every character :func:`unsafe` refuses and every format character escaped."""
+    return "".join(_escape(c) if unsafe(c) or _format(c) else c for c in text)
 
 
 def shown(text: str) -> str:
@@ -82,12 +114,12 @@ def shown(text: str) -> str:
 
 
 def name_key(name: str) -> str:
-    """What two player or ship names are compared by: their letters case aside (``casefold``) and
-    their spacing aside (none at either end, any run of white space as one space).
+    """What a typed player or ship name is matched by: its letters case aside (``casefold``) and
+    its spacing aside (none at either end, any run of white space as one space).
 
-    The one definition both sides use: every command matches a typed player or ship name by it
-    (:func:`names_matching`), and a game refuses a player or ship whose name has the key of one it
-    already has (:func:`name_clash`), so a typed name never matches two (RULES.md, T3, F1, P1)."""
+    Every command matches a typed name by it (:func:`names_matching`), and a game refuses a player
+    or ship whose name has the key of one it already has, or looks like it (:func:`name_clash`),
+    so a typed name never matches two (RULES.md, T3, F1, P1)."""
     return " ".join(name.split()).casefold()
 
 
@@ -97,16 +129,103 @@ def names_matching(text: str, names: Iterable[str]) -> list[str]:
     return [name for name in names if name_key(name) == key]
 
 
+@functools.cache
+def _spoof_checker() -> Any:
+    # PyICU, the Unicode Consortium's ICU: its TR39 tables are those of the ICU its wheel bundles.
+    # Imported here only (about 25 ms): by the commands that bring a name into a game.
+    import icu
+
+    return icu.SpoofChecker()
+
+
+def skeleton(text: str) -> str:
+    """Unicode TR39's skeleton of ``text``, format characters removed first: two strings with one
+    skeleton are drawn alike (Cyrillic ``А``, Greek ``Α``, full-width ``Ａ`` and Latin ``A`` all
+    give ``A``; ``I`` and ``1`` give ``l``; ``m`` gives ``rn``). Case is kept."""
+    text = "".join(c for c in text if not _format(c))
+    drawn: str = _spoof_checker().getSkeleton(0, text)
+    return drawn
+
+
+def look_keys(name: str) -> tuple[str, str]:
+    """What a reader sees of ``name``: the skeleton of its spacing (as :func:`name_key`, format
+    characters aside), then of that case aside. Two names look alike when either key is the same
+    for both: ``Кraken`` (Cyrillic) beside ``Kraken`` by the first, ``Аnne`` beside ``anne`` by
+    the second."""
+    spaced = " ".join("".join(c for c in name if not _format(c)).split())
+    return skeleton(spaced), skeleton(spaced.casefold())
+
+
+def look_alike(first: str, second: str) -> bool:
+    """Whether ``first`` and ``second`` are one name to a reader: the same :func:`name_key`, or one
+    of their :func:`look_keys`."""
+    return bool(names_clashing(first, [second]))
+
+
+def names_clashing(text: str, names: Iterable[str]) -> list[str]:
+    """The names among ``names`` that a game could not hold beside ``text`` (:func:`look_alike`)."""
+    key = name_key(text)
+    keys = look_keys(text)
+    return [
+        name
+        for name in names
+        if name_key(name) == key or any(a == b for a, b in zip(look_keys(name), keys, strict=True))
+    ]
+
+
+class NamesHeld:
+    """The names a game holds so far, by each of the keys :func:`look_alike` compares."""
+
+    def __init__(self) -> None:
+        self._by_key: tuple[dict[str, str], dict[str, str], dict[str, str]] = ({}, {}, {})
+
+    def clashing(self, name: str) -> str | None:
+        """The first name held that ``name`` looks like (:func:`look_alike`), or None."""
+        for held, key in zip(self._by_key, (name_key(name), *look_keys(name)), strict=True):
+            if key in held:
+                return held[key]
+        return None
+
+    def add(self, name: str) -> None:
+        for held, key in zip(self._by_key, (name_key(name), *look_keys(name)), strict=True):
+            held.setdefault(key, name)
+
+
 def name_clash(names: Iterable[str]) -> tuple[str, str] | None:
-    """The first two of ``names`` (in their order: the earlier one, then the later) that are one
-    name case and spacing aside, or None when every name has a key of its own."""
-    first: dict[str, str] = {}
+    """The first two of ``names`` (in their order: the earlier one, then the later) that a game
+    cannot hold together (:func:`look_alike`), or None."""
+    held = NamesHeld()
     for name in names:
-        key = name_key(name)
-        if key in first:
-            return first[key], name
-        first[key] = name
+        earlier = held.clashing(name)
+        if earlier is not None:
+            return earlier, name
+        held.add(name)
     return None
+
+
+def how_alike(earlier: str, later: str) -> str:
+    """Why two names clash, to follow them in a refusal: ``are the same name``, ``are one name,
+    case and spacing aside``, or ``look alike`` naming the characters drawn like others."""
+    if earlier == later:
+        return "are the same name"
+    if name_key(earlier) == name_key(later):
+        return "are one name, case and spacing aside"
+    return f"look alike ({drawn_like(later, earlier)})"
+
+
+def drawn_like(*names: str) -> str:
+    """The characters of ``names`` that Unicode's confusables (TR39) draw like others, each with
+    its code point and name (three at most), or the bare reference when there is none."""
+    found: dict[str, str] = {}
+    for name in names:
+        for char in name:
+            if char.isspace() or char in found:
+                continue
+            prototype = "" if _format(char) else skeleton(char)
+            if prototype != char and len(found) < 3:
+                like = f"like {prototype!r}" if prototype else "as nothing"
+                found[char] = f"'{_visible(char)}' ({_code_point(char)}) is drawn {like}"
+    return "; ".join([*found.values(), "Unicode confusables, TR39"])
 
 
 def check_ship_count(count: int, field: str) -> None:

@@ -1,4 +1,4 @@
-"""What a referee's ``resolve`` checks before a turn is played (issue 13, items 1 and 2).
+"""What a referee's ``resolve`` and a turn's lock check before a turn is played.
 
 These checks guard the table's mistakes that cannot be undone: starting a mortecouille game
 before every fleet is sealed and every bought ship placed (F3: afterwards nothing can be
@@ -9,6 +9,10 @@ They run in the command path only (mortecouille.app.commands.resolve_turn), not 
 deciders: re-derivation (``verify``) replays every logged turn with ``partial`` and must keep
 accepting logs written before these checks existed, and the bots and scenarios decide their
 turns directly, where an idle turn (a fireship sailing alone) is legitimate.
+
+:func:`check_turn_can_lock` is the lock's own (D3), called by its decider
+(``core.contributions.decide_lock``): no turn is ever re-derived from a lock, and a turn locked
+before it can be played could never be resolved.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 from mortecouille.core.errors import RuleViolation
 from mortecouille.core.fleet.purchase import Fleet
 from mortecouille.core.mortecouille.orders import orders_this_turn, takes_orders
-from mortecouille.core.state import GameState
+from mortecouille.core.state import GameState, ShipState
 
 
 def check_table_resolve(state: GameState, *, idle_turn: bool) -> None:
@@ -35,16 +39,14 @@ def check_table_resolve(state: GameState, *, idle_turn: bool) -> None:
 
 def check_fleets_ready(state: GameState) -> None:
     """Before turn 1: every player has sealed, every bought ship is placed or withdrawn (F3)."""
-    unsealed = [p for p in state.players if not _sealed(state.fleets.get(p))]
+    unsealed = unsealed_players(state)
     if unsealed:
         raise RuleViolation(
             "F3",
             f"the game cannot start: fleet not sealed yet for {', '.join(unsealed)}; "
             f"`seal {state.game} {unsealed[0]}` (--forfeit gives up money left) before the first resolve",
         )
-    unplaced = [
-        ship for ship in state.ships.values() if ship.at is None and not (ship.sunk or ship.lost or ship.gone)
-    ]
+    unplaced = unplaced_ships(state)
     if unplaced:
         names = ", ".join(f"{s.id} ({s.owner})" for s in unplaced)
         example = unplaced[0].id
@@ -54,6 +56,44 @@ def check_fleets_ready(state: GameState) -> None:
             f" or if it cannot be placed, a ruling: `ruling {state.game} --rule F3 --text ... "
             f"--adjust {example!r} position=SQUARE` places it, `--adjust {example!r} sunk=true` withdraws it",
         )
+
+
+def unsealed_players(state: GameState) -> list[str]:
+    """The players whose fleet is not sealed yet, in the game's order (public: who has sealed)."""
+    return [p for p in state.players if not _sealed(state.fleets.get(p))]
+
+
+def unplaced_ships(state: GameState) -> list[ShipState]:
+    """The ships bought and neither placed nor taken out of the game by a ruling."""
+    return [
+        ship for ship in state.ships.values() if ship.at is None and not (ship.sunk or ship.lost or ship.gone)
+    ]
+
+
+def check_turn_can_lock(state: GameState) -> None:
+    """Refuse to lock a turn that could never be resolved (D3): a lock makes the turn's inputs
+    final, so a turn locked before the game can start would take no purchase, seal or placement,
+    could not be resolved, and nothing would unlock it. Before turn 1 of a mortecouille game
+    every fleet must be sealed and every bought ship placed (F3); in any game some ship must be
+    afloat (T2; P1 in blockade), as the resolve itself requires."""
+    if state.ruleset == "mortecouille" and state.turn == 1 and not state.scenario:
+        unsealed = unsealed_players(state)
+        if unsealed:
+            _cannot_lock(state, "F3", f"fleet not sealed yet for {', '.join(unsealed)}")
+        unplaced = unplaced_ships(state)
+        if unplaced:
+            names = ", ".join(f"{s.id} ({s.owner})" for s in unplaced)
+            _cannot_lock(state, "F3", f"{names} bought but not placed")
+    if not any(ship.afloat for ship in state.ships.values()):
+        _cannot_lock(state, "P1" if state.ruleset == "blockade" else "T2", "no ship is afloat")
+
+
+def _cannot_lock(state: GameState, rule: str, why: str) -> None:
+    raise RuleViolation(
+        rule,
+        f"turn {state.turn} cannot be locked before it can be played: {why}; a locked turn takes no "
+        "purchase, seal, placement or order (D3), so it could never be resolved",
+    )
 
 
 def _sealed(fleet: Fleet | None) -> bool:

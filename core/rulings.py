@@ -22,6 +22,7 @@ from mortecouille.core.board.geometry import (
     parse_square,
     square_name,
 )
+from mortecouille.core.board.ships import check_placing_open
 from mortecouille.core.board.terrain import board_index
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
@@ -143,6 +144,9 @@ def _ship_as_spelled(state: GameState, adjustment: Adjustment) -> Adjustment:
 
 def check_adjustment(state: GameState, adjustment: Adjustment) -> None:
     """Refuse an adjustment that would leave a position the rules cannot hold."""
+    if adjustment.at is not None:
+        # a ruling's position places a ship as ``place`` does: not while fleets are secret (F3)
+        check_placing_open(state, f"--adjust {adjustment.ship}: a ship is given a position")
     ship = ship_named(state, adjustment.ship, "--adjust")
     if adjustment.change == "nothing":
         raise BadInput("--adjust", f"{adjustment.ship}: the adjustment changes nothing")

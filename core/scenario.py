@@ -14,7 +14,7 @@ import msgspec
 
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.life_cycle import Command
-from mortecouille.core.limits import check_name, check_ship_count, name_key
+from mortecouille.core.limits import NamesHeld, check_name, check_ship_count, how_alike
 from mortecouille.events.condition import ShipCondition
 
 #: one thing wrong with a scenario file: (where in the file, what is wrong)
@@ -119,37 +119,44 @@ def check_ships(
     problems: list[Problem] = []
     gather(problems, "ships", check_ship_count, len(scenario.ships), "ships")
     seen: dict[str, int] = {}
-    # ids and owners by the key commands read names by (case and spacing aside): two that share
-    # one would be one name to every command (project rulings under F1 or P1, and T3)
-    ids: dict[str, int] = {}
-    owners: dict[str, tuple[int, str]] = {}
+    # ids and owners that look alike: one by the key commands read names by (case and spacing
+    # aside), or drawn alike (core.limits.look_alike); either would be one name to a command or to
+    # a reader (project rulings under F1 or P1, and T3)
+    ids = NamesHeld()
+    id_index: dict[str, int] = {}
+    owners = NamesHeld()
+    owner_index: dict[str, int] = {}
     ship_rule = "P1" if scenario.ruleset == "blockade" else "F1"
     for index, ship in enumerate(scenario.ships):
         field = f"ships[{index}]"
         if ship.id in seen:
             problems.append((f"{field}.id", f"{ship.id!r} is already ships[{seen[ship.id]}]"))
-        elif name_key(ship.id) in ids:
-            earlier = ids[name_key(ship.id)]
+        elif (first := ids.clashing(ship.id)) is not None:
             problems.append(
                 (
                     f"{field}.id",
-                    f"{ship.id!r} is ships[{earlier}]'s {scenario.ships[earlier].id!r}, case and spacing "
-                    f"aside: every ship needs a name of its own ({ship_rule}, project ruling)",
+                    f"{ship.id!r} and ships[{id_index[first]}]'s {first!r} {how_alike(first, ship.id)}: "
+                    f"every ship needs a name of its own ({ship_rule}, project ruling)",
                 )
             )
+        else:
+            ids.add(ship.id)
+            id_index[ship.id] = index
         seen.setdefault(ship.id, index)
-        ids.setdefault(name_key(ship.id), index)
         gather(problems, field, check_name, f"{field}.id", ship.id)
         if ship.owner is not None:
             gather(problems, field, check_name, f"{field}.owner", ship.owner)
-            owner_index, spelled = owners.setdefault(name_key(ship.owner), (index, ship.owner))
-            if spelled != ship.owner:
+            spelled = owners.clashing(ship.owner)
+            if spelled is None:
+                owners.add(ship.owner)
+                owner_index[ship.owner] = index
+            elif spelled != ship.owner:
                 problems.append(
                     (
                         f"{field}.owner",
-                        f"{ship.owner!r} is ships[{owner_index}]'s owner {spelled!r}, case and spacing "
-                        "aside: spell a player one way, every player needs a name of their own "
-                        "(T3, project ruling)",
+                        f"{ship.owner!r} and ships[{owner_index[spelled]}]'s owner {spelled!r} "
+                        f"{how_alike(spelled, ship.owner)}: spell a player one way, every player needs a "
+                        "name of their own (T3, project ruling)",
                     )
                 )
         if check_ship is not None:

@@ -14,12 +14,13 @@ import hashlib
 import itertools
 import operator
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Union
+from typing import Any, Final, Union
 
 import msgspec
 
 from mortecouille.events.base import Event
 from mortecouille.events.schema import CURRENT_VERSIONS, EVENT_CLASSES, EVENT_TYPES, UPCASTERS, event_tag
+from mortecouille.events.secrecy import SECRET_TYPES
 
 
 class LogError(Exception):
@@ -67,19 +68,49 @@ def line_hash(body_without_hash: dict[str, Any]) -> str:
 
 
 #: The optional envelope fields a line may carry besides the event's own (the store's, not the
-#: rules'), both written on the first line of the batch one command appended: ``idem`` records the
-#: idempotency key of the request whose command appended the batch
-#: (:mod:`mortecouille.app.idempotency`); ``nonce`` is randomness of the batch's own, written when
-#: it holds a secret input (:mod:`mortecouille.events.secrecy`), so that no line hash after it (a
-#: receipt's head) is a function of content a guesser can enumerate (docs/service.md, "What a
-#: receipt's head can give away"). A reader takes them on any line (the log records where a batch
-#: ends only under ``idem``, and no guarantee rests on their place). A line without them keeps the
+#: rules'), written only by the command path and only where it writes them: ``idem`` on the first
+#: line of the batch one command appended under an idempotency key (the request's key, as its
+#: SHA-256, and the batch's length: :mod:`mortecouille.app.idempotency`); ``nonce`` on every line
+#: of a secret input (:mod:`mortecouille.events.secrecy`), randomness of the line's own, so that no
+#: line hash after it (a receipt's head, a hash sent to a page) is a function of content a guesser
+#: can enumerate (docs/service.md, "Nonces and idempotency keys"). A line without them keeps the
 #: exact bytes and hash it always had; one with them is hashed with them, so they are chained too.
+#: Every chain check refuses them elsewhere (:func:`envelope_problem`).
 ENVELOPE_EXTRAS = ("idem", "nonce")
 
-#: The envelope field holding a batch's nonce, and its length: 16 random bytes as lowercase hex.
+#: The envelope field holding a line's nonce, and its length: 16 random bytes as lowercase hex.
 NONCE_FIELD = "nonce"
 NONCE_HEX_DIGITS = 32
+#: The envelope field holding a batch's idempotency key (its digest) and length.
+IDEM_FIELD = "idem"
+
+#: The event types whose lines carry a nonce: the secret inputs (events/secrecy.py, the one
+#: definition), by tag.
+NONCED_TAGS: Final = frozenset(event_tag(cls) for cls in SECRET_TYPES)
+#: The event types a batch appended under an idempotency key can start with: a game's creation
+#: (or fork), every submission, and the referee's acts the service takes a key for (a lock, a
+#: resolution, which may start with the contributions the one-step path draws or the ones it goes
+#: without, a ruling, an end, a deadline).
+BATCH_START_TAGS: Final = frozenset(
+    {
+        "game-created",
+        *NONCED_TAGS,
+        "dice-contribution-committed",
+        "dice-contribution-revealed",
+        "dice-contribution-absent",
+        "turn-locked",
+        "turn-started",
+        "game-ended",
+        "deadline-set",
+    }
+)
+
+#: How the ``idem`` of a line is written: the key's SHA-256 (hex) and the batch's length.
+_HEX64 = frozenset("0123456789abcdef")
+
+#: Extras for a batch (:func:`stamp_all`): one mapping (the first line's), or one per line (None
+#: for a line without).
+Extras = Union[Mapping[str, Any], Sequence[Union[Mapping[str, Any], None]], None]  # noqa: UP007
 
 
 def nonce_problem(value: Any) -> str | None:
@@ -96,6 +127,53 @@ def nonce_problem(value: Any) -> str | None:
     shown = shown if len(shown) <= 80 else shown[:77] + "..."
     wanted = f"{NONCE_HEX_DIGITS} lowercase hex digits (16 random bytes)"
     return f"field `{NONCE_FIELD}`: must be {wanted}, not {shown}"
+
+
+def idem_problem(value: Any) -> str | None:
+    """Why ``value`` cannot be a line's ``idem`` (None when it can): ``{"key": SHA256 hex,
+    "events": N}``, N a whole number from 1, nothing else."""
+    if isinstance(value, dict) and set(value) == {"key", "events"}:
+        key, count = value["key"], value["events"]
+        hexed = isinstance(key, str) and len(key) == 64 and set(key) <= _HEX64
+        if hexed and type(count) is int and count >= 1:
+            return None
+    shown = repr(value)
+    shown = shown if len(shown) <= 80 else shown[:77] + "..."
+    return (
+        f"field `{IDEM_FIELD}`: must be {{\"key\": 64 lowercase hex digits, \"events\": a count from 1}}, "
+        f"not {shown}"
+    )
+
+
+def envelope_problem(body: Mapping[str, Any], *, written_before: bool = True) -> str | None:
+    """Why a line's envelope extras (``body``: the line's members) cannot be on it, None when they
+    can: a well-formed ``nonce`` on a secret input's line only, a well-formed ``idem`` on a line a
+    keyed batch can start with only (:data:`BATCH_START_TAGS`). ``written_before``: also accept
+    what logs written before nonces were per line hold, a nonce on the ``game-created`` line of a
+    fork, whose creation batch copied secrets then (a reader's rule; the writer passes False).
+    Where a batch declared by an ``idem`` ends is ``verify``'s to check (it needs the lines after
+    it)."""
+    tag = body.get("type")
+    if NONCE_FIELD in body:
+        problem = nonce_problem(body[NONCE_FIELD])
+        if problem is not None:
+            return problem
+        legacy_fork = written_before and tag == "game-created" and body.get("forked_from") is not None
+        if tag not in NONCED_TAGS and not legacy_fork:
+            return (
+                f"field `{NONCE_FIELD}`: only a secret input's line carries one (orders, tokens, "
+                f"purchases, seals, placements, rulings), not a {tag!r} line"
+            )
+    if IDEM_FIELD in body:
+        problem = idem_problem(body[IDEM_FIELD])
+        if problem is not None:
+            return problem
+        if tag not in BATCH_START_TAGS:
+            return (
+                f"field `{IDEM_FIELD}`: only the first line of a command's batch carries one, and no "
+                f"command's batch starts with a {tag!r} line"
+            )
+    return None
 
 
 def stamp(event: Event, seq: int, prev: str, extras: Mapping[str, Any] | None = None) -> tuple[Event, bytes]:
@@ -179,9 +257,11 @@ def _stamp_through_dict(
     for key, value in (extras or {}).items():
         if key not in ENVELOPE_EXTRAS or key in body:
             raise ValueError(f"{key!r} is not an envelope field a line may carry")
-        if key == NONCE_FIELD and nonce_problem(value) is not None:
-            raise ValueError(nonce_problem(value))
         body[key] = value
+    if extras:
+        problem = envelope_problem(body, written_before=False)
+        if problem is not None:
+            raise ValueError(problem)
     body["seq"] = seq
     body["prev"] = prev
     body.pop("hash", None)
@@ -192,24 +272,31 @@ def _stamp_through_dict(
 
 
 def stamp_all(
-    events: Sequence[Event], first_seq: int, prev: str, first_extras: Mapping[str, Any] | None = None
+    events: Sequence[Event], first_seq: int, prev: str, extras: Extras = None
 ) -> tuple[list[Event], bytes]:
     """Chain ``events`` after the line ``prev`` at ``first_seq``: the stamped events, and their
-    lines as one payload, each ending with a newline. ``first_extras``: envelope fields written on
-    the first line only (what the whole batch shares)."""
+    lines as one payload, each ending with a newline. ``extras``: envelope fields written on the
+    lines, a mapping for the first line only (what the whole batch shares, ``idem``), or one
+    mapping (or None) per line (a secret input's ``nonce``)."""
+    count = len(events)
+    if extras is None or isinstance(extras, Mapping):
+        per_line: Sequence[Mapping[str, Any] | None] = [extras] if extras else []
+    else:
+        per_line = extras
     stamped: list[Event] = []
     pieces: list[bytes] = []
-    count, extras = len(events), first_extras
     done = 0
     while done < count:
-        if not extras:  # as many as take the splice, in one call
-            rest = itertools.islice(events, done, None) if done else events
+        line_extras = per_line[done] if done < len(per_line) else None
+        if not line_extras:  # as many as take the splice, up to the next line with extras, in one call
+            stop = next((index for index in range(done, len(per_line)) if per_line[index]), count)
+            rest = itertools.islice(events, done, stop) if done or stop < count else events
             done += _splice_lines(rest, first_seq + done, prev, stamped, pieces)
             if done == count:
                 break
             prev = stamped[-1].hash if stamped else prev
-        placed, line = _stamp_through_dict(events[done], first_seq + done, prev, extras)
-        extras = None
+            line_extras = per_line[done] if done < len(per_line) else None
+        placed, line = _stamp_through_dict(events[done], first_seq + done, prev, line_extras)
         stamped.append(placed)
         pieces += (line, b"\n")
         prev = placed.hash
@@ -350,10 +437,10 @@ def checked_body(line: bytes, number: int, expected_seq: int, expected_prev: str
             line=number,
             seq=expected_seq,
         )
-    if NONCE_FIELD in body:
-        # only ever on lines of the dictionary's way: a line with a nonce is never its event's
-        # own encoding, so every chain check (check_lines included) comes here for it
-        problem = nonce_problem(body[NONCE_FIELD])
+    if NONCE_FIELD in body or IDEM_FIELD in body:
+        # only ever on lines of the dictionary's way: a line with an envelope extra is never its
+        # event's own encoding, so every chain check (check_lines included) comes here for it
+        problem = envelope_problem(body)
         if problem is not None:
             raise CorruptLine(problem, line=number, seq=expected_seq)
     return body

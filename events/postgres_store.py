@@ -49,7 +49,7 @@ from psycopg import sql
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from mortecouille.events.base import GENESIS_HASH, Event
-from mortecouille.events.codec import LogError, check_line, decode_line, stamp_all
+from mortecouille.events.codec import Extras, LogError, check_line, decode_line, stamp_all
 from mortecouille.events.house_log import get_logger
 from mortecouille.events.schema import event_tag
 from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameNotFound, Head, Unwritable
@@ -811,11 +811,11 @@ class PostgresCreation:
         nothing does (the secret seed of a new game)."""
         return PostgresSecrets(self.log, self.conn)
 
-    def write(self, events: Sequence[Event], first_extras: Mapping[str, Any] | None = None) -> list[Event]:
+    def write(self, events: Sequence[Event], extras: Extras = None) -> list[Event]:
         """Stamp and insert the game's first events; they commit with the creation.
-        ``first_extras``: envelope fields for the first line (a creation's ``idem``), in the
-        same transaction: the key and the game commit together, or neither does."""
-        stamped, payload = stamp_all(events, 0, GENESIS_HASH, first_extras)
+        ``extras``: envelope fields for the first line (a creation's ``idem``) or for each line,
+        in the same transaction: the key and the game commit together, or neither does."""
+        stamped, payload = stamp_all(events, 0, GENESIS_HASH, extras)
         _insert(self.conn, self.log, _rows_of(stamped, payload), 0, GENESIS_HASH)
         self.written = True
         return stamped
@@ -966,7 +966,7 @@ class PostgresTransaction:
         self,
         events: Sequence[Event],
         expected_seq: int | None = None,
-        first_extras: Mapping[str, Any] | None = None,
+        extras: Extras = None,
         *,
         release: bool = False,
     ) -> list[Event]:
@@ -982,7 +982,7 @@ class PostgresTransaction:
             raise Conflict.stale(game, expected_seq, next_seq)
         if not events:
             return []
-        stamped, payload = stamp_all(events, next_seq, prev, first_extras)
+        stamped, payload = stamp_all(events, next_seq, prev, extras)
         with _reachable():
             _append_pipelined(
                 self.conn,

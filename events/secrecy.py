@@ -2,11 +2,12 @@
 
 The game service's redaction (:func:`mortecouille.app.view.secret_of`, docs/service.md "What each
 viewer sees") seals events of these types until the rules reveal them, and the command path
-(:func:`mortecouille.app.commands.run_command`) writes a random ``nonce`` on the first line of every
-batch holding one (docs/service.md "What a receipt's head can give away"), so that a line hash, a
-receipt's head, cannot be used to test guesses of the secret. Both read the tuples here, so a new
-secret type is sealed and nonced alike; it sits in ``events`` (the bottom layer) because it is a
-fact about event types, which every layer above may import.
+(:func:`mortecouille.app.commands.run_command`) writes a random ``nonce`` on every line of one
+(docs/service.md "Nonces and idempotency keys"), so that a line hash, a receipt's head or a hash a
+page is sent, cannot be used to test guesses of the secret, and the chain check refuses a nonce
+on any other line. All read the tuples here, so a new secret type is sealed and nonced alike; it
+sits in ``events`` (the bottom layer) because it is a fact about event types, which every layer
+above may import.
 """
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ import stat
 import threading
 import time
 import zlib
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -59,6 +59,7 @@ import msgspec
 
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import (
+    Extras,
     LogError,
     TornTail,
     check_lines,
@@ -96,9 +97,15 @@ class GameNotFound(Exception):
 
 class Unwritable(Exception):
     """A log's files cannot be written where they are (a bad path, a symlink in the way, no
-    permission, a full disk); nothing was changed, or what was cut short was taken back (exit 2)."""
+    permission, a full disk); nothing was changed, or what was cut short was taken back (exit 2).
+    ``reason``: why, in the system's words and without a path (``No space left on device``), for a
+    message to someone who must not see the server's files (the service's clients)."""
 
     exit_code = 2
+
+    def __init__(self, message: str, *, reason: str | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class Head(msgspec.Struct, frozen=True):
@@ -1002,7 +1009,9 @@ class GameLog:
             fd = self._abandoned_log()
             taken_over = True
         except OSError as error:
-            raise Unwritable(f"cannot create {self.path}: {error.strerror}") from None
+            raise Unwritable(
+                f"cannot create {self.path}: {error.strerror}", reason=error.strerror or str(error)
+            ) from None
         written = False
         ours = taken_over  # the file, empty and locked, is this creation's to remove if it fails
         try:
@@ -1146,7 +1155,9 @@ class GameLog:
                 raise Unwritable(
                     f"game {self.name!r}: {self.path} is a symbolic link; refusing to write through it"
                 ) from None
-            raise Unwritable(f"cannot open {self.path} to write: {error.strerror}") from None
+            raise Unwritable(
+                f"cannot open {self.path} to write: {error.strerror}", reason=error.strerror or str(error)
+            ) from None
 
     def append(self, events: Sequence[Event], expected_seq: int | None = None) -> list[Event]:
         """Append under the lock; see :meth:`Transaction.append`. The same steps as
@@ -1274,18 +1285,20 @@ class Creation:
         #: (:meth:`GameLog._abandoned_log`): what that one kept beside it (a seed) is stale
         self.taken_over = taken_over
 
-    def write(self, events: Sequence[Event], first_extras: Mapping[str, Any] | None = None) -> list[Event]:
+    def write(self, events: Sequence[Event], extras: Extras = None) -> list[Event]:
         """Write the log's first events (one write, one fsync) and its head anchor.
-        ``first_extras``: envelope fields for the first line (a creation's ``idem``, see
-        :mod:`mortecouille.app.idempotency`); without them the lines are what they always were."""
-        stamped, payload = stamp_all(events, 0, GENESIS_HASH, first_extras)
+        ``extras``: envelope fields for the first line (a creation's ``idem``, see
+        :mod:`mortecouille.app.idempotency`) or for each line (:func:`~.codec.stamp_all`);
+        without them the lines are what they always were."""
+        stamped, payload = stamp_all(events, 0, GENESIS_HASH, extras)
         _append_or_take_back(self.fd, payload, 0, self.log.path)
         if stamped:
             try:
                 self.log.start_head(stamped[-1].seq, stamped[-1].hash, len(payload))
             except OSError as error:  # the creation is taken back whole: the log is removed
                 raise Unwritable(
-                    f"cannot write {self.log.head_path}: {error.strerror}; the game was not created"
+                    f"cannot write {self.log.head_path}: {error.strerror}; the game was not created",
+                    reason=error.strerror or str(error),
                 ) from None
         self.written = True
         return stamped
@@ -1324,17 +1337,17 @@ class Transaction:
         self,
         events: Sequence[Event],
         expected_seq: int | None = None,
-        first_extras: Mapping[str, Any] | None = None,
+        extras: Extras = None,
     ) -> list[Event]:
         """Stamp and write ``events`` with one write and one fsync.
 
         ``expected_seq`` is the seq the first new event must receive; if the log
         has moved on, :class:`Conflict` is raised and nothing is written.
-        ``first_extras``: envelope fields for the first line (``idem``, see
+        ``extras``: envelope fields for the first line or for each line (``idem``, ``nonce``, see
         :data:`mortecouille.events.codec.ENVELOPE_EXTRAS`), written in the same write and fsync.
         """
         size, self._size = self._size, None
-        return _append_locked(self.log, self.fd, self._handles, size, events, expected_seq, first_extras)
+        return _append_locked(self.log, self.fd, self._handles, size, events, expected_seq, extras)
 
 
 def _append_locked(
@@ -1344,7 +1357,7 @@ def _append_locked(
     size: int | None,
     events: Sequence[Event],
     expected_seq: int | None,
-    first_extras: Mapping[str, Any] | None,
+    extras: Extras,
 ) -> list[Event]:
     """:meth:`Transaction.append` on the log open as ``fd`` and locked, with its kept descriptors
     (``handles``, None when opened for this transaction only) and its size when the caller has just
@@ -1358,7 +1371,7 @@ def _append_locked(
         # left them and its END the log's size. Anything else takes the general path below.
         head = _kept_head_unchanged(handles)
         if head is not None and head[4] == size:
-            return _append_after_kept_head(log, fd, handles, head, size, events, expected_seq, first_extras)
+            return _append_after_kept_head(log, fd, handles, head, size, events, expected_seq, extras)
     # The head anchor is opened first: while the log still ends where the anchor says it did
     # (its END), the anchor's seq and hash are the log's tail, which then is not read (issue
     # 16). A log longer than that (the last writer stopped before moving the anchor, or a torn
@@ -1377,7 +1390,7 @@ def _append_locked(
             raise Conflict.stale(log.name, expected_seq, next_seq)
         if not events:
             return []
-        stamped, payload = stamp_all(events, next_seq, prev, first_extras)
+        stamped, payload = stamp_all(events, next_seq, prev, extras)
         last = stamped[-1]
         # the anchor's update is readied before the fsync and written after it (the order the
         # guarantees need): only its pwrite is left once the fsync returns
@@ -1434,7 +1447,7 @@ def _append_after_kept_head(
     size: int,
     events: Sequence[Event],
     expected_seq: int | None,
-    first_extras: Mapping[str, Any] | None,
+    extras: Extras,
 ) -> list[Event]:
     """:func:`_append_locked` once :func:`_kept_head_unchanged` found ``head``, the anchor of the
     head kept in ``handles``, naming the log's tail (its END is the log's ``size``): the same
@@ -1451,7 +1464,7 @@ def _append_after_kept_head(
         return []
     if log._prepared is not None:  # readied by prepare_head for another anchor: not this one
         log.drop_prepared_head()
-    stamped, payload = stamp_all(events, next_seq, head[3], first_extras)
+    stamped, payload = stamp_all(events, next_seq, head[3], extras)
     last = stamped[-1]
     # readied before the write, as the general path readies it: only its pwrite follows the fsync
     update = _SlotUpdate(handles.head_fd, head[1], last.seq, last.hash, size + len(payload), handles)
@@ -1639,7 +1652,10 @@ def _append_or_take_back(fd: int, payload: bytes, size: int, path: Path) -> None
             state = "the log is as it was"
         except OSError:
             state = "the log may end in a torn line; run `mortecouille repair`"
-        raise Unwritable(f"cannot write {path}: {error.strerror}; nothing was appended ({state})") from None
+        raise Unwritable(
+            f"cannot write {path}: {error.strerror}; nothing was appended ({state})",
+            reason=error.strerror or str(error),
+        ) from None
 
 
 @contextmanager
@@ -1648,7 +1664,9 @@ def _unwritable(path: Path) -> Iterator[None]:
     try:
         yield
     except OSError as error:
-        raise Unwritable(f"cannot write {path}: {error.strerror or error}") from None
+        raise Unwritable(
+            f"cannot write {path}: {error.strerror or error}", reason=error.strerror or str(error)
+        ) from None
 
 
 def _write_all(fd: int, payload: bytes | memoryview) -> None:

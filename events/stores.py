@@ -17,7 +17,7 @@ The contract, written from what :class:`GameLog` and its ``Transaction`` offer a
 * ``creating``: create the game exclusively (:class:`Conflict` if it exists) and write its first
   events; a block that raises leaves nothing;
 * ``transaction``: one writer at a time for a read-decide-append cycle; inside it, ``position``
-  (next seq, last hash), ``read`` and ``append(events, expected_seq, first_extras)``: a stale
+  (next seq, last hash), ``read`` and ``append(events, expected_seq, extras)``: a stale
   ``expected_seq`` raises :class:`Conflict` and writes nothing; an append that returns is durable.
 
 Reading from a seq is :func:`events_from`: a store that can stream from a seq
@@ -66,10 +66,10 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from mortecouille.events.base import GENESIS_HASH, Event
-from mortecouille.events.codec import LogError, check_line, decode_line
+from mortecouille.events.codec import Extras, LogError, check_line, decode_line
 from mortecouille.events.store import (
     Conflict,
     Creation,
@@ -94,9 +94,10 @@ class StoreCreation(Protocol):
     #: store's log created but never written; a PostgreSQL creation is one transaction: never)
     taken_over: bool
 
-    def write(self, events: Sequence[Event], first_extras: Mapping[str, Any] | None = None) -> list[Event]:
+    def write(self, events: Sequence[Event], extras: Extras = None) -> list[Event]:
         """Write the game's first events; the creation counts only once this returned.
-        ``first_extras``: envelope fields of the first line (a creation's ``idem``)."""
+        ``extras``: envelope fields of the first line (a creation's ``idem``), or of each line
+        (:func:`~mortecouille.events.codec.stamp_all`)."""
         ...
 
 
@@ -115,7 +116,7 @@ class StoreTransaction(Protocol):
         self,
         events: Sequence[Event],
         expected_seq: int | None = None,
-        first_extras: Mapping[str, Any] | None = None,
+        extras: Extras = None,
     ) -> list[Event]:
         """Stamp ``events`` after the last line and make them durable; raise Conflict (nothing
         written) when ``expected_seq`` is given and is not the next seq."""
@@ -441,7 +442,9 @@ class FileSecrets:
             _fsync_dir(temporary.parent)
         except OSError as error:
             temporary.unlink(missing_ok=True)
-            raise Unwritable(f"cannot replace {path}: {error.strerror}") from None
+            raise Unwritable(
+                f"cannot replace {path}: {error.strerror}", reason=error.strerror or str(error)
+            ) from None
 
     def remove(self, kind: str) -> None:
         self.path(kind).unlink(missing_ok=True)
@@ -456,7 +459,9 @@ class FileSecrets:
                 f"{path} already exists (left without its game, or a link): remove it first"
             ) from None
         except OSError as error:
-            raise Unwritable(f"cannot create {path}: {error.strerror}") from None
+            raise Unwritable(
+                f"cannot create {path}: {error.strerror}", reason=error.strerror or str(error)
+            ) from None
         try:
             with os.fdopen(fd, "wb") as handle:
                 handle.write(data)
@@ -464,7 +469,9 @@ class FileSecrets:
                 os.fsync(handle.fileno())
         except OSError as error:
             path.unlink(missing_ok=True)
-            raise Unwritable(f"cannot write {path}: {error.strerror}") from None
+            raise Unwritable(
+                f"cannot write {path}: {error.strerror}", reason=error.strerror or str(error)
+            ) from None
 
 
 @contextlib.contextmanager
@@ -472,7 +479,9 @@ def _unwritable_dir(directory: Path) -> Iterator[None]:
     try:
         yield
     except OSError as error:
-        raise Unwritable(f"cannot write {directory}: {error.strerror or error}") from None
+        raise Unwritable(
+            f"cannot write {directory}: {error.strerror or error}", reason=error.strerror or str(error)
+        ) from None
 
 
 def secrets_of(log: EventStore, creation: object | None = None) -> GameSecrets:
@@ -561,6 +570,7 @@ def _write_lines(creation: Creation, data: bytes) -> None:
             creation.log.start_head(head.seq, head.hash)
         except OSError as error:
             raise Unwritable(
-                f"cannot write {creation.log.head_path}: {error.strerror}; the game was not created"
+                f"cannot write {creation.log.head_path}: {error.strerror}; the game was not created",
+                reason=error.strerror or str(error),
             ) from None
     creation.written = True

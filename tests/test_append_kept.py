@@ -249,11 +249,15 @@ def test_a_batch_mixing_spliced_and_dictionary_lines_is_the_dictionary_chain(tmp
     assert isinstance(created, GameCreated)
     left_out = msgspec.structs.replace(created, dice_scheme=None)  # written without the field
     batch: list[Event] = [*fillers(2), left_out, *fillers(2, "after")]
-    for extras in (None, {"idem": "k" * 16}):
+    idem = {"idem": {"key": "a" * 64, "events": len(batch)}}
+    per_line = [{**idem, "nonce": "0" * 32}, None, None, {"nonce": "1" * 32}, None]
+    for extras in (None, idem, per_line):
         stamped, payload = stamp_all(batch, 4, GENESIS_HASH, extras)
         expected, prev = [], GENESIS_HASH
         for offset, event in enumerate(batch):
-            done, line = _stamp_through_dict(event, 4 + offset, prev, extras if offset == 0 else None)
+            first_only = extras if offset == 0 else None
+            mine = extras[offset] if isinstance(extras, list) else first_only
+            done, line = _stamp_through_dict(event, 4 + offset, prev, mine)
             expected.append(line)
             prev = done.hash
             assert stamped[offset] == done

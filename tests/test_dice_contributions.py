@@ -36,7 +36,7 @@ from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnStar
 from mortecouille.events.orders import Idle
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.verify import verify_log
-from tests.cli_helpers import ok, run
+from tests.cli_helpers import ok, refused, run
 from tests.forgery import forge, log_bodies, write_rechained
 from tests.golden.make_golden import MORTECOUILLE_TURN_1, SEED, build_mortecouille_game
 
@@ -236,6 +236,26 @@ def test_D3_a_withheld_reveal_delays_the_turn_until_the_referee_resolves_without
     assert verify_log(log).ok
 
 
+def test_D3_verify_counts_each_players_withheld_contributions(games: Path) -> None:
+    """A player who withholds a reveal, told the dice by whoever holds the seed, chooses between
+    two outcomes of the turn (README, "Dice nobody can foresee"): the table cannot stop it, so
+    ``verify`` counts every such turn per player, from the ``dice-contribution-absent`` lines."""
+    log = ordered_game(games)
+    both_commit_and_lock(log)
+    reveal_dice_contribution(log, "Anne", ANNE_SECRET)
+    resolve_turn(log, absent_reason="Bart's phone went dark")
+    anne, bart = "c1" * 16, "d2" * 16
+    commit_dice_contribution(log, "Anne", contribution_commitment(anne))
+    commit_dice_contribution(log, "Bart", contribution_commitment(bart))
+    lock_turn(log)
+    reveal_dice_contribution(log, "Bart", bart)
+    resolve_turn(log, idle_turn=True, absent_reason="Anne left the table")
+    report = json.loads(run(games, "verify", "c", "--json").output)
+    dice = next(f for f in report["findings"] if f["check"] == "dice")
+    assert dice["ok"] and "withheld: Anne 1 (turn 2), Bart 1 (turn 1)" in dice["detail"], dice
+    assert "withheld: Anne 1 (turn 2), Bart 1 (turn 1)" in ok(games, "verify", "c")
+
+
 def test_D3_the_referee_locks_then_resolves_from_the_cli(games: Path) -> None:
     log = ordered_game(games)
     commit_dice_contribution(log, "Anne", contribution_commitment(ANNE_SECRET))
@@ -254,6 +274,49 @@ def test_D3_the_referee_locks_then_resolves_from_the_cli(games: Path) -> None:
     assert revealed_contributions(events) == {1: {"Anne": ANNE_SECRET}}
     assert sum(isinstance(e, TurnLocked) for e in events) == 1
     assert run(games, "resolve", "c", "--lock", "--partial").exit_code == 2
+
+
+def test_D3_F3_a_lock_before_the_game_can_start_is_refused_and_the_game_goes_on(games: Path) -> None:
+    """A locked turn takes no purchase, seal or placement (D3): locking turn 1 before every fleet is
+    sealed and every bought ship placed (F3), or a game with no ship afloat (P1), would leave a game
+    nobody can start, resolve or unlock. Refused naming the rule, nothing written; the game goes on."""
+    ok(games, "new", "m", "--players", "Anne,Bart", "--budget", "100000", "--board", "10x10")
+    ok(games, "buy", "m", "Anne", "red-small", "Hope")
+    unsealed = refused(games, "resolve", "m", "--lock")
+    assert "[F3] turn 1 cannot be locked" in unsealed and "fleet not sealed yet for Anne, Bart" in unsealed
+    ok(games, "seal", "m", "Anne", "--forfeit")
+    ok(games, "buy", "m", "Bart", "yellow-big", "Kraken")
+    ok(games, "seal", "m", "Bart", "--forfeit")
+    unplaced = refused(games, "resolve", "m", "--lock")
+    assert "[F3]" in unplaced and "Hope (Anne), Kraken (Bart) bought but not placed" in unplaced
+    ok(games, "place", "m", "Hope", "C3")
+    ok(games, "place", "m", "Kraken", "E6", "--facing", "S")
+    assert "turn-locked" in ok(games, "resolve", "m", "--lock")  # the game can start: it locks
+    ok(games, "new", "h", "--ruleset", "blockade", "--players", "Anne,Bart", "--board", "8x8")
+    assert "[P1] turn 1 cannot be locked before it can be played: no ship is afloat" in refused(
+        games, "resolve", "h", "--lock"
+    )
+    ok(games, "place", "h", "Sloopy", "C2", "--kind", "sloop", "--owner", "Anne")
+    assert "turn-locked" in ok(games, "resolve", "h", "--lock")
+
+
+def test_D3_F3_the_deadline_never_locks_a_turn_before_the_game_can_start(games: Path) -> None:
+    """A player's page may commit while the fleets are still bought; the turn's deadline then
+    records its passing and neither locks nor resolves (F3): the fleets can still be sealed."""
+    from datetime import UTC, datetime, timedelta
+
+    from mortecouille.app.deadlines import pass_deadline_if_due, set_deadline
+
+    ok(games, "new", "m", "--players", "Anne,Bart", "--budget", "100000", "--board", "10x10")
+    ok(games, "buy", "m", "Anne", "red-small", "Hope")
+    log = game_log(games, "m")
+    commit_dice_contribution(log, "Anne", contribution_commitment(ANNE_SECRET))
+    now = datetime(2026, 12, 1, 14, 0, tzinfo=UTC)
+    set_deadline(log, 60, now)
+    passed = pass_deadline_if_due(log, now + timedelta(seconds=61))
+    assert passed is not None and [type(e).__name__ for e in passed.events] == ["DeadlinePassed"]
+    assert not any(isinstance(e, TurnLocked) for e in log.read())
+    ok(games, "seal", "m", "Anne", "--forfeit")
 
 
 def test_D3_games_of_table_dice_or_of_the_seed_alone_take_no_contribution(

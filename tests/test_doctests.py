@@ -12,13 +12,14 @@ import importlib
 import pytest
 
 #: Modules with runnable examples: a fold, square names, the gunnery table and exact odds, the C3
-#: collision, the archive's column types.
+#: collision, the archive's column types, a request body's nesting.
 MODULES_WITH_EXAMPLES: tuple[str, ...] = (
     "mortecouille.core.game",
     "mortecouille.core.board.geometry",
     "mortecouille.core.mortecouille.gunnery",
     "mortecouille.core.mortecouille.collision_damage",
     "mortecouille.replays.analytics.schema",
+    "mortecouille.web.guards",
 )
 
 @pytest.mark.parametrize("name", MODULES_WITH_EXAMPLES)

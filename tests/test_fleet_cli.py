@@ -102,10 +102,15 @@ REFUSALS: list[tuple[list[list[str]], list[str], str]] = [
     ([["buy", "g", "Anne", "red-small", "Hope"]], ["place", "g", "Hope", "B2"], "not sealed"),
     (
         [["buy", "g", "Anne", "red-small", "Hope"], ["seal", "g", "Anne", "--forfeit"]],
+        ["place", "g", "Hope", "B2"],
+        "[F3] a ship is placed once every fleet is sealed (the fleets are secret until then); not sealed yet: Bart",
+    ),
+    (
+        [["buy", "g", "Anne", "red-small", "Hope"], ["seal", "g", "Anne", "--forfeit"], ["seal", "g", "Bart", "--forfeit"]],
         ["place", "g", "Hope", "C5"],
         "[B4]",
     ),
-    ([["seal", "g", "Anne", "--forfeit"]], ["place", "g", "Ghost", "B2"], "SHIP"),
+    ([["seal", "g", "Anne", "--forfeit"], ["seal", "g", "Bart", "--forfeit"]], ["place", "g", "Ghost", "B2"], "SHIP"),
     ([], ["sheet", "g", "Nobody"], "SHIP|PLAYER"),
 ]
 
@@ -203,6 +208,7 @@ def test_F3_F4_money_not_spent_at_a_forfeit_seal_reads_as_forfeited_not_as_money
 def test_F4_W1_the_sheet_shows_current_structure_and_the_speed_it_costs(game: Path) -> None:
     buy_anne_fleet(game)
     ok(game, "seal", "g", "Anne", "--forfeit")
+    ok(game, "seal", "g", "Bart", "--forfeit")
     ok(game, "place", "g", "Hope", "B2", "--facing", "E")
     _, state = load(game_log(game, "g"))
     damage = DamageTaken(turn=1, round=1, phase="combat", step=1, ship="Hope", amount=24, cause="shot")

@@ -261,11 +261,13 @@ def test_F3_evolve_is_pure_and_the_log_folds_to_the_same_state() -> None:
 # --- placement -------------------------------------------------------------------------------
 
 
-def sealed_game() -> Game:
+def sealed_game(*sealing: str) -> Game:
+    """Anne's Hope and Bart's Kraken bought, the fleets of ``sealing`` sealed (default: both)."""
     game = Game()
     game.do(BuyShip(player="Anne", kind="red-small", name="Hope"))
     game.do(BuyShip(player="Bart", kind="yellow-big", name="Kraken"))
-    game.do(SealFleet(player="Anne", forfeit=True))
+    for player in sealing or ("Anne", "Bart"):
+        game.do(SealFleet(player=player, forfeit=True))
     return game
 
 
@@ -282,7 +284,6 @@ def test_F3_placing_a_bought_ship_records_its_kind_and_owner() -> None:
 @pytest.mark.parametrize(
     ("command", "rule"),
     [
-        (PlaceShip(ship="Kraken", at=(2, 3), facing="N"), "F3"),  # Bart's fleet is still open
         (PlaceShip(ship="Ghost", at=(2, 3), facing="N"), "SHIP"),
         (PlaceShip(ship="Hope", at=(4, 4), facing="N"), "B4"),  # a rock
         (PlaceShip(ship="Hope", at=(10, 3), facing="N"), "B4"),  # off the board
@@ -295,9 +296,28 @@ def test_F3_placement_refusals(command: PlaceShip, rule: str) -> None:
     assert rule_of(sealed_game().refused(command)) == rule
 
 
+def test_F3_ruling_ships_are_placed_once_every_fleet_is_sealed_and_refused_alike_before() -> None:
+    """Project ruling (F3): before every fleet is sealed a placement would be as secret as the
+    purchases, so every placement is refused first, with one answer for any ship and square (its
+    own fleet sealed or not, no such ship, a rock, a wrong kind or owner), naming who has not sealed."""
+    game = sealed_game("Anne")
+    commands = (
+        PlaceShip(ship="Hope", at=(2, 3), facing="N"),
+        PlaceShip(ship="Kraken", at=(2, 3), facing="N"),
+        PlaceShip(ship="Ghost", at=(2, 3), facing="N"),
+        PlaceShip(ship="Hope", at=(4, 4), facing="N"),
+        PlaceShip(ship="Kraken", at=(2, 3), facing="N", kind="blue-big", owner="Anne"),
+    )
+    refusals = {str(game.refused(command)) for command in commands}
+    assert refusals == {
+        "[F3] a ship is placed once every fleet is sealed (the fleets are secret until then); not sealed yet: Bart"
+    }
+    game.do(SealFleet(player="Bart", forfeit=True))
+    assert game.do(PlaceShip(ship="Kraken", at=(2, 3), facing="N"))
+
+
 def test_F3_placement_onto_another_ship_is_refused() -> None:
     game = sealed_game()
-    game.do(SealFleet(player="Bart", forfeit=True))
     game.do(PlaceShip(ship="Kraken", at=(2, 3), facing="S"))
     assert rule_of(game.refused(PlaceShip(ship="Hope", at=(2, 3), facing="N"))) == "M"
 

@@ -6,7 +6,8 @@ ships ``Sloopy`` beside ``sloopy``, could never be told which one a command mean
 is refused where it is introduced: a game's players (``new``, ``POST /api/games``, ``fork``), a
 ship bought (F1) or placed (P1), a scenario's ships and owners; exit 2 (400, or 422 for a rule the
 ship breaks), naming the field and the rule, every file left as it was. The refusal and the
-matching use the one key, so what is refused is exactly what a command could not tell apart.
+matching use the one key, so a command can always tell the names a game holds apart (names that a
+reader could not, drawn alike, are refused too: tests/test_names_look_alike.py).
 
 Logs written before the rulings may hold such a pair: they still fold, verify and replay (the
 refusal lives in the deciders of new commands, never in ``evolve``); only a fork of one, a new
@@ -89,8 +90,9 @@ names = st.lists(st.text(alphabet="aAbB ÉéßS\t", max_size=5).filter(str.strip
 
 @given(names)
 def test_T3_F1_P1_names_are_refused_exactly_when_a_typed_name_would_match_two(typed: list[str]) -> None:
-    """The clash the deciders refuse and the match the commands make are one key: a list passes
-    exactly when each of its names, typed back, matches itself alone."""
+    """The clash the deciders refuse and the match the commands make are one key: of names with no
+    character drawn like another (this alphabet), a list passes exactly when each of its names,
+    typed back, matches itself alone."""
     unambiguous = all(names_matching(name, typed) == [name] for name in typed)
     assert (name_clash(typed) is None) == unambiguous
 
@@ -185,6 +187,7 @@ def test_F1_ruling_a_ship_placed_in_mortecouille_is_the_bought_one_never_a_new_n
     ok(games, "new", "g", "--players", "Anne,Bart", "--budget", "5000", "--seed", "s1", "--weak-seed")
     ok(games, "buy", "g", "Anne", "red-small", "Hope")
     ok(games, "seal", "g", "Anne")
+    ok(games, "seal", "g", "Bart", "--forfeit")
     ok(games, "place", "g", "  HOPE ", "C3")
     placed = log_bodies(games / "g.jsonl")[-1]
     assert placed["type"] == "ship-placed" and placed["ship"] == "Hope"

@@ -11,7 +11,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,7 @@ from mortecouille.cli import analytics_commands
 from mortecouille.events.game import DieRolled
 from mortecouille.events.store import GameLog
 from mortecouille.replays.analytics.archive import archive_games
-from mortecouille.replays.analytics.query import QueryResult, archive_views, read_only_connection, run_query
+from mortecouille.replays.analytics.query import QueryResult, archive_views, read_only_connection
 from tests.cli_helpers import run_cli
 from tests.helpers import file_digests, write_game
 
@@ -297,26 +296,6 @@ def test_ctrl_c_stops_a_query_with_exit_130_one_line_and_no_traceback(
     result = run_cli("query", str(archive), "SELECT 1")
     assert result.exit_code == 130, result.output
     assert result.output == "error: query interrupted (Ctrl-C)\n"
-
-
-def test_an_interrupted_query_comes_out_as_keyboard_interrupt_not_as_bad_sql(archive: Path) -> None:
-    """What DuckDB does on Ctrl-C (the connection is interrupted) is a KeyboardInterrupt for the CLI,
-    not a refused statement (exit 2) and not a timeout."""
-    with read_only_connection(archive_views(archive), archive) as connection:
-        done = threading.Event()
-
-        def press_until_done() -> None:
-            while not done.wait(0.05):
-                connection.interrupt()
-
-        presser = threading.Thread(target=press_until_done)
-        presser.start()
-        try:
-            with pytest.raises(KeyboardInterrupt):
-                run_query(connection, ENDLESS, timeout=0)
-        finally:
-            done.set()
-            presser.join()
 
 
 def test_a_query_leaves_no_duckdb_thread_behind(archive: Path) -> None:

@@ -78,9 +78,10 @@ def receipt_findings(games: Path, file: Path) -> tuple[int, list[dict[str, Any]]
 
 
 def problem(finding: dict[str, Any]) -> str | None:
-    """The problem a receipt finding names (None when the receipt holds)."""
+    """The problem a receipt finding names (None when the receipt holds): ``FILE: receipt N:
+    PROBLEM: ...``."""
     detail: str = finding["detail"]
-    return None if finding["ok"] else detail.split(": ", 2)[1]
+    return None if finding["ok"] else detail.split(": ", 3)[2]
 
 
 @pytest.fixture
@@ -147,7 +148,7 @@ def test_the_app_gives_the_receipt_the_service_will_return_for_a_client_salt(gam
     # the CLI's placement carries a nonce on its line, which the decoded event does not hold: the
     # service's Outcome (run_command's) carries it beside the events
     nonce = json.loads(log_.read_bytes().splitlines()[-1])["nonce"]
-    receipt = receipt_for(Outcome.with_nonce(events[-1:], state, nonce), salt)
+    receipt = receipt_for(Outcome.with_nonces(events[-1:], state, [nonce]), salt)
     assert receipt.salt == salt and receipt.kind == "placement" and receipt.head == events[-1].hash
     [check] = verify_receipts(log_lines(log_.read_bytes()), [receipt])
     assert check.ok, check
@@ -165,8 +166,31 @@ def test_honest_receipts_of_both_players_verify(played: Path, games: Path) -> No
         code, findings = receipt_findings(games, receipts_file(games, player))
         assert code == 0 and findings and all(f["ok"] for f in findings), findings
     assert len(receipts_of(games, "Anne")) == 5 + 2 * 2 and len(receipts_of(games, "Bart")) == 3 + 2
-    text = ok(games, "verify", "g", "--receipts", str(receipts_file(games, "Bart")))
-    assert "ok   receipt  receipt 1: purchase for Kraken at seq" in text and text.endswith("g: verified\n")
+    bart = receipts_file(games, "Bart")
+    text = ok(games, "verify", "g", "--receipts", str(bart))
+    assert f"ok   receipt  {bart}: receipt 1: purchase for Kraken at seq" in text and text.endswith("g: verified\n")
+
+
+def test_every_receipts_file_given_is_checked_and_each_finding_names_its_file(played: Path, games: Path) -> None:
+    """``--receipts`` is repeatable: Anne's file, whose first receipt was altered, fails even when
+    Bart's intact one is given after it; each finding says which file it is about."""
+    anne, bart = receipts_file(games, "Anne"), receipts_file(games, "Bart")
+    document = json.loads(anne.read_text())
+    document["receipts"][0]["subject"] = "Kraken"
+    anne.write_text(json.dumps(document))
+    result = run(games, "verify", "g", "--receipts", str(anne), "--receipts", str(bart), "--json")
+    assert result.exit_code == 4, result.output
+    findings = [f for f in json.loads(result.output)["findings"] if f["check"] == "receipt"]
+    assert len(findings) == len(receipts_of(games, "Anne")) + len(receipts_of(games, "Bart"))
+    failed = [f for f in findings if not f["ok"]]
+    assert len(failed) == 1 and failed[0]["detail"].startswith(f"{anne}: receipt 1: altered-receipt")
+    assert sum(f["detail"].startswith(f"{bart}: receipt ") for f in findings) == len(receipts_of(games, "Bart"))
+    # the order does not matter, and an empty file among them is still refused
+    assert run(games, "verify", "g", "--receipts", str(bart), "--receipts", str(anne)).exit_code == 4
+    empty = games.parent / "empty.json"
+    empty.write_text("[]")
+    refused = run(games, "verify", "g", "--receipts", str(bart), "--receipts", str(empty))
+    assert refused.exit_code == 2 and f"{empty} holds no receipt" in refused.output
 
 
 def test_a_receipts_file_may_be_a_plain_list_and_receipt_json_round_trips(played: Path, games: Path) -> None:

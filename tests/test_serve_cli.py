@@ -4,8 +4,8 @@ real server process plays with the CLI on the same games, over HTTP."""
 from __future__ import annotations
 
 import json
-import logging
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -19,7 +19,6 @@ import pytest
 import uvicorn
 
 from mortecouille.cli.serve_command import base_url, is_loopback
-from mortecouille.web.access_log import NoQueryAccessLog
 from tests import web_server
 from tests.cli_helpers import run
 
@@ -86,13 +85,41 @@ def test_serve_refuses_an_address_this_machine_cannot_listen_on_naming_host(game
         assert f"--host: cannot listen on {host!r}" in result.output and "serving" not in result.output
 
 
-def test_the_access_log_drops_query_strings() -> None:
-    record = logging.LogRecord(
-        "uvicorn.access", logging.INFO, "", 0, '%s - "%s %s HTTP/%s" %d',
-        ("127.0.0.1:5", "GET", "/api/games/g/view?seq=3&token=secret", "1.1", 200), None,
-    )  # fmt: skip
-    assert NoQueryAccessLog().filter(record)
-    assert "secret" not in record.getMessage() and "/api/games/g/view" in record.getMessage()
+class LoggingServer(web_server.ServerProcess):
+    """``serve --access-log`` as a subprocess."""
+
+    def command(self) -> list[str]:
+        return [*super().command(), "--access-log"]
+
+
+def test_serve_access_log_writes_a_line_per_request_without_query_string_header_or_token(games: Path) -> None:
+    token_in_query = "q-secret-in-the-query"
+    with LoggingServer(games) as server, httpx.Client(base_url=server.url, timeout=30) as http:
+        created = http.post("/api/games", json={"name": "g", "ruleset": "blockade", "players": ["Anne", "Bart"]})
+        token = created.json()["referee"]["token"]
+        headers = {"Authorization": f"Bearer {token}", "X-Secret": "h-secret-in-a-header"}
+        assert http.get(f"/api/games/g/view?seq=0&token={token_in_query}#frag", headers=headers).status_code == 200
+        assert http.get("/static/nothing%0Ahere.js").status_code == 404
+        assert http.post("/api/games/g/lock", headers={"Authorization": "Bearer wrong"}).status_code == 401
+        with http.stream("GET", "/api/games/g/stream", headers=headers) as stream:
+            next(stream.iter_lines())  # a stream's line is written when it closes
+        for _attempt in range(600):  # the lines reach the file as they are written; a loaded machine, later
+            written = server.output_text()
+            if '"GET /api/games/g/stream" 200' in written:
+                break
+            time.sleep(0.05)
+    lines = [line for line in written.splitlines() if ' ms' in line and '"' in line]
+    expected = [
+        r'"POST /api/games" 201 \d+\.\d ms$',
+        r'"GET /api/games/g/view" 200 \d+\.\d ms$',
+        r'"GET /static/nothing%0Ahere\.js" 404 \d+\.\d ms$',
+        r'"POST /api/games/g/lock" 401 \d+\.\d ms$',
+        r'"GET /api/games/g/stream" 200 \d+\.\d ms$',
+    ]
+    for pattern in expected:
+        assert any(re.search(r"127\.0\.0\.1:\d+ " + pattern, line) for line in lines), (pattern, written)
+    for secret in (token_in_query, token, "h-secret-in-a-header", "seq=", "frag", "Bearer", "wrong"):
+        assert secret not in written, secret
 
 
 # ----------------------------------------------------------------------------- a real server process

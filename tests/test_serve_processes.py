@@ -228,7 +228,8 @@ def test_the_readme_starts_a_tournament_with_the_commands_it_shows(
     written = next(word for word in words if word.startswith("postgresql://"))
     started: list[dict[str, object]] = []
     monkeypatch.setattr(uvicorn, "run", lambda app, **options: started.append({"app": app, **options}))
-    for variable in ("MORTECOUILLE_SERVE_STORE", "MORTECOUILLE_SERVE_BASE_URL"):
+    for variable in ("MORTECOUILLE_SERVE_STORE", "MORTECOUILLE_SERVE_BASE_URL", "MORTECOUILLE_SERVE_HOST",
+                     "MORTECOUILLE_SERVE_ACCESS_LOG"):  # fmt: skip
         monkeypatch.setenv(variable, "")  # serve sets them for its workers: put back after the test
     result = CliRunner().invoke(cli, [url if word == written else word for word in words[1:]])
     assert result.exit_code == 0, result.output

@@ -1,7 +1,7 @@
 """Start-up (issue 16): a command imports what it uses. ``--help`` and ``state`` load neither the
 analytics (duckdb), nor the service (litestar, uvicorn, asyncio), nor the network (urllib.request,
-http, ssl), nor structlog while nothing is logged; and ``--help`` lists every command with its own
-summary without importing the command modules."""
+http, ssl), nor ICU (the confusable names' tables), nor structlog while nothing is logged; and
+``--help`` lists every command with its own summary without importing the command modules."""
 
 from __future__ import annotations
 
@@ -25,7 +25,18 @@ from mortecouille.events.schema import EVENT_CLASSES
 from mortecouille.events.store import GameLog
 from tests.cli_helpers import run
 
-HEAVY = ("duckdb", "litestar", "uvicorn", "asyncio", "urllib.request", "http", "http.client", "ssl", "structlog")
+HEAVY = (
+    "duckdb",
+    "litestar",
+    "uvicorn",
+    "asyncio",
+    "urllib.request",
+    "http",
+    "http.client",
+    "ssl",
+    "structlog",
+    "icu",  # PyICU, for the names a game takes in (core/limits.skeleton), not for reading one
+)
 
 PROBE = """
 import runpy, sys, json, atexit

@@ -12,14 +12,16 @@ from tests.forgery import log_bodies
 
 
 def _duel(games: Path, *, seal_bart: bool = True, place_kraken: bool = True) -> None:
-    """The README's duel, optionally with Bart's fleet unsealed or Kraken not placed."""
+    """The README's duel, optionally with Bart's fleet unsealed (nothing placed then: F3) or Kraken
+    not placed."""
     ok(games, "new", "g", "--players", "Anne,Bart", "--budget", "100000", "--board", "10x10",
        "--seed", "s1", "--weak-seed")  # fmt: skip
     ok(games, "buy", "g", "Anne", "Rouge small", "Hope")
     ok(games, "seal", "g", "Anne", "--forfeit")
     ok(games, "buy", "g", "Bart", "yellow-big", "Kraken")
-    if seal_bart:
-        ok(games, "seal", "g", "Bart", "--forfeit")
+    if not seal_bart:
+        return
+    ok(games, "seal", "g", "Bart", "--forfeit")
     ok(games, "place", "g", "Hope", "C3")
     if place_kraken:
         ok(games, "place", "g", "Kraken", "E6", "--facing", "S")
@@ -32,8 +34,7 @@ def _duel(games: Path, *, seal_bart: bool = True, place_kraken: bool = True) -> 
 def test_first_resolve_is_refused_while_a_fleet_is_unsealed_even_with_partial(
     games: Path, flags: tuple[str, ...]
 ) -> None:
-    _duel(games, seal_bart=False, place_kraken=False)
-    ok(games, "order", "g", "Hope", "advance")
+    _duel(games, seal_bart=False)
     output = refused(games, "resolve", "g", *flags)
     assert "[F3]" in output and "Bart" in output and "seal g Bart" in output
 

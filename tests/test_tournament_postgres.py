@@ -58,6 +58,9 @@ def play(game: SeatTokens, clients: list[httpx.Client]) -> int:
         ship = f"{player}-1"
         answer(client.post(f"/api/games/{name}/buy", json={"ship": ship, "kind": "red-small"}, headers=token))
         answer(client.post(f"/api/games/{name}/seal", json={"forfeit": True}, headers=token))
+    for index, player in enumerate(PLAYERS):  # ships are placed once every fleet is sealed (F3)
+        client, token = clients[index % 2], bearer(game.seats[player])
+        ship = f"{player}-1"
         square = f"{'BDFH'[index]}6"
         answer(
             client.post(

@@ -92,11 +92,12 @@ def outcome_edited(bodies: list[dict[str, Any]], first: int, last: int) -> None:
 def extra_on_turn_start(bodies: list[dict[str, Any]], first: int, last: int) -> None:
     """The turn's first line carries an envelope extra, as a command sent with an idempotency
     key writes it (the service): the rest of the turn still checks the quick way."""
-    bodies[first]["idem"] = "k" * 16
+    bodies[first]["idem"] = {"key": "a" * 64, "events": last - first + 1}
 
 
 def extra_inside(bodies: list[dict[str, Any]], first: int, last: int) -> None:
-    bodies[(first + last) // 2]["idem"] = "k" * 16
+    """An idempotency key inside a turn, on a line no command's batch starts with: refused."""
+    bodies[max(first + 1, (first + last) // 2)]["idem"] = {"key": "a" * 64, "events": 1}
 
 
 def nested_marks(bodies: list[dict[str, Any]], first: int, last: int) -> None:
@@ -149,8 +150,11 @@ def test_a_rechained_log_with_odd_turn_lines_is_reported_as_its_decoded_lines_ar
         log.path.write_bytes(rechained(bodies))
         streamed, whole = both_ways(log)
         assert streamed == whole, (first, streamed.findings)
-        if forge in (extra_on_turn_start, extra_inside):
+        if forge is extra_on_turn_start:
             assert streamed.ok, streamed.findings  # still the rules' outcome
+        if forge is extra_inside:
+            failure = streamed.first_failure
+            assert failure is not None and failure.check == "chain" and "field `idem`" in failure.detail
         if forge in (nested_marks, nested_start_inside, nested_hash):
             # a member no event has (where a nested key could hide): named by the chain check, the
             # same way both ways, before anything reads the turn's lines (tests/test_unknown_line_fields.py)

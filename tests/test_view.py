@@ -1,6 +1,7 @@
 """What each viewer may see (issue 14, item 3; docs/service.md): one test per secret, named after
 what it protects, and the non-interference property over random games of both rulesets: another
-player's secret, changed, changes nothing any other viewer is sent."""
+player's secret, changed, changes nothing any other viewer is sent, nor what a fork copies or
+answers the referee."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mortecouille.app import receipts as receipts_module
 from mortecouille.app import view as view_module
 from mortecouille.app.botgame import DEMO_BOARD, play_in_memory, set_up_demo_fleets
-from mortecouille.app.commands import new_game, run_command
+from mortecouille.app.commands import SeedCommitment, new_game, run_command
+from mortecouille.app.fork import fork_events
 from mortecouille.app.seats import REFEREE, SPECTATOR, Viewer
 from mortecouille.app.view import (
     EventView,
@@ -40,7 +43,7 @@ from mortecouille.core.dice import (
     contribution_commitment,
     salted_commitment,
 )
-from mortecouille.core.errors import BadInput, MortecouilleError
+from mortecouille.core.errors import BadInput, MortecouilleError, RuleViolation
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.fleet.commands import BuyShip, EquipFleet, EquipShip, SealFleet, WithdrawShip
 from mortecouille.core.game import decide, fold
@@ -50,14 +53,25 @@ from mortecouille.core.rulings import RecordRuling
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
 from mortecouille.core.waiting import players_awaiting_orders
-from mortecouille.events.base import Event
+from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.board import Board
+from mortecouille.events.codec import stamp_all
+from mortecouille.events.movement import ShipPlaced
 from mortecouille.events.orders import Advance, Attack, Idle, Maneuver, Order, OrderGiven
 from mortecouille.events.rulings import Adjustment
+from mortecouille.events.secrecy import SECRET_TYPES
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.describe import describe_event
 
 SEED = "view-test-seed-0123456789"
+
+
+@pytest.fixture(autouse=True)
+def quick_head_codes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The head code's memory-hard stretch (0.1 s a hash, tests/test_head_codes.py) made quick:
+    every view here shows the code of a turn's end, of logs chained several ways, and any function
+    of the hash shows the same whatever a secret was."""
+    monkeypatch.setattr(receipts_module, "stretched_code", lambda line_hash: line_hash[:12])
 ANNE, BART = Viewer.of_player("Anne"), Viewer.of_player("Bart")
 EVERYONE = (SPECTATOR, REFEREE, ANNE, BART)
 
@@ -78,6 +92,14 @@ class Table:
         stamped = [msgspec.structs.replace(e, seq=len(self.events) + i) for i, e in enumerate(produced)]
         self.events.extend(stamped)
         self.state = fold(stamped, self.state)
+        self.moments.append(len(self.events))
+        return stamped
+
+    def record(self, event: Event) -> Event:
+        """Append ``event`` as a log written by an older engine holds it, without deciding it."""
+        stamped = msgspec.structs.replace(event, seq=len(self.events))
+        self.events.append(stamped)
+        self.state = fold([stamped], self.state)
         self.moments.append(len(self.events))
         return stamped
 
@@ -211,11 +233,19 @@ def test_the_money_a_seal_forfeits_stays_sealed_until_every_fleet_is_sealed() ->
     assert b"118456" in encoded(view(table.events, ANNE))
 
 
+def early_placement(ship: str, at: tuple[int, int], facing: str, kind: str) -> ShipPlaced:
+    """Anne's ``ship`` placed as the engine wrote it before placements waited for every fleet's
+    seal (F3, project ruling): a log of then may hold one, sealed with the purchases."""
+    return ShipPlaced(ship=ship, at=at, facing=facing, kind=kind, owner="Anne", rules=("F3", "B2"))
+
+
 def test_a_ship_placed_before_every_fleet_is_sealed_keeps_its_kind_secret() -> None:
     table = mortecouille_table()
     table.apply(BuyShip(player="Anne", kind="yellow-small", name="Hope"))
     table.apply(SealFleet(player="Anne", forfeit=True))
-    placed = table.apply(PlaceShip(ship="Hope", at=(3, 1), facing="N"))[0]
+    with pytest.raises(RuleViolation, match=r"\[F3\] a ship is placed once every fleet is sealed"):
+        table.apply(PlaceShip(ship="Hope", at=(3, 1), facing="N"))
+    placed = table.record(early_placement("Hope", (3, 1), "N", "yellow-small"))
     for viewer in (SPECTATOR, REFEREE, BART):
         seen = view(table.events, viewer)
         assert event_of(seen, placed.seq).sealed and seen.ships == ()
@@ -227,15 +257,15 @@ def test_a_ship_placed_before_every_fleet_is_sealed_keeps_its_kind_secret() -> N
 def test_a_ruling_on_a_ship_still_secretly_bought_is_sealed_with_it() -> None:
     table = mortecouille_table()
     table.apply(BuyShip(player="Anne", kind="yellow-small", name="Hope"))
-    moved = (Adjustment(ship="Hope", at=(3, 1)),)
-    ruling = RecordRuling(rule="F3", text="Hope starts off Tortuga", adjustments=moved)
+    turned = (Adjustment(ship="Hope", facing="SW"),)
+    ruling = RecordRuling(rule="F3", text="Hope starts facing Tortuga", adjustments=turned)
     ruled = table.apply(ruling)[0]
     public = table.apply(RecordRuling(rule="T1", text="orders by noon"))[0]
     for viewer in (SPECTATOR, REFEREE, BART):
         seen = view(table.events, viewer)
         assert event_of(seen, ruled.seq).sealed and not event_of(seen, public.seq).sealed
-        assert seen.ships == () and b"Tortuga" not in encoded(seen)
-    assert [ship.square for ship in view(table.events, ANNE).ships] == ["D2"]
+        assert seen.ships == () and b"Tortuga" not in encoded(seen) and b"SW" not in encoded(seen)
+    assert [(ship.id, ship.facing) for ship in view(table.events, ANNE).ships] == [("Hope", "SW")]
 
 
 def test_the_seed_is_shown_once_the_game_has_ended() -> None:
@@ -280,7 +310,9 @@ def test_who_has_submitted_is_public() -> None:
     assert seen.waiting["Anne"] == ("Black Pearl", "Hope", "Marguerite", "Sprite")
 
 
-def test_no_event_hash_or_prev_is_ever_sent(tmp_path: Path) -> None:
+def test_a_view_built_without_the_logs_lines_sends_no_hash_or_prev(tmp_path: Path) -> None:
+    """The chain is sent only with the log's lines at hand, which say where a nonce is
+    (tests/test_witness.py); without them, nothing of it."""
     log_ = GameLog(tmp_path / "h.jsonl")
     new_game(log_, players=("Anne", "Bart"), ruleset="blockade", budget=0, board=Board(width=8, height=8),
              dice_mode="table", seed=None)  # fmt: skip
@@ -389,20 +421,81 @@ def secret_contents(events: Sequence[Event], viewer: Viewer) -> list[bytes]:
     return contents
 
 
+def chained(events: Sequence[Event], nonced: bool) -> tuple[list[Event], list[bytes | None]]:
+    """``events`` stamped into a chain as the log holds them, and their lines: with a nonce on
+    every secret input's line (the same one at a seq whatever the line says, so two games differ
+    only by what their lines say), or without (a log written before nonces)."""
+    extras = [
+        {"nonce": hashlib.sha256(f"nonce {seq}".encode()).hexdigest()[:32]}
+        if nonced and isinstance(event, SECRET_TYPES)
+        else None
+        for seq, event in enumerate(events)
+    ]
+    unplaced = [msgspec.structs.replace(e, seq=-1, prev="", hash="") for e in events]
+    stamped, payload = stamp_all(unplaced, 0, GENESIS_HASH, extras)
+    return stamped, list(payload.splitlines())
+
+
+def without_chain(sent: bytes) -> object:
+    """A view as sent, its events without their ``prev`` and ``hash``, in their ``line`` too."""
+    shown = msgspec.json.decode(sent)
+    events = []
+    for event in shown["events"]:
+        kept = {k: v for k, v in event.items() if k not in ("prev", "hash", "line")}
+        if "line" in event:
+            kept["line"] = {k: v for k, v in msgspec.json.decode(event["line"]).items() if k not in ("prev", "hash")}
+        events.append(kept)
+    shown["events"] = events
+    return shown
+
+
+def fork_outcome(events: Sequence[Event], at: int) -> object:
+    """What the referee gets asking for a fork of ``events`` at ``at``: the copied events, or the
+    refusal's text (a fork copies only what a public viewer may read: app/fork.py)."""
+    try:
+        copied = fork_events(events, at, "what-if", "seeded", SeedCommitment("salt", "hmac"))
+    except BadInput as refused:
+        return refused.message
+    return [msgspec.to_builtins(event) for event in copied]
+
+
 def assert_same_for_everyone_but_anne(one: list[Event], other: list[Event], moments: list[int]) -> None:
     """At each moment (a command's end) the live view of every viewer but Anne is the same
-    whatever Anne's secret was, and at the last one so is every seq scrubbed back to; no
-    view carries what a sealed event would say; Anne's own view shows her secret."""
+    whatever Anne's secret was, and at the last one so is every seq scrubbed back to, and what a
+    fork at each seq copies or answers; no view carries what a sealed event would say; Anne's own
+    view shows her secret.
+
+    With the log's lines (the chain a page witnesses): written before nonces, the views are the
+    same too, so no hash or prev of a line of hers they may not read, nor any hash after it, is
+    sent (each depends on her secret), and none is found in what they are sent; with a nonce on
+    each secret line, they differ only by the hashes and prevs the nonces make unguessable, and no
+    line of hers they may not read is sent."""
     assert [type(e) for e in one] == [type(e) for e in other]
     last = moments[-1]
+    for at in range(last):
+        assert fork_outcome(one[:last], at) == fork_outcome(other[:last], at), at
+    plain_one, plain_other = chained(one, nonced=False), chained(other, nonced=False)
+    nonced_one, nonced_other = chained(one, nonced=True), chained(other, nonced=True)
     for now in moments:
         seqs = range(last) if now == last else (now - 1,)
         for viewer in NON_OWNERS:
             hidden = secret_contents(one[:now], viewer)
+            known = disclosure(one[:now])
+            unread = [e for e in plain_one[0][:now] if not visible(e, viewer, known)]
             for seq in seqs:
                 sent = encoded(view(one[:now], viewer, seq, since=-1))
                 assert sent == encoded(view(other[:now], viewer, seq, since=-1)), (viewer, now, seq)
                 assert not [content for content in hidden if content in sent], (viewer, now, seq)
+                chain = encoded(view(plain_one[0][:now], viewer, seq, since=-1, lines=plain_one[1][:now]))
+                assert chain == encoded(
+                    view(plain_other[0][:now], viewer, seq, since=-1, lines=plain_other[1][:now])
+                ), (viewer, now, seq)
+                assert not [e.seq for e in unread if e.hash.encode() in chain], (viewer, now, seq)
+                nonced = encoded(view(nonced_one[0][:now], viewer, seq, since=-1, lines=nonced_one[1][:now]))
+                assert without_chain(nonced) == without_chain(
+                    encoded(view(nonced_other[0][:now], viewer, seq, since=-1, lines=nonced_other[1][:now]))
+                ), (viewer, now, seq)
+                assert not [content for content in hidden if content in nonced], (viewer, now, seq)
     if one[:last] != other[:last]:
         assert encoded(view(one[:last], ANNE, since=-1)) != encoded(view(other[:last], ANNE, since=-1))
 
@@ -424,16 +517,17 @@ FACINGS = st.sampled_from(["N", "NE", "E", "S", "W"])
 def anne_buys(
     fleet: list[tuple[str, tuple[str, ...]]], squares: tuple[tuple[int, int], tuple[int, int]], facing: str
 ) -> tuple[list[Event], list[int]]:
-    """Anne buys two ships (``fleet``), seals and places them at ``squares``, the referee turns
-    one to ``facing``, Bart buying around her; the log up to Bart's last seal (which reveals
-    everything), and its moments."""
+    """Anne buys two ships (``fleet``), seals, and places them at ``squares`` as a log of an older
+    engine may hold it (today's refuses a placement before every fleet is sealed: F3), the referee
+    turns one to ``facing``, Bart buying around her; the log up to before Bart seals (which would
+    reveal everything), and its moments."""
     table = mortecouille_table()
     table.apply(BuyShip(player="Bart", kind="red-small", name="Moray"))
     for name, (kind, options) in zip(("Hope", "Sprite"), fleet, strict=True):
         table.apply(BuyShip(player="Anne", kind=kind, name=name, options=options))
     table.apply(SealFleet(player="Anne", forfeit=True))
-    for name, square in zip(("Hope", "Sprite"), squares, strict=True):
-        table.apply(PlaceShip(ship=name, at=square, facing="N"))
+    for name, square, (kind, _) in zip(("Hope", "Sprite"), squares, fleet, strict=True):
+        table.record(early_placement(name, square, "N", kind))
     table.apply(RecordRuling(rule="B2", text="turned", adjustments=(Adjustment(ship="Sprite", facing=facing),)))
     table.apply(BuyShip(player="Bart", kind="blue-small", name="Barracuda"))
     return table.events, table.moments
@@ -605,6 +699,29 @@ def test_the_contribution_events_are_public() -> None:
         ("dice-contribution-absent", "Bart", False),
     ]
     assert all(secret_of(e, disclosure(table.events)) is None for e in table.events[start : start + 5])
+
+
+def test_every_turn_resolved_without_a_withheld_contribution_is_in_every_viewers_view() -> None:
+    """Whoever withholds a reveal may choose between two outcomes of the turn with the seed's
+    holder (README, "Dice nobody can foresee"): every page shows each such turn, so the view
+    lists them all, for everyone, up to the seq viewed."""
+    table = mortecouille_table(budget=100_000, dice_scheme=CONTRIBUTED)
+    set_up_demo_fleets(table.apply)
+    for _ in range(2):
+        for player in ("Anne", "Bart"):
+            commit(table, player)
+            for order in choose_orders(table.state, player, "fixed"):
+                table.apply(order)
+        table.apply(LockTurn())
+        reveal(table, "Anne")
+        table.apply(ResolveTurn(absent_reason="Bart's phone died"))
+    absent = [e for e in table.events if type(e).__name__ == "DiceContributionAbsent"]
+    for viewer in EVERYONE:
+        seen = view(table.events, viewer)
+        assert [(w.seq, w.turn, w.player, w.reason) for w in seen.withheld] == [
+            (e.seq, turn, "Bart", "Bart's phone died") for e, turn in zip(absent, (1, 2), strict=True)
+        ]
+        assert len(view(table.events, viewer, seq=absent[1].seq - 1).withheld) == 1
 
 
 TOKENS = st.lists(st.sampled_from(["F", "L", "R", None]), min_size=1, max_size=4).map(tuple)

@@ -9,7 +9,6 @@ creation, so a restart forgets nothing; a creation without the key writes what i
 
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 import uuid
@@ -23,6 +22,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from mortecouille.app.games import game_log, open_games
+from mortecouille.app.idempotency import CREATION, FORK, seat_digest
 from mortecouille.events.codec import check_line
 from mortecouille.replays.reading.verify import verify_log
 from mortecouille.web.server import build_app
@@ -104,7 +104,7 @@ def test_a_keyed_creation_keeps_the_keys_digest_on_its_first_line_covered_by_its
     assert created(client, BODY, KEY).status_code == 201
     line = (games / "g.jsonl").read_bytes().splitlines()[0]
     first = json.loads(line)
-    assert first["idem"] == {"key": hashlib.sha256(KEY.encode()).hexdigest(), "events": 1}
+    assert first["idem"] == {"key": seat_digest(CREATION, KEY), "events": 1}
     assert KEY not in line.decode()  # the digest, never the key
     check_line(line, 1, 0, first["prev"])  # the hash covers the field
     tampered = line.replace(b'"events":1', b'"events":2')
@@ -318,7 +318,7 @@ def test_a_retried_fork_answers_the_first_fork_with_fresh_seats(
     first = forked(client, placed_game, 1, KEY)
     assert first.status_code == 201, first.text
     line = first_line(games, "what-if")
-    assert line["idem"] == {"key": hashlib.sha256(KEY.encode()).hexdigest(), "events": 2}
+    assert line["idem"] == {"key": seat_digest(FORK, KEY), "events": 2}
     log_before = (games / "what-if.jsonl").read_bytes()
     again = forked(client, placed_game, 0, KEY)  # another body: the first fork's answer
     assert again.status_code == 201, again.text
@@ -413,7 +413,7 @@ def test_a_retried_creation_on_postgresql_survives_a_restart_and_verifies(store_
     try:
         log_ = game_log(store, "g")
         first_row = next(iter(log_.lines_from(0)))[1]  # type: ignore[attr-defined]
-        assert json.loads(first_row)["idem"]["key"] == hashlib.sha256(KEY.encode()).hexdigest()
+        assert json.loads(first_row)["idem"]["key"] == seat_digest(CREATION, KEY)
         verified(store)
     finally:
         close = getattr(store, "close", None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +26,7 @@ from mortecouille.app.deadlines import pass_deadline_if_due, set_deadline
 from mortecouille.app.games import game_log
 from mortecouille.core.turn_commands import GiveOrder
 from mortecouille.events.orders import Advance
+from mortecouille.replays.reading.receipts import shown_code, stretched_code
 from mortecouille.web.server import build_app
 from tests import web_server
 from tests.cli_helpers import run
@@ -219,16 +221,17 @@ def test_the_head_code_in_the_view_and_the_resolves_answer_is_one_verify_accepts
     resolved = ok(client.post("/api/games/g/resolve", json={"partial": True}, headers=game.referee))
     head = resolved["head_code"]
     ended = next(line for line in lines(games) if line["type"] == "turn-ended")
-    assert head == {"turn": 1, "seq": ended["seq"], "code": ended["hash"][:6]}
+    assert head == {"turn": 1, "seq": ended["seq"], "code": shown_code(stretched_code(ended["hash"]))}
+    assert re.fullmatch(r"\d{4} \d{4} \d{4}", head["code"])  # read aloud in three groups of four
     for headers in ({}, game.referee, game.players["Bart"]):
         assert client.get("/api/games/g/view", headers=headers).json()["head_code"] == head
     # scrubbing back before the turn ended shows no code; a later event does not move it
     assert client.get(f"/api/games/g/view?seq={head['seq'] - 1}").json()["head_code"] is None
     client.post("/api/games/g/tokens", json={"ship": "A1", "tokens": ["L"]}, headers=game.players["Anne"])
     assert client.get("/api/games/g/view").json()["head_code"] == head
-    checked = run(games, "verify", "g", "--head-code", f"{head['seq']}:{head['code'].upper()}")
+    checked = run(games, "verify", "g", "--head-code", f"{head['seq']}:{head['code']}")
     assert checked.exit_code == 0, checked.output
-    wrong = "000000" if head["code"] != "000000" else "111111"
+    wrong = "0000 0000 0000" if head["code"] != "0000 0000 0000" else "1111 1111 1111"
     assert run(games, "verify", "g", "--head-code", f"{head['seq']}:{wrong}").exit_code == 4
 
 
@@ -338,6 +341,23 @@ def test_only_the_referee_locks_and_a_turn_locks_once(client: TestClient[Litesta
     locked = ok(client.post("/api/games/g/lock", headers=game.referee))
     assert [e["type"] for e in locked["events"]] == ["turn-locked"] and "receipt" not in locked
     assert error_of(client.post("/api/games/g/lock", headers=game.referee), 422)["rule"] == "D3"
+
+
+def test_a_lock_before_the_game_can_start_is_refused_citing_f3_and_the_fleets_can_still_be_sealed(
+    client: TestClient[Litestar], games: Path
+) -> None:
+    """The page hides *Lock* until the game is played, and the API refuses it too: a turn locked
+    while fleets are bought would take no seal or placement again (D3), and nothing unlocks it."""
+    game = create(client, ruleset="mortecouille", budget=100000)
+    anne = game.players["Anne"]
+    ok(client.post("/api/games/g/buy", json={"ship": "Hope", "kind": "red-small"}, headers=anne))
+    before = file_digests(games)
+    refusal = error_of(client.post("/api/games/g/lock", headers=game.referee), 422)
+    assert refusal["rule"] == "F3" and "turn 1 cannot be locked" in refusal["message"]
+    assert "fleet not sealed yet for Anne, Bart" in refusal["message"]
+    assert file_digests(games) == before
+    assert not client.get("/api/games/g/view").json()["locked"]
+    ok(client.post("/api/games/g/seal", json={"forfeit": True}, headers=anne))
 
 
 def test_a_table_dice_game_takes_no_contribution(client: TestClient[Litestar], games: Path) -> None:

@@ -115,7 +115,7 @@ def head_code_everywhere(viewers: list[Viewer], turn: int) -> tuple[int, str]:
     shown = {viewer.page.locator("#head-code").get_attribute("data-code") for viewer in viewers}
     assert len(shown) == 1, shown
     table_words = viewers[0].page.locator("#head-code").inner_text()
-    said = re.fullmatch(rf"Head code after turn {turn}: ([0-9a-f]{{6}}) — read it aloud \(event (\d+)\)", table_words)
+    said = re.fullmatch(rf"Head code after turn {turn}: (\d{{4}} \d{{4}} \d{{4}}) — read it aloud \(event (\d+)\)", table_words)
     assert said is not None, table_words
     return int(said.group(2)), said.group(1)
 
@@ -207,6 +207,13 @@ def test_two_phones_play_contributed_dice_keep_receipts_and_show_the_same_head_c
         resolve_when_ready(referee, without="Bart")
         assert "Bart's phone went flat" in log_text(server)
         seq_3, code_3 = head_code_everywhere(viewers, 3)
+        # a withheld contribution may be a choice between two outcomes (with the seed's holder):
+        # every page says so, the table loudest, naming the player, the turn and the reason
+        for viewer in viewers:
+            viewer.page.wait_for_selector('#withheld[data-players="Bart"]', state="visible")
+            said = viewer.page.locator("#withheld").inner_text()
+            assert "Turn 3 was resolved without a withheld dice contribution: Bart" in said, said
+            assert "Bart's phone went flat" in said and "Bart 1 (turns 3)" in said, said
         annes_file = download_receipts(anne, "Anne", tmp_path)
 
         # the files the players took home: verify accepts them and the code the table read out

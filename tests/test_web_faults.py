@@ -33,7 +33,6 @@ the other games served) until ``mortecouille repair`` cuts it, the server runnin
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import statistics
@@ -50,6 +49,7 @@ import httpx
 import pytest
 
 from mortecouille.app.games import load
+from mortecouille.app.idempotency import player_seat, seat_digest
 from mortecouille.events.codec import TornTail, stamp
 from mortecouille.events.rulings import RulingRecorded
 from mortecouille.events.store import GameLog
@@ -86,13 +86,15 @@ class Request:
     token: str
     kind: str  # the type of the event it appends
     ship: str
+    player: str  # whose seat sends it
     key: str = field(default_factory=lambda: str(uuid.uuid4()))
     answer: dict[str, Any] | None = None
     attempts: int = 0
 
     @property
     def digest(self) -> str:
-        return hashlib.sha256(self.key.encode()).hexdigest()
+        """The key's digest as the log keeps it: scoped to the player's seat."""
+        return seat_digest(player_seat(self.player), self.key)
 
     def headers(self) -> dict[str, str]:
         return {**bearer(self.token), "Idempotency-Key": self.key}
@@ -182,28 +184,28 @@ def buyer(game: str, player: str, token: str) -> Iterator[Request]:
     for number in range(1, 1_000_000):
         if len(bought) == 3:
             ship = bought.pop(0)
-            yield Request(game, f"/api/games/{game}/unbuy", {"ship": ship}, token, "ship-withdrawn", ship)
+            yield Request(game, f"/api/games/{game}/unbuy", {"ship": ship}, token, "ship-withdrawn", ship, player)
         ship = f"{player}-{number}"
         bought.append(ship)
         body = {"ship": ship, "kind": "red-small"}
-        yield Request(game, f"/api/games/{game}/buy", body, token, "ship-bought", ship)
+        yield Request(game, f"/api/games/{game}/buy", body, token, "ship-bought", ship, player)
 
 
-def orderer(game: str, ships: list[str], token: str, rng: random.Random) -> Iterator[Request]:
+def orderer(game: str, player: str, ships: list[str], token: str, rng: random.Random) -> Iterator[Request]:
     """Give and replace orders for the player's ships, in turn (T1: replaced until resolved)."""
     while True:
         for ship in ships:
             body = {"ship": ship, "actions": rng.choice(ORDER_ACTIONS), "replace": True}
-            yield Request(game, f"/api/games/{game}/orders", body, token, "order-given", ship)
+            yield Request(game, f"/api/games/{game}/orders", body, token, "order-given", ship, player)
 
 
-def token_giver(game: str, ships: list[str], token: str, rng: random.Random) -> Iterator[Request]:
+def token_giver(game: str, player: str, ships: list[str], token: str, rng: random.Random) -> Iterator[Request]:
     """Give and replace the tokens of the player's blockade ships."""
     while True:
         for ship in ships:
             tokens = [rng.choice(TOKEN_CHOICES) for _ in range(4)]
             body = {"ship": ship, "tokens": tokens, "replace": True}
-            yield Request(game, f"/api/games/{game}/tokens", body, token, "tokens-given", ship)
+            yield Request(game, f"/api/games/{game}/tokens", body, token, "tokens-given", ship, player)
 
 
 def player_thread(
@@ -256,12 +258,14 @@ def set_up(server: ServerProcess) -> Table:
             client, PURCHASES, ruleset="mortecouille", players=["Anne", "Bart", "Cleo"], budget=100000
         )
         orders = create_game(client, ORDERS, ruleset="mortecouille", players=["Anne", "Bart"], budget=100000)
-        for row, player in ((2, "Anne"), (8, "Bart")):
+        for player in ("Anne", "Bart"):
             token = orders.seats[player]
-            names = [f"{player[0]}{n}" for n in (1, 2, 3)]
-            for name in names:
+            for name in (f"{player[0]}{n}" for n in (1, 2, 3)):
                 command(client, ORDERS, "buy", token, {"ship": name, "kind": "red-small"})
             command(client, ORDERS, "seal", token, {"forfeit": True})
+        for row, player in ((2, "Anne"), (8, "Bart")):  # ships are placed once every fleet is sealed (F3)
+            token = orders.seats[player]
+            names = [f"{player[0]}{n}" for n in (1, 2, 3)]
             for column, name in zip("BEH", names, strict=True):
                 command(
                     client, ORDERS, "place", token, {"ship": name, "square": f"{column}{row}", "facing": "N"}
@@ -291,7 +295,7 @@ def players(table: Table) -> list[Iterator[Request]]:
     for (game, player), ships in sorted(table.ships.items()):
         token = table.seats[game].seats[player]
         make = orderer if game == ORDERS else token_giver
-        drivers.append(make(game, ships, token, random.Random(rng.random())))
+        drivers.append(make(game, player, ships, token, random.Random(rng.random())))
     return drivers
 
 
@@ -588,7 +592,7 @@ def test_an_append_first_answered_on_a_retry_survives_the_next_crash(tmp_path: P
         inject_torn_append(log, random.Random(5))  # the next crash tears an append
         server.start()  # and the start cuts it
         client.base_url = httpx.URL(server.url)
-        digest = hashlib.sha256(b"bought-once").hexdigest()
+        digest = seat_digest(player_seat("Bart"), "bought-once")
         assert [batch for batch in keyed_batches(log) if batch[0] == digest], (
             "an acknowledged purchase is gone"
         )
@@ -610,7 +614,7 @@ def test_a_log_torn_by_a_kill_counts_no_batch_of_its_unfinished_append(tmp_path:
         RulingRecorded(turn=1, rule="T2", text="keyed, then torn"),
         len(whole.splitlines()),
         json.loads(whole.splitlines()[-1])["hash"],
-        {"idem": {"key": "k" * 64, "events": 2}},
+        {"idem": {"key": "a" * 64, "events": 2}},
     )
     with log.path.open("ab") as handle:
         handle.write(line + b"\n" + b'{"seq": 99, "type": "rul')

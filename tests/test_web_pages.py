@@ -492,11 +492,46 @@ def test_hostile_names_are_shown_as_text_never_run(server: Server, browser: Any)
             assert page.locator("main img, main b").count() == 0  # no element made from a name
             assert zoe in page.locator("main").inner_text()
         assert viewers[2].page.locator("#player-name").inner_text() == zoe
-        assert viewers[1].page.locator("#seats button").first.inner_text() == f"New link for {zoe}"
+        assert viewers[1].page.locator("#seats .seat[data-player] button").first.inner_text() == f"New link for {zoe}"
         no_script_problems(viewers)
     finally:
         games.close()
         close_all(viewers)
+
+
+def test_the_fork_form_proposes_only_a_seq_with_nothing_secret_and_shows_a_refusal_beside_it(
+    server: Server, browser: Any
+) -> None:
+    """A fork copies only what its referee may read: with turn 2's tokens given (secret), the form
+    proposes the last seq before them, even scrubbed past them, says why, and a seq typed after
+    them is refused under the form, naming the latest seq allowed; nothing is created."""
+    seats = create_game(server, "secretive", ruleset="blockade", players=["Anne", "Bart"], board={"size": "8x8"})
+    for player, ship, square, facing in (("Anne", "Sloopy", "C2", "N"), ("Bart", "Frig", "F7", "S")):
+        body = {"ship": ship, "square": square, "facing": facing, "kind": "sloop", "owner": player}
+        assert server.api("POST", "/api/games/secretive/place", token=seats.players[player], body=body).status_code == 200
+    for player, ship in (("Anne", "Sloopy"), ("Bart", "Frig")):
+        body = {"ship": ship, "tokens": ["F", None, "L", None]}
+        assert server.api("POST", "/api/games/secretive/tokens", token=seats.players[player], body=body).status_code == 200
+    ended = server.api("POST", "/api/games/secretive/resolve", token=seats.referee, body={}).json()["seq"]
+    body = {"ship": "Frig", "tokens": ["R", "R", "R", "L"]}
+    secret = server.api("POST", "/api/games/secretive/tokens", token=seats.players["Bart"], body=body).json()["seq"]
+    referee = Viewer(browser, f"{server.url}/referee/secretive#seq={secret}&token={seats.referee}", phone=True)
+    try:
+        page = referee.page
+        page.wait_for_function("n => document.getElementById('fork-at').value === String(n)", arg=ended)
+        assert f"Up to seq {ended} at the latest now" in page.locator("#fork-limit").inner_text()
+        page.fill("#fork-name", "peek")
+        page.fill("#fork-at", str(secret))
+        page.click("#fork-submit")
+        page.locator("#fork-error").wait_for(state="visible")
+        said = page.locator("#fork-error").inner_text()
+        assert "the tokens of turn 2 are still secret" in said
+        assert f"the latest seq a fork may copy up to now is {ended}" in said
+        assert page.locator("#fork-at").get_attribute("aria-invalid") == "true"
+        assert not (server.games / "peek.jsonl").exists()
+        no_script_problems([referee])
+    finally:
+        close_all([referee])
 
 
 def test_the_referee_forks_a_what_if_from_the_page_and_opens_the_new_game(server: Server, browser: Any) -> None:

@@ -5,7 +5,7 @@ pushed message, is built here from ``view``/``event_view``, so no endpoint redac
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -26,7 +26,17 @@ from mortecouille.app.seats import (
     seat_of,
     token_hash,
 )
-from mortecouille.app.view import Disclosure, EventView, disclosure, event_view, view, visible
+from mortecouille.app.view import (
+    ChainWitness,
+    Disclosure,
+    EventView,
+    Link,
+    chain_links,
+    disclosure,
+    event_view,
+    view,
+    visible,
+)
 from mortecouille.core.errors import MortecouilleError
 from mortecouille.events.base import Event
 from mortecouille.events.stores import EventStore
@@ -57,10 +67,34 @@ def viewer_for(log_: EventStore, authorization: str | None) -> Viewer:
         raise Unauthorized(f"token: not a seat token of game {log_.name!r}") from None
 
 
-def game_view(events: Sequence[Event], viewer: Viewer, seq: int | None) -> dict[str, Any]:
-    """The view (``app.view.view``) as JSON-ready values."""
-    shown: dict[str, Any] = builtins(view(events, viewer, seq))
+def game_view(
+    events: Sequence[Event], viewer: Viewer, seq: int | None, lines: Sequence[bytes | None] | None = None
+) -> dict[str, Any]:
+    """The view (``app.view.view``) as JSON-ready values; ``lines``: the log's, for the links."""
+    shown: dict[str, Any] = builtins(view(events, viewer, seq, lines=lines))
     return shown
+
+
+#: The most events one answer of the chain endpoint lists: a page asks again from the last one.
+CHAIN_PAGE = 1000
+
+
+def chain(
+    events: Sequence[Event], viewer: Viewer, since: int, lines: Sequence[bytes | None]
+) -> dict[str, Any]:
+    """The events after ``since`` (at most :data:`CHAIN_PAGE`), as ``viewer`` may see them, each
+    with what of its place in the chain it may be sent: what a page witnessing the log checks
+    (docs/service.md, "Phones as witnesses"). ``next_seq``: the log's length."""
+    known = disclosure(events)
+    last = min(len(events), since + 1 + CHAIN_PAGE)
+    links = chain_links(events[:last], lines[:last], viewer, known)
+    listed = [event_view(events[seq], viewer, known, links[seq]) for seq in range(since + 1, last)]
+    return {"game": _game_of(events), "next_seq": len(events), "events": builtins(listed)}
+
+
+def _game_of(events: Sequence[Event]) -> str | None:
+    name = getattr(events[0], "game", None) if events else None
+    return name if isinstance(name, str) else None
 
 
 def answer(events: Sequence[Event], viewer: Viewer, appended: Sequence[Event]) -> dict[str, Any]:
@@ -104,21 +138,25 @@ def seats_answer(
     }
 
 
-def reissue_seat(log_: EventStore, base: str, seat: str) -> dict[str, Any]:
-    """A new token for ``seat`` (a player, or ``referee``), its link and its QR code; the old
-    token stops working at once."""
+def reissue_seat(log_: EventStore, base: str, seat: Viewer) -> dict[str, Any]:
+    """A new token for ``seat`` (:data:`REFEREE`, or a player's), its link and its QR code; the
+    old token stops working at once. ``seat`` and ``player`` name the seat: ``referee`` and null,
+    or the player's name twice (a player may be called ``referee``)."""
     token = reissue(log_, seat)
-    as_referee = seat == "referee" and seat not in _players(log_)
-    issued = IssuedSeats(referee=token) if as_referee else IssuedSeats(players={seat: token})
-    links = seat_links(base, log_.name, issued)
-    link = links.referee if as_referee else links.players[seat]
+    if seat.player is None:
+        link = seat_links(base, log_.name, IssuedSeats(referee=token)).referee
+    else:
+        link = seat_links(base, log_.name, IssuedSeats(players={seat.player: token})).players[seat.player]
     assert link is not None
-    return {"seat": seat, "token": token, "link": link, "qr_svg": qr_svg(link)}
-
-
-def _players(log_: EventStore) -> tuple[str, ...]:
-    created = log_.read()[:1]
-    return tuple(getattr(created[0], "players", ())) if created else ()
+    name = seat.player if seat.player is not None else "referee"
+    return {
+        "seat": name,
+        "role": seat.role,
+        "player": seat.player,
+        "token": token,
+        "link": link,
+        "qr_svg": qr_svg(link),
+    }
 
 
 def event_message(event: Event, viewer: Viewer, known: Disclosure) -> bytes:
@@ -139,19 +177,23 @@ class SharedView:
     events this viewer may not read yet: when an event reveals some of them (a turn ended, the last
     fleet sealed, the game ended), a ``revealed`` message follows the event's, carrying them as
     this viewer may now read them, and from then on a stream opening is sent them readable. Only
-    the viewer's own view is in it: a stream of another viewer has a SharedView of its own."""
+    the viewer's own view is in it: a stream of another viewer has a SharedView of its own.
+    ``lines``: each event's line as the log holds it, when the service keeps them: the messages
+    then carry what of the chain this viewer may be sent (``app.view.ChainWitness``)."""
 
-    def __init__(self, viewer: Viewer) -> None:
+    def __init__(self, viewer: Viewer, lines: Callable[[Event], bytes | None] | None = None) -> None:
         self.viewer = viewer
         self.known = Disclosure()
         #: each event's message, by seq, as a stream opening now is sent it
         self.messages: list[bytes] = []
         #: what this viewer cannot read yet, by seq: revealed later
         self.sealed: dict[int, Event] = {}
+        self.lines = lines
+        self.chain = ChainWitness(viewer)
 
     def start(self, events: Sequence[Event]) -> None:
         self.known = disclosure(events)
-        self.messages = [event_message(event, self.viewer, self.known) for event in events]
+        self.messages = [_message(self._shown(event)) for event in events]
         self.sealed = {e.seq: e for e in events if not visible(e, self.viewer, self.known)}
 
     def backlog(self, after: int) -> list[bytes]:
@@ -164,7 +206,7 @@ class SharedView:
                 raise ValueError(f"event {event.seq} does not follow event {len(self.messages) - 1}")
             before = self.known
             self.known = self.known.after(event)
-            message = event_message(event, self.viewer, self.known)
+            message = _message(self._shown(event))
             self.messages.append(message)
             if not visible(event, self.viewer, self.known):
                 self.sealed[event.seq] = event
@@ -173,11 +215,25 @@ class SharedView:
             parts.append((event.seq, message))
         return parts
 
+    def _shown(self, event: Event) -> EventView:
+        """``event`` as this viewer may see it, linked into the chain (in the log's order)."""
+        if self.lines is None:
+            return event_view(event, self.viewer, self.known)
+        link = self.chain.link(event, self.lines(event), self.known)
+        return event_view(event, self.viewer, self.known, link)
+
+    def _again(self, event: Event) -> EventView:
+        """``event``, linked already, as this viewer may see it now that the log revealed it."""
+        if self.lines is None:
+            return event_view(event, self.viewer, self.known)
+        link: Link = self.chain.again(event, self.lines(event), self.known)
+        return event_view(event, self.viewer, self.known, link)
+
     def _revealed(self, seq: int) -> bytes:
         now_visible = [e for e in self.sealed.values() if visible(e, self.viewer, self.known)]
         if not now_visible:
             return b""
-        views = [event_view(event, self.viewer, self.known) for event in now_visible]
+        views = [self._again(event) for event in now_visible]
         for shown in views:
             del self.sealed[shown.seq]
             self.messages[shown.seq] = _message(shown)

@@ -17,9 +17,12 @@ import structlog
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
+from mortecouille.app.problems import RETRY_AFTER_SECONDS, problem_text, transient
 from mortecouille.core.errors import BadInput, MortecouilleError, RuleViolation
 from mortecouille.events.codec import LogError
 from mortecouille.events.store import Conflict, GameNotFound, Unwritable
+from mortecouille.events.store_errors import StoreError
+from mortecouille.events.stores import FileStore
 
 _log = structlog.get_logger("mortecouille.web")
 
@@ -42,18 +45,11 @@ class ErrorBody(msgspec.Struct, omit_defaults=True):
     rule: str | None = None
 
 
-class Unauthorized(Exception):
-    """A token that is not one of this game's (401). The message never holds the token."""
+class Refused(Exception):
+    """A refusal of the service itself, with its status; ``field``: the body field (or header)
+    at fault, if any."""
 
-    status = 401
-    code = 2
-
-
-class Forbidden(Exception):
-    """A role acting outside its part (403): a player on another fleet, a spectator commanding.
-    ``field``: the body field naming what is not theirs (``ship``), if any."""
-
-    status = 403
+    status = 400
     code = 2
 
     def __init__(self, message: str, field: str | None = None) -> None:
@@ -61,10 +57,24 @@ class Forbidden(Exception):
         self.field = field
 
 
+class Unauthorized(Refused):
+    """A token that is not one of this game's (401). The message never holds the token."""
+
+    status = 401
+
+
+class Forbidden(Refused):
+    """A role acting outside its part (403): a player on another fleet, a spectator commanding.
+    ``field``: the body field naming what is not theirs (``ship``), if any."""
+
+    status = 403
+
+
 def error_response(status: int, code: int, message: str, *, field: str | None = None,
                    rule: str | None = None) -> Response[Any]:  # fmt: skip
     body = ErrorBody(status=status, code=code, message=message, field=field, rule=rule)
-    return Response({"error": body}, status_code=status, media_type="application/json", headers=HEADERS)
+    headers = {**HEADERS, "Retry-After": str(RETRY_AFTER_SECONDS)} if status == 503 else HEADERS
+    return Response({"error": body}, status_code=status, media_type="application/json", headers=headers)
 
 
 #: The CLI's argument and option names as they appear in BadInput, to the body fields they are.
@@ -88,30 +98,54 @@ def body_field(name: str) -> str:
     return name.removeprefix("--").replace("-", "_") if name.startswith("--") else name
 
 
-def engine_error(_: Request[Any, Any, Any], error: Exception) -> Response[Any]:
-    """The engine's deliberate errors, each to its status (docs/service.md)."""
+def engine_error(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
+    """The engine's deliberate errors, each to its status (docs/service.md). A log or a store
+    that fails is told by :func:`~mortecouille.app.problems.problem_text` (never a log's bytes, a
+    path or the store's address; those go to the server's own log); no other message names a
+    path of the games directory."""
     code = int(getattr(error, "exit_code", 1))
+    if isinstance(error, LogError | Unwritable | StoreError):
+        read, written = games_of(request)
+        game = written if isinstance(error, Unwritable) and written is not None else read
+        _log.warning("game unavailable", game=game, problem=str(error))
+        status = 503 if transient(error) else 500
+        return error_response(status, code, problem_text(error, game))
+    message = without_paths(request, str(error))
     if isinstance(error, RuleViolation):
-        return error_response(422, code, str(error), rule=error.rule)
+        return error_response(422, code, message, rule=error.rule)
     if isinstance(error, BadInput):  # the message names the field as the client sent it too
         field = body_field(error.field)
-        return error_response(400, code, f"{field}: {error.message}", field=field)
+        return error_response(400, code, f"{field}: {without_paths(request, error.message)}", field=field)
     if isinstance(error, GameNotFound):
-        return error_response(404, code, str(error))
+        return error_response(404, code, message)
     if isinstance(error, Conflict):
-        return error_response(409, code, str(error))
-    if isinstance(error, Forbidden):
-        return error_response(error.status, error.code, str(error), field=error.field)
-    if isinstance(error, Unauthorized):
-        return error_response(error.status, error.code, str(error))
-    if isinstance(error, LogError):
-        return error_response(500, code, f"the game's log cannot be trusted: {error}; run verify")
-    if isinstance(error, Unwritable):
-        return error_response(503, code, str(error))
+        return error_response(409, code, message)
+    if isinstance(error, Refused):
+        return error_response(error.status, error.code, message, field=error.field)
     if isinstance(error, MortecouilleError):  # a refusal of the command path (table dice unconfirmed)
-        return error_response(422, code, str(error))
+        return error_response(422, code, message)
     _log.error("unexpected error", error_type=type(error).__name__, exc_info=error)
     return error_response(500, 1, f"unexpected {type(error).__name__} (a bug: please report it)")
+
+
+def games_of(request: Request[Any, Any, Any]) -> tuple[str | None, str | None]:
+    """The game a request reads (its path's) and the one it creates (a creation's or a fork's
+    ``name``, which the handler notes as ``request.state.creating``), for a message."""
+    read = request.path_params.get("game")
+    written = getattr(request.state, "creating", None)
+    return (read if isinstance(read, str) else written), (written if isinstance(written, str) else read)
+
+
+def without_paths(request: Request[Any, Any, Any], message: str) -> str:
+    """``message`` without the games directory's path: a file beside a log is named by its own
+    name (``duel.seats``), never where the server keeps it."""
+    service = getattr(request.app.state, "service", None)
+    store = getattr(service, "store", None)
+    if not isinstance(store, FileStore):
+        return message
+    for directory in {str(store.directory), str(store.directory.resolve())}:
+        message = message.replace(directory.rstrip("/") + "/", "")
+    return message
 
 
 def validation_error(_: Request[Any, Any, Any], error: ValidationException) -> Response[Any]:
@@ -156,7 +190,7 @@ EXCEPTION_HANDLERS: dict[type[Exception] | int, Any] = {
     Conflict: engine_error,
     GameNotFound: engine_error,
     Unwritable: engine_error,
-    Unauthorized: engine_error,
-    Forbidden: engine_error,
+    StoreError: engine_error,
+    Refused: engine_error,
     Exception: engine_error,
 }

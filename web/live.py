@@ -61,9 +61,11 @@ from typing import Protocol
 import msgspec
 import structlog
 
+from mortecouille.app.problems import problem_text
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import LogError, check_line, decode_line, decode_lines
 from mortecouille.events.store import GameLog
+from mortecouille.events.store_errors import StoreError
 from mortecouille.events.stores import EventStore, FileStore, GameStore, events_from
 
 _log = structlog.get_logger("mortecouille.web")
@@ -935,9 +937,10 @@ def parse_last_event_id(header: str | None) -> int:
     return max(seq, -1)
 
 
-def problem_message(error: Exception) -> bytes:
-    """The ``problem`` message a stream ends with when the game's log cannot be read."""
-    return sse_message(event="problem", data=msgspec.json.encode({"message": str(error)}))
+def problem_message(error: Exception, game: str) -> bytes:
+    """The ``problem`` message a stream ends with when the game's log cannot be read, told as any
+    answer tells it (:func:`~mortecouille.app.problems.problem_text`: never the log's bytes)."""
+    return sse_message(event="problem", data=msgspec.json.encode({"message": problem_text(error, game)}))
 
 
 #: What a seat's stream is sent last when its token no longer opens the seat (a new link replaced it).
@@ -970,8 +973,8 @@ async def event_stream(
         channel = hub.channel(log_)
         try:
             subscriber = await channel.join(key, make, after, grant)
-        except LogError as error:
-            yield problem_message(error)
+        except (LogError, StoreError) as error:  # told as any answer tells it: never the log's bytes
+            yield problem_message(error, log_.name)
             return
         while True:
             pieces = await subscriber.next()

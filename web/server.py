@@ -29,7 +29,7 @@ from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 import msgspec
 import structlog
@@ -44,7 +44,6 @@ from mortecouille.app.commands import (
     KnownState,
     Outcome,
     ending,
-    list_games,
     new_game,
     resolve_turn,
     run_command,
@@ -59,9 +58,18 @@ from mortecouille.app.deadlines import (
     reveal_wait,
     set_deadline,
 )
-from mortecouille.app.fork import fork_game
+from mortecouille.app.fork import fork_game, latest_fork_point
 from mortecouille.app.games import game_log, load
-from mortecouille.app.idempotency import IdempotencyIndex, key_digest
+from mortecouille.app.idempotency import (
+    CREATION,
+    FORK,
+    REFEREE_SEAT,
+    IdempotencyIndex,
+    key_digest,
+    player_seat,
+    seat_digest,
+)
+from mortecouille.app.listing import public_games
 from mortecouille.app.order_grammar import parse_actions_text, with_targets_named
 from mortecouille.app.prices import price_list
 from mortecouille.app.receipts import is_submission, new_receipt_salt, receipt_for, turn_head_code
@@ -83,7 +91,6 @@ from mortecouille.core.limits import name_key
 from mortecouille.core.rulings import RecordRuling, parse_adjustment
 from mortecouille.core.state import GameState
 from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
-from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated
 from mortecouille.events.store import Conflict, GameNotFound, Unwritable
@@ -91,7 +98,7 @@ from mortecouille.events.stores import EventStore, FileStore, GameStore, events_
 from mortecouille.replays.reading.receipts import check_salt
 from mortecouille.web import access
 from mortecouille.web.access import builtins
-from mortecouille.web.access_log import hide_query_strings
+from mortecouille.web.access_log import AccessLog, ASGIApp, write_access_log
 from mortecouille.web.board import board_from
 from mortecouille.web.bodies import (
     BuyBody,
@@ -112,6 +119,7 @@ from mortecouille.web.bodies import (
     WithdrawBody,
 )
 from mortecouille.web.errors import EXCEPTION_HANDLERS, HEADERS, Forbidden, error_response
+from mortecouille.web.guards import HostPolicy, RequestGuard
 from mortecouille.web.live import (
     HEARTBEAT_SECONDS,
     POLL_SECONDS,
@@ -126,6 +134,7 @@ from mortecouille.web.live import (
     feed_for,
     parse_last_event_id,
 )
+from mortecouille.web.log_lines import LogLines
 from mortecouille.web.targets import targets_for
 
 _log = structlog.get_logger("mortecouille.web")
@@ -218,6 +227,9 @@ class Service:
         #: (:meth:`events_after`): its commands carry the state on, so they never fold enough
         #: events to make one due themselves (app/snapshot_keeper.py)
         self.snapshots = SnapshotKeeper()
+        #: each game's lines as the log holds them, for the chain the pages witness
+        #: (docs/service.md, "Phones as witnesses")
+        self.lines = LogLines()
 
     # --------------------------------------------------------------- requests
 
@@ -243,9 +255,14 @@ class Service:
         """The URL the links start with: the one ``serve`` was given, else the request's own."""
         return self.base_url or str(request.base_url).rstrip("/")
 
-    def idempotency(self, request: Request[Any, Any, Any]) -> Idempotency | None:
-        key = request.headers.get("Idempotency-Key")
-        return Idempotency(key_digest(key), self.keys) if key is not None else None
+    def idempotency(self, request: Request[Any, Any, Any], viewer: access.Viewer) -> Idempotency | None:
+        """The request's ``Idempotency-Key``, scoped to the seat of ``viewer`` (docs/service.md,
+        "Idempotency-Key"), if it was sent with one."""
+        key = request.headers.get(KEY_HEADER)
+        if key is None:
+            return None
+        seat = player_seat(viewer.player) if viewer.player is not None else REFEREE_SEAT
+        return Idempotency(seat_digest(seat, key), self.keys, seat=seat, legacy=key_digest(key))
 
     def command(
         self,
@@ -267,7 +284,7 @@ class Service:
                 table_values=table_values,
                 expected_seq=if_match(request),
                 known=self.known_state(log_),
-                idempotency=self.idempotency(request),
+                idempotency=self.idempotency(request, viewer),
             )
             return self.answer(log_, viewer, outcome)
 
@@ -339,8 +356,8 @@ class Service:
         with self.session(game) as log_:
             viewer = access.viewer_for(log_, request.headers.get("Authorization"))
             allow(viewer, roles)
-            key = request.headers.get("Idempotency-Key")
-            idempotency = self.idempotency(request)
+            key = request.headers.get(KEY_HEADER)
+            idempotency = self.idempotency(request, viewer)
             outcome = run_command(
                 log_,
                 lambda state: build(viewer, state),
@@ -380,15 +397,15 @@ class Service:
         self,
         log_: EventStore,
         base: str,
-        digest: str | None,
+        key: CreationKey | None,
         create: Callable[[], list[Event]],
         *,
         forked_from: str | None = None,
     ) -> tuple[dict[str, Any], Event]:
-        """Create a game (``create`` writes its log, the key ``digest`` on its first line) and
+        """Create a game (``create`` writes its log, the ``key``'s digest on its first line) and
         issue its seats: the creation's answer, and its first event.
 
-        With an ``Idempotency-Key`` (``digest``), a name already taken by a creation under that
+        With an ``Idempotency-Key`` (``key``), a name already taken by a creation under that
         very key, and nothing appended since, answers that creation again with fresh seats
         (:func:`~mortecouille.app.creation_retry.reissue_for_retry`); appended since: 409 naming
         the key. Two creations racing with one key: one creates, the other answers the re-issue
@@ -399,10 +416,12 @@ class Service:
             except (Conflict, MortecouilleError) as refused:
                 # the name taken, or a body the rules refuse (other players, another fork point):
                 # under the key of this game's creation, a retry answers that creation
-                if digest is None:
+                if key is None:
                     raise
                 try:
-                    again = reissue_for_retry(log_, digest, self.keys, forked_from=forked_from)
+                    again = reissue_for_retry(
+                        log_, key.digest, self.keys, forked_from=forked_from, legacy=key.legacy
+                    )
                 except CreationInProgress:
                     if isinstance(refused, Conflict):
                         continue
@@ -417,7 +436,7 @@ class Service:
             try:
                 answer = access.issue(log_, base, created)
             except Conflict:
-                if digest is None:
+                if key is None:
                     raise
                 # a retry with this key re-issued the seats between our write and our issue:
                 # that answer holds the working tokens; ours would not open them
@@ -622,10 +641,20 @@ class KeyConflict(Forbidden):
     code = 3
 
 
-def creation_key(request: Request[Any, Any, Any]) -> str | None:
-    """The digest of a creation's ``Idempotency-Key``, if it was sent with one."""
+class CreationKey(NamedTuple):
+    """A creation's ``Idempotency-Key``: its digest scoped to creations (or forks), written on the
+    new log's first line, and its unscoped digest, which a game created before keys were scoped
+    keeps."""
+
+    digest: str
+    legacy: str
+
+
+def creation_key(request: Request[Any, Any, Any], seat: str) -> CreationKey | None:
+    """A creation's (``seat`` :data:`~mortecouille.app.idempotency.CREATION`) or a fork's
+    (:data:`~mortecouille.app.idempotency.FORK`) ``Idempotency-Key``, if it was sent with one."""
     key = request.headers.get(KEY_HEADER)
-    return key_digest(key) if key is not None else None
+    return CreationKey(seat_digest(seat, key), key_digest(key)) if key is not None else None
 
 
 def allow(viewer: access.Viewer, roles: tuple[str, ...]) -> None:
@@ -684,7 +713,9 @@ def caller(viewer: access.Viewer) -> str:
 
 def placing(viewer: access.Viewer, state: GameState, body: PlaceBody) -> PlaceShip:
     """The PlaceShip of ``body``: a player places only their own ships (a new blockade ship is
-    theirs: ``owner`` defaults to them and may name nobody else); the referee places any."""
+    theirs: ``owner`` defaults to them and may name nobody else), checked first, so another
+    player's ship and no ship get one answer; the referee places any. In a mortecouille game
+    ``kind`` never makes a new ship: every ship there is bought (F1)."""
     try:
         at = parse_square(body.square)
     except ValueError as error:
@@ -698,7 +729,7 @@ def placing(viewer: access.Viewer, state: GameState, body: PlaceBody) -> PlaceSh
         player = caller(viewer)
         if owner is not None and owner != player:
             raise Forbidden(f"{player} may place only their own ships, not {owner}'s")
-        if body.kind is not None and body.ship not in state.ships:
+        if body.kind is not None and state.ruleset == "blockade" and body.ship not in state.ships:
             owner = player  # a new blockade ship, theirs (a name taken is the rules' refusal)
         else:
             ship = own_ship(viewer, state, body.ship)
@@ -723,6 +754,7 @@ def build_app(
     close_store: bool = False,
     streams: StreamLimits | None = None,
     seat_check_seconds: float = SEAT_CHECK_SECONDS,
+    hosts: HostPolicy | None = None,
     debug: bool = False,
 ) -> Litestar:
     """The game service on ``games``: a store of games (``app.commands.open_games``), or a games
@@ -744,7 +776,10 @@ def build_app(
     stops (a store it opened itself). ``streams``: the caps on the live streams (``StreamLimits``:
     per game, per client address, in all; a 503 past them) and how far one may fall behind;
     ``seat_check_seconds``: how often the seats of a game are read again while streams opened with
-    a seat's token follow it (a new link closes them).
+    a seat's token follow it (a new link closes them). ``hosts``: the names the service answers to
+    (``Host``; 421 for any other, against DNS rebinding: :mod:`mortecouille.web.guards`); ``serve``
+    always gives them; None (an application a test drives) checks no ``Host``. ``Origin`` and
+    ``Content-Type`` are checked either way.
     """
     store = FileStore(games) if isinstance(games, Path) else games
     if change_feed is None:
@@ -772,18 +807,19 @@ def build_app(
         return {
             "games": [
                 {**access.builtins(summary), "table": access.table_link(base, summary.name)}
-                for summary in list_games(service.store)
+                for summary in public_games(service.store)
             ]
         }
 
     @post("/api/games", sync_to_thread=True, status_code=201)
     def games_create(request: Request[Any, Any, Any], data: JSONBody[NewGameBody]) -> dict[str, Any]:
+        request.state.creating = data.name  # the game a refusal names (web.errors.games_of)
         log_ = game_log(service.store, data.name)
         if data.dice not in ("seeded", "table"):
             raise BadInput("dice", f"{data.dice!r} is not seeded or table")
         players = tuple(p.strip() for p in data.players)
         board = board_from(data.board)
-        digest = creation_key(request)
+        key = creation_key(request, CREATION)
 
         def create() -> list[Event]:
             return new_game(
@@ -794,10 +830,10 @@ def build_app(
                 board=board,
                 dice_mode=data.dice,
                 seed=data.seed,
-                idempotency_digest=digest,
+                idempotency_digest=key.digest if key is not None else None,
             )
 
-        seats, _ = service.create_once(log_, service.base(request), digest, create)
+        seats, _ = service.create_once(log_, service.base(request), key, create)
         return {"seq": seats["seq"], **seats}
 
     @post("/api/games/{game:str}/fork", sync_to_thread=True, status_code=201)
@@ -812,15 +848,16 @@ def build_app(
         if data.dice is not None and data.dice not in ("seeded", "table"):
             raise BadInput("dice", f"{data.dice!r} is not seeded or table")
         target = fork_target(service.store, data.name)
-        digest = creation_key(request)
+        key = creation_key(request, FORK)
 
         def create() -> list[Event]:
+            digest = key.digest if key is not None else None
             forked = fork_game(
                 service.store, game, data.name, data.at, data.dice, None, idempotency_digest=digest
             )
             return forked.events
 
-        seats, created = service.create_once(target, service.base(request), digest, create, forked_from=game)
+        seats, created = service.create_once(target, service.base(request), key, create, forked_from=game)
         # a retry answers the fork point the first request chose (its body may differ)
         forked_at = created.forked_at_seq if isinstance(created, GameCreated) else data.at
         return {"seq": seats["seq"], "forked_from": game, "forked_at_seq": forked_at, **seats}
@@ -834,19 +871,35 @@ def build_app(
             events, state = load(log_)
         if seq is not None and not -1 <= seq < len(events):
             raise BadInput("seq", f"{seq} is not a seq of {game!r} (0 to {len(events) - 1})")
-        shown = access.game_view(events, viewer, seq)
+        shown = access.game_view(events, viewer, seq, service.lines.lines(log_, events))
         current = seq is None or seq == len(events) - 1
         deadline = deadline_in_force(events, state.turn) if current else None
         passed = deadline_passed(events, state.turn) if current else None
         shown["deadline"] = deadline.at if deadline is not None else None
         shown["deadline_passed"] = passed.at if passed is not None else None
-        shown["all_submitted"] = (
-            current and state.created and not state.ended and not players_awaiting_orders(state)
-        )
+        # from the viewer's public fold, as every field of the view: a secret (a ship bought and
+        # placed before every fleet is sealed) must not change it
+        shown["all_submitted"] = current and shown["status"] == "playing" and not shown["waiting"]
         shown["targets"] = builtins(targets_for(events, viewer)) if current else {}
         wait = service.note_wait(game, events, state) if current else None
         shown["reveal_deadline"] = iso(wait.until) if wait is not None else None
+        # what the referee page's fork form proposes: a fork copies only what its referee may read
+        shown["fork_at_most"] = latest_fork_point(events) if viewer.role == "referee" else None
         return shown
+
+    @get("/api/games/{game:str}/chain", sync_to_thread=True)
+    def game_chain(
+        request: Request[Any, Any, Any], game: FromPath[str], since: FromQuery[int] = -1
+    ) -> dict[str, Any]:
+        """The events after ``since`` with what of the chain this viewer may be sent: what a page
+        witnessing the log checks (docs/service.md, "Phones as witnesses")."""
+        with service.session(game) as log_:
+            viewer = access.viewer_for(log_, request.headers.get("Authorization"))
+            events = log_.read()
+        if since < -1:
+            raise BadInput("since", f"{since} is not a seq (-1 or more)")
+        # past the log's end: no event, and next_seq tells the page the log is shorter than it saw
+        return access.chain(events, viewer, min(since, len(events) - 1), service.lines.lines(log_, events))
 
     @get("/api/prices", sync_to_thread=False)
     def prices() -> dict[str, Any]:
@@ -864,8 +917,12 @@ def build_app(
             slot.release()
             raise
         after = parse_last_event_id(request.headers.get("Last-Event-ID"))
+
+        def line(event: Event) -> bytes | None:
+            return service.lines.line(log_, event)
+
         body = event_stream(
-            service.hub, log_, after, viewer, partial(access.SharedView, viewer), slot=slot, grant=grant
+            service.hub, log_, after, viewer, partial(access.SharedView, viewer, line), slot=slot, grant=grant
         )
         weakref.finalize(body, slot.release)  # a stream never started gives its place back too
         return Stream(
@@ -1026,7 +1083,7 @@ def build_app(
                 table_values=list(body.dice) if body.dice is not None else None,
                 expected_seq=if_match(request),
                 absent_reason=body.absent_reason,
-                idempotency=service.idempotency(request),
+                idempotency=service.idempotency(request, viewer),
             )
             answered = service.answer(log_, viewer, outcome)
             resolved = turn_head_code(outcome.events)
@@ -1077,17 +1134,35 @@ def build_app(
             data.seconds,
             service.clock(),
             expected_seq=if_match(request),
-            idempotency=service.idempotency(request),
+            idempotency=service.idempotency(request, viewer),
         )
         service.note_deadline(game)
         return service.answer(log_, viewer, outcome)
 
     @post("/api/games/{game:str}/seats/{player:str}", sync_to_thread=True, status_code=200)
     def seats(request: Request[Any, Any, Any], game: FromPath[str], player: FromPath[str]) -> dict[str, Any]:
+        """A new link for the seat of the player named exactly ``player`` (one called ``referee``
+        included: the referee's seat has its own path, :func:`referee_seat`)."""
         log_ = service.existing_log(game)
         viewer = access.viewer_for(log_, request.headers.get("Authorization"))
         allow(viewer, ("referee",))
-        answered = access.reissue_seat(log_, service.base(request), player)
+        players = load(log_)[1].players
+        if player not in players:
+            named = f"{player!r} is not a player of {game!r} (players: {', '.join(players)})"
+            if name_key(player) == "referee":
+                named += f"; the referee's own seat is POST /api/games/{game}/referee-seat"
+            raise BadInput("player", named)
+        answered = access.reissue_seat(log_, service.base(request), access.Viewer.of_player(player))
+        service.hub.seats_changed(game)  # the old link's streams close now
+        return answered
+
+    @post("/api/games/{game:str}/referee-seat", sync_to_thread=True, status_code=200)
+    def referee_seat(request: Request[Any, Any, Any], game: FromPath[str]) -> dict[str, Any]:
+        """A new link for the referee's own seat: the token the request came with stops working."""
+        log_ = service.existing_log(game)
+        viewer = access.viewer_for(log_, request.headers.get("Authorization"))
+        allow(viewer, ("referee",))
+        answered = access.reissue_seat(log_, service.base(request), access.REFEREE)
         service.hub.seats_changed(game)  # the old link's streams close now
         return answered
 
@@ -1118,9 +1193,12 @@ def build_app(
     @get("/static/{path:path}", sync_to_thread=False)
     def static(path: FromPath[str]) -> File:
         root = (PAGES / "static").resolve()
-        target = (root / path.lstrip("/")).resolve()
-        media_type = STATIC_MEDIA_TYPES.get(target.suffix)
-        if root not in target.parents or not target.is_file() or media_type is None:
+        try:
+            target = (root / path.lstrip("/")).resolve()
+            found = root in target.parents and target.is_file()
+        except (ValueError, OSError):  # a NUL byte, a name too long for the file system: no such file
+            found = False
+        if not found or (media_type := STATIC_MEDIA_TYPES.get(target.suffix)) is None:
             raise GameNotFound(f"no file {path!r}")
         # named explicitly: with nosniff, a script sent as octet-stream is refused by the browser
         return File(target, content_disposition_type="inline", media_type=media_type)
@@ -1157,6 +1235,7 @@ def build_app(
             games_create,
             game_fork,
             game_view,
+            game_chain,
             game_stream,
             prices,
             buy,
@@ -1175,6 +1254,7 @@ def build_app(
             end,
             deadline,
             seats,
+            referee_seat,
             index_page,
             table_page,
             player_page,
@@ -1182,6 +1262,7 @@ def build_app(
             static,
         ],
         exception_handlers={**EXCEPTION_HANDLERS, StreamsFull: streams_full},
+        before_request=RequestGuard(hosts),
         response_headers=list(SECURITY_HEADERS),
         request_max_body_size=MAX_BODY_BYTES,
         lifespan=[lifespan],
@@ -1201,29 +1282,42 @@ def streams_full(_: Request[Any, Any, Any], error: StreamsFull) -> Response[Any]
 
 # ------------------------------------------------------------------- several processes
 
-#: Where ``serve --workers N`` tells its workers the store's URL and the links' base URL.
+#: Where ``serve --workers N`` tells its workers the store's URL, the links' base URL, the
+#: address it listens on (the names it answers to, :class:`~mortecouille.web.guards.HostPolicy`)
+#: and whether to write the access log.
 SERVE_STORE_VARIABLE = "MORTECOUILLE_SERVE_STORE"
 SERVE_BASE_URL_VARIABLE = "MORTECOUILLE_SERVE_BASE_URL"
 #: ... and the caps on its live streams (``StreamLimits`` as JSON; each worker has them all)
 SERVE_STREAMS_VARIABLE = "MORTECOUILLE_SERVE_STREAMS"
+SERVE_HOST_VARIABLE = "MORTECOUILLE_SERVE_HOST"
+SERVE_ACCESS_LOG_VARIABLE = "MORTECOUILLE_SERVE_ACCESS_LOG"
 
 
-def worker_app() -> Litestar:
+def worker_app() -> ASGIApp:
     """The service of one worker process of ``serve --workers N`` (uvicorn calls it in each
     worker): the store named by :data:`SERVE_STORE_VARIABLE`, opened by this process, closed
     when it stops; the links' base URL from :data:`SERVE_BASE_URL_VARIABLE` (empty: each
-    request's own); the caps on its streams from :data:`SERVE_STREAMS_VARIABLE`. Access log lines
-    lose their query strings here too."""
+    request's own); the caps on its streams from :data:`SERVE_STREAMS_VARIABLE`; the names it answers
+    to from :data:`SERVE_HOST_VARIABLE` and the base URL; one access log line per request when
+    :data:`SERVE_ACCESS_LOG_VARIABLE` is ``1``."""
     from mortecouille.app.games import open_games
 
     url = os.environ.get(SERVE_STORE_VARIABLE)
-    if not url:
-        raise RuntimeError(f"${SERVE_STORE_VARIABLE} is not set: run the workers through serve --workers")
-    hide_query_strings()
+    host = os.environ.get(SERVE_HOST_VARIABLE)
+    if not url or host is None:
+        raise RuntimeError(
+            f"${SERVE_STORE_VARIABLE} or ${SERVE_HOST_VARIABLE} is not set: "
+            "run the workers through serve --workers"
+        )
     base_url = os.environ.get(SERVE_BASE_URL_VARIABLE) or None
     caps = os.environ.get(SERVE_STREAMS_VARIABLE)
     streams = msgspec.json.decode(caps, type=StreamLimits) if caps else None
-    return build_app(open_games(url), base_url=base_url, close_store=True, streams=streams)
+    hosts = HostPolicy.serving(host, base_url)
+    app = build_app(open_games(url), base_url=base_url, close_store=True, hosts=hosts, streams=streams)
+    if os.environ.get(SERVE_ACCESS_LOG_VARIABLE) != "1":
+        return app
+    write_access_log()
+    return AccessLog(app)
 
 
 async def deadline_ticker(service: Service, every: float) -> None:

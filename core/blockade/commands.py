@@ -36,7 +36,7 @@ from mortecouille.core.life_cycle import (
     shared_fields,
     ship_named,
 )
-from mortecouille.core.limits import check_name, check_ship_count, names_matching
+from mortecouille.core.limits import check_name, check_ship_count, drawn_like, names_clashing, names_matching
 from mortecouille.core.phases import END
 from mortecouille.core.ruleset import SHARED_EVOLVERS, SHARED_IGNORED
 from mortecouille.core.state import GameState, ShipState, state_hash
@@ -68,15 +68,20 @@ def place_blockade_ship(state: GameState, command: PlaceShip) -> ShipPlaced:
     if command.ship in state.ships:
         raise RuleViolation("P1", f"{command.ship!r} is already on the board")
     check_name("SHIP", command.ship)
-    same = names_matching(command.ship, state.ships)
+    same = names_clashing(command.ship, state.ships)
     if same:
         # project ruling under P1: a ship is placed under a name of its own, case and spacing
-        # aside, the key every command reads a ship's name by; else either name is ambiguous
+        # aside, the key every command reads a ship's name by (else either name is ambiguous), and
+        # not drawn like another's (else a reader takes one for the other)
+        why = (
+            "ship names match case and spacing aside"
+            if names_matching(command.ship, same)
+            else f"the two names look alike ({drawn_like(command.ship, same[0])})"
+        )
         raise RuleViolation(
             "P1",
-            f"SHIP {command.ship!r}: {same[0]!r} is already on the board, and ship names match case "
-            "and spacing aside; every ship needs a name of its own (project ruling), or a command "
-            "naming either would be ambiguous",
+            f"SHIP {command.ship!r}: {same[0]!r} is already on the board, and {why}; every ship needs a "
+            "name of its own (project ruling), or a command or a reader would take one for the other",
         )
     check_ship_count(len(state.ships) + 1, "SHIP")
     if command.damage < 0 or command.damage >= BLOCKADE_KINDS[command.kind].max_damage:

@@ -29,6 +29,23 @@ class PlaceShip(Command, frozen=True, kw_only=True):
 PlacementRule = Callable[[GameState, PlaceShip], ShipPlaced]
 
 
+def check_placing_open(state: GameState, what: str = "a ship is placed") -> None:
+    """Refuse, citing F3, to put a mortecouille game's ship on the board before every fleet is sealed
+    (project ruling): such a placement would be as secret as the purchase, so no answer to it, a
+    refusal naming the ship, its kind, its owner or the occupied square included, may depend on
+    what is still secret; refused first, the answer is the same for every ship and square, and
+    names only who has not sealed (public). A scenario's ships are set up, not bought."""
+    if state.ruleset != "mortecouille" or state.scenario:
+        return
+    unsealed = [p for p in state.players if not (p in state.fleets and state.fleets[p].sealed)]
+    if unsealed:
+        raise RuleViolation(
+            "F3",
+            f"{what} once every fleet is sealed (the fleets are secret until then); "
+            f"not sealed yet: {', '.join(unsealed)}",
+        )
+
+
 def check_square_free(state: GameState, ship: str, at: tuple[int, int]) -> None:
     index = board_index(state.board)
     if not index.on_board(at):
@@ -50,6 +67,7 @@ def placing_with(rule: PlacementRule) -> Decide:
 
 
 def decide_place(state: GameState, command: PlaceShip, rule: PlacementRule) -> list[Event]:
+    check_placing_open(state)  # before anything the answer could depend on
     if command.facing not in FACING_VECTORS:
         raise BadInput("--facing", f"{command.facing!r} is not a facing (B2)")
     if state.ruleset == "blockade" and command.facing not in ORTHOGONAL_FACINGS:

@@ -29,7 +29,7 @@ from mortecouille.core.fleet.catalogue import (
     resolve_ship_kind,
 )
 from mortecouille.core.fleet.stats import derive_stats, ship_cost
-from mortecouille.core.limits import name_key, names_matching
+from mortecouille.core.limits import drawn_like, name_key, names_clashing, names_matching
 
 
 class ShipPurchase(msgspec.Struct, frozen=True, kw_only=True):
@@ -226,14 +226,22 @@ def check_buy_ship(
     if not name.strip():
         raise BadInput("name", "every ship needs a name")
     # the key every command reads a ship's name by (project ruling under F1): a name that key
-    # matches would leave both ships ambiguous to every command naming either. The refusal does
-    # not spell the ship it matched: it may be another player's purchase, still secret (F3).
-    if names_matching(name, [*names_in_game, *(s.name for s in fleet_state.ships)]):
+    # matches would leave both ships ambiguous to every command naming either, and one drawn like
+    # another would let a reader take one for the other. The refusal does not spell the ship it
+    # matched: it may be another player's purchase, still secret (F3).
+    taken = [*names_in_game, *(s.name for s in fleet_state.ships)]
+    if names_matching(name, taken):
         raise RuleViolation(
             "F1",
             f"name: a ship named {name!r} is already in the game (ship names match case and spacing "
             "aside); every ship needs its own name so the status sheets (F4) and every command tell "
             "them apart",
+        )
+    if names_clashing(name, taken):
+        raise RuleViolation(
+            "F1",
+            f"name: a ship whose name looks like {name!r} is already in the game ({drawn_like(name)}); "
+            "every ship needs its own name so the status sheets (F4) and every reader tell them apart",
         )
     _check_ship_options(catalogue, spec, repr(name), option_ids, fleet_state.fleet_options)
     price = ship_cost(spec.id, option_ids, version)

@@ -13,7 +13,7 @@ from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.catalogue import resolve_option, resolve_ship_kind
 from mortecouille.core.fleet.stats import ShipStats, derive_stats
 from mortecouille.core.life_cycle import Command, change_ship, shared_fields, with_ship
-from mortecouille.core.limits import check_name, check_ship_count, names_matching
+from mortecouille.core.limits import check_name, check_ship_count, how_alike, names_clashing
 from mortecouille.core.mortecouille.fire import FIRE_PHASES
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
@@ -64,12 +64,12 @@ def decide_set_up(state: GameState, command: SetUpShip, dice: DiceSource) -> lis
     if setup.ship in state.ships:
         raise BadInput("id", f"{setup.ship!r} is already on the board")
     check_name("id", setup.ship)
-    same = names_matching(setup.ship, state.ships)
+    same = names_clashing(setup.ship, state.ships)
     if same:
         raise BadInput(
             "id",
-            f"{setup.ship!r} is {same[0]!r}, already on the board, case and spacing aside: every ship "
-            "needs a name of its own (F1, project ruling)",
+            f"{setup.ship!r} and {same[0]!r}, already on the board, {how_alike(same[0], setup.ship)}: "
+            "every ship needs a name of its own (F1, project ruling)",
         )
     check_ship_count(len(state.ships) + 1, "ships")
     kind = resolve_ship_kind(setup.kind, state.rules_version)

@@ -16,9 +16,17 @@ Read-only, enforced twice, both by DuckDB itself:
    of :data:`READ_PRAGMAS` (``PRAGMA import_database`` runs the SQL files of a directory: a
    ``schema.sql`` planted in an archive wrote through it).
 
-Bounded: a time limit (a watchdog interrupts the connection) and a memory limit, both overridable;
-nothing spills to disk. ``query --logs DIR`` may read the directory's ``*.jsonl`` logs only (never a
-secret ``.seed`` beside them). The throw-away database is deleted as soon as it is opened, before
+Bounded: a time limit and a memory limit, both overridable; nothing spills to disk.
+
+Stoppable: the connection is opened and the SQL runs on a thread of their own while the caller's
+thread waits (:func:`run_stoppable`), free to stop them at any moment. DuckDB looks for a Ctrl-C
+only at some points of a query run on the main thread (a long scan may pass none: Ctrl-C then
+waited for the query's end), and drops an interrupt that comes between two statements: so Ctrl-C or
+the time limit pulls a :class:`QueryStop`, which interrupts the connection again until the query
+has ended and lets no further statement or batch of rows start.
+
+``query --logs DIR`` may read the directory's ``*.jsonl`` logs only (never a secret ``.seed`` beside
+them). The throw-away database is deleted as soon as it is opened, before
 any user SQL runs, so a killed query leaves no temporary directory.
 """
 
@@ -28,10 +36,12 @@ import contextlib
 import os
 import re
 import shutil
+import signal
 import tempfile
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -222,7 +232,7 @@ def read_only_connection(
     limits: QueryLimits = DEFAULT_LIMITS,
 ) -> Iterator[duckdb.DuckDBPyConnection]:
     """A DuckDB connection with ``views``, read-only, able to read files under ``readable`` only, or
-    only ``files`` when given, within ``limits.memory`` (``limits.timeout`` is :func:`run_query`'s)."""
+    only ``files`` when given, within ``limits.memory`` (``limits.timeout`` is :func:`run_stoppable`'s)."""
     import duckdb
 
     if not MEMORY_SIZE.match(limits.memory):
@@ -279,60 +289,170 @@ def _running(pid: int) -> bool:
     return True
 
 
-def run_query(
-    connection: duckdb.DuckDBPyConnection, sql: str, timeout: float = DEFAULT_LIMITS.timeout
-) -> QueryResult:
-    """Run ``sql`` (one or more reading statements) and return the last statement's result.
+class QueryStopped(Exception):
+    """The query was stopped (its :class:`QueryStop` pulled, or its connection interrupted)."""
 
-    Over ``timeout`` seconds (0: no limit) the connection is interrupted (BadInput ``--timeout``);
-    Ctrl-C interrupts it too and comes out as KeyboardInterrupt."""
+
+class QueryStop:
+    """A query's off switch, shared by the thread running it and the thread waiting for it.
+
+    Once pulled (Ctrl-C, the time limit) the query starts no further statement or batch of rows,
+    and :meth:`interrupt` interrupts its connection. DuckDB drops an interrupt that comes before a
+    statement starts, so the waiting side interrupts again and again until the query has ended."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._connection: duckdb.DuckDBPyConnection | None = None
+        self._began: float | None = None
+        self.pulled = threading.Event()
+        #: pulled by the time limit (a Ctrl-C, by contrast, is KeyboardInterrupt)
+        self.expired = False
+
+    def attach(self, connection: duckdb.DuckDBPyConnection) -> None:
+        """``connection`` runs the user's SQL from now on (the time limit counts from here)."""
+        with self._lock:
+            self._connection = connection
+            self._began = time.monotonic()
+        if self.pulled.is_set():
+            raise QueryStopped
+
+    def detach(self) -> None:
+        with self._lock:
+            self._connection = None
+
+    def running_for(self) -> float:
+        """Seconds since the user's SQL began (0 before)."""
+        began = self._began
+        return 0.0 if began is None else time.monotonic() - began
+
+    def pull(self, *, expired: bool = False) -> None:
+        if not self.pulled.is_set():
+            self.expired = expired
+            self.pulled.set()
+        self.interrupt()
+
+    def interrupt(self) -> None:
+        with self._lock:
+            if self._connection is not None:
+                self._connection.interrupt()
+
+    def check(self) -> None:
+        if self.pulled.is_set():
+            raise QueryStopped
+
+
+#: rows converted to Python between two looks at the off switch (DuckDB's interrupt does not reach
+#: the conversion of rows already computed)
+FETCH_BATCH = 50_000
+#: how often the waiting thread looks at the clock and interrupts a query being stopped (seconds)
+_POLL = 0.05
+
+
+def run_query(connection: duckdb.DuckDBPyConnection, sql: str, stop: QueryStop | None = None) -> QueryResult:
+    """Run ``sql`` (one or more reading statements) on this thread and return the last statement's
+    result; QueryStopped once ``stop`` is pulled or the connection is interrupted."""
     import duckdb
 
+    stop = stop if stop is not None else QueryStop()
     statements = check_read_only(sql, connection)
-    expired = threading.Event()
-
-    def expire() -> None:
-        expired.set()
-        connection.interrupt()
-
-    watchdog = threading.Timer(timeout, expire) if timeout > 0 else None
-    if watchdog is not None:
-        watchdog.daemon = True
-        watchdog.start()
     try:
         for statement in statements[:-1]:
+            stop.check()
             connection.execute(statement)
+        stop.check()
         cursor = connection.execute(statements[-1])
         columns = tuple(column[0] for column in cursor.description or ())
-        rows = cursor.fetchall()
+        rows: list[tuple[Any, ...]] = []
+        while batch := cursor.fetchmany(FETCH_BATCH):
+            stop.check()
+            rows.extend(batch)
     except duckdb.InterruptException:
-        if expired.is_set():
-            raise BadInput(
-                "--timeout", f"the query ran longer than {timeout:g} s and was stopped; raise --timeout"
-            ) from None
-        raise KeyboardInterrupt from None
+        raise QueryStopped from None
     except duckdb.OutOfMemoryException as error:
         raise BadInput(
             "--memory-limit", f"the query needs more memory than allowed; raise --memory-limit ({error})"
         ) from None
     except duckdb.Error as error:
         raise QueryRefused(str(error).strip()) from None
-    except RuntimeError as error:
-        # DuckDB turns a Ctrl-C during a query into RuntimeError("Query interrupted")
-        if "interrupted" in str(error).lower():
-            raise KeyboardInterrupt from None
-        raise
-    finally:
-        if watchdog is not None:
-            watchdog.cancel()
     return QueryResult(columns=columns, rows=rows)
 
 
+def run_stoppable(
+    connect: Callable[[], AbstractContextManager[duckdb.DuckDBPyConnection]],
+    sql: str,
+    timeout: float = DEFAULT_LIMITS.timeout,
+) -> QueryResult:
+    """Open a connection with ``connect`` and :func:`run_query` ``sql`` on it, both on a thread of
+    their own, while this thread waits.
+
+    This thread stays free to stop them: a KeyboardInterrupt here (Ctrl-C) or ``timeout`` seconds
+    of SQL (0: no limit) pulls the query's :class:`QueryStop`, and that thread is waited for
+    (interrupting it until it ends) before KeyboardInterrupt, or BadInput ``--timeout``, goes on.
+    No thread or DuckDB work is left behind either way."""
+    stop = QueryStop()
+    outcome: list[QueryResult] = []
+    failure: list[BaseException] = []
+    # waited for rather than the thread itself: a KeyboardInterrupt inside Thread.join can leave
+    # the thread marked as ended while it still runs (Python 3.11), and the interpreter would then
+    # leave with DuckDB in the middle of a query
+    ended = threading.Event()
+
+    def work() -> None:
+        try:
+            with connect() as connection:
+                try:
+                    stop.attach(connection)
+                    outcome.append(run_query(connection, sql, stop))
+                finally:
+                    stop.detach()
+        except BaseException as error:
+            failure.append(error)
+        finally:
+            ended.set()
+
+    worker = threading.Thread(target=work, name="mortecouille-query", daemon=True)
+    started = False
+    try:
+        # the worker, and DuckDB's threads it starts, inherit a mask without SIGINT: a Ctrl-C
+        # always comes to this thread, waking it at once
+        unmasked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+        try:
+            worker.start()
+            started = True
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, unmasked)
+        while not ended.wait(_POLL):
+            if timeout > 0 and stop.running_for() > timeout:
+                stop.pull(expired=True)
+            elif stop.pulled.is_set():
+                stop.interrupt()
+    except BaseException:
+        # Ctrl-C while waiting (or anything else raised here): the query ends before this goes on
+        stop.pull()
+        if started:
+            while not ended.wait(_POLL):
+                stop.interrupt()
+            worker.join()
+        raise
+    worker.join()
+    if failure:
+        if isinstance(failure[0], QueryStopped):
+            if stop.expired:
+                raise BadInput(
+                    "--timeout", f"the query ran longer than {timeout:g} s and was stopped; raise --timeout"
+                )
+            raise KeyboardInterrupt  # interrupted from outside, as DuckDB does on Ctrl-C
+        raise failure[0]
+    return outcome[0]
+
+
 def query_archive(archive: Path, sql: str, limits: QueryLimits = DEFAULT_LIMITS) -> QueryResult:
+    """SQL over an archive's tables (:func:`run_stoppable`: a KeyboardInterrupt stops it)."""
     if not archive.is_dir():
         raise BadInput("ARCHIVE", f"{archive} is not an archive directory")
-    with read_only_connection(archive_views(archive), archive, limits=limits) as connection:
-        return run_query(connection, sql, limits.timeout)
+    return run_stoppable(
+        lambda: read_only_connection(archive_views(archive), archive, limits=limits), sql, limits.timeout
+    )
 
 
 def query_logs(logs: Path, sql: str, limits: QueryLimits = DEFAULT_LIMITS) -> QueryResult:
@@ -342,8 +462,9 @@ def query_logs(logs: Path, sql: str, limits: QueryLimits = DEFAULT_LIMITS) -> Qu
     files = sorted(path for path in logs.glob("*.jsonl") if path.is_file())
     if not files:
         raise BadInput("--logs", f"{logs} holds no *.jsonl game log")
-    with read_only_connection(log_views(files), logs, files=files, limits=limits) as connection:
-        return run_query(connection, sql, limits.timeout)
+    return run_stoppable(
+        lambda: read_only_connection(log_views(files), logs, files=files, limits=limits), sql, limits.timeout
+    )
 
 
 # ------------------------------------------------------------------ output

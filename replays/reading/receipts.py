@@ -17,15 +17,19 @@ SHA-256 (hex) of the salt (hex text), a newline, then the canonical submission. 
 from the log's own lines, not from decoded events, so a receipt stays checkable when a later
 schema version upcasts the event it covers, and with nothing but a JSON library and SHA-256.
 
-A **head code** is the first :data:`HEAD_CODE_LENGTH` hex digits of the hash of the event at one
-seq: read aloud at the table after each turn, it lets anyone who noted it catch a log later cut
-short or rewritten there.
+A **head code** is twelve decimal digits derived from the hash of the event at one seq by a
+memory-hard stretch (:func:`stretched_code`), shown in three groups of four (``4831 9277 0015``):
+read aloud at the table after each turn, it lets anyone who noted it catch a log later cut short
+or rewritten there, and matching it again with a rewritten log costs a forger about 10^12 tries
+of the stretch (docs/service.md, "Head codes"). Codes noted before the stretch, the first
+:data:`LEGACY_HEAD_CODE_LENGTH` (or more) hex digits of the hash, are still checked, as weak.
 
 This module reads logs; producing receipts for new appends is :mod:`mortecouille.app.receipts`.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -61,9 +65,21 @@ KIND_OF_EVENT: Final[Mapping[str, str]] = {
 }
 KINDS: Final = frozenset(KIND_OF_EVENT.values())
 
-#: How many hex digits of the head hash a head code shows (24 bits: a rewritten log matches a
-#: code noted at the table by chance once in 16 million).
-HEAD_CODE_LENGTH: Final = 6
+#: How many decimal digits a head code has: a rewritten log matches a noted code by chance once in
+#: 10^12, each try costing one stretch (:func:`stretched_code`).
+HEAD_CODE_DIGITS: Final = 12
+#: The stretch: scrypt (RFC 7914) of the line hash's hex text, under this salt, with these costs:
+#: 2^15 blocks of 8 x 128 bytes, 32 MiB of memory and about 0.1 s of one core a try here
+#: (``bench/bench_head_code.py``; docs/service.md "Head codes" has the arithmetic).
+HEAD_CODE_SALT: Final = b"mortecouille head code v2"
+HEAD_CODE_N: Final = 2**15
+HEAD_CODE_R: Final = 8
+HEAD_CODE_P: Final = 1
+#: scrypt's memory bound, over the 128 x N x R bytes the stretch needs
+_HEAD_CODE_MAXMEM: Final = 2 * 128 * HEAD_CODE_N * HEAD_CODE_R
+#: How many hex digits of the head hash a code noted before the stretch shows (24 bits, one SHA-256
+#: a try: a rewritten log is ground to match one in about a minute). Still checked, as weak.
+LEGACY_HEAD_CODE_LENGTH: Final = 6
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _SALT = re.compile(r"[0-9a-f]{32,128}")
@@ -115,7 +131,7 @@ class ReceiptCheck(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class HeadCode(msgspec.Struct, frozen=True):
-    """The head code at ``seq``: the first digits of the hash of the event at ``seq``."""
+    """The head code at ``seq``, as it is read aloud (``4831 9277 0015``: :func:`shown_code`)."""
 
     seq: int
     code: str
@@ -373,12 +389,40 @@ def _candidates(lines: Sequence[Mapping[str, Any]], receipt: Receipt) -> Iterato
 # --- head codes -------------------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=4096)
+def stretched_code(line_hash: str) -> str:
+    """The head code of a line whose hash is ``line_hash`` (64 hex digits), as
+    :data:`HEAD_CODE_DIGITS` digits: scrypt of the hash's hex text (ASCII) under
+    :data:`HEAD_CODE_SALT` (N = :data:`HEAD_CODE_N`, r = 8, p = 1, 32 bytes), its first 8 bytes
+    as an unsigned big-endian integer, modulo 10^12, zero-padded. Kept for the last 4,096
+    hashes asked (a service shows the same code to every page).
+
+    >>> stretched_code("0" * 64)
+    '080530072276'
+    """
+    derived = hashlib.scrypt(
+        line_hash.encode("ascii"),
+        salt=HEAD_CODE_SALT,
+        n=HEAD_CODE_N,
+        r=HEAD_CODE_R,
+        p=HEAD_CODE_P,
+        maxmem=_HEAD_CODE_MAXMEM,
+        dklen=32,
+    )
+    return str(int.from_bytes(derived[:8], "big") % 10**HEAD_CODE_DIGITS).zfill(HEAD_CODE_DIGITS)
+
+
+def shown_code(digits: str) -> str:
+    """A code's digits in groups of four, as they are read aloud: ``4831 9277 0015``."""
+    return " ".join(digits[start : start + 4] for start in range(0, len(digits), 4))
+
+
 def head_code(hashes: Sequence[str], seq: int | None = None) -> HeadCode:
     """The head code at ``seq`` (default: the last seq) of a log whose line hashes are ``hashes``."""
     at = len(hashes) - 1 if seq is None else seq
     if not 0 <= at < len(hashes):
         raise IndexError(f"seq {at} is not in the log (0 to {len(hashes) - 1})")
-    return HeadCode(at, hashes[at][:HEAD_CODE_LENGTH])
+    return HeadCode(at, shown_code(stretched_code(hashes[at])))
 
 
 class HeadCodeCheck(msgspec.Struct, frozen=True):
@@ -388,27 +432,61 @@ class HeadCodeCheck(msgspec.Struct, frozen=True):
     detail: str
 
 
-def parse_head_code(text: str) -> tuple[int, str] | str:
-    """``SEQ:CODE`` as a (seq, code) pair, or why it is not one (case aside: a code is read aloud)."""
+class NotedCode(msgspec.Struct, frozen=True):
+    """A head code someone noted at ``seq``: twelve digits (``stretched``), or the hex digits of
+    a code noted before the stretch (a prefix of the hash)."""
+
+    seq: int
+    code: str
+    stretched: bool
+
+    @property
+    def shown(self) -> str:
+        return shown_code(self.code) if self.stretched else self.code
+
+
+_STRETCHED = re.compile(r"[0-9]{4}[ -]?[0-9]{4}[ -]?[0-9]{4}")
+
+
+def parse_head_code(text: str) -> NotedCode | str:
+    """``SEQ:CODE`` as a :class:`NotedCode`, or why it is not one. CODE: twelve decimal digits,
+    spaces or dashes allowed between their groups of four (``41:4831-9277-0015``), or, as codes
+    were noted before the stretch, 6 to 64 hex digits of the hash (any case: a code is read aloud)."""
     seq_text, colon, code = text.strip().partition(":")
     code = code.strip().lower()
+    example = "e.g. 41:4831-9277-0015"
     if not colon or not seq_text.strip().isdigit():
-        return f"{text!r} is not SEQ:CODE, e.g. 41:3fa9c2"
-    if not re.fullmatch(rf"[0-9a-f]{{{HEAD_CODE_LENGTH},64}}", code):
-        return f"{code!r}: a head code is {HEAD_CODE_LENGTH} hex digits (or more of the head hash)"
-    return int(seq_text), code
+        return f"{text!r} is not SEQ:CODE, {example}"
+    if _STRETCHED.fullmatch(code):
+        return NotedCode(int(seq_text), re.sub(r"[ -]", "", code), stretched=True)
+    if re.fullmatch(rf"[0-9a-f]{{{LEGACY_HEAD_CODE_LENGTH},64}}", code):
+        return NotedCode(int(seq_text), code, stretched=False)
+    return (
+        f"{code!r}: a head code is {HEAD_CODE_DIGITS} digits in groups of four ({example}), or the "
+        f"{LEGACY_HEAD_CODE_LENGTH} (or more) hex digits of a code noted before"
+    )
 
 
-def check_head_code(hashes: Sequence[str], seq: int, code: str) -> HeadCodeCheck:
-    """Does the log pass through ``code`` at ``seq``? Named when it is cut short or rewritten."""
-    noted = f"head code {code} at seq {seq}"
+def check_head_code(hashes: Sequence[str], noted: NotedCode) -> HeadCodeCheck:
+    """Does the log pass through the ``noted`` code at its seq? Named when it is cut short or
+    rewritten; a code noted before the stretch is said to be weak even when it holds."""
+    seq, shown = noted.seq, noted.shown
+    said = f"head code {shown} at seq {seq}"
+    weak = (
+        "" if noted.stretched else f" (a {len(noted.code)}-hex-digit code, as noted before head codes were "
+        "stretched: weak, a rewritten log can be ground to match it in minutes)"
+    )
     if seq >= len(hashes):
-        return HeadCodeCheck(
-            seq, code, False, f"{noted}: the log ends at seq {len(hashes) - 1} (it was cut short)"
-        )
-    if not hashes[seq].startswith(code):
-        actual = hashes[seq][: max(HEAD_CODE_LENGTH, len(code))]
-        detail = f"{noted}: the log has {actual} there (rewritten up to seq {seq}, or the code noted wrong)"
-        return HeadCodeCheck(seq, code, False, detail)
-    return HeadCodeCheck(seq, code, True, f"{noted}: the log passes through it")
-
+        detail = f"{said}: the log ends at seq {len(hashes) - 1} (it was cut short){weak}"
+        return HeadCodeCheck(seq, shown, False, detail)
+    if noted.stretched:
+        actual = shown_code(stretched_code(hashes[seq]))
+        matches = actual.replace(" ", "") == noted.code
+    else:
+        actual = hashes[seq][: max(LEGACY_HEAD_CODE_LENGTH, len(noted.code))]
+        matches = hashes[seq].startswith(noted.code)
+    if not matches:
+        wrong = f"rewritten up to seq {seq}, or the code noted wrong"
+        detail = f"{said}: the log has {actual} there ({wrong}){weak}"
+        return HeadCodeCheck(seq, shown, False, detail)
+    return HeadCodeCheck(seq, shown, True, f"{said}: the log passes through it{weak}")

@@ -9,9 +9,10 @@
 3. the state hash recorded at every turn end matches a fresh fold;
 4. re-derivation: every registered re-deriver re-runs the rules over the
    logged inputs and compares the outcomes (added by the rulesets);
-5. what players kept (issue 15), when given: each receipt's submission is in the log at its seq,
-   unchanged, and the log passes through its head; the log passes through each head code noted.
-   These are checked even when the chain is broken, so each player learns which of theirs hold.
+5. what players kept, when given: each receipt's submission is in the log at its seq,
+   unchanged, and the log passes through its head; the log passes through each head code noted
+   and each head a page witnessed. These are checked even when the chain is broken, so each
+   player learns which of theirs hold.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from mortecouille.core.life_cycle import DICE_MODES
 from mortecouille.core.state import EMPTY, GameState, state_hash, with_earlier_ships
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import LogError, check_lines, decode_block, decode_line, decode_lines
-from mortecouille.events.dice import DiceContributionRevealed, TurnLocked
+from mortecouille.events.dice import DiceContributionAbsent, DiceContributionRevealed, TurnLocked
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.schema import event_tag
 from mortecouille.events.store import CheckedStream, GameLog, Head
@@ -45,6 +46,7 @@ from mortecouille.events.stores import EventStore
 from mortecouille.replays.reading.findings import Finding, Report
 from mortecouille.replays.reading.receipts import (
     Malformed,
+    NotedCode,
     Receipt,
     check_head_code,
     log_lines,
@@ -58,6 +60,7 @@ from mortecouille.replays.reading.rederive import (
     first_unfoldable,
     turn_segments,
 )
+from mortecouille.replays.reading.witness import Witness, check_witness
 
 
 def verify_log(
@@ -66,22 +69,24 @@ def verify_log(
     data: bytes | None = None,
     events: list[Event] | None = None,
     *,
-    receipts: Sequence[Receipt | Malformed] = (),
-    head_codes: Sequence[tuple[int, str]] = (),
+    receipts: Sequence[tuple[str, Sequence[Receipt | Malformed]]] = (),
+    head_codes: Sequence[NotedCode] = (),
+    witnesses: Sequence[tuple[str, Witness]] = (),
 ) -> Report:
     """Every check of the module docstring; ``rederive_turns=False`` skips the re-derivation (the
     costliest: it resolves every turn again). ``data``/``events``: the log as the caller already
-    read and decoded it, so it is not read twice. ``receipts`` (a receipts file's entries) and
-    ``head_codes`` (``(seq, code)`` pairs) add one finding each, after the log's own checks."""
-    if data is None and (receipts or head_codes):
+    read and decoded it, so it is not read twice. ``receipts`` (each receipts file's name and
+    entries), ``head_codes`` (codes noted at the table) and ``witnesses`` (each witness file's name
+    and heads) add one finding each, after the log's own checks."""
+    if data is None and (receipts or head_codes or witnesses):
         try:
             data = log.read_bytes()
         except LogError as error:
             return Report(game=log.name, findings=[Finding("chain", False, str(error), error.seq)])
     report = verify_own(log, rederive_turns, data, events)
-    if receipts or head_codes:
+    if receipts or head_codes or witnesses:
         assert data is not None
-        report.findings.extend(check_kept(data, receipts, head_codes))
+        report.findings.extend(check_kept(data, receipts, head_codes, witnesses))
     return report
 
 
@@ -98,19 +103,27 @@ def verify_folded(
 
 
 def check_kept(
-    data: bytes, receipts: Sequence[Receipt | Malformed], head_codes: Sequence[tuple[int, str]]
+    data: bytes,
+    receipts: Sequence[tuple[str, Sequence[Receipt | Malformed]]],
+    head_codes: Sequence[NotedCode],
+    witnesses: Sequence[tuple[str, Witness]] = (),
 ) -> list[Finding]:
-    """One finding per receipt and per head code, checked against the log's lines as written."""
+    """One finding per receipt (of each file, named), per head code and per witness file, checked
+    against the log's lines as written."""
     lines = log_lines(data)
     findings = []
-    for check in verify_receipts(lines, receipts):
-        problem = f"{check.problem}: " if check.problem else ""
-        detail = f"receipt {check.index}: {problem}{check.detail}"
-        findings.append(Finding("receipt", check.ok, detail, check.seq))
+    for name, entries in receipts:
+        for check in verify_receipts(lines, entries):
+            problem = f"{check.problem}: " if check.problem else ""
+            detail = f"{name}: receipt {check.index}: {problem}{check.detail}"
+            findings.append(Finding("receipt", check.ok, detail, check.seq))
     hashes = [str(line.get("hash", "")) for line in lines]
-    for seq, code in head_codes:
-        checked = check_head_code(hashes, seq, code)
-        findings.append(Finding("headcode", checked.ok, checked.detail, seq))
+    for noted in head_codes:
+        checked = check_head_code(hashes, noted)
+        findings.append(Finding("headcode", checked.ok, checked.detail, noted.seq))
+    for name, witness in witnesses:
+        seen = check_witness(lines, witness, name)
+        findings.append(Finding("witness", seen.ok, seen.detail, seen.seq))
     return findings
 
 
@@ -144,6 +157,11 @@ def verify_own(
     except LogError as error:
         report.findings.append(Finding("chain", False, str(error), error.seq))
         return report
+    if data is not None:
+        keyed = KeyedBatches.of([data]).problem(report.events)
+        if keyed is not None:
+            report.findings.append(Finding("chain", False, str(keyed), keyed.seq))
+            return report
     if file_log is not None:
         status = file_log.head_status(report.events)
     else:
@@ -208,6 +226,10 @@ def verify_streaming(log: GameLog, rederive_turns: bool) -> Report:
         report.findings.append(Finding("chain", False, str(broken.error), broken.error.seq))
         return report
     report.events = lines.lines
+    keyed = gathered.batches.problem(report.events)
+    if keyed is not None:
+        report.findings.append(Finding("chain", False, str(keyed), keyed.seq))
+        return report
     status = log.head_status(report.events)
     report.findings.append(Finding("chain", True, f"{report.events} lines chained; {status}"))
     undecodable = lines.decode_error
@@ -461,6 +483,7 @@ def gather(chunks: Iterable[bytes], turn_marks: bool = False) -> Gathered:
     marks = _GATHERED_AND_TURN_MARKS if turn_marks else _GATHERED_MARKS
     noted = gathered.turn_marks
     for chunk in chunks:
+        gathered.batches.see(chunk)
         begun = -1
         for at, mark in _found(chunk, marks):
             bit = _MARK_BITS.get(mark) if turn_marks else None
@@ -492,9 +515,13 @@ class Gathered:
         self.rolls: list[DieRolled] = []
         self.seed: str | None = None
         self.contributions: dict[int, dict[str, str]] = {}
+        #: each player's turns resolved without their committed contribution (D3), in order
+        self.withheld: dict[str, list[int]] = {}
         #: the lines holding a turn's or a game end's type (:func:`gather` with ``turn_marks``): the
         #: bits of the marks each holds, by the seq the line claims
         self.turn_marks: dict[int, int] = {}
+        #: the batches the log's idempotency keys declare (:func:`gather`)
+        self.batches = KeyedBatches()
 
     @classmethod
     def of(cls, events: Iterable[Event]) -> Gathered:
@@ -520,9 +547,89 @@ class Gathered:
                 self.seed = event.seed
         elif isinstance(event, DiceContributionRevealed):
             self.contributions.setdefault(event.turn, {})[event.player] = event.contribution
+        elif isinstance(event, DiceContributionAbsent):
+            self.withheld.setdefault(event.player, []).append(event.turn)
 
 
-_GATHERED_TAGS = frozenset(event_tag(cls) for cls in (DieRolled, GameEnded, DiceContributionRevealed))
+class KeyedBatches:
+    """The batches a log's ``idem`` members declare (docs/service.md, "Nonces and idempotency
+    keys"): each the first line of a command's batch of ``events`` lines, written whole. Each line
+    alone is the chain check's (:func:`~mortecouille.events.codec.envelope_problem`: the member's
+    shape, a type a batch can start with); here, what takes the lines after it: no key inside the
+    batch another declared, and no batch running past the log's last line. Found in the log's
+    bytes, by the member's key (``"idem":`` can only be a key in a canonical line), in one search."""
+
+    _MARK = b'"idem":'
+    _LOSS = b'"type":"loss-recorded"'
+
+    def __init__(self) -> None:
+        #: (seq, declared count) of each line holding a top-level ``idem``, in the log's order
+        self.declared: list[tuple[int, int]] = []
+        #: the seqs of the log's ``loss-recorded`` lines: lines before one may be gone (``repair
+        #: --record-loss``), the end of a batch among them, so no batch is held to run past one
+        self.losses: list[int] = []
+
+    @classmethod
+    def of(cls, chunks: Iterable[bytes]) -> KeyedBatches:
+        found = cls()
+        for chunk in chunks:
+            found.see(chunk)
+        return found
+
+    def see(self, chunk: bytes) -> None:
+        """Note the keys of a chunk of whole lines (the log's next ones)."""
+        at = chunk.find(self._MARK)
+        while at >= 0:
+            begin = chunk.rfind(b"\n", 0, at) + 1
+            end = chunk.find(b"\n", at)
+            end = len(chunk) if end < 0 else end
+            try:
+                body = msgspec.json.decode(chunk[begin:end])
+            except (msgspec.DecodeError, RecursionError):
+                body = None  # not a line: the chain check names it
+            if isinstance(body, dict):
+                seq, idem = body.get("seq"), body.get("idem")
+                if type(seq) is int and isinstance(idem, dict) and type(idem.get("events")) is int:
+                    self.declared.append((seq, idem["events"]))
+            at = chunk.find(self._MARK, end)
+        at = chunk.find(self._LOSS)
+        while at >= 0:
+            seq = _claimed_seq(chunk, at)
+            if seq is not None:
+                self.losses.append(seq)
+            at = chunk.find(self._LOSS, at + 1)
+
+    def problem(self, lines: int) -> LogError | None:
+        """Why the declared batches do not fit a log of ``lines`` lines whose chain checked (None:
+        they do), naming the line of the key at fault. A batch a recorded loss follows is held to
+        end before that loss at the latest (its end may be among the lines lost)."""
+        open_from, open_until = -1, -1
+        for seq, count in self.declared:
+            loss = next((at for at in self.losses if at > seq), None)
+            if loss is not None and seq + count - 1 >= loss:
+                count = loss - seq  # cut by the loss: the lines after it were lost
+            if seq <= open_until:
+                size = open_until - open_from + 1
+                return LogError(
+                    f"field `idem`: a command's batch starts here, inside the batch of {size} lines the "
+                    f"key of seq {open_from} declares (a key was added or moved)",
+                    line=seq + 1,
+                    seq=seq,
+                )
+            open_from, open_until = seq, seq + count - 1
+            if open_until >= lines:
+                return LogError(
+                    f"field `idem`: declares a batch of {count} lines from seq {seq}, but the log ends at "
+                    f"seq {lines - 1} (lines were cut, or the key was added)",
+                    line=seq + 1,
+                    seq=seq,
+                )
+        return None
+
+
+_GATHERED_TAGS = frozenset(
+    event_tag(cls) for cls in (DieRolled, GameEnded, DiceContributionRevealed, DiceContributionAbsent)
+)
 #: how a line of those types shows its type (canonical JSON: compact, so exactly these bytes)
 _GATHERED_MARKS = tuple(b'"type":' + msgspec.json.encode(tag) for tag in sorted(_GATHERED_TAGS))
 #: with the marks of a turn's edges (a game end is both)
@@ -760,7 +867,21 @@ class DiceCheck:
         if self.policy.dice_scheme == CONTRIBUTED:
             shown = sum(len(players) for players in self.gathered.contributions.values())
             summary += f"; each turn keyed by the players' contributions (D3): {shown} revealed"
+            summary += withheld_summary(self.gathered.withheld)
         return Finding("dice", True, summary)
+
+
+def withheld_summary(withheld: dict[str, list[int]]) -> str:
+    """Each player's committed contributions a turn was resolved without (D3), counted: a player
+    who withholds, told the dice by whoever holds the seed, chooses between two outcomes of the
+    turn (README, "Dice nobody can foresee"), so the count is what the table watches."""
+    if not withheld:
+        return ""
+    counted = ", ".join(
+        f"{player} {len(turns)} (turn{'s' if len(turns) > 1 else ''} {', '.join(map(str, turns))})"
+        for player, turns in sorted(withheld.items())
+    )
+    return f"; resolved without a committed contribution, withheld: {counted}"
 
 
 def check_dice(events: list[Event]) -> list[Finding]:

@@ -12,6 +12,8 @@
  *   past turns and keeps #seq= up to date, so the address is a link to that point.
  * - Text from the server (names, messages) is always set as text (textContent), never as HTML.
  *   The only markup inserted is the board's SVG, drawn and escaped by the server's renderer.
+ * - Every page witnesses the log: the heads it saw are kept on the device and each view is
+ *   followed by a check that the log served still extends them (the last part of this file).
  */
 "use strict";
 
@@ -175,6 +177,12 @@
   }
 
   MC.token = takeToken();
+
+  /** Go on with ``token``, a new link of this page's own seat (the old one stopped working). */
+  MC.adoptToken = function (token) {
+    MC.token = token;
+    try { sessionStorage.setItem(tokenKey, token); } catch (e) { /* kept in memory */ }
+  };
 
   /** The seq the fragment asks for (#seq=N), or null for "now". */
   MC.fragmentSeq = function () {
@@ -376,6 +384,7 @@
       renderPage(shown, { live: shown === latest });
       updateScrubber();
       document.body.dataset.seq = String(lastSeqOf(shown));
+      if (MC.witnessCheck) MC.witnessCheck(); // the log served still extends what this device saw
     })();
     try {
       await loading;
@@ -685,6 +694,7 @@
       banner.textContent = over || "";
     }
     showHeadCode(view);
+    showWithheld(view);
     const position = document.getElementById("position");
     if (position) position.textContent = view.position || "";
     const name = document.getElementById("game-name");
@@ -693,8 +703,9 @@
   };
 
   /** The head code after the last turn resolved (view.head_code {turn, seq, code}), in the
-   * page's #head-code: every page shows the same six hex digits, so a phone can check what the
-   * table reads aloud, and anyone who notes it can later run verify --head-code SEQ:CODE. */
+   * page's #head-code: every page shows the same twelve digits in three groups of four
+   * ("4831 9277 0015"), so a phone can check what the table reads aloud, and anyone who notes it
+   * can later run verify --head-code SEQ:CODE. */
   function showHeadCode(view) {
     const box = document.getElementById("head-code");
     if (!box) return;
@@ -708,12 +719,43 @@
     box.dataset.code = head.code;
     box.dataset.seq = String(head.seq);
     box.dataset.turn = String(head.turn);
-    const code = MC.el("strong", { class: "code" }, head.code);
+    // each group of four kept on one line; a narrow screen breaks between groups only
+    const groups = String(head.code).split(" ");
+    const code = MC.el("strong", { class: "code" },
+      groups.flatMap((group, index) => [index ? " " : null, MC.el("span", { class: "group" }, group)]));
     const aloud = MC.page === "table" ? " — " + MC.t("headcode.aloud") : "";
     box.replaceChildren(MC.t("headcode.after", { turn: head.turn }) + " ", code, aloud,
       MC.el("span", { class: "muted seq" }, " (" + MC.t("headcode.seq", { seq: head.seq }) + ")"));
   }
   MC.showHeadCode = showHeadCode;
+
+  /** Every turn resolved without a player's committed dice contribution (view.withheld, D3),
+   * shown loudly in #withheld: the last resolved turn's, with the referee's reason, then the
+   * count per player over the game. Whoever withholds a reveal, told the dice by the seed's
+   * holder, may choose between two outcomes of the turn: the table should see each one. */
+  function showWithheld(view) {
+    const box = document.getElementById("withheld");
+    if (!box) return;
+    const withheld = (view && view.withheld) || [];
+    box.hidden = !withheld.length;
+    if (!withheld.length) {
+      box.replaceChildren();
+      return;
+    }
+    const lastTurn = view.head_code ? view.head_code.turn : null; // the last turn resolved by the view's seq
+    const latest = withheld.filter((entry) => entry.turn === lastTurn);
+    const parts = [];
+    if (latest.length) {
+      const who = latest.map((entry) => MC.t("withheld.one", { player: entry.player, reason: entry.reason })).join("; ");
+      parts.push(MC.el("strong", {}, MC.t("withheld.turn", { turn: lastTurn, who: who })));
+    }
+    const turns = {};
+    for (const entry of withheld) (turns[entry.player] = turns[entry.player] || []).push(entry.turn);
+    const tally = Object.keys(turns).sort().map((player) => MC.t("withheld.count", { player: player, count: turns[player].length, turns: turns[player].join(", ") })).join("; ");
+    parts.push(MC.el("span", { class: "tally" }, MC.t("withheld.tally", { tally: tally })));
+    box.dataset.players = Object.keys(turns).sort().join(",");
+    box.replaceChildren(...parts.flatMap((part, index) => (index ? [" ", part] : [part])));
+  }
 
   /** A table of ships: name, owner, square, facing, damage, state. */
   MC.shipsTable = function (ships, columns) {
@@ -742,4 +784,216 @@
     if (Array.isArray(raw)) return raw;
     return Object.entries(raw).map(([name, ship]) => Object.assign({ name: name }, ship));
   };
+})();
+
+/* Phones as witnesses (docs/service.md, "Phones as witnesses"). Each page keeps, on its device
+ * (localStorage, per game), the heads of the log it has seen: an event's seq and the full hash of
+ * the line there, which covers every line before it. After each view it asks the server for the
+ * events after its last head (/chain?since=), each with what of its place in the chain this viewer
+ * may be sent, and checks that they extend what it saw: the hash it holds for a seq served again
+ * the same, each prev equal to the hash before it (sealed lines are checked so, by their linkage),
+ * each readable line hashing to its hash (SHA-256 of the line without its "hash" member, as
+ * events/codec.spliced_line_hash computes it), a sealed line it saw checked by its bytes once the
+ * log reveals it, and the log not shorter than what it saw. A mismatch is kept and shown loudly on
+ * the page, and no later head is taken from a server that showed another history; the heads and
+ * mismatches are exported as GAME-witness.json, which `mortecouille verify GAME --witness FILE`
+ * checks against the log. */
+(function () {
+  const MC = window.MC;
+  const KEY = "mortecouille.witness:" + MC.game;
+  const KEEP_HEADS = 1000; // the last head covers every one before it: older ones are a margin
+  const KEEP_UNREAD = 500;
+  const PAGES = 200; // of the chain endpoint's answers, per check (1,000 events each)
+
+  function fresh() { return { version: 1, game: MC.game, heads: [], mismatches: [], unread: [] }; }
+
+  function load() {
+    try {
+      const kept = JSON.parse(localStorage.getItem(KEY) || "null");
+      if (kept && kept.version === 1 && kept.game === MC.game && Array.isArray(kept.heads) && Array.isArray(kept.mismatches)) {
+        if (!Array.isArray(kept.unread)) kept.unread = [];
+        return kept;
+      }
+    } catch (e) { /* storage off or spoilt: start afresh */ }
+    return fresh();
+  }
+
+  let state = load();
+  let checking = null;
+  let exportUrl = null;
+  let exportShown = null;
+
+  function save() {
+    try { localStorage.setItem(KEY, JSON.stringify(state)); } catch (e) { /* full or private mode: this page's memory only */ }
+  }
+
+  function tip() { return state.heads.length ? state.heads[state.heads.length - 1] : null; }
+
+  /** ``line`` without its top-level "hash" member and the comma beside it (the bytes its hash
+   * covers), or null when the member is not there exactly once. */
+  function withoutHash(line, hash) {
+    const member = '"hash":"' + hash + '"';
+    const at = line.indexOf(member);
+    if (at < 0 || line.indexOf(member, at + 1) >= 0) return null;
+    let start = at;
+    let end = at + member.length;
+    if (line[end] === ",") end += 1;
+    else if (line[start - 1] === ",") start -= 1;
+    return line.slice(0, start) + line.slice(end);
+  }
+
+  /** Whether a served line is the line of its event: its own seq, type, prev and hash, and its
+   * bytes hashing to that hash. */
+  async function lineHolds(event) {
+    let parsed;
+    try { parsed = JSON.parse(event.line); } catch (e) { return false; }
+    if (!parsed || parsed.seq !== event.seq || parsed.type !== event.type || parsed.hash !== event.hash) return false;
+    if (event.prev && parsed.prev !== event.prev) return false;
+    const body = withoutHash(event.line, event.hash);
+    return body !== null && (await MC.sha256Hex(body)) === event.hash;
+  }
+
+  function note(mismatch) {
+    const same = state.mismatches.some((m) => m.seq === mismatch.seq && m.kind === mismatch.kind && m.served === mismatch.served);
+    if (!same) {
+      state.mismatches.push(Object.assign(mismatch, { at: new Date().toISOString() }));
+      save();
+    }
+    show();
+  }
+
+  let again = false;
+
+  /** Check the served log against what this device saw: one check at a time, and one more after
+   * it when asked meanwhile (the log may have grown since it began). */
+  MC.witnessCheck = function () {
+    if (checking) {
+      again = true;
+      return checking;
+    }
+    checking = run().catch(() => null).finally(() => {
+      checking = null;
+      if (again) {
+        again = false;
+        MC.witnessCheck();
+      }
+    });
+    return checking;
+  };
+
+  async function run() {
+    const last = tip();
+    const known = new Map(state.heads.map((head) => [head.seq, head.hash]));
+    const unread = new Map(state.unread.map((entry) => [entry.seq, entry.hash]));
+    unread.forEach((hash, seq) => known.set(seq, hash));
+    const firstUnread = state.unread.length ? Math.min(...state.unread.map((entry) => entry.seq)) : null;
+    const from = last ? (firstUnread !== null ? Math.min(firstUnread, last.seq) : last.seq) : Math.max(0, MC.lastSeq);
+    let since = from - 1;
+    let newest = last;
+    for (let page = 0; page < PAGES; page++) {
+      const answer = await MC.getJson(MC.gamePath("/chain?since=" + since));
+      const servedLast = answer.next_seq - 1;
+      if (last && servedLast < last.seq) {
+        note({ kind: "shorter", seq: last.seq, seen: last.hash, served: null, last: servedLast });
+        return;
+      }
+      for (const event of answer.events) {
+        const seen = known.get(event.seq);
+        const seenBefore = known.get(event.seq - 1);
+        if (event.hash && seen && event.hash !== seen) {
+          note({ kind: "rewritten", seq: event.seq, seen: seen, served: event.hash });
+          return;
+        }
+        if (event.prev && seenBefore && event.prev !== seenBefore) {
+          note({ kind: "rewritten", seq: event.seq - 1, seen: seenBefore, served: event.prev });
+          return;
+        }
+        if (event.line && !(await lineHolds(event))) {
+          note({ kind: "forged-line", seq: event.seq, seen: seen || null, served: event.hash || null });
+          return;
+        }
+        const linked = event.hash && (seen === event.hash || (seenBefore && event.prev === seenBefore) || !newest);
+        if (!linked) continue;
+        known.set(event.seq, event.hash);
+        if (event.line) unread.delete(event.seq); // read at last: its bytes hash to what was linked
+        else if (event.sealed && (!last || event.seq > last.seq)) unread.set(event.seq, event.hash);
+        if (!newest || event.seq > newest.seq) newest = { seq: event.seq, hash: event.hash };
+      }
+      const listed = answer.events.length ? answer.events[answer.events.length - 1].seq : servedLast;
+      if (listed >= servedLast) break;
+      since = listed;
+    }
+    if (state.mismatches.length) { show(); return; } // another history was shown: no head from it
+    if (newest && (!last || newest.seq > last.seq)) state.heads.push(newest);
+    if (state.heads.length > KEEP_HEADS) state.heads = state.heads.slice(-KEEP_HEADS);
+    state.unread = Array.from(unread, ([seq, hash]) => ({ seq: seq, hash: hash })).sort((a, b) => a.seq - b.seq).slice(-KEEP_UNREAD);
+    save();
+    show();
+  }
+
+  /** The file a page exports: what `verify --witness` reads. */
+  function exported() {
+    return { version: 1, game: MC.game, heads: state.heads, mismatches: state.mismatches };
+  }
+
+  function fileName() { return (MC.game + "-witness.json").replace(/[\\/:*?"<>|\x00-\x1f]/g, "_"); }
+
+  function short(hash) { return hash ? String(hash).slice(0, 16) + "…" : "—"; }
+
+  function alarmText(mismatch) {
+    if (mismatch.kind === "shorter") return MC.t("witness.alarm.shorter", { seq: mismatch.seq, last: mismatch.last });
+    if (mismatch.kind === "forged-line") return MC.t("witness.alarm.forged", { seq: mismatch.seq, served: short(mismatch.served) });
+    return MC.t("witness.alarm.rewritten", { seq: mismatch.seq, seen: short(mismatch.seen), served: short(mismatch.served) });
+  }
+
+  /** A command to type, each word kept whole (a narrow screen breaks between words only). */
+  function command(words) {
+    return MC.el("code", { class: "command" }, words.flatMap((word, index) => [index ? " " : null, MC.el("span", {}, word)]));
+  }
+
+  /** The page's witness section and, after a mismatch, its alarm. */
+  function show() {
+    const alarm = document.getElementById("witness-alarm");
+    if (alarm) {
+      alarm.hidden = !state.mismatches.length;
+      if (state.mismatches.length) {
+        const first = state.mismatches[0];
+        alarm.dataset.seq = String(first.seq);
+        alarm.dataset.kind = first.kind;
+        alarm.replaceChildren(
+          MC.el("strong", {}, MC.t("witness.alarm.title")),
+          MC.el("p", {}, alarmText(first)),
+          MC.el("p", {}, MC.t("witness.alarm.todo")),
+          command(["mortecouille", "verify", MC.game, "--witness", fileName()]),
+        );
+      } else {
+        alarm.replaceChildren();
+      }
+    }
+    const how = document.getElementById("witness-command");
+    if (how && !how.firstChild) how.append(command(["mortecouille", "verify", MC.game, "--witness", fileName()]));
+    const status = document.getElementById("witness-status");
+    const last = tip();
+    if (status) {
+      status.textContent = last ? MC.t("witness.count", { n: state.heads.length, seq: last.seq }) : MC.t("witness.none");
+      status.dataset.heads = String(state.heads.length);
+    }
+    const link = document.getElementById("witness-export");
+    if (link) {
+      link.hidden = !state.heads.length && !state.mismatches.length;
+      const text = JSON.stringify(exported(), null, 2) + "\n";
+      if (text !== exportShown) {
+        // a Blob of the file behind an ordinary link: the browser saves it, nothing is sent
+        if (exportUrl) URL.revokeObjectURL(exportUrl);
+        exportUrl = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+        exportShown = text;
+        link.href = exportUrl;
+        link.setAttribute("download", fileName());
+      }
+    }
+  }
+
+  MC.witness = { state: () => state, show: show, exported: exported };
+  MC.onLang(show);
+  document.addEventListener("DOMContentLoaded", show);
 })();

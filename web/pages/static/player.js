@@ -352,9 +352,16 @@
     document.getElementById("buy-section").hidden = !buying;
     if (buying) drawBuy(v, fleet);
     // a blockade player places ships whenever they like; a mortecouille player the ships bought
-    // once the fleet is sealed, while any is off the board
+    // once every fleet is sealed (F3: a placement before would be as secret as the purchases),
+    // while any is off the board; with their own fleet sealed, the page says whom it waits for
     const unplaced = open && (blockade || (fleet && fleet.sealed)) && drawPlace(v, fleet);
+    const unsealed = blockade ? [] : (v.players || []).filter((player) => !(v.sealed || []).includes(player));
+    const waitForSeals = Boolean(unplaced) && unsealed.length > 0;
     document.getElementById("place-section").hidden = !(unplaced || (open && blockade));
+    document.getElementById("place-form").hidden = waitForSeals;
+    const wait = document.getElementById("place-wait");
+    wait.hidden = !waitForSeals;
+    wait.textContent = waitForSeals ? MC.t("place.wait", { names: unsealed.join(", ") }) : "";
     const canOrder = open && drawOrders(v);
     document.getElementById("orders-section").hidden = !(canOrder && !blockade);
     document.getElementById("tokens-section").hidden = !(canOrder && blockade);

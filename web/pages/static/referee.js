@@ -7,6 +7,42 @@
   const MC = window.MC;
   let view = null;
   const issued = {}; // player -> {link, qr}: shown on this page only, never stored
+  let refereeIssued = null; // the referee's own new {link, qr}, the same (a player may be called "referee")
+
+  /** The referee's own seat: a new link ends the old one everywhere, this page takes the new one. */
+  function refereeCard() {
+    const button = MC.el("button", { type: "button", class: "secondary", "data-seat": "referee" }, MC.t("referee.seat.own"));
+    button.addEventListener("click", () => reissueOwn(button));
+    const card = MC.el("div", { class: "seat", "data-seat": "referee" }, button);
+    if (refereeIssued) {
+      const qr = MC.el("div", { class: "qr" });
+      MC.putSvg(qr, refereeIssued.qr, MC.t("referee.seat.own.link"));
+      card.append(
+        MC.el("p", { class: "muted" }, MC.t("referee.seat.own.note")),
+        qr,
+        MC.el("a", { class: "link", href: refereeIssued.link, "aria-label": MC.t("referee.seat.own.link") }, refereeIssued.link),
+      );
+    }
+    return card;
+  }
+
+  async function reissueOwn(button) {
+    MC.clearError();
+    if (!window.confirm(MC.t("referee.seat.own.confirm"))) return;
+    button.disabled = true;
+    try {
+      const answer = await MC.command("POST", "/referee-seat", undefined);
+      MC.adoptToken(answer.token); // the old token stopped working: this page goes on with the new one
+      refereeIssued = { link: answer.link, qr: answer.qr_svg };
+      drawSeats(view);
+      const shown = document.querySelector('.seat[data-seat="referee"] a.link');
+      if (shown) shown.focus();
+    } catch (error) {
+      MC.showError(error);
+    } finally {
+      button.disabled = false;
+    }
+  }
 
   function drawSeats(v) {
     const holder = document.getElementById("seats");
@@ -26,7 +62,7 @@
       }
       return card;
     });
-    holder.replaceChildren(...cards);
+    holder.replaceChildren(refereeCard(), ...cards);
   }
 
   async function reissue(button, player) {
@@ -120,22 +156,43 @@
 
   /** Where a fork is proposed: the scrubber's position (#seq=) if set, else the last command
    * boundary of the game: its last event while it is open, before its last turn once it ended
-   * (a victory belongs to its turn, and no fork goes past an end). */
+   * (a victory belongs to its turn, and no fork goes past an end); never past ``fork_at_most``,
+   * the latest seq the server lets a fork copy up to now (a fork copies nothing secret). */
   function forkPoint() {
-    const wanted = MC.fragmentSeq();
-    if (wanted !== null) return wanted;
     const latest = MC.latest || view;
-    if (!latest) return null;
-    const last = MC.lastSeqOf(latest);
-    if (!(latest.status === "ended" || latest.ended)) return last;
-    const spans = MC.turnSpans(latest);
-    return Math.max(0, spans.length ? spans[spans.length - 1].first - 1 : last - 1);
+    const limit = latest && typeof latest.fork_at_most === "number" ? latest.fork_at_most : null;
+    const wanted = MC.fragmentSeq();
+    let at = wanted;
+    if (at === null && latest) {
+      const last = MC.lastSeqOf(latest);
+      const spans = MC.turnSpans(latest);
+      at = !(latest.status === "ended" || latest.ended) ? last
+        : Math.max(0, spans.length ? spans[spans.length - 1].first - 1 : last - 1);
+    }
+    return at !== null && limit !== null ? Math.min(at, limit) : at;
+  }
+
+  /** What the fork form says of its seq: the latest a fork may copy up to now, and why not later. */
+  function drawForkLimit() {
+    const latest = MC.latest || view;
+    const limit = latest && typeof latest.fork_at_most === "number" ? latest.fork_at_most : null;
+    const note = document.getElementById("fork-limit");
+    note.textContent = limit === null ? "" : MC.t("referee.fork.limit", { seq: limit });
+    note.hidden = limit === null;
   }
 
   function proposeForkPoint() {
+    drawForkLimit();
     if (forkAtTyped) return;
     const at = forkPoint();
     if (at !== null && at >= 0) document.getElementById("fork-at").value = String(at);
+  }
+
+  /** A refusal of the fork, shown under its form too (the page's error box is far above it). */
+  function showForkRefusal(error) {
+    const box = document.getElementById("fork-error");
+    box.textContent = error ? (error instanceof MC.ApiError ? error.message : String(error.message || error)) : "";
+    box.hidden = !error;
   }
 
   /** A link the server gave, kept only if it is a web address (never ``javascript:``). */
@@ -261,8 +318,11 @@
     MC.say("");
     const name = document.getElementById("fork-name").value.trim();
     const typedAt = document.getElementById("fork-at").value.trim();
+    showForkRefusal(null);
     if (!name || !/^\d+$/.test(typedAt)) {
-      MC.showError(Object.assign(new Error(MC.t("referee.fork.missing")), { plain: true }));
+      const missing = Object.assign(new Error(MC.t("referee.fork.missing")), { plain: true });
+      MC.showError(missing);
+      showForkRefusal(missing);
       markForkField(!name ? "name" : "at");
       return;
     }
@@ -279,6 +339,7 @@
       MC.say(MC.t("referee.fork.done", { game: answer.game, from: MC.game, seq: answer.forked_at_seq }));
     } catch (error) {
       MC.showError(error);
+      showForkRefusal(error);
       if (error instanceof MC.ApiError) markForkField(error.field);
     } finally {
       button.disabled = false;
