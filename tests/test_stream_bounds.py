@@ -85,9 +85,9 @@ def test_the_streams_of_a_game_share_one_read_of_its_log_and_one_rendering_per_v
             reads.append(log_.name)
             return real_read(log_)
 
-        def rendered(event: Any, viewer: access.Viewer, known: Any) -> Any:
+        def rendered(event: Any, viewer: access.Viewer, known: Any, *link: Any) -> Any:
             renders[(viewer.player or viewer.role, event.seq)] += 1
-            return real_view(event, viewer, known)
+            return real_view(event, viewer, known, *link)
 
         monkeypatch.setattr(GameLog, "read", read)
         monkeypatch.setattr(access, "event_view", rendered)
@@ -284,10 +284,10 @@ def test_a_failure_inside_one_stream_ends_that_stream_only(
         game = placed_blockade(http)  # type: ignore[arg-type]
         real_view = access.event_view
 
-        def failing(event: Any, viewer: access.Viewer, known: Any) -> Any:
+        def failing(event: Any, viewer: access.Viewer, known: Any, *link: Any) -> Any:
             if viewer.player == "Bart" and event.seq >= 3:
                 raise MemoryError("a failure inside Bart's stream")
-            return real_view(event, viewer, known)
+            return real_view(event, viewer, known, *link)
 
         spectator = StreamReader(http, {})
         bart = StreamReader(http, game.players["Bart"])
