@@ -17,6 +17,7 @@ Promises, each through a real server on loopback (a stream needs a socket):
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import json
 import socket
@@ -133,11 +134,12 @@ def test_what_the_streams_of_a_game_hold_is_released_when_they_close(games: Path
 
 def _alive_stream_objects() -> list[object]:
     """Whatever the streams made and left alive (renderings, places, watchers, batches...): every
-    object of the live push's and the redaction's modules but the hub and its caps."""
+    object of the live push's and the redaction's modules but the hub, its caps and its turns."""
     modules = ("mortecouille.web.live", "mortecouille.web.access")
     return [
         o for o in gc.get_objects()
-        if getattr(type(o), "__module__", "") in modules and type(o).__name__ not in ("LiveHub", "StreamLimits")
+        if getattr(type(o), "__module__", "") in modules
+        and type(o).__name__ not in ("LiveHub", "StreamLimits", "SendGate")
     ]  # fmt: skip
 
 
@@ -309,3 +311,54 @@ def test_a_failure_inside_one_stream_ends_that_stream_only(
         assert event_ids(bart_again) == [3, 4]
         for reader in (spectator, bart_again):
             reader.close()
+
+
+# ------------------------------------------------------------------------------- backlogs in turn
+
+
+def test_backlogs_are_sent_a_few_at_a_time_and_a_turn_not_given_back_is_taken_back() -> None:
+    from mortecouille.web.live import SendGate
+
+    async def main() -> list[str]:
+        gate = SendGate(width=2, patience=0.2)
+        said: list[str] = []
+        first, second = await gate.take(), await gate.take()
+        waiting = asyncio.create_task(gate.take())
+        await asyncio.sleep(0.05)
+        said.append("third waits" if not waiting.done() else "third taken at once")
+        gate.give(first)
+        third = await asyncio.wait_for(waiting, PATIENCE_SECONDS)
+        said.append("third takes the turn given back")
+        gate.give(first)  # given back twice: counted once
+        assert gate.free == 0
+        fourth = await asyncio.wait_for(gate.take(), PATIENCE_SECONDS)  # second and third never given back
+        said.append("fourth takes a turn the clock took back")
+        for turn in (second, third, fourth):
+            gate.give(turn)
+        assert gate.free == 2
+        return said
+
+    assert asyncio.run(main()) == [
+        "third waits", "third takes the turn given back", "fourth takes a turn the clock took back"
+    ]
+
+
+def test_a_client_that_never_reads_its_backlog_holds_up_no_other_stream_for_long(
+    games: Path, clock: FakeClock
+) -> None:
+    from mortecouille.web.live import SendGate
+
+    served, app = serving(games, clock, send_buffer=4096)
+    with served as http:
+        create(http)  # type: ignore[arg-type]
+        log_ = GameLog(games / "g.jsonl")
+        text = "a long ruling that fills the stream's buffers " * 40
+        log_.append([RulingRecorded(turn=1, rule="T2", text=f"{index} {text}") for index in range(100)])
+        app.state.service.hub.gate = SendGate(width=1, patience=0.5)
+        stalled = StalledReader(str(http.base_url).rstrip("/"), "g")
+        stalled.read(lambda data: b"id: 0" in data)  # it has the one turn, and reads no more
+        other = StreamReader(http, {})
+        other.until(lambda ms: any(m.id == 100 for m in ms))  # sent its backlog all the same
+        other.close()
+        stalled.close()
+

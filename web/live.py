@@ -31,8 +31,11 @@ stream closes.
 game, per client address, in all; :class:`StreamsFull`, a 503 with ``Retry-After``). A stream
 whose reader falls more than ``lag`` events behind (batches pile up that it could not send) is
 closed, its batches dropped: the client reconnects with ``Last-Event-ID`` and loses nothing. A
-failure inside one stream ends that stream; inside one viewer's rendering, the streams of that
-viewer; a channel that cannot go on (a gap in the seqs) closes its streams, which reconnect.
+stream takes its backlog, and sends it, in its turn (:class:`SendGate`: a few at a time, a turn
+taken back after a few seconds), so what the process holds of backlogs being sent does not grow
+with the number of streams opening at once. A failure inside one stream ends that stream; inside
+one viewer's rendering, the streams of that viewer; a channel that cannot go on (a gap in the
+seqs) closes its streams, which reconnect.
 
 **Seats.** A stream opened with a seat's token carries its grant (``access.SeatGrant``): it is
 sent nothing until the seats, read after it joined, say the token still opens that seat, and
@@ -77,7 +80,14 @@ HEARTBEAT_SECONDS = 15.0
 #: How often the seats of a game with streams opened by a seat's token are read again, in seconds.
 SEAT_CHECK_SECONDS = 2.0
 #: The most a stream sends of its backlog in one piece, in bytes.
-CHUNK_BYTES = 32 * 1024
+CHUNK_BYTES = 16 * 1024
+#: How many streams of a process take and send their backlog at once (the others wait their turn):
+#: a backlog is held in the process until sent, and what is written and not yet read by the client
+#: too, up to about 100 KB a stream.
+BACKLOG_SENDERS = 32
+#: How long a stream may keep its turn to send its backlog before the next one is let in, in
+#: seconds (a client that reads slowly, or not at all, then sends on without holding anyone up).
+BACKLOG_PATIENCE_SECONDS = 5.0
 
 
 class _Watching:
@@ -423,6 +433,11 @@ class Subscriber:
         self.lag += count
         self.woken.set()
 
+    @property
+    def backlogged(self) -> bool:
+        """Whether it has its backlog still to send."""
+        return bool(self.pending) and isinstance(self.pending[0], list)
+
     def say(self, message: bytes) -> None:
         """A message of no event (a heartbeat), sent only when nothing else is waiting."""
         if not self.closed and not self.pending:
@@ -442,10 +457,10 @@ class Subscriber:
             self.pending.append(last)
         self.woken.set()
 
-    async def next(self) -> Iterator[bytes] | None:
+    async def next(self) -> tuple[Iterator[bytes], bool] | None:
         """What to send next (its pieces, joined as they are sent: a backlog is never copied
-        whole), once there is something and the stream may send it; None when it is closed and
-        has sent its last."""
+        whole) and whether it is the backlog, once there is something and the stream may send it;
+        None when it is closed and has sent its last."""
         while True:
             if (self.confirmed or self.closed) and self.pending:
                 item = self.pending.popleft()
@@ -455,10 +470,10 @@ class Subscriber:
                         continue
                     data = item.after(self.after)
                     self.after = item.last
-                    return iter((data,))
+                    return iter((data,)), False
                 if isinstance(item, list):
-                    return _chunks(item)
-                return iter((item,))
+                    return _chunks(item), True
+                return iter((item,)), False
             if self.closed:
                 return None
             self.woken.clear()
@@ -477,6 +492,54 @@ def _chunks(messages: list[bytes]) -> Iterator[bytes]:
             piece, size = [], 0
     if piece:
         yield b"".join(piece)
+
+
+class SendGate:
+    """Turns to send a backlog: at most ``width`` at once; a turn is given back by its stream, or
+    after ``patience`` seconds, whichever comes first (so a client that never reads holds nobody
+    up for long). Runs on the event loop."""
+
+    def __init__(self, width: int = BACKLOG_SENDERS, patience: float = BACKLOG_PATIENCE_SECONDS) -> None:
+        self.width = width
+        self.patience = patience
+        self.free = width
+        self.waiting: collections.deque[asyncio.Future[None]] = collections.deque()
+        self.turns: dict[object, asyncio.TimerHandle] = {}
+
+    async def take(self) -> object:
+        """A turn (wait for one to be free): a token for :meth:`give`."""
+        loop = asyncio.get_running_loop()
+        while self.free <= 0:
+            turn: asyncio.Future[None] = loop.create_future()
+            self.waiting.append(turn)
+            try:
+                await turn
+            except BaseException:
+                if turn.done() and not turn.cancelled():
+                    self._next()  # handed a turn it will not take: to the next one
+                else:
+                    self.waiting.remove(turn)
+                raise
+        self.free -= 1
+        token = object()
+        self.turns[token] = loop.call_later(self.patience, self.give, token)
+        return token
+
+    def give(self, token: object) -> None:
+        """Give a turn back (once: a turn given back already, by its stream or by the clock, is not)."""
+        timer = self.turns.pop(token, None)
+        if timer is None:
+            return
+        timer.cancel()
+        self.free += 1
+        self._next()
+
+    def _next(self) -> None:
+        while self.waiting:
+            turn = self.waiting.popleft()
+            if not turn.done():
+                turn.set_result(None)
+                return
 
 
 class _Rendition:
@@ -778,6 +841,8 @@ class LiveHub:
         self.seat_check = seat_check
         self.limits = limits if limits is not None else StreamLimits()
         self.total = self.limits.in_all()
+        #: turns to send a backlog (:class:`SendGate`)
+        self.gate = SendGate()
         self.revoked = revoked
         #: how often each channel looks at its streams (heartbeats, seat checks), and in how many
         #: turns its heartbeats are spread
@@ -968,24 +1033,37 @@ async def event_stream(
     when it ends; ``grant``: what opened a seat's stream, checked against the game's seats."""
     channel: GameChannel | None = None
     subscriber: Subscriber | None = None
+    turn: object | None = None
     loop = asyncio.get_running_loop()
     try:
         channel = hub.channel(log_)
+        # a stream takes its backlog, and sends it, in its turn: what a stream holds of it, and
+        # what it has written that its client has not read yet, is held in this process
+        turn = await hub.gate.take()
         try:
             subscriber = await channel.join(key, make, after, grant)
         except (LogError, StoreError) as error:  # told as any answer tells it: never the log's bytes
             yield problem_message(error, log_.name)
             return
+        if not subscriber.backlogged:
+            hub.gate.give(turn)
+            turn = None
         while True:
-            pieces = await subscriber.next()
-            if pieces is None:
+            sending = await subscriber.next()
+            if sending is None:
                 return
+            pieces, backlog = sending
             for piece in pieces:
                 yield piece
             subscriber.last_sent = loop.time()
+            if backlog and turn is not None:
+                hub.gate.give(turn)
+                turn = None
     except Exception:  # noqa: BLE001 - MemoryError included: this stream ends, the service goes on
         _log.warning("a stream stopped", game=log_.name, exc_info=True)
     finally:
+        if turn is not None:
+            hub.gate.give(turn)
         if channel is not None and subscriber is not None:
             channel.leave(subscriber)
         if slot is not None:
