@@ -44,6 +44,7 @@ from tests.test_view import (
     anne_orders,
     anne_orders_with_contributions,
     anne_tokens,
+    early_placement,
     mortecouille_table,
     secret_contents,
 )
@@ -207,13 +208,14 @@ def test_the_shared_streams_of_blockade_tokens_are_each_viewers_own(
 
 
 def turns_revealed(turns: int, strategy: str) -> list[Event]:
-    """Fleets bought secretly and revealed by the last seal, ``turns`` turns played (each turn's
+    """Fleets bought secretly (one ship placed early, as a log of an older engine holds it: F3
+    ruling) and revealed by the last seal, ``turns`` turns played (each turn's
     orders revealed by its resolution), then orders given and the game ended (revealing them)."""
     table = mortecouille_table()
     table.apply(BuyShip(player="Anne", kind="red-small", name="Hope", options=("siren",)))
     table.apply(BuyShip(player="Bart", kind="blue-big", name="Kraken", options=("extra-crew",)))
     table.apply(SealFleet(player="Anne", forfeit=True))
-    table.apply(PlaceShip(ship="Hope", at=(3, 2), facing="N"))
+    table.record(early_placement("Hope", (3, 2), "N", "red-small"))  # as an older engine placed it
     table.apply(SealFleet(player="Bart", forfeit=True))
     table.apply(PlaceShip(ship="Kraken", at=(5, 6), facing="S"))
     for _ in range(turns):
