@@ -6,8 +6,10 @@ any point with any ``Last-Event-ID``. Promises:
 
 * whatever the moment the rendering started, the moment a stream joined and its ``Last-Event-ID``,
   and however the events came in batches, the stream is sent byte for byte what a rendering of its
-  own (the service's rendering before they were shared: its own disclosure, its own sealed events)
-  sent it: the shared bytes carry nothing another viewer's rendering would not;
+  own would send it (``OwnRendering``: its own disclosure, its own sealed events, its own witness
+  of the chain from the log's first line), without the log's lines and with them, nonced or not:
+  the shared bytes carry nothing another viewer's rendering would not, and the chain a page
+  witnesses is the same, backlog included, after a reveal too;
 * Anne's secrets (purchases, placements, rulings on her ships, orders, tokens, in games of
   contributed dice too) change nothing a stream of anyone else is sent, at every moment, and no
   such stream carries what a sealed event would say; Anne's own stream shows them.
@@ -22,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mortecouille.app.seats import Viewer
-from mortecouille.app.view import Disclosure, disclosure, event_view, visible
+from mortecouille.app.view import NO_LINK, ChainWitness, Disclosure, disclosure, event_view, visible
 from mortecouille.bots.player import choose_orders
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.fleet.commands import BuyShip, SealFleet
@@ -44,7 +46,7 @@ from tests.test_view import (
     anne_orders,
     anne_orders_with_contributions,
     anne_tokens,
-    early_placement,
+    chained,
     mortecouille_table,
     secret_contents,
 )
@@ -52,20 +54,31 @@ from tests.test_view import (
 _encoder = msgspec.json.Encoder()
 
 
-class OwnRendering:
-    """A stream's own rendering, as every stream did it before they shared one (the oracle): its
-    own disclosure of the log it read, its own sealed events, its own last seq sent."""
+#: Each event's line as the log holds it (None: the lines are not at hand, no chain is sent).
+Lines = Callable[[Event], bytes | None] | None
 
-    def __init__(self, viewer: Viewer) -> None:
+
+class OwnRendering:
+    """A stream's own rendering, as each stream would make it for itself (the oracle): its own
+    disclosure of the log it read, its own sealed events, its own last seq sent, its own witness of
+    the chain linked from the log's first line."""
+
+    def __init__(self, viewer: Viewer, lines: Lines = None) -> None:
         self.viewer = viewer
         self.known = Disclosure()
         self.last_sent = -1
         self.sealed: dict[int, Event] = {}
+        self.lines = lines
+        self.chain = ChainWitness(viewer)
 
     def start(self, events: Sequence[Event], after: int) -> list[bytes]:
         self.known = disclosure(events)
         self.last_sent = after
         self.sealed = {e.seq: e for e in events if not visible(e, self.viewer, self.known)}
+        if self.lines is not None:  # the chain up to what was sent before, linked, not sent again
+            for event in events:
+                if event.seq <= after:
+                    self.chain.link(event, self.lines(event), self.known)
         return self._send([e for e in events if e.seq > after])
 
     def more(self, events: Sequence[Event]) -> list[bytes]:
@@ -81,7 +94,8 @@ class OwnRendering:
     def _send(self, events: Sequence[Event]) -> list[bytes]:
         messages = []
         for event in events:
-            shown = event_view(event, self.viewer, self.known)
+            link = self.chain.link(event, self.lines(event), self.known) if self.lines is not None else NO_LINK
+            shown = event_view(event, self.viewer, self.known, link)
             if shown.sealed:
                 self.sealed[event.seq] = event
             messages.append(sse_message(seq=event.seq, event="event", data=_encoder.encode(shown)))
@@ -94,7 +108,13 @@ class OwnRendering:
             return []
         for event in now_visible:
             del self.sealed[event.seq]
-        views = [event_view(event, self.viewer, self.known) for event in now_visible]
+        lines = self.lines
+        views = [
+            event_view(event, self.viewer, self.known, self.chain.again(event, lines(event), self.known))
+            if lines is not None
+            else event_view(event, self.viewer, self.known)
+            for event in now_visible
+        ]
         return [sse_message(seq=seq, event="revealed", data=_encoder.encode({"seq": seq, "events": views}))]
 
 
@@ -102,11 +122,13 @@ def batches(events: Sequence[Event], size: int) -> list[Sequence[Event]]:
     return [events[i : i + size] for i in range(0, len(events), size)] if size else [events]
 
 
-def shared_stream(events: Sequence[Event], viewer: Viewer, opened: int, joined: int, after: int, size: int) -> bytes:
+def shared_stream(
+    events: Sequence[Event], viewer: Viewer, opened: int, joined: int, after: int, size: int, lines: Lines = None
+) -> bytes:
     """What a stream is sent by a shared rendering started on the first ``opened`` events, which
     the stream joins once ``joined`` events are in, with ``Last-Event-ID: after``; the events come
     in batches of ``size``."""
-    shared = SharedView(viewer)
+    shared = SharedView(viewer, lines)
     shared.start(events[:opened])
     for batch in batches(events[opened:joined], size):
         shared.more(batch)
@@ -116,8 +138,10 @@ def shared_stream(events: Sequence[Event], viewer: Viewer, opened: int, joined: 
     return b"".join(sent)
 
 
-def own_stream(events: Sequence[Event], viewer: Viewer, joined: int, after: int, size: int) -> bytes:
-    own = OwnRendering(viewer)
+def own_stream(
+    events: Sequence[Event], viewer: Viewer, joined: int, after: int, size: int, lines: Lines = None
+) -> bytes:
+    own = OwnRendering(viewer, lines)
     sent = own.start(events[:joined], after)
     for batch in batches(events[joined:], size):
         sent += own.more(batch)
@@ -125,6 +149,10 @@ def own_stream(events: Sequence[Event], viewer: Viewer, joined: int, after: int,
 
 
 def assert_shared_is_own(events: Sequence[Event], data: st.DataObject) -> None:
+    """For each viewer, a join drawn: the same bytes, without the log's lines, and with them as a
+    log holds them with a nonce on every secret line or as one written before nonces (a secret line
+    then hides the chain after it until it is revealed)."""
+    plain, nonced = chained(events, nonced=False), chained(events, nonced=True)
     for viewer in EVERYONE:
         joined = data.draw(st.integers(1, len(events)), label="joined")
         opened = data.draw(st.integers(1, joined), label="opened")
@@ -132,6 +160,14 @@ def assert_shared_is_own(events: Sequence[Event], data: st.DataObject) -> None:
         size = data.draw(st.integers(0, 3), label="batch size")
         shared = shared_stream(events, viewer, opened, joined, after, size)
         assert shared == own_stream(events, viewer, joined, after, size), (viewer, opened, joined, after)
+        for log, lines in (plain, nonced):
+
+            def line(event: Event, by_seq: list[bytes | None] = lines) -> bytes | None:
+                return by_seq[event.seq]
+
+            shared = shared_stream(log, viewer, opened, joined, after, size, line)
+            own = own_stream(log, viewer, joined, after, size, line)
+            assert shared == own, (viewer, opened, joined, after, lines is nonced[1])
 
 
 def assert_streams_same_for_everyone_but_anne(one: list[Event], other: list[Event], moments: list[int]) -> None:
@@ -208,15 +244,14 @@ def test_the_shared_streams_of_blockade_tokens_are_each_viewers_own(
 
 
 def turns_revealed(turns: int, strategy: str) -> list[Event]:
-    """Fleets bought secretly (one ship placed early, as a log of an older engine holds it: F3
-    ruling) and revealed by the last seal, ``turns`` turns played (each turn's
+    """Fleets bought secretly and revealed by the last seal, ``turns`` turns played (each turn's
     orders revealed by its resolution), then orders given and the game ended (revealing them)."""
     table = mortecouille_table()
     table.apply(BuyShip(player="Anne", kind="red-small", name="Hope", options=("siren",)))
     table.apply(BuyShip(player="Bart", kind="blue-big", name="Kraken", options=("extra-crew",)))
     table.apply(SealFleet(player="Anne", forfeit=True))
-    table.record(early_placement("Hope", (3, 2), "N", "red-small"))  # as an older engine placed it
     table.apply(SealFleet(player="Bart", forfeit=True))
+    table.apply(PlaceShip(ship="Hope", at=(3, 2), facing="N"))
     table.apply(PlaceShip(ship="Kraken", at=(5, 6), facing="S"))
     for _ in range(turns):
         for player in ("Anne", "Bart"):
@@ -231,9 +266,12 @@ def turns_revealed(turns: int, strategy: str) -> list[Event]:
 
 @SETTINGS
 @given(st.integers(0, 2), st.sampled_from(["seed", "fixed"]), st.data())
-def test_the_shared_streams_reveal_as_each_stream_did(turns: int, strategy: str, data: st.DataObject) -> None:
+def test_the_shared_streams_reveal_as_a_streams_own_rendering_does(
+    turns: int, strategy: str, data: st.DataObject
+) -> None:
     """Streams joined before, at and after each reveal (the last seal, each turn resolved, the
-    game ended) are sent what their own rendering sent them, ``revealed`` messages included."""
+    game ended) are sent what their own rendering would send them, ``revealed`` messages and the
+    chain included: a line revealed no longer hides the hashes after it, in a backlog either."""
     events = turns_revealed(turns, strategy)
     for _ in range(3):
         assert_shared_is_own(events, data)

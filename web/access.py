@@ -179,11 +179,15 @@ class SharedView:
     this viewer may now read them, and from then on a stream opening is sent them readable. Only
     the viewer's own view is in it: a stream of another viewer has a SharedView of its own.
     ``lines``: each event's line as the log holds it, when the service keeps them: the messages
-    then carry what of the chain this viewer may be sent (``app.view.ChainWitness``)."""
+    then carry what of the chain this viewer may be sent (``app.view.ChainWitness``, linked once, in
+    the log's order, for all the streams). What a reveal changes of the chain (the hashes a line
+    revealed no longer hides, after it) is rendered again for the streams opening from then on."""
 
     def __init__(self, viewer: Viewer, lines: Callable[[Event], bytes | None] | None = None) -> None:
         self.viewer = viewer
         self.known = Disclosure()
+        #: the log's events (references to the channel's), to render again what a reveal changes
+        self.events: list[Event] = []
         #: each event's message, by seq, as a stream opening now is sent it
         self.messages: list[bytes] = []
         #: what this viewer cannot read yet, by seq: revealed later
@@ -193,6 +197,7 @@ class SharedView:
 
     def start(self, events: Sequence[Event]) -> None:
         self.known = disclosure(events)
+        self.events = list(events)
         self.messages = [_message(self._shown(event)) for event in events]
         self.sealed = {e.seq: e for e in events if not visible(e, self.viewer, self.known)}
 
@@ -206,6 +211,7 @@ class SharedView:
                 raise ValueError(f"event {event.seq} does not follow event {len(self.messages) - 1}")
             before = self.known
             self.known = self.known.after(event)
+            self.events.append(event)
             message = _message(self._shown(event))
             self.messages.append(message)
             if not visible(event, self.viewer, self.known):
@@ -236,7 +242,11 @@ class SharedView:
         views = [self._again(event) for event in now_visible]
         for shown in views:
             del self.sealed[shown.seq]
-            self.messages[shown.seq] = _message(shown)
+        # a stream opening from now on is sent them readable; with the chain, every later line's
+        # place in it too, as it now stands (a line revealed no longer hides the hashes after it)
+        first = min(shown.seq for shown in views)
+        for event in self.events[first:] if self.lines is not None else now_visible:
+            self.messages[event.seq] = _message(self._again(event))
         body = _encoder.encode({"seq": seq, "events": views})
         return sse_message(seq=seq, event="revealed", data=body)
 
