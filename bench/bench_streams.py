@@ -1,4 +1,4 @@
-"""Idle streams on one long game (issue 28, item 5): the server's memory with them open, and the
+"""Idle streams on one long game: the server's memory with them open, and the
 tournament's submit latency with them open against without.
 
 Run: ``.venv/bin/python bench/bench_streams.py [--streams 10000] [--events 2048] [--games 32]

@@ -1,4 +1,4 @@
-"""A fork copies only what the forking referee may read (docs/service.md, "Fork"; issue 28 item 1).
+"""A fork copies only what the forking referee may read (docs/service.md, "Fork").
 
 Three originals hold a marker string in every kind of secret still kept now: purchases of fleets
 not all sealed (ship names, kinds, options, a withdrawn purchase, the money seals forfeit, a ship

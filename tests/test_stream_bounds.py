@@ -1,4 +1,4 @@
-"""Streams with bounds (issue 28, item 5; docs/service.md, "Live push"): the streams of a game share
+"""Streams with bounds (docs/service.md, "Live push"): the streams of a game share
 its work, are capped, and never take the service down.
 
 Promises, each through a real server on loopback (a stream needs a socket):

@@ -1,4 +1,4 @@
-"""Redaction of the streams' shared rendering (issue 28, item 5; docs/service.md, "Live push").
+"""Redaction of the streams' shared rendering (docs/service.md, "Live push").
 
 The streams of one viewer of a game share one rendering (``access.SharedView``), started on the
 log when the game's first stream opens, then handed each new batch of events; a stream joins it at

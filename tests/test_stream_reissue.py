@@ -1,5 +1,4 @@
-"""A stream after its seat's link was replaced (issue 28, "Done when": stream after reissue;
-docs/service.md, "Live push").
+"""A stream after its seat's link was replaced (docs/service.md, "Live push").
 
 A stream opened with a seat's token shows that seat's secrets. Once a new link ends the token
 (``POST /api/games/{game}/seats/{player}``, ``mortecouille seats GAME --reissue``, in this process
