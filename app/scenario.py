@@ -18,7 +18,7 @@ from mortecouille.app.commands import create_game
 from mortecouille.app.games import SEED_SUFFIX, SIBLINGS
 from mortecouille.core.board.geometry import parse_square, square_name
 from mortecouille.core.dice import DiceSource, FixedDice, SeededDice, TableDice, seed_commitment
-from mortecouille.core.errors import BadInput, MortecouilleError
+from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, ResolveTurn
@@ -200,7 +200,7 @@ def _decide_field(field: str, state: GameState, command: Command) -> list[Event]
     try:
         return decide(state, command, TableDice())
     except BadInput as error:
-        raise BadInput(f"{field}.{error.field}", error.message) from None
+        raise BadInput(f"{field}.{error.field}", error.key, rule=error.rule, **error.params) from None
 
 
 def _decide_naming(field: str, state: GameState, command: Command, dice: DiceSource) -> list[Event]:
@@ -208,15 +208,10 @@ def _decide_naming(field: str, state: GameState, command: Command, dice: DiceSou
     try:
         return decide(state, command, dice)
     except BadInput as error:
-        raise BadInput(f"{field}.{error.field}", error.message) from None
-    except MortecouilleError as error:
-        raise type(error)(*_prefixed(error, field)) from None
-
-
-def _prefixed(error: MortecouilleError, field: str) -> tuple[str, str]:
-    rule = getattr(error, "rule", "scenario")
-    message = getattr(error, "message", str(error))
-    return rule, f"{field}: {message}"
+        raise BadInput(f"{field}.{error.field}", error.key, rule=error.rule, **error.params) from None
+    except RuleViolation as error:
+        where = field if error.field is None else f"{field}.{error.field}"
+        raise RuleViolation(error.rule, error.key, field=where, **error.params) from None
 
 
 def scenario_output(run: ScenarioRun) -> dict[str, Any]:

@@ -1,35 +1,83 @@
-"""The errors the engine raises on purpose.
+"""The errors the engine raises on purpose: a refusal as data, rendered in words at the edge.
 
-Every refusal names the rule ID or the input field at fault, so the CLI can
-print it as is and exit with the right code.
+A refusal carries the rule ID at fault (if any), the field path of the command (``players[2]``,
+``actions[1].target``; never a CLI flag), a message key and its parameters. The key is the English
+template itself (gettext's convention: the English text is the catalogue's key), with ``{name}``
+placeholders filled from the parameters, so a translation only adds a catalogue entry:
+
+>>> error = BadInput("players", "a game needs at least {count} players", rule="T3", count=2)
+>>> str(error)
+'players: a game needs at least 2 players'
+>>> error.key, error.params, error.rule
+('a game needs at least {count} players', {'count': 2}, 'T3')
+>>> str(RuleViolation("S7", "{ship} has no wind point left", ship="Kraken"))
+'[S7] Kraken has no wind point left'
+
+A parameter is never read as a template, so a name with braces in it is safe.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
+
+def fill(key: str, params: Mapping[str, object], translate: Callable[[str], str] | None = None) -> str:
+    """The message of ``key`` in words: translated (``translate``: a catalogue's lookup, the key
+    itself by default), its ``{name}`` placeholders filled from ``params``.
+
+    >>> fill("{ship} is sunk", {"ship": "{x}"})
+    '{x} is sunk'
+    """
+    template = translate(key) if translate is not None else key
+    return template.format_map(params) if params else template
+
 
 class MortecouilleError(Exception):
-    """Base of every error the engine raises deliberately."""
+    """Base of every error the engine raises deliberately: ``key`` and ``params`` (the message as
+    data), ``field`` (the command's field path at fault) and ``rule`` (a rules.md ID), if known."""
 
     exit_code = 1
+
+    def __init__(self, key: str, /, *, field: str | None = None, rule: str | None = None,
+                 **params: object) -> None:  # fmt: skip
+        self.key = key
+        self.params: dict[str, object] = params
+        self.field = field
+        self.rule = rule
+        super().__init__(self.render())
+
+    @property
+    def message(self) -> str:
+        """The message in English, without the field or the rule."""
+        return fill(self.key, self.params)
+
+    def render(self, translate: Callable[[str], str] | None = None) -> str:
+        """The whole refusal in words, in the language of ``translate`` (English by default)."""
+        return fill(self.key, self.params, translate)
 
 
 class RuleViolation(MortecouilleError):
     """A command the rules refuse (exit 2). ``rule`` is a rules.md ID such as ``S7``."""
 
     exit_code = 2
+    rule: str
 
-    def __init__(self, rule: str, message: str) -> None:
-        super().__init__(f"[{rule}] {message}")
-        self.rule = rule
-        self.message = message
+    def __init__(self, rule: str, key: str, /, *, field: str | None = None, **params: object) -> None:
+        super().__init__(key, field=field, rule=rule, **params)
+
+    def render(self, translate: Callable[[str], str] | None = None) -> str:
+        where = f"{self.field}: " if self.field else ""
+        return f"[{self.rule}] {where}{fill(self.key, self.params, translate)}"
 
 
 class BadInput(MortecouilleError):
-    """Malformed or out-of-range input (exit 2). ``field`` names the argument or key."""
+    """Malformed or out-of-range input (exit 2). ``field`` is the command's field path at fault."""
 
     exit_code = 2
+    field: str
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
+    def __init__(self, field: str, key: str, /, *, rule: str | None = None, **params: object) -> None:
+        super().__init__(key, field=field, rule=rule, **params)
+
+    def render(self, translate: Callable[[str], str] | None = None) -> str:
+        return f"{self.field}: {fill(self.key, self.params, translate)}"
