@@ -105,6 +105,7 @@ COMMAND_TABLE: tuple[tuple[str, str, str], ...] = (
     ("board", "board_commands", "Draw GAME's board: ships with facing arrows, rocks, wind, whirlpools."),
     ("scenario", "board_commands", "Resolve the one-turn situation in FILE.json and print its outcome."),
     ("order", "order_commands", "Give SHIP its orders for this turn: ACTION [+ ACTION ...] (T1)."),
+    ("actions", "actions_command", "The orders SHIP may be given now, with wind costs and odds (T1)."),
     (
         "unorder",
         "order_commands",

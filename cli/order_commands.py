@@ -36,6 +36,7 @@ GRAMMAR = "\n".join(
         "  order GAME Pearl maneuver 1/4 left --sailing",
         "  order GAME Pearl attack port Kraken --burst + catapult Kraken",
         "SHIP and TARGET are matched as place matches a ship: case and spacing aside.",
+        "What SHIP may be given now, with wind costs and chances to hit: actions GAME SHIP.",
     ]
 )
 

@@ -99,6 +99,7 @@ from mortecouille.replays.reading.receipts import check_salt
 from mortecouille.web import access
 from mortecouille.web.access import builtins
 from mortecouille.web.access_log import AccessLog, ASGIApp, write_access_log
+from mortecouille.web.actions_route import ship_actions
 from mortecouille.web.board import board_from
 from mortecouille.web.bodies import (
     BuyBody,
@@ -1236,6 +1237,7 @@ def build_app(
             game_fork,
             game_view,
             game_chain,
+            ship_actions,
             game_stream,
             prices,
             buy,

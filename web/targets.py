@@ -1,13 +1,6 @@
-"""What a player's order form offers (issue 14.6): for each of their ships, the ships its cannons
-and catapults can aim at from the current positions, with the chance to hit as ``odds`` computes
-it (S1-S4, K), so a player picks a target in range and knows the odds before submitting.
-
-Measured by the rules' own checks (``measure_attack``, ``measure_catapult``) on the state of the
-viewer's **public fold** (``app.view.public_log``), never the full state: the form can only say
-what the viewer may know. A shot the rules would refuse (off every firing line, beyond the table, a
-side without cannons, a burst cooldown) is not offered. The odds are before a numerical
-superiority bonus (S6), which depends on the other ships' fire this turn.
-"""
+"""What a player's order form offers: for each of their ships, the ships its cannons and
+catapults can aim at from the current positions, with the chance to hit, as the legal actions
+read model (:mod:`mortecouille.app.legal_actions`) measures them on the viewer's public fold."""
 
 from __future__ import annotations
 
@@ -15,17 +8,11 @@ from collections.abc import Sequence
 
 import msgspec
 
+from mortecouille.app.legal_actions import LegalAction, legal_actions
 from mortecouille.app.seats import Viewer
-from mortecouille.app.view import disclosure, public_log
-from mortecouille.core.errors import MortecouilleError
-from mortecouille.core.game import fold
-from mortecouille.core.mortecouille.common import ship_stats
-from mortecouille.core.mortecouille.gunnery import FIRING_POSITIONS, catapult_odds_cell, odds_cell
-from mortecouille.core.mortecouille.order_checks import measure_attack, measure_catapult
+from mortecouille.app.view import public_state
 from mortecouille.core.mortecouille.orders import takes_orders
-from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
-from mortecouille.events.orders import Attack, CatapultShot
 
 
 class Target(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
@@ -45,52 +32,31 @@ def targets_for(events: Sequence[Event], viewer: Viewer) -> dict[str, list[Targe
     of a mortecouille game being played."""
     if viewer.role != "player" or not events:
         return {}
-    state = fold(public_log(events, viewer, disclosure(events)))
+    state = public_state(events, viewer)
     if state.ruleset != "mortecouille" or state.ended:
         return {}
     return {
-        ship_id: _targets_of(state, ship_id)
+        ship_id: _targets(legal_actions(state, ship_id).actions)
         for ship_id, ship in sorted(state.ships.items())
         if ship.owner == viewer.player and ship.at is not None and ship.afloat and takes_orders(ship)
     }
 
 
-def _targets_of(state: GameState, ship_id: str) -> list[Target]:
-    elite = ship_stats(state, ship_id).elite_gunner
+def _targets(actions: Sequence[LegalAction]) -> list[Target]:
+    bursts = {(a.target, a.position): a.odds for a in actions if a.kind == "attack" and a.mode == "burst"}
     found: list[Target] = []
-    others = [
-        other for other, ship in sorted(state.ships.items()) if other != ship_id and ship.afloat and ship.at
-    ]
-    for other in others:
-        for position in FIRING_POSITIONS:
-            try:
-                plan = measure_attack(state, ship_id, Attack(position=position, target=other))
-            except MortecouilleError:
-                continue
-            try:
-                burst = measure_attack(state, ship_id, Attack(position=position, target=other, mode="burst"))
-                burst_odds: float | None = odds_cell(
-                    burst.cannons, burst.distance, True, elite
-                ).probability_float
-            except MortecouilleError:
-                burst_odds = None
-            cell = odds_cell(plan.cannons, plan.distance, False, elite)
-            found.append(
-                Target(
-                    target=other,
-                    position=position,
-                    distance=plan.distance,
-                    odds=cell.probability_float,
-                    burst_odds=burst_odds,
-                )
+    for action in actions:
+        if action.target is None or action.distance is None or action.odds is None or action.mode == "burst":
+            continue
+        position = action.position if action.kind == "attack" and action.position else "catapult"
+        burst = bursts.get((action.target, action.position)) if action.kind == "attack" else None
+        found.append(
+            Target(
+                target=action.target,
+                position=position,
+                distance=action.distance,
+                odds=action.odds,
+                burst_odds=burst,
             )
-        if ship_stats(state, ship_id).catapults:
-            try:
-                shot = measure_catapult(state, ship_id, CatapultShot(target=other))
-            except MortecouilleError:
-                continue
-            cell = catapult_odds_cell(shot.distance, elite)
-            found.append(
-                Target(target=other, position="catapult", distance=shot.distance, odds=cell.probability_float)
-            )
+        )
     return found
