@@ -97,7 +97,7 @@ class Blocked(msgspec.Struct, frozen=True, kw_only=True):
         return f"[{self.rule}] {fill(self.key, self.params)}"
 
 
-class ShipActions(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True):
+class ShipActions(msgspec.Struct, frozen=True, kw_only=True):
     """What ``ship`` may be ordered to do in turn ``turn``: the ``actions`` offered and how they
     combine (mortecouille), or the ``tokens`` of each of at most ``rounds`` rounds (blockade, P1);
     ``blocked`` when it may give nothing now; ``ordered`` when it has its orders (or tokens) for the
