@@ -280,7 +280,7 @@ def _shots(state: GameState, ship: ShipState, stats: ShipStats) -> list[LegalAct
                         kind="attack",
                         order=f"attack {position} {quoted}" + (" --burst" if mode == "burst" else ""),
                         action=attack,
-                        rules=("S1", "S3", "S4") if mode == "burst" else ("S1", "S3"),
+                        rules=("S1", "S4", "S7") if mode == "burst" else ("S1", "S3"),
                         target=other_id,
                         position=position,
                         mode=mode,
