@@ -23,6 +23,7 @@ from mortecouille.core.mortecouille.common import ship_stats
 from mortecouille.core.mortecouille.gunnery import FIRING_POSITIONS, catapult_odds_cell, odds_cell
 from mortecouille.core.mortecouille.order_checks import measure_attack, measure_catapult
 from mortecouille.core.mortecouille.orders import takes_orders
+from mortecouille.core.questions import asked_of
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.orders import Attack, CatapultShot
@@ -46,7 +47,7 @@ def targets_for(events: Sequence[Event], viewer: Viewer) -> dict[str, list[Targe
     if viewer.role != "player" or not events:
         return {}
     state = fold(public_log(events, viewer, disclosure(events)))
-    if state.ruleset != "mortecouille" or state.ended:
+    if not asked_of(state).aims_shots or state.ended:
         return {}
     return {
         ship_id: _targets_of(state, ship_id)
