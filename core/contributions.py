@@ -136,17 +136,21 @@ def decide_commit(state: GameState, command: CommitDiceContribution, dice: DiceS
 def locking_with(asked: Questions) -> Decide:
     """The LockTurn decider of a ruleset answering ``asked`` (whether its turn can be played)."""
 
-    def decide_lock(state: GameState, command: LockTurn, dice: DiceSource) -> list[Event]:
-        _check_contributed(state, "turn lock")
-        if current_round(state).locked:
-            raise RuleViolation("D3", f"turn {state.turn} is already locked")
-        # imported by the lock only, as the resolve imports the table's checks: not by every command
-        from mortecouille.core.readiness import check_turn_can_lock
+    def decide(state: GameState, command: LockTurn, dice: DiceSource) -> list[Event]:
+        return decide_lock(state, command, dice, asked)
 
-        check_turn_can_lock(state, asked)
-        return [TurnLocked(turn=state.turn)]
+    return decide
 
-    return decide_lock
+
+def decide_lock(state: GameState, command: LockTurn, dice: DiceSource, asked: Questions) -> list[Event]:
+    _check_contributed(state, "turn lock")
+    if current_round(state).locked:
+        raise RuleViolation("D3", f"turn {state.turn} is already locked")
+    # imported by the lock only, as the resolve imports the table's checks: not by every command
+    from mortecouille.core.readiness import check_turn_can_lock
+
+    check_turn_can_lock(state, asked)
+    return [TurnLocked(turn=state.turn)]
 
 
 def reveal(state: GameState, player: str, contribution: str, field: str = "contribution") -> Event:

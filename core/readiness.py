@@ -11,7 +11,7 @@ accepting logs written before these checks existed, and the bots and scenarios d
 turns directly, where an idle turn (a fireship sailing alone) is legitimate.
 
 :func:`check_turn_can_lock` is the lock's own (D3), called by its decider
-(``core.contributions.locking_with``): no turn is ever re-derived from a lock, and a turn locked
+(``core.contributions.decide_lock``): no turn is ever re-derived from a lock, and a turn locked
 before it can be played could never be resolved.
 """
 
