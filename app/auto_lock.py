@@ -19,20 +19,11 @@ from __future__ import annotations
 from mortecouille.app.commands import Outcome, run_command
 from mortecouille.core.contributions import LockTurn, contributed, current_round
 from mortecouille.core.errors import RuleViolation
-from mortecouille.core.mortecouille.orders import takes_orders
+from mortecouille.core.questions import asked_of
 from mortecouille.core.readiness import check_table_resolve
 from mortecouille.core.state import GameState
-from mortecouille.core.waiting import players_awaiting_orders
+from mortecouille.core.waiting import acting_players, players_awaiting_orders
 from mortecouille.events.stores import EventStore
-
-
-def ordering_players(state: GameState) -> frozenset[str]:
-    """The players with a ship this turn waits for orders (tokens) from, given or not."""
-    return frozenset(
-        ship.owner
-        for ship in state.ships.values()
-        if ship.owner and ship.afloat and (state.ruleset == "blockade" or takes_orders(ship))
-    )
 
 
 def all_in(state: GameState) -> bool:
@@ -45,10 +36,10 @@ def all_in(state: GameState) -> bool:
     if now.locked or not now.commitments or players_awaiting_orders(state):
         return False
     try:
-        check_table_resolve(state, idle_turn=False)
+        check_table_resolve(state, asked_of(state), idle_turn=False)
     except RuleViolation:
         return False
-    return ordering_players(state) <= now.commitments.keys()
+    return acting_players(state) <= now.commitments.keys()
 
 
 def lock_when_all_in(log_: EventStore) -> Outcome | None:

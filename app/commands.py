@@ -62,6 +62,8 @@ from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn
 from mortecouille.core.narration import position_caption
+from mortecouille.core.questions import asked_named
+from mortecouille.core.rulesets import RULESETS
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
@@ -550,7 +552,7 @@ def new_game(
     :func:`create_game`)."""
     secret = secret_seed(dice_mode, seed, weak_seed=weak_seed)
     commitment = commit_to(secret)
-    if ruleset == "mortecouille" and len(players) < 2:
+    if ruleset in RULESETS and len(players) < asked_named(ruleset).fewest_players:
         raise BadInput("--players", "a mortecouille game needs at least two players (T3)")
     command = CreateGame(
         game=log_.name,
@@ -594,7 +596,8 @@ def resolve_turn(
     from mortecouille.core.readiness import check_table_resolve
 
     def command(state: GameState) -> ResolveTurn:
-        check_table_resolve(state, idle_turn=idle_turn)
+        if state.created:  # (decide refuses a game not created)
+            check_table_resolve(state, asked_named(state.ruleset), idle_turn=idle_turn)
         return ResolveTurn(
             partial=partial or idle_turn,
             reveal_seed=revealed_seed(log_, state),

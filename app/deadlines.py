@@ -27,6 +27,7 @@ from mortecouille.core.contributions import LockTurn, awaited_reveals, contribut
 from mortecouille.core.deadlines import PassDeadline, SetDeadline, parse_time
 from mortecouille.core.errors import RuleViolation
 from mortecouille.core.life_cycle import Command, ResolveTurn
+from mortecouille.core.questions import asked_of
 from mortecouille.core.readiness import check_table_resolve
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
@@ -118,7 +119,7 @@ def _resolvable(state: GameState) -> bool:
     """Whether the clock may resolve this turn, ships without orders idle: not before turn 1 with
     fleets not ready (the referee sees to it)."""
     try:
-        check_table_resolve(state, idle_turn=True)
+        check_table_resolve(state, asked_of(state), idle_turn=True)
     except RuleViolation:
         return False
     return True

@@ -42,6 +42,7 @@ from mortecouille.core.errors import BadInput
 from mortecouille.core.game import evolve
 from mortecouille.core.life_cycle import check_game_name, check_players_distinct
 from mortecouille.core.limits import how_alike, name_clash
+from mortecouille.core.questions import asked_named, asked_of
 from mortecouille.core.state import EMPTY, GameState, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
@@ -161,7 +162,7 @@ def check_nothing_secret(events: Sequence[Event], at_seq: int) -> None:
     when: list[str] = []
     if orders:
         turns = ", ".join(str(turn) for turn in orders)
-        kind = "tokens" if known.ruleset == "blockade" else "orders"
+        kind = asked_named(known.ruleset).inputs
         why.append(f"the {kind} of turn {turns} are still secret")
         when.append(f"turn {turns} is resolved")
     if any(not isinstance(event, ORDERS) for event in hidden):
@@ -229,7 +230,7 @@ def _check_names_distinct(original: GameCreated, forked: GameState) -> None:
     clash = name_clash(forked.ships)
     if clash is not None:
         earlier, later = clash
-        rule = "P1" if forked.ruleset == "blockade" else "F1"
+        rule = asked_of(forked).naming_rule
         raise BadInput(
             "GAME",
             f"{original.game!r} cannot be forked: its ships {later!r} and {earlier!r} "

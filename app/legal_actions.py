@@ -41,6 +41,7 @@ from mortecouille.core.mortecouille.maneuver import (
 )
 from mortecouille.core.mortecouille.order_checks import measure_attack, measure_catapult
 from mortecouille.core.mortecouille.orders import fighting_fire, orders_this_turn
+from mortecouille.core.questions import asked_of
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.orders import Advance, Attack, BecomeFireship, CatapultShot, Idle, Maneuver, Order
@@ -141,7 +142,7 @@ def legal_actions(state: GameState, ship: str) -> ShipActions:
         owner=found.owner,
         ordered=False,
     )
-    if state.ruleset == "blockade":
+    if asked_of(state).inputs == "tokens":  # a blockade ship takes tokens, not orders (P1)
         return _blockade(state, found, base)
     return _mortecouille(state, found, base)
 

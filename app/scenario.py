@@ -22,6 +22,7 @@ from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, ResolveTurn
+from mortecouille.core.questions import asked_of
 from mortecouille.core.rulesets import ruleset_named
 from mortecouille.core.scenario import (
     BoardSpec,
@@ -217,7 +218,7 @@ def _decide_naming(field: str, state: GameState, command: Command, dice: DiceSou
 def scenario_output(run: ScenarioRun) -> dict[str, Any]:
     """The ``--json`` answer: ships after the turn, collisions, and the outcome events as logged."""
     ships: dict[str, Any] = {}
-    mortecouille = run.state.ruleset == "mortecouille"
+    condition = asked_of(run.state).ship_condition
     for ship in sorted(run.state.ships.values(), key=lambda s: s.id):
         entry: dict[str, Any] = {
             "at": list(ship.at) if ship.at is not None else None,
@@ -226,12 +227,7 @@ def scenario_output(run: ScenarioRun) -> dict[str, Any]:
             "damage": ship.damage,
             "sunk": ship.sunk or ship.lost,
         }
-        if mortecouille:
-            entry.update(fire=ship.fire, wind=ship.wind, countdown=ship.countdown)
-            if ship.lost:
-                entry["lost"] = True
-            if ship.gone:
-                entry["gone"] = True
+        entry.update(condition(ship))
         ships[ship.id] = entry
     collisions = []
     for event in run.outcome:

@@ -49,10 +49,10 @@ from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.commands import fleet_of
 from mortecouille.core.fleet.purchase import FleetSheet, status_sheet
 from mortecouille.core.game import evolve, fold
-from mortecouille.core.mortecouille.orders import takes_orders
 from mortecouille.core.narration import position_caption
+from mortecouille.core.questions import asked_of
 from mortecouille.core.state import EMPTY, GameState, ShipState
-from mortecouille.core.waiting import players_awaiting_orders
+from mortecouille.core.waiting import acting_players, players_awaiting_orders
 from mortecouille.events.base import Event
 from mortecouille.events.blockade import TokensGiven
 from mortecouille.events.board import Board
@@ -667,7 +667,7 @@ def _status(state: GameState) -> Status:
         return "ended"
     if state.turn > 1 or state.scenario:
         return "playing"
-    if state.ruleset == "mortecouille":
+    if asked_of(state).buys_fleets:
         if not all(p in state.fleets and state.fleets[p].sealed for p in state.players):
             return "buying"
         if any(ship.at is None and not ship.sunk for ship in state.ships.values()):
@@ -681,17 +681,13 @@ def _submitted(state: GameState) -> tuple[str, ...]:
     if state.ended:
         return ()
     waiting = players_awaiting_orders(state)
-    ordering = {
-        ship.owner
-        for ship in state.ships.values()
-        if ship.owner and ship.afloat and (state.ruleset == "blockade" or takes_orders(ship))
-    }
+    ordering = acting_players(state)
     return tuple(p for p in state.players if p in ordering and p not in waiting)
 
 
 def _fleets(state: GameState, viewer: Viewer, known: Disclosure) -> dict[str, FleetSheet]:
     """The F4 sheets this viewer may read: their own always, every one once purchases are public."""
-    if state.ruleset != "mortecouille" or state.scenario:
+    if not asked_of(state).buys_fleets or state.scenario:
         return {}
     damage: Mapping[str, int] = {sid: int(ship.damage) for sid, ship in state.ships.items()}
     if known.purchases_revealed:

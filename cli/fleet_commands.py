@@ -27,6 +27,7 @@ from mortecouille.core.fleet.commands import (
     resolve_player,
 )
 from mortecouille.core.fleet.purchase import FleetSheet, OptionLine, ShipSheet, status_sheet
+from mortecouille.core.questions import asked_of
 from mortecouille.core.state import GameState
 from mortecouille.events.fleet import FleetEquipped, FleetSealed, ShipBought, ShipEquipped, ShipWithdrawn
 from mortecouille.replays.reading.audit import AuditReport, audit_events
@@ -159,7 +160,7 @@ def unbuy(ctx: Context, game: str, ship: str, receipts_file: Path | None) -> Non
 
 def sheets_for(state: GameState, which: str | None) -> list[FleetSheet]:
     """The F4 sheets asked for: every fleet, one player's, or one ship's (within its fleet's)."""
-    if state.ruleset != "mortecouille":
+    if not asked_of(state).buys_fleets:
         raise RuleViolation(
             "F4", f"{state.game!r} is a {state.ruleset} game: status sheets are for mortecouille"
         )

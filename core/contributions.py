@@ -54,6 +54,7 @@ from mortecouille.core.life_cycle import (
     replace,
 )
 from mortecouille.core.limits import check_text
+from mortecouille.core.questions import Questions
 from mortecouille.core.rulings import RecordRuling
 from mortecouille.core.state import DiceRound, GameState
 from mortecouille.events.base import Event
@@ -132,14 +133,23 @@ def decide_commit(state: GameState, command: CommitDiceContribution, dice: DiceS
     return [DiceContributionCommitted(player=command.player, turn=state.turn, commitment=command.commitment)]
 
 
-def decide_lock(state: GameState, command: LockTurn, dice: DiceSource) -> list[Event]:
+def locking_with(asked: Questions) -> Decide:
+    """The LockTurn decider of a ruleset answering ``asked`` (whether its turn can be played)."""
+
+    def decide(state: GameState, command: LockTurn, dice: DiceSource) -> list[Event]:
+        return decide_lock(state, command, dice, asked)
+
+    return decide
+
+
+def decide_lock(state: GameState, command: LockTurn, dice: DiceSource, asked: Questions) -> list[Event]:
     _check_contributed(state, "turn lock")
     if current_round(state).locked:
         raise RuleViolation("D3", f"turn {state.turn} is already locked")
     # imported by the lock only, as the resolve imports the table's checks: not by every command
     from mortecouille.core.readiness import check_turn_can_lock
 
-    check_turn_can_lock(state)
+    check_turn_can_lock(state, asked)
     return [TurnLocked(turn=state.turn)]
 
 
@@ -316,7 +326,6 @@ def evolve_absent(state: GameState, event: DiceContributionAbsent) -> GameState:
 
 CONTRIBUTION_DECIDERS: Mapping[type[Command], Decide] = {
     CommitDiceContribution: decide_commit,
-    LockTurn: decide_lock,
     RevealDiceContribution: decide_reveal,
 }
 

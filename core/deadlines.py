@@ -13,8 +13,8 @@ from datetime import datetime
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.life_cycle import Command, Decide, ResolveTurn
+from mortecouille.core.questions import Questions
 from mortecouille.core.state import GameState
-from mortecouille.core.waiting import ships_awaiting_orders
 from mortecouille.events.base import Event
 from mortecouille.events.deadlines import DeadlinePassed, DeadlineSet
 
@@ -61,15 +61,16 @@ def decide_set_deadline(state: GameState, command: SetDeadline, dice: DiceSource
     return [DeadlineSet(turn=command.turn, at=command.at)]
 
 
-def passing_with(resolve_turn: Decide) -> Decide:
-    """The decider of PassDeadline for a ruleset whose turns ``resolve_turn`` resolves."""
+def passing_with(resolve_turn: Decide, asked: Questions) -> Decide:
+    """The decider of PassDeadline for a ruleset whose turns ``resolve_turn`` resolves and whose
+    turns wait for the ships ``asked`` names."""
 
     def decide_pass_deadline(state: GameState, command: PassDeadline, dice: DiceSource) -> list[Event]:
         _check_turn(state, command.turn)
         if parse_time("now", command.now) < parse_time("at", command.at):
             raise RuleViolation("T1", f"the deadline of turn {command.turn} ({command.at}) has not passed")
         passed = DeadlinePassed(
-            turn=command.turn, at=command.at, idle=ships_awaiting_orders(state), resolved=command.resolve
+            turn=command.turn, at=command.at, idle=asked.ships_awaited(state), resolved=command.resolve
         )
         if not command.resolve:
             return [passed]

@@ -19,22 +19,19 @@ from __future__ import annotations
 
 from mortecouille.core.errors import RuleViolation
 from mortecouille.core.fleet.purchase import Fleet
-from mortecouille.core.mortecouille.orders import orders_this_turn, takes_orders
+from mortecouille.core.questions import Questions
 from mortecouille.core.state import GameState, ShipState
 
 
-def check_table_resolve(state: GameState, *, idle_turn: bool) -> None:
+def check_table_resolve(state: GameState, asked: Questions, *, idle_turn: bool) -> None:
     """Refuse a referee's resolve the table would regret; ``idle_turn``: no ship acts, on purpose."""
     if not state.created or state.ended:
         return  # the turn deciders refuse these with their own rule (T3)
-    if state.ruleset == "mortecouille":
-        # A scenario's ships are set up, not bought (architecture.md): it has no fleets to seal.
-        if state.turn == 1 and not state.scenario:
-            check_fleets_ready(state)
-        if not idle_turn:
-            _check_some_orders(state)
-    elif state.ruleset == "blockade" and not idle_turn:
-        _check_some_tokens(state)
+    # A scenario's ships are set up, not bought (architecture.md): it has no fleets to seal.
+    if asked.buys_fleets and state.turn == 1 and not state.scenario:
+        check_fleets_ready(state)
+    if not idle_turn:
+        asked.check_inputs_given(state)
 
 
 def check_fleets_ready(state: GameState) -> None:
@@ -70,13 +67,13 @@ def unplaced_ships(state: GameState) -> list[ShipState]:
     ]
 
 
-def check_turn_can_lock(state: GameState) -> None:
+def check_turn_can_lock(state: GameState, asked: Questions) -> None:
     """Refuse to lock a turn that could never be resolved (D3): a lock makes the turn's inputs
     final, so a turn locked before the game can start would take no purchase, seal or placement,
     could not be resolved, and nothing would unlock it. Before turn 1 of a mortecouille game
     every fleet must be sealed and every bought ship placed (F3); in any game some ship must be
     afloat (T2; P1 in blockade), as the resolve itself requires."""
-    if state.ruleset == "mortecouille" and state.turn == 1 and not state.scenario:
+    if asked.buys_fleets and state.turn == 1 and not state.scenario:
         unsealed = unsealed_players(state)
         if unsealed:
             _cannot_lock(state, "F3", f"fleet not sealed yet for {', '.join(unsealed)}")
@@ -85,7 +82,7 @@ def check_turn_can_lock(state: GameState) -> None:
             names = ", ".join(f"{s.id} ({s.owner})" for s in unplaced)
             _cannot_lock(state, "F3", f"{names} bought but not placed")
     if not any(ship.afloat for ship in state.ships.values()):
-        _cannot_lock(state, "P1" if state.ruleset == "blockade" else "T2", "no ship is afloat")
+        _cannot_lock(state, asked.turn_rule, "no ship is afloat")
 
 
 def _cannot_lock(state: GameState, rule: str, why: str) -> None:
@@ -98,25 +95,3 @@ def _cannot_lock(state: GameState, rule: str, why: str) -> None:
 
 def _sealed(fleet: Fleet | None) -> bool:
     return fleet is not None and fleet.sealed
-
-
-def _check_some_orders(state: GameState) -> None:
-    # Ships fighting a fire and fireships cannot take orders (T2, C6): a turn where only they are
-    # afloat is not idle by mistake.
-    orderable = [ship.id for ship in state.ships.values() if takes_orders(ship)]
-    if orderable and not any(orders_this_turn(state, s) for s in orderable):
-        raise RuleViolation(
-            "T1",
-            f"no ship has orders for turn {state.turn}: every ship would do nothing and lose its wind "
-            f"points; give orders, or resolve with --idle-turn if that is what the table wants",
-        )
-
-
-def _check_some_tokens(state: GameState) -> None:
-    afloat = [ship.id for ship in state.ships.values() if ship.afloat]
-    if afloat and not any(s in state.tokens for s in afloat):
-        raise RuleViolation(
-            "P1",
-            f"no ship has tokens for turn {state.turn}: every ship would do nothing; give tokens, "
-            f"or resolve with --idle-turn if that is what the table wants",
-        )

@@ -17,7 +17,9 @@ from mortecouille.core.board.ships import BOARD_EVOLVERS, PlacementRule, PlaceSh
 from mortecouille.core.contributions import (
     CONTRIBUTION_DECIDERS,
     CONTRIBUTION_EVOLVERS,
+    LockTurn,
     contributed_play,
+    locking_with,
     refused_when_locked,
 )
 from mortecouille.core.deadlines import PassDeadline, SetDeadline, decide_set_deadline, passing_with
@@ -37,7 +39,8 @@ from mortecouille.core.life_cycle import (
 )
 from mortecouille.core.narration import Narrator
 from mortecouille.core.phases import Phase
-from mortecouille.core.rulings import RecordRuling, decide_ruling, evolve_ruling
+from mortecouille.core.questions import Questions
+from mortecouille.core.rulings import RecordRuling, evolve_ruling, ruling_with
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
 from mortecouille.events.deadlines import DeadlinePassed, DeadlineSet
@@ -129,6 +132,8 @@ class Ruleset(msgspec.Struct, frozen=True, kw_only=True):
     scenario: ScenarioBuilder
     #: where ``explain``'s tables are: :attr:`narrators` and :attr:`phases`
     story: StoryTables
+    #: its answers to the questions the shells and the shared rules ask (who must act, placement)
+    asked: Questions
 
     @property
     def narrators(self) -> Mapping[type[Event], Narrator]:
@@ -141,11 +146,11 @@ class Ruleset(msgspec.Struct, frozen=True, kw_only=True):
         return self.story.phases
 
 
-#: The life cycle, the referee's rulings and turn deadlines: every ruleset takes these commands.
+#: The life cycle, turn deadlines and dice contributions: every ruleset takes these commands (and
+#: placements, rulings, deadlines passed and locks, through deciders given its answers).
 SHARED_DECIDERS: Mapping[type[Command], Decide] = {
     CreateGame: decide_create,
     EndGame: decide_end,
-    RecordRuling: decide_ruling,
     SetDeadline: decide_set_deadline,
     **CONTRIBUTION_DECIDERS,
 }
@@ -180,10 +185,12 @@ def compose_ruleset(
     scenario: ScenarioBuilder,
     refusals: Mapping[type[Command], Refusal],
     story: StoryTables,
+    asked: Questions,
     initial_state: GameState = EMPTY,
 ) -> Ruleset:
     """A ruleset from its own parts and the shared ones: its deciders are the shared ones, PlaceShip
-    through ``placement``, ResolveTurn (and PassDeadline, which may resolve the turn) through
+    through ``placement`` (and, with RecordRuling, LockTurn and PassDeadline, given the answers
+    ``asked``), ResolveTurn (and PassDeadline, which may resolve the turn) through
     the events of ``play_turn`` (after the dice contributions of a contributed game, D3), then its own
     ``commands``; each refused while a contributed game's turn is locked, but for the few a locked
     turn takes (D3).
@@ -195,9 +202,11 @@ def compose_ruleset(
     resolve_turn = events_of(play_with_contributions)
     deciders: dict[type[Command], Decide] = {
         **SHARED_DECIDERS,
-        PlaceShip: placing_with(placement),
+        PlaceShip: placing_with(placement, asked),
+        RecordRuling: ruling_with(asked),
+        LockTurn: locking_with(asked),
         ResolveTurn: resolve_turn,
-        PassDeadline: passing_with(resolve_turn),
+        PassDeadline: passing_with(resolve_turn, asked),
         **commands,
     }
     # D3: once a contributed game's turn is locked, its inputs are final
@@ -214,6 +223,7 @@ def compose_ruleset(
         play_turn=play_with_contributions,
         scenario=scenario,
         story=story,
+        asked=asked,
     )
 
 

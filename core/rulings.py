@@ -15,19 +15,14 @@ from typing import Final
 
 import msgspec
 
-from mortecouille.core.board.geometry import (
-    FACING_VECTORS,
-    ORTHOGONAL_FACINGS,
-    parse_facing,
-    parse_square,
-    square_name,
-)
+from mortecouille.core.board.geometry import parse_facing, parse_square, square_name
 from mortecouille.core.board.ships import check_placing_open
 from mortecouille.core.board.terrain import board_index
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
-from mortecouille.core.life_cycle import Command, change_ship, ship_id_typed, ship_named
+from mortecouille.core.life_cycle import Command, Decide, change_ship, ship_id_typed, ship_named
 from mortecouille.core.limits import check_text
+from mortecouille.core.questions import Questions
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.rulings import Adjustment, RulingRecorded
@@ -104,7 +99,16 @@ def _whole(value: str) -> int:
     return number
 
 
-def decide_ruling(state: GameState, command: RecordRuling, dice: DiceSource) -> list[Event]:
+def ruling_with(asked: Questions) -> Decide:
+    """The RecordRuling decider of a ruleset answering ``asked`` (its facings, its fleets)."""
+
+    def decide(state: GameState, command: RecordRuling, dice: DiceSource) -> list[Event]:
+        return decide_ruling(state, command, dice, asked)
+
+    return decide
+
+
+def decide_ruling(state: GameState, command: RecordRuling, dice: DiceSource, asked: Questions) -> list[Event]:
     rule = _rule_id(command.rule.strip())
     if rule not in RULE_IDS:
         raise BadInput("--rule", f"{command.rule!r} is not a rule ID of RULES.md (e.g. M3, C2, X1)")
@@ -114,7 +118,7 @@ def decide_ruling(state: GameState, command: RecordRuling, dice: DiceSource) -> 
     adjustments = tuple(_ship_as_spelled(state, adjustment) for adjustment in command.adjustments)
     adjusted = state
     for adjustment in adjustments:
-        check_adjustment(adjusted, adjustment)
+        check_adjustment(adjusted, adjustment, asked)
         adjusted = apply_adjustment(adjusted, adjustment)
     return [
         RulingRecorded(
@@ -142,11 +146,11 @@ def _ship_as_spelled(state: GameState, adjustment: Adjustment) -> Adjustment:
     return adjustment if ship == adjustment.ship else msgspec.structs.replace(adjustment, ship=ship)
 
 
-def check_adjustment(state: GameState, adjustment: Adjustment) -> None:
+def check_adjustment(state: GameState, adjustment: Adjustment, asked: Questions) -> None:
     """Refuse an adjustment that would leave a position the rules cannot hold."""
     if adjustment.at is not None:
         # a ruling's position places a ship as ``place`` does: not while fleets are secret (F3)
-        check_placing_open(state, f"--adjust {adjustment.ship}: a ship is given a position")
+        check_placing_open(state, asked, f"--adjust {adjustment.ship}: a ship is given a position")
     ship = ship_named(state, adjustment.ship, "--adjust")
     if adjustment.change == "nothing":
         raise BadInput("--adjust", f"{adjustment.ship}: the adjustment changes nothing")
@@ -160,7 +164,7 @@ def check_adjustment(state: GameState, adjustment: Adjustment) -> None:
     if adjustment.wind is not None and adjustment.wind < 0:
         raise BadInput("--adjust", f"{ship.id}: wind points cannot be negative (A1)")
     if adjustment.facing is not None:
-        allowed = ORTHOGONAL_FACINGS if state.ruleset == "blockade" else tuple(FACING_VECTORS)
+        allowed = asked.facings
         if adjustment.facing not in allowed:
             raise BadInput("--adjust", f"{ship.id}: facing {adjustment.facing} is not one of {allowed} (B2)")
     if adjustment.at is not None:

@@ -111,10 +111,11 @@ ScenarioBuilder: TypeAlias = Callable[[Scenario], ScenarioPlan]
 
 
 def check_ships(
-    scenario: Scenario, check_ship: Callable[[ShipSpec, str], None] | None = None
+    scenario: Scenario, naming_rule: str, check_ship: Callable[[ShipSpec, str], None] | None = None
 ) -> list[Problem]:
     """The checks every ruleset's scenario shares: ship ids distinct, orders and fixed dice
-    naming ships of the file; ``check_ship(ship, field)`` adds the ruleset's own. Returns every
+    naming ships of the file (two names alike refused citing ``naming_rule``); ``check_ship(ship,
+    field)`` adds the ruleset's own. Returns every
     problem found (none raised), so that the builder can go on looking for more."""
     problems: list[Problem] = []
     gather(problems, "ships", check_ship_count, len(scenario.ships), "ships")
@@ -126,7 +127,7 @@ def check_ships(
     id_index: dict[str, int] = {}
     owners = NamesHeld()
     owner_index: dict[str, int] = {}
-    ship_rule = "P1" if scenario.ruleset == "blockade" else "F1"
+    ship_rule = naming_rule
     for index, ship in enumerate(scenario.ships):
         field = f"ships[{index}]"
         if ship.id in seen:

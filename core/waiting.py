@@ -1,12 +1,14 @@
-"""Whom the current turn waits for (issue 13.5): the ships that can act and have no orders
-(mortecouille, T1-T2) or tokens (blockade, P1) yet. ``state``, ``games`` and the resolve that
-refuses a turn with ships missing all read it here."""
+"""Whom the current turn waits for: the ships that must act and have no input (orders, T1-T2;
+tokens, P1) yet, as the game's ruleset answers
+(:meth:`~mortecouille.core.questions.Questions.ships_awaited`).
+``state``, ``games``, the view and the resolve that refuses a turn with ships missing all
+read it here."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from mortecouille.core.mortecouille.orders import orders_this_turn, takes_orders
+from mortecouille.core.questions import asked_of
 from mortecouille.core.state import GameState
 
 
@@ -16,14 +18,14 @@ def ships_awaiting_orders(state: GameState) -> tuple[str, ...]:
     C6), so it is not waited for."""
     if not state.created or state.ended:
         return ()
-    afloat = sorted(ship_id for ship_id, ship in state.ships.items() if ship.afloat)
-    if state.ruleset == "blockade":
-        return tuple(ship_id for ship_id in afloat if ship_id not in state.tokens)
-    return tuple(
-        ship_id
-        for ship_id in afloat
-        if takes_orders(state.ships[ship_id]) and not orders_this_turn(state, ship_id)
-    )
+    return asked_of(state).ships_awaited(state)
+
+
+def acting_players(state: GameState) -> frozenset[str]:
+    """The players with a ship this turn waits for orders (tokens) from, given or not."""
+    if not state.created:
+        return frozenset()
+    return asked_of(state).acting_players(state)
 
 
 def players_awaiting_orders(state: GameState) -> Mapping[str, tuple[str, ...]]:
@@ -41,7 +43,7 @@ def awaiting_text(state: GameState) -> str | None:
     waiting = players_awaiting_orders(state)
     if not waiting:
         return None
-    what = "tokens" if state.ruleset == "blockade" else "orders"
+    what = asked_of(state).inputs
     return f"{what} missing: " + ", ".join(
         f"{player} ({', '.join(ships)})" for player, ships in sorted(waiting.items())
     )

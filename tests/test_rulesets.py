@@ -3,7 +3,9 @@ whose events its ruleset does not know is refused as corrupt."""
 
 from __future__ import annotations
 
+import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,18 +13,22 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import TableDice
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import CreateGame
 from mortecouille.core.mortecouille.common import SetUpShip
+from mortecouille.core.questions import asked_named, asked_of
 from mortecouille.core.rulesets import RULESETS
 from mortecouille.core.scenario import ShipSpec
 from mortecouille.core.state import EMPTY, GameState, ShipState, state_hash
 from mortecouille.core.turn_commands import GiveTokens
+from mortecouille.core.waiting import awaiting_text, ships_awaiting_orders
 from mortecouille.events.board import Board
 from mortecouille.events.condition import ShipCondition
 from mortecouille.events.mortecouille import ShipSetUp
+from mortecouille.events.orders import Idle, OrderSet
 from mortecouille.events.schema import EVENT_TYPES
 from mortecouille.events.store import GameLog
 from tests.cli_helpers import run
@@ -153,3 +159,109 @@ def test_the_ship_set_up_event_keeps_its_log_fields_in_their_order() -> None:
         "ship", "kind", "owner", "at", "facing", *ShipCondition.__struct_fields__, "rules", "seq", "prev", "hash", "v",
     )  # fmt: skip
     assert EVENT_TYPES["ship-set-up"] is ShipSetUp and ShipSetUp.__struct_config__.frozen
+
+
+# --- the questions each ruleset answers (who must act now, placement) ---------------------------
+
+
+def test_the_answers_each_ruleset_gives_are_those_of_its_value() -> None:
+    for name, ruleset in RULESETS.items():
+        assert asked_named(name) is ruleset.asked
+
+
+def with_ships(state: GameState, *ships: ShipState) -> GameState:
+    return msgspec.structs.replace(state, ships={ship.id: ship for ship in ships})
+
+
+def test_mortecouille_waits_for_the_orders_of_ships_that_can_act_only() -> None:
+    state = with_ships(
+        created("mortecouille"),
+        ShipState(id="Hope", kind="red-small", owner="Anne", at=(1, 1)),
+        ShipState(id="Torch", kind="red-small", owner="Bart", at=(3, 3), fireship=True),  # C6
+        ShipState(id="Wreck", kind="red-small", owner="Bart", at=(5, 5), sunk=True),
+        ShipState(id="Zeal", kind="red-small", owner="Bart", at=(6, 6)),
+    )
+    asked = asked_of(state)
+    assert asked.ships_awaited(state) == ("Hope", "Zeal")
+    assert asked.acting_players(state) == {"Anne", "Bart"}
+    ordered = msgspec.structs.replace(state, orders={"Zeal": OrderSet(turn=1, actions=(Idle(),))})
+    assert asked.ships_awaited(ordered) == ("Hope",)
+    assert ships_awaiting_orders(ordered) == ("Hope",)
+    assert awaiting_text(ordered) == "orders missing: Anne (Hope)"
+    # orders of an earlier turn count as none (T1)
+    earlier = msgspec.structs.replace(ordered, turn=2)
+    assert asked.ships_awaited(earlier) == ("Hope", "Zeal")
+
+
+def test_blockade_waits_for_the_tokens_of_every_ship_afloat() -> None:
+    state = with_ships(
+        created("blockade"),
+        ShipState(id="A", kind="war-brig", owner="Anne", at=(1, 1)),
+        ShipState(id="B", kind="war-brig", owner="Bart", at=(3, 3)),
+        ShipState(id="C", kind="war-brig", owner="Bart", at=(5, 5), sunk=True),
+    )
+    given = msgspec.structs.replace(state, tokens={"A": ("F",)})
+    asked = asked_of(given)
+    assert asked.ships_awaited(given) == ("B",)
+    assert asked.acting_players(given) == {"Anne", "Bart"}
+    assert awaiting_text(given) == "tokens missing: Bart (B)"
+    ended = msgspec.structs.replace(given, ended=True)
+    assert asked.ships_awaited(ended) == () and ships_awaiting_orders(ended) == ()
+
+
+def test_blockade_places_a_new_ship_by_kind_facing_north_east_south_or_west() -> None:
+    state = created("blockade")
+    place = PlaceShip(ship="A", at=(2, 2), facing="E", kind="war-brig", owner="Anne")
+    assert fold(decide(state, place, TableDice()), state).ships["A"].facing == "E"
+    with pytest.raises(BadInput) as caught:
+        decide(state, msgspec.structs.replace(place, facing="NE"), TableDice())
+    assert caught.value.message == "'NE': blockade ships face N, E, S or W (B2)"
+    assert asked_of(state).facings == ("N", "E", "S", "W") and not asked_of(state).buys_fleets
+
+
+def test_mortecouille_places_only_once_every_fleet_is_sealed_and_in_any_of_eight_facings() -> None:
+    state = created("mortecouille")
+    with pytest.raises(RuleViolation) as caught:
+        decide(state, PlaceShip(ship="Hope", at=(2, 2), facing="NE"), TableDice())
+    assert caught.value.rule == "F3" and "not sealed yet: Anne, Bart" in caught.value.message
+    asked = asked_of(state)
+    assert asked.buys_fleets and len(asked.facings) == 8 and "NE" in asked.facings
+
+
+def test_each_ruleset_names_the_rules_its_turn_and_its_ship_names_follow() -> None:
+    mortecouille, blockade = asked_named("mortecouille"), asked_named("blockade")
+    assert (mortecouille.inputs, mortecouille.turn_rule, mortecouille.naming_rule) == ("orders", "T2", "F1")
+    assert (blockade.inputs, blockade.turn_rule, blockade.naming_rule) == ("tokens", "P1", "P1")
+    assert mortecouille.fewest_players == 2 and mortecouille.aims_shots and not blockade.aims_shots
+
+
+#: the folders whose code may speak of one ruleset by name: the rulesets' own
+_RULESETS_OWN = ("core/blockade/", "core/mortecouille/")
+_COMPARES_A_RULESET = re.compile(r"""ruleset\s*[!=]=|[!=]=\s*\w*\.?ruleset\b|["'](blockade|mortecouille)["']\s*[!=]=""")
+
+
+def test_no_module_outside_the_rulesets_compares_a_ruleset_by_name() -> None:
+    found = []
+    for folder in ("core", "app", "cli", "web", "replays", "events", "bots"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            where = path.relative_to(ROOT).as_posix()
+            if where.startswith(_RULESETS_OWN):
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if _COMPARES_A_RULESET.search(line):
+                    found.append(f"{where}:{number}: {line.strip()}")
+    assert found == [], "ask the ruleset (core/questions.Questions) instead:\n" + "\n".join(found)
+
+
+def test_one_function_of_the_package_is_named_fold() -> None:
+    """The one ``fold`` is core.game's; a ruleset's turn applies its events under a name of its own."""
+    folds = []
+    for folder in ("core", "app", "cli", "web", "replays", "events", "bots"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            folds += [
+                f"{path.relative_to(ROOT)}:{node.lineno}"
+                for node in tree.body  # a module's functions (a method may fold its own object)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "fold"
+            ]
+    assert len(folds) == 1 and folds[0].startswith("core/game.py:"), folds

@@ -88,6 +88,7 @@ from mortecouille.core.fleet.commands import (
 )
 from mortecouille.core.life_cycle import Command, check_game_name
 from mortecouille.core.limits import name_key
+from mortecouille.core.questions import asked_of
 from mortecouille.core.rulings import RecordRuling, parse_adjustment
 from mortecouille.core.state import GameState
 from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
@@ -730,7 +731,7 @@ def placing(viewer: access.Viewer, state: GameState, body: PlaceBody) -> PlaceSh
         player = caller(viewer)
         if owner is not None and owner != player:
             raise Forbidden(f"{player} may place only their own ships, not {owner}'s")
-        if body.kind is not None and state.ruleset == "blockade" and body.ship not in state.ships:
+        if body.kind is not None and not asked_of(state).buys_fleets and body.ship not in state.ships:
             owner = player  # a new blockade ship, theirs (a name taken is the rules' refusal)
         else:
             ship = own_ship(viewer, state, body.ship)

@@ -12,6 +12,7 @@ from mortecouille.app.legal_actions import LegalAction, legal_actions
 from mortecouille.app.seats import Viewer
 from mortecouille.app.view import public_state
 from mortecouille.core.mortecouille.orders import takes_orders
+from mortecouille.core.questions import asked_of
 from mortecouille.events.base import Event
 
 
@@ -33,7 +34,7 @@ def targets_for(events: Sequence[Event], viewer: Viewer) -> dict[str, list[Targe
     if viewer.role != "player" or not events:
         return {}
     state = public_state(events, viewer)
-    if state.ruleset != "mortecouille" or state.ended:
+    if not asked_of(state).aims_shots or state.ended:
         return {}
     return {
         ship_id: _targets(legal_actions(state, ship_id).actions)

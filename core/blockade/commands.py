@@ -30,7 +30,6 @@ from mortecouille.core.life_cycle import (
     Evolve,
     PlayedTurn,
     ResolveTurn,
-    fold_with,
     give_tokens,
     player_typed,
     shared_fields,
@@ -116,11 +115,6 @@ def evolve_tokens(state: GameState, event: TokensGiven) -> GameState:
 BLOCKADE_EVOLVERS: dict[type[Event], Evolve] = {**SHARED_EVOLVERS, TokensGiven: evolve_tokens}
 #: a blockade game logs nothing beyond the shared record-only events
 BLOCKADE_IGNORED: frozenset[type[Event]] = SHARED_IGNORED
-
-
-def fold(events: Iterable[Event], state: GameState) -> GameState:
-    """``state`` after ``events`` of a blockade game."""
-    return fold_with(BLOCKADE_EVOLVERS, BLOCKADE_IGNORED, events, state)
 
 
 def no_victory(state: GameState) -> None:

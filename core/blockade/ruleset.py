@@ -12,6 +12,7 @@ from mortecouille.core.blockade.commands import (
     place_blockade_ship,
     play_blockade_turn,
 )
+from mortecouille.core.blockade.questions import BLOCKADE_QUESTIONS
 from mortecouille.core.fleet.commands import FLEET_DECIDERS
 from mortecouille.core.ruleset import Refusal, StoryTables, compose_ruleset
 from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
@@ -41,6 +42,7 @@ BLOCKADE = compose_ruleset(
     # explain's tables, imported when a story is told (see StoryTables)
     story=StoryTables("mortecouille.core.blockade.narrators"),
     scenario=build_scenario,
+    asked=BLOCKADE_QUESTIONS,
     refusals={
         **{
             command: Refusal(

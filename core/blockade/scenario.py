@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mortecouille.core.blockade.questions import BLOCKADE_QUESTIONS
 from mortecouille.core.blockade.rounds import BLOCKADE_KINDS, ROUNDS_PER_TURN, TOKENS
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.errors import BadInput
@@ -22,7 +23,7 @@ from mortecouille.core.turn_commands import GiveTokens
 
 def build_blockade_scenario(scenario: Scenario) -> ScenarioPlan:
     """The commands of a blockade scenario; its turn plays as many rounds as the longest token list."""
-    problems = check_ships(scenario, _check_kind)
+    problems = check_ships(scenario, BLOCKADE_QUESTIONS.naming_rule, _check_kind)
     rounds = gather(problems, "rounds", _rounds, scenario)
     return plan_scenario(scenario, rounds or 1, place_blockade, blockade_tokens, problems)
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from mortecouille.core.board.geometry import FACING_VECTORS, ORTHOGONAL_FACINGS, square_label, square_name
+from mortecouille.core.board.geometry import FACING_VECTORS, square_label, square_name
 from mortecouille.core.board.terrain import board_index
 from mortecouille.core.dice import DiceSource
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.life_cycle import Command, Decide, Evolve, change_ship, move_ship, replace, with_ship
+from mortecouille.core.questions import Questions
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.game import TurnEnded
@@ -29,13 +30,13 @@ class PlaceShip(Command, frozen=True, kw_only=True):
 PlacementRule = Callable[[GameState, PlaceShip], ShipPlaced]
 
 
-def check_placing_open(state: GameState, what: str = "a ship is placed") -> None:
+def check_placing_open(state: GameState, asked: Questions, what: str = "a ship is placed") -> None:
     """Refuse, citing F3, to put a mortecouille game's ship on the board before every fleet is sealed
     (project ruling): such a placement would be as secret as the purchase, so no answer to it, a
     refusal naming the ship, its kind, its owner or the occupied square included, may depend on
     what is still secret; refused first, the answer is the same for every ship and square, and
     names only who has not sealed (public). A scenario's ships are set up, not bought."""
-    if state.ruleset != "mortecouille" or state.scenario:
+    if not asked.buys_fleets or state.scenario:
         return
     unsealed = [p for p in state.players if not (p in state.fleets and state.fleets[p].sealed)]
     if unsealed:
@@ -57,21 +58,27 @@ def check_square_free(state: GameState, ship: str, at: tuple[int, int]) -> None:
             raise RuleViolation("M", f"{square_name(at)} already holds {other.id}: one ship per square")
 
 
-def placing_with(rule: PlacementRule) -> Decide:
-    """The PlaceShip decider of a ruleset whose own placement check is ``rule``."""
+def placing_with(rule: PlacementRule, asked: Questions) -> Decide:
+    """The PlaceShip decider of a ruleset whose own placement check is ``rule``, answering ``asked``
+    (whether placing waits for the fleets, the facings a ship may take)."""
 
     def decide(state: GameState, command: PlaceShip, dice: DiceSource) -> list[Event]:
-        return decide_place(state, command, rule)
+        return decide_place(state, command, rule, asked)
 
     return decide
 
 
-def decide_place(state: GameState, command: PlaceShip, rule: PlacementRule) -> list[Event]:
-    check_placing_open(state)  # before anything the answer could depend on
+def decide_place(state: GameState, command: PlaceShip, rule: PlacementRule, asked: Questions) -> list[Event]:
+    check_placing_open(state, asked)  # before anything the answer could depend on
     if command.facing not in FACING_VECTORS:
         raise BadInput("--facing", f"{command.facing!r} is not a facing (B2)")
-    if state.ruleset == "blockade" and command.facing not in ORTHOGONAL_FACINGS:
-        raise BadInput("--facing", f"{command.facing!r}: blockade ships face N, E, S or W (B2)")
+    facings = asked.facings
+    if command.facing not in facings:
+        told = f"{', '.join(facings[:-1])} or {facings[-1]}"
+        raise BadInput(
+            "--facing", "{facing!r}: {ruleset} ships face {facings} (B2)",
+            facing=command.facing, ruleset=state.ruleset, facings=told,
+        )  # fmt: skip
     check_square_free(state, command.ship, command.at)
     return [rule(state, command)]
 

@@ -24,7 +24,7 @@ from mortecouille.core.dice import DiceCup
 from mortecouille.core.editions import edition_for
 from mortecouille.core.errors import RuleViolation
 from mortecouille.core.mortecouille.common import ship_stats
-from mortecouille.core.mortecouille.evolution import fold
+from mortecouille.core.mortecouille.evolution import apply_turn_events
 from mortecouille.core.mortecouille.gunnery import (
     AUTOMATIC_HIT,
     AUTOMATIC_MISS,
@@ -161,7 +161,7 @@ def combat_phase(state: GameState, cup: DiceCup, sidelined: frozenset[str]) -> C
     produced += catapult_events
     if edition_for(state.rules_version).immediate_catapult_sinking:
         produced += _countdown_sinkings(state, catapult_events)
-    produced += sinking_checks(fold(produced, state), COMBAT.id)
+    produced += sinking_checks(apply_turn_events(produced, state), COMBAT.id)
 
     flaming: defaultdict[str, set[str]] = defaultdict(set)
     for result in fired:

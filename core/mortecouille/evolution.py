@@ -1,5 +1,5 @@
 """How a mortecouille game folds: its evolvers, the events it logs for the record only, and
-the fold its turn phases use on the events they have produced so far.
+how its turn phases apply the events they have produced so far.
 
 This module sits below the phases (upkeep, combat, turn) that fold, so it holds the
 evolvers of the events they log; :data:`mortecouille.core.mortecouille.ruleset.MORTECOUILLE`
@@ -96,6 +96,7 @@ MORTECOUILLE_IGNORED: frozenset[type[Event]] = SHARED_IGNORED | {
 }
 
 
-def fold(events: Iterable[Event], state: GameState) -> GameState:
-    """``state`` after ``events`` of a mortecouille game (a phase reading what the previous left)."""
+def apply_turn_events(events: Iterable[Event], state: GameState) -> GameState:
+    """``state`` after the events a turn's phases have produced so far (a phase reading what the
+    previous left), with the tables :data:`MORTECOUILLE_EVOLVERS` and :data:`MORTECOUILLE_IGNORED`."""
     return fold_with(MORTECOUILLE_EVOLVERS, MORTECOUILLE_IGNORED, events, state)

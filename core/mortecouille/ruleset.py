@@ -9,6 +9,7 @@ from mortecouille.core.fleet.commands import FLEET_DECIDERS, place_mortecouille_
 from mortecouille.core.life_cycle import PlayedTurn, ResolveTurn
 from mortecouille.core.mortecouille.common import SetUpShip, decide_set_up
 from mortecouille.core.mortecouille.evolution import MORTECOUILLE_EVOLVERS, MORTECOUILLE_IGNORED
+from mortecouille.core.mortecouille.questions import MORTECOUILLE_QUESTIONS
 from mortecouille.core.ruleset import Refusal, StoryTables, Victory, compose_ruleset
 from mortecouille.core.state import GameState
 from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
@@ -73,6 +74,7 @@ MORTECOUILLE = compose_ruleset(
     # explain's tables, imported when a story is told (see StoryTables)
     story=StoryTables("mortecouille.core.mortecouille.narrators"),
     scenario=build_scenario,
+    asked=MORTECOUILLE_QUESTIONS,
     refusals={
         GiveTokens: Refusal(
             rule="P1", reason="tokens are for blockade games; mortecouille ships take orders (T1)"

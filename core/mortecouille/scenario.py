@@ -14,6 +14,7 @@ from mortecouille.core.errors import BadInput
 from mortecouille.core.fleet.catalogue import catalogue_for, resolve_option
 from mortecouille.core.life_cycle import Command, shared_fields
 from mortecouille.core.mortecouille.common import SetUpShip
+from mortecouille.core.mortecouille.questions import MORTECOUILLE_QUESTIONS
 from mortecouille.core.scenario import (
     Problem,
     Scenario,
@@ -93,7 +94,7 @@ def give_orders(scenario: Scenario, ship: str, actions: list[Any], field: str) -
 def build_mortecouille_scenario(scenario: Scenario) -> ScenarioPlan:
     """The commands of a mortecouille scenario; its turn has one movement (T2)."""
     # a ship's kind is checked with its options by SetUpShip, in the terms of the game's catalogue
-    problems = check_ships(scenario)
+    problems = check_ships(scenario, MORTECOUILLE_QUESTIONS.naming_rule)
     if scenario.rounds not in (None, 1):
         problems.append(("rounds", "a mortecouille turn has one movement (round 1)"))
     return plan_scenario(scenario, 1, set_up_ship, give_orders, problems)

@@ -30,7 +30,7 @@ from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.hints import PARTIAL_HINT
 from mortecouille.core.life_cycle import PlayedTurn, ResolveTurn
 from mortecouille.core.mortecouille.combat import CombatOutcome, combat_phase
-from mortecouille.core.mortecouille.evolution import fold
+from mortecouille.core.mortecouille.evolution import apply_turn_events
 from mortecouille.core.mortecouille.fire import schedule_after_flaming_hits
 from mortecouille.core.mortecouille.gunnery import bursts_in_a_row_after, countdown_end_of_turn
 from mortecouille.core.mortecouille.maneuver import does_nothing
@@ -82,7 +82,7 @@ def play_mortecouille_turn(state: GameState, command: ResolveTurn, dice: DiceSou
         nonlocal current
         batch = list(events)
         produced.extend(batch)
-        current = fold(batch, current)
+        current = apply_turn_events(batch, current)
 
     upkeep = upkeep_phase(current, cup)
     record(upkeep.events)
@@ -147,7 +147,7 @@ def _movement(before: GameState, current: GameState, cup: DiceCup) -> list[Event
                 )
     produced = _with_dice_first(cup, movement_phase(current, intents, cup))
     if current.board.winds or current.board.whirlpools:
-        produced += _with_dice_first(cup, board_wind_phase(fold(produced, current), cup))
+        produced += _with_dice_first(cup, board_wind_phase(apply_turn_events(produced, current), cup))
     return produced
 
 
@@ -197,7 +197,7 @@ def _end_of_turn(
         if sinks:
             # K: "its crew jumps" -- the ship is abandoned, not sunk by damage.
             produced.append(left_game(turn, END.id, ship, "lost", ("K",)))
-    still_afloat = fold(produced, current)
+    still_afloat = apply_turn_events(produced, current)
     produced += _fire_for_next_turn(still_afloat, combat.flaming_hitters, explosions, failed_phase_1)
     for ship_id in afloat_ids(still_afloat):
         if any(isinstance(order, BecomeFireship) for order in orders_this_turn(before, ship_id)):

@@ -16,7 +16,7 @@ import msgspec
 from mortecouille.core.dice import DiceCup
 from mortecouille.core.fleet.catalogue import catalogue_for
 from mortecouille.core.mortecouille.common import ship_stats
-from mortecouille.core.mortecouille.evolution import fold
+from mortecouille.core.mortecouille.evolution import apply_turn_events
 from mortecouille.core.mortecouille.fire import FIRE_PHASE_NAMES, START_PHASE_BY_FLAMING_HITTERS, fire_check
 from mortecouille.core.mortecouille.maneuver import WIND_POINT_FROM, WIND_POINTS_PER_SUCCESS
 from mortecouille.core.phases import UPKEEP, WIND
@@ -44,10 +44,10 @@ def afloat_ids(state: GameState) -> list[str]:
 def upkeep_phase(state: GameState, cup: DiceCup) -> UpkeepOutcome:
     """Fire checks (X1), then wear computed after the fire damage (W1, W2), then sinking (W3)."""
     produced, failed_phase_1 = fire_checks(state, cup)
-    after_fire = fold(produced, state)
+    after_fire = apply_turn_events(produced, state)
     worn = wear(after_fire)
     produced += worn
-    produced += sinking_checks(fold(worn, after_fire), UPKEEP.id)
+    produced += sinking_checks(apply_turn_events(worn, after_fire), UPKEEP.id)
     return UpkeepOutcome(events=produced, failed_phase_1=failed_phase_1)
 
 

@@ -9,6 +9,7 @@ import msgspec
 from mortecouille.core.board.geometry import square_label, square_name
 from mortecouille.core.limits import shown
 from mortecouille.core.narration import position_caption
+from mortecouille.core.questions import asked_of
 from mortecouille.core.state import GameState
 from mortecouille.core.waiting import awaiting_text
 from mortecouille.events.base import Event
@@ -63,7 +64,7 @@ def describe_state(state: GameState) -> str:
     lines = [
         f"game {state.game} ({state.ruleset}, rules {state.rules_version or '-'}, {state.dice_mode} dice)",
         f"board {state.board.width}x{state.board.height}; players {', '.join(state.players)}"
-        + (f"; budget {state.budget}" if state.ruleset == "mortecouille" else ""),
+        + (f"; budget {state.budget}" if asked_of(state).buys_fleets else ""),
         position_caption(state),
     ]
     for player, fleet in sorted(state.fleets.items()):
