@@ -48,7 +48,7 @@ def action_lines(offered: ShipActions) -> list[str]:
         lines.append("its orders for this turn are given: add --replace to change them")
     if offered.blocked is not None:
         return [*lines, f"nothing now: {offered.blocked.render()}"]
-    if offered.ruleset == "blockade":
+    if offered.rounds is not None:  # a ship given tokens, one per round (P1)
         lines.append(f"give 1 to {offered.rounds} tokens, one per round (P1): tokens {game} {ship} TOKEN ...")
         return [*lines, *(f"  {token}  # {TOKEN_MEANINGS.get(token, token)}" for token in offered.tokens)]
     lines.append(f"give one, or several joined with +: order {game} {ship} ACTION [+ ACTION ...]")

@@ -792,11 +792,13 @@ def test_the_public_fold_of_a_blockade_game_agrees_with_the_full_one(data: st.Da
     table = blockade_table()
     for _ in range(data.draw(st.integers(0, 4))):
         for ship in ("Sloopy", "Frig"):
-            if data.draw(st.booleans()):
+            if table.state.ships[ship].afloat and data.draw(st.booleans()):  # a sunk ship takes none (P3)
                 table.apply(GiveTokens(ship=ship, tokens=data.draw(TOKENS)))
+        if table.state.ended:
+            break
         table.apply(ResolveTurn(partial=True))
     for ship in ("Sloopy", "Frig"):
-        if data.draw(st.booleans()):
+        if not table.state.ended and table.state.ships[ship].afloat and data.draw(st.booleans()):
             table.apply(GiveTokens(ship=ship, tokens=data.draw(TOKENS)))
     cut = data.draw(st.integers(1, len(table.events)))
     assert_public_fields_agree(table.events[:cut])
