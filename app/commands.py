@@ -550,8 +550,6 @@ def new_game(
     :func:`create_game`)."""
     secret = secret_seed(dice_mode, seed, weak_seed=weak_seed)
     commitment = commit_to(secret)
-    if ruleset == "mortecouille" and len(players) < 2:
-        raise BadInput("--players", "a mortecouille game needs at least two players (T3)")
     command = CreateGame(
         game=log_.name,
         ruleset=ruleset,
