@@ -36,8 +36,6 @@ from mortecouille.events.board import Board
 from mortecouille.events.codec import CorruptLine
 from mortecouille.events.game import GameCreated, GameEnded
 
-__all__ = ["DICE_MODES"]  # the dice modes are defined once, with the other limits
-
 
 class Command(msgspec.Struct, frozen=True, kw_only=True):
     """Something a referee asks for. A ruleset lists the commands it takes with their deciders."""
