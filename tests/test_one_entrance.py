@@ -78,6 +78,15 @@ def order(ship: str, *words: str, actions: list[dict[str, Any]], seat: str = "An
     }
 
 
+def ruling(*adjust: str, body: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "cli": ("ruling", "{game}", "--rule", "A1", "--text", "agreed", "--adjust", *adjust),
+        "path": "/rulings",
+        "body": {"rule": "A1", "text": "agreed", "adjust": body},
+        "ready": True,
+    }
+
+
 CASES = [
     Case("a valid game", **new(*BASE, **BASE_BODY), accepted=True),
     Case(
@@ -159,6 +168,12 @@ CASES = [
         "a catapult the ship does not carry",
         **order("Hope", "catapult", "Kraken", actions=[{"kind": "catapult", "target": "Kraken"}]),
         rule="K",
+    ),
+    Case("a ruling", **ruling("hope", "damage=+1", body=[{"ship": "hope", "damage": 1}]), accepted=True),
+    Case(
+        "a ruling moving a ship off the board",
+        **ruling("Hope", "position=Z99", body=[{"ship": "Hope", "position": "Z99"}]),
+        rule="B4",
     ),
 ]
 
