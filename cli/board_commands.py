@@ -14,13 +14,13 @@ from mortecouille.app.commands import (
     ConfirmDice,
     describe_events,
     lock_turn,
-    resolve_turn,
     run_command,
 )
 from mortecouille.app.games import game_log, load_state
 from mortecouille.app.receipts import turn_head_code
-from mortecouille.app.requests.bodies import PlaceRequest, TokensRequest
+from mortecouille.app.requests.bodies import PlaceRequest, ResolveRequest, TokensRequest
 from mortecouille.app.requests.commands import AT_THE_TABLE, builder, decode
+from mortecouille.app.requests.commands import resolve as resolving
 from mortecouille.app.scenario import parse_scenario, run_scenario, scenario_output
 from mortecouille.app.store_copy import turns_of
 from mortecouille.cli.receipt_output import echo_receipt, receipts_option
@@ -191,16 +191,16 @@ def resolve(
     interactive = sys.stdin.isatty() if prompt is None else prompt
     ask: AskDie | None = prompt_for_die if interactive else None
     confirm: ConfirmDice | None = None if assume_yes else confirm_table_dice
-    outcome = resolve_turn(
-        game_log(ctx.store, game),
-        partial=partial,
-        idle_turn=idle_turn,
-        table_values=parse_dice_values(dice_text),
-        ask=ask,
-        expected_seq=expect_seq,
-        confirm=confirm,
-        absent_reason=absent_reason,
-    )
+    typed = {
+        "dice": parse_dice_values(dice_text),
+        "partial": partial,
+        "idle_turn": idle_turn,
+        "absent_reason": absent_reason,
+    }
+    with typed_as({"dice": "--dice", "absent_reason": "--without-missing"}):
+        request = decode(ResolveRequest, typed)
+    log_ = game_log(ctx.store, game)
+    outcome = resolving(log_, request, ask=ask, confirm=confirm, expected_seq=expect_seq)
     echo_lines(outcome.lines())
     click.echo(render_board(outcome.state))
     after_turn = turn_head_code(outcome.events)

@@ -175,6 +175,15 @@ CASES = [
         **ruling("Hope", "position=Z99", body=[{"ship": "Hope", "position": "Z99"}]),
         rule="B4",
     ),
+    Case(
+        "a die past its faces",
+        cli=("resolve", "{game}", "--dice", "25", "--yes"),
+        path="/resolve",
+        body={"dice": [25]},
+        ready=True,
+        field="dice[0]",
+        cli_field="--dice",
+    ),
 ]
 
 

@@ -44,7 +44,6 @@ from mortecouille.app.commands import (
     KnownState,
     Outcome,
     ending,
-    resolve_turn,
     run_command,
 )
 from mortecouille.app.creation_retry import KEY_HEADER, CreationInProgress, KeyUsedSince, reissue_for_retry
@@ -91,7 +90,14 @@ from mortecouille.app.requests.bodies import (
     UnorderRequest,
     WithdrawRequest,
 )
-from mortecouille.app.requests.commands import Caller, NotYours, check_dice_mode, command_for, create_game
+from mortecouille.app.requests.commands import (
+    Caller,
+    NotYours,
+    check_dice_mode,
+    command_for,
+    create_game,
+)
+from mortecouille.app.requests.commands import resolve as resolving
 from mortecouille.app.snapshot_keeper import SnapshotKeeper
 from mortecouille.core.deadlines import parse_time
 from mortecouille.core.errors import BadInput, MortecouilleError
@@ -959,15 +965,8 @@ def build_app(
         with service.session(game) as log_:
             viewer = access.viewer_for(log_, request.headers.get("Authorization"))
             allow(viewer, ("referee",))
-            outcome = resolve_turn(
-                log_,
-                partial=body.partial,
-                idle_turn=body.idle_turn,
-                table_values=list(body.dice) if body.dice is not None else None,
-                expected_seq=if_match(request),
-                absent_reason=body.absent_reason,
-                idempotency=service.idempotency(request, viewer),
-            )
+            idempotency = service.idempotency(request, viewer)
+            outcome = resolving(log_, body, expected_seq=if_match(request), idempotency=idempotency)
             answered = service.answer(log_, viewer, outcome)
             resolved = turn_head_code(outcome.events)
             answered["head_code"] = (

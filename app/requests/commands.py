@@ -10,7 +10,14 @@ from typing import Any, TypeVar
 
 import msgspec
 
-from mortecouille.app.commands import new_game
+from mortecouille.app.commands import (
+    AskDie,
+    ConfirmDice,
+    Idempotency,
+    Outcome,
+    new_game,
+    resolve_turn,
+)
 from mortecouille.app.requests.bodies import (
     Action,
     AdjustmentRequest,
@@ -28,6 +35,7 @@ from mortecouille.app.requests.bodies import (
     Maneuver,
     OrderRequest,
     PlaceRequest,
+    ResolveRequest,
     RevealRequest,
     RulingRequest,
     SealRequest,
@@ -389,4 +397,28 @@ def create_game(
         seed=request.seed,
         weak_seed=weak_seed,
         idempotency_digest=idempotency_digest,
+    )
+
+
+def resolve(
+    log_: EventStore,
+    request: ResolveRequest,
+    *,
+    ask: AskDie | None = None,
+    confirm: ConfirmDice | None = None,
+    expected_seq: int | None = None,
+    idempotency: Idempotency | None = None,
+) -> Outcome:
+    """Resolve the turn as ``request`` asks (:func:`~mortecouille.app.commands.resolve_turn`);
+    ``ask`` and ``confirm``: a terminal's questions for the table dice not given."""
+    return resolve_turn(
+        log_,
+        partial=request.partial,
+        idle_turn=request.idle_turn,
+        table_values=list(request.dice) if request.dice is not None else None,
+        ask=ask,
+        expected_seq=expected_seq,
+        confirm=confirm,
+        absent_reason=request.absent_reason,
+        idempotency=idempotency,
     )
