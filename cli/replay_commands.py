@@ -27,7 +27,7 @@ from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_e
 from mortecouille.core.board.geometry import square_name
 from mortecouille.core.errors import BadInput
 from mortecouille.core.life_cycle import ship_id_typed
-from mortecouille.core.limits import shown
+from mortecouille.core.limits import DICE_MODES, shown
 from mortecouille.core.narration import ExplainContext, position_caption
 from mortecouille.core.rulings import describe_adjustment
 from mortecouille.core.state import GameState, state_hash
@@ -291,7 +291,7 @@ def export(ctx: Context, game: str, html_path: Path, force: bool) -> None:
 @click.argument("game")
 @click.argument("new_game", metavar="NEWGAME")
 @click.option("--at", "at_seq", type=int, required=True, help="The last seq to copy (a command boundary).")
-@click.option("--dice", "dice_mode", type=click.Choice(["seeded", "table"]), default=None)
+@click.option("--dice", "dice_mode", type=click.Choice(DICE_MODES), default=None)
 @click.option("--seed", default=None, help="The fork's secret seed (default: a fresh random one).")
 @click.option(
     "--weak-seed", is_flag=True, help="Accept a --seed shorter than 16 characters (tests, demos): guessable."
