@@ -63,7 +63,6 @@ from mortecouille.core.game import decide, fold
 from mortecouille.core.life_cycle import Command, CreateGame, EndGame, ResolveTurn
 from mortecouille.core.narration import position_caption
 from mortecouille.core.questions import asked_named
-from mortecouille.core.rulesets import RULESETS
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.core.waiting import players_awaiting_orders
 from mortecouille.events.base import Event
@@ -552,8 +551,6 @@ def new_game(
     :func:`create_game`)."""
     secret = secret_seed(dice_mode, seed, weak_seed=weak_seed)
     commitment = commit_to(secret)
-    if ruleset in RULESETS and len(players) < asked_named(ruleset).fewest_players:
-        raise BadInput("--players", "a mortecouille game needs at least two players (T3)")
     command = CreateGame(
         game=log_.name,
         ruleset=ruleset,

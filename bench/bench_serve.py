@@ -60,7 +60,12 @@ from tests.web_server import SeatTokens, ServerProcess, bearer, seat_tokens
 SUBMIT_GOAL_P95 = 0.300
 PUSH_GOAL_P95 = 0.500
 NAMES = ("Anne", "Bart", "Cleo", "Dirk", "Emma", "Fred", "Gina", "Hugo", "Ines", "Jules", "Karl", "Lise")
-ACTIONS = ("advance", "idle", "maneuver 1/4 left", "maneuver 1/8 right")
+ACTIONS = (
+    [{"kind": "advance"}],
+    [{"kind": "idle"}],
+    [{"kind": "maneuver", "angle": "1/4", "side": "left"}],
+    [{"kind": "maneuver", "angle": "1/8", "side": "right"}],
+)
 #: how long listeners may still take to receive the last events once every submit is answered,
 #: before an undelivered event is counted as missing (a guard, not a goal)
 DELIVERY_GRACE_SECONDS = 30.0
@@ -324,7 +329,7 @@ async def lone_submits(url: str, game: Game, count: int) -> list[float]:
     async with httpx.AsyncClient(base_url=url, timeout=120.0) as client:
         for _ in range(count):
             headers = {**bearer(game.seats.seats[player]), "Idempotency-Key": str(uuid.uuid4())}
-            body = {"ship": ship, "actions": "idle", "replace": True}
+            body = {"ship": ship, "actions": [{"kind": "idle"}], "replace": True}
             started = time.perf_counter()
             answer = await client.post(f"/api/games/{game.name}/orders", json=body, headers=headers)
             timings.append(time.perf_counter() - started)

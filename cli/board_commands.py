@@ -14,23 +14,21 @@ from mortecouille.app.commands import (
     ConfirmDice,
     describe_events,
     lock_turn,
-    resolve_turn,
     run_command,
 )
 from mortecouille.app.games import game_log, load_state
 from mortecouille.app.receipts import turn_head_code
+from mortecouille.app.requests.bodies import PlaceRequest, ResolveRequest, TokensRequest
+from mortecouille.app.requests.commands import AT_THE_TABLE, builder, decode
+from mortecouille.app.requests.commands import resolve as resolving
 from mortecouille.app.scenario import parse_scenario, run_scenario, scenario_output
 from mortecouille.app.store_copy import turns_of
 from mortecouille.cli.receipt_output import echo_receipt, receipts_option
-from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
-from mortecouille.core.board.geometry import parse_facing, parse_square
-from mortecouille.core.board.ships import PlaceShip
+from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors, typed_as
 from mortecouille.core.dice import RollIdentity
 from mortecouille.core.errors import BadInput
-from mortecouille.core.life_cycle import ship_id_typed
 from mortecouille.core.limits import shown as shown_text
 from mortecouille.core.scenario import ScenarioProblems
-from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.game import DieRolled
 from mortecouille.replays.pictures.board_text import render_board
 
@@ -97,19 +95,12 @@ def place(
     receipts_file: Path | None,
 ) -> None:
     """Put SHIP on SQUARE, a name such as C5, with its --facing (B1, B2)."""
-    try:
-        at = parse_square(square)
-    except ValueError as error:
-        raise BadInput("SQUARE", str(error)) from None
-    try:
-        facing = parse_facing(facing)
-    except ValueError as error:
-        raise BadInput("--facing", str(error)) from None
-    outcome = run_command(
-        game_log(ctx.store, game),
-        lambda state: PlaceShip(ship=ship, at=at, facing=facing, kind=kind, owner=owner),
-        expected_seq=expect_seq,
-    )
+    typed = {"ship": ship, "square": square, "facing": facing, "kind": kind, "owner": owner}
+    words = {"ship": "SHIP", "square": "SQUARE", "facing": "--facing", "kind": "--kind", "owner": "--owner"}
+    with typed_as(words):
+        request = decode(PlaceRequest, typed)
+        command = builder(AT_THE_TABLE, request)
+        outcome = run_command(game_log(ctx.store, game), command, expected_seq=expect_seq)
     echo_lines(outcome.lines())
     echo_receipt(outcome, receipts_file)
 
@@ -133,12 +124,10 @@ def tokens(
     receipts_file: Path | None,
 ) -> None:
     """Give a blockade SHIP its TOKENS for this turn, one per round: F, L, R or - (P1)."""
-    given = tuple(None if t == "-" else t.upper() for t in tokens)
-    outcome = run_command(
-        game_log(ctx.store, game),
-        lambda state: GiveTokens(ship=ship_id_typed(state, ship), tokens=given, replace=replace_tokens),
-        expected_seq=expect_seq,
-    )
+    with typed_as({"ship": "SHIP", "tokens": "TOKENS"}):
+        request = decode(TokensRequest, {"ship": ship, "tokens": list(tokens), "replace": replace_tokens})
+        command = builder(AT_THE_TABLE, request)
+        outcome = run_command(game_log(ctx.store, game), command, expected_seq=expect_seq)
     echo_lines(outcome.lines())
     echo_receipt(outcome, receipts_file)
 
@@ -202,16 +191,16 @@ def resolve(
     interactive = sys.stdin.isatty() if prompt is None else prompt
     ask: AskDie | None = prompt_for_die if interactive else None
     confirm: ConfirmDice | None = None if assume_yes else confirm_table_dice
-    outcome = resolve_turn(
-        game_log(ctx.store, game),
-        partial=partial,
-        idle_turn=idle_turn,
-        table_values=parse_dice_values(dice_text),
-        ask=ask,
-        expected_seq=expect_seq,
-        confirm=confirm,
-        absent_reason=absent_reason,
-    )
+    typed = {
+        "dice": parse_dice_values(dice_text),
+        "partial": partial,
+        "idle_turn": idle_turn,
+        "absent_reason": absent_reason,
+    }
+    with typed_as({"dice": "--dice", "absent_reason": "--without-missing"}):
+        request = decode(ResolveRequest, typed)
+    log_ = game_log(ctx.store, game)
+    outcome = resolving(log_, request, ask=ask, confirm=confirm, expected_seq=expect_seq)
     echo_lines(outcome.lines())
     click.echo(render_board(outcome.state))
     after_turn = turn_head_code(outcome.events)

@@ -11,17 +11,14 @@ import msgspec
 
 from mortecouille.app.commands import run_command
 from mortecouille.app.games import game_log, load
+from mortecouille.app.requests.bodies import BuyRequest, EquipRequest, SealRequest, UnbuyRequest
+from mortecouille.app.requests.commands import AT_THE_TABLE, builder, decode, for_player
 from mortecouille.cli.receipt_output import echo_receipt, receipts_option
 from mortecouille.cli.referee_commands import price_text
-from mortecouille.cli.shared import Context, echo_text, pass_context, reports_errors
+from mortecouille.cli.shared import Context, echo_text, pass_context, reports_errors, typed_as
 from mortecouille.core.errors import BadInput, RuleViolation
 from mortecouille.core.fleet.catalogue import catalogue_for
 from mortecouille.core.fleet.commands import (
-    BuyShip,
-    EquipFleet,
-    EquipShip,
-    SealFleet,
-    WithdrawShip,
     find_purchase,
     fleet_of,
     resolve_player,
@@ -76,9 +73,9 @@ def buy(
     receipts_file: Path | None,
 ) -> None:
     """PLAYER buys a ship of KIND called NAME, with its options (F1-F3). KIND may be French."""
-    outcome = run_command(
-        game_log(ctx.store, game), lambda s: BuyShip(player=player, kind=kind, name=name, options=options)
-    )
+    with typed_as({"ship": "NAME", "kind": "KIND", "options": "--option"}):
+        request = decode(BuyRequest, {"ship": name, "kind": kind, "options": list(options)})
+        outcome = run_command(game_log(ctx.store, game), builder(for_player(player), request))
     appended, after = outcome
     bought = appended[0]
     assert isinstance(bought, ShipBought)
@@ -103,10 +100,10 @@ def equip(
 ) -> None:
     """Fit OPTION to the bought ship SHIP, or with --fleet buy it for all of PLAYER's ships (F2)."""
     log_ = game_log(ctx.store, game)
-    if for_fleet:
-        outcome = run_command(log_, lambda s: EquipFleet(player=target, option=option))
-    else:
-        outcome = run_command(log_, lambda s: EquipShip(ship=target, option=option))
+    with typed_as({"ship": "SHIP|PLAYER", "option": "OPTION"}):
+        typed = {"option": option} if for_fleet else {"option": option, "ship": target}
+        request = decode(EquipRequest, typed)
+        outcome = run_command(log_, builder(for_player(target) if for_fleet else AT_THE_TABLE, request))
     appended, after = outcome
     bought = appended[0]
     if isinstance(bought, FleetEquipped):
@@ -129,7 +126,8 @@ def equip(
 @reports_errors
 def seal(ctx: Context, game: str, player: str, forfeit: bool, receipts_file: Path | None) -> None:
     """Close PLAYER's purchases so the ships can be placed (F3)."""
-    outcome = run_command(game_log(ctx.store, game), lambda s: SealFleet(player=player, forfeit=forfeit))
+    request = decode(SealRequest, {"forfeit": forfeit})
+    outcome = run_command(game_log(ctx.store, game), builder(for_player(player), request))
     sealed = outcome.events[0]
     assert isinstance(sealed, FleetSealed)
     click.echo(f"sealed {sealed.player}'s fleet; {sealed.forfeited} forfeited")
@@ -146,7 +144,9 @@ def unbuy(ctx: Context, game: str, ship: str, receipts_file: Path | None) -> Non
     """Withdraw the purchase of SHIP, refunding it and its options, before its fleet is sealed (F3).
 
     Logged as an event: the purchase and its withdrawal both stay in the log."""
-    outcome = run_command(game_log(ctx.store, game), lambda s: WithdrawShip(ship=ship))
+    with typed_as({"ship": "SHIP"}):
+        request = decode(UnbuyRequest, {"ship": ship})
+        outcome = run_command(game_log(ctx.store, game), builder(AT_THE_TABLE, request))
     appended, after = outcome
     withdrawn = appended[0]
     assert isinstance(withdrawn, ShipWithdrawn)

@@ -6,66 +6,60 @@ seats: ``state``, ``log`` and ``verify`` do not import the seats (issue 16, the 
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 import click
 
-from mortecouille.app.commands import new_game
 from mortecouille.app.games import describe_location, game_log
+from mortecouille.app.requests.bodies import CreateRequest
+from mortecouille.app.requests.commands import create_game, decode
 from mortecouille.app.seats import DEFAULT_BASE_URL, issue_seats, refuse_leftover_seats, seat_links
 from mortecouille.cli.seat_commands import URL_HELP, seat_link_lines
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
-from mortecouille.core.board.geometry import parse_facing, parse_square
-from mortecouille.core.board.terrain import validate_board
 from mortecouille.core.errors import BadInput
-from mortecouille.events.board import Board, WindTile
+from mortecouille.core.limits import DICE_MODES
 from mortecouille.events.store import Conflict, GameLog
 
 
-def _option_square(option: str, text: str) -> tuple[int, int]:
-    try:
-        return parse_square(text)
-    except ValueError as error:
-        raise BadInput(f"{option} {text}", str(error)) from None
-
-
-def parse_board(size: str, rocks: tuple[str, ...], winds: tuple[str, ...], pools: tuple[str, ...]) -> Board:
-    """The board the options describe, checked (B1-B7) with each refusal naming the option as typed
-    (``--rock Z99``), not the board's internal field (``board.rocks[0]``)."""
+def board_request(
+    size: str, rocks: tuple[str, ...], winds: tuple[str, ...], pools: tuple[str, ...]
+) -> dict[str, Any]:
+    """The board the options describe, as the request's JSON object: ``--board 20x36`` its
+    width and height, ``--wind D4:E`` a wind's square and direction."""
     try:
         width_text, height_text = size.lower().split("x")
         width, height = int(width_text), int(height_text)
     except ValueError:
-        raise BadInput("--board", f"{size!r} is not WIDTHxHEIGHT, e.g. 20x36") from None
-    wind_tiles = []
-    for wind in winds:
-        square_text, _, direction = wind.partition(":")
-        try:
-            wind_tiles.append(WindTile(at=_option_square("--wind", square_text), dir=parse_facing(direction)))
-        except ValueError as error:
-            raise BadInput(f"--wind {wind}", str(error)) from None
-    board = Board(
-        width=width,
-        height=height,
-        rocks=tuple(_option_square("--rock", r) for r in rocks),
-        winds=tuple(wind_tiles),
-        whirlpools=tuple(_option_square("--whirlpool", p) for p in pools),
-    )
-    try:
-        validate_board(board)
-    except BadInput as error:
-        raise BadInput(_option_for(error.field, size, rocks, winds, pools), error.message) from None
-    return board
+        raise BadInput("--board", "{size!r} is not WIDTHxHEIGHT, e.g. 20x36", size=size) from None
+    return {
+        "width": width,
+        "height": height,
+        "rocks": list(rocks),
+        "winds": [{"square": wind.partition(":")[0], "direction": wind.partition(":")[2]} for wind in winds],
+        "whirlpools": list(pools),
+    }
 
 
-def _option_for(
-    field: str, size: str, rocks: tuple[str, ...], winds: tuple[str, ...], pools: tuple[str, ...]
-) -> str:
-    """The option as typed behind a board field: ``board.rocks[0]`` -> ``--rock Z99``."""
-    kind, _, rest = field.removeprefix("board.").partition("[")
-    typed = {"rocks": ("--rock", rocks), "winds": ("--wind", winds), "whirlpools": ("--whirlpool", pools)}
-    if kind in typed and rest[:1].isdigit():
-        option, values = typed[kind]
-        return f"{option} {values[int(rest.split(']')[0])]}"
-    return f"--board {size} {kind}"  # width or height
+#: the request's fields, as ``new``'s arguments and options name them
+_OPTIONS = {"name": "GAME", "players": "--players", "budget": "--budget", "dice": "--dice", "seed": "--seed"}
+_BOARD_PART = re.compile(r"board\.(rocks|winds|whirlpools)\[(\d+)\].*")
+
+
+def typed_words(error: BadInput, size: str, typed: dict[str, tuple[str, tuple[str, ...]]]) -> BadInput:
+    """``error`` naming the option as typed behind its field: ``board.rocks[0]`` -> ``--rock Z99``,
+    ``board.width`` -> ``--board 5x5 width``, ``players[1]`` -> ``--players``."""
+    found = _BOARD_PART.fullmatch(error.field)
+    if found is not None:
+        option, values = typed[found.group(1)]
+        field = f"{option} {values[int(found.group(2))]}"
+    elif error.field in ("board.width", "board.height"):
+        field = f"--board {size} {error.field.removeprefix('board.')}"
+    elif (root := error.field.split("[")[0]) in _OPTIONS:
+        field = _OPTIONS[root]
+    else:
+        return error
+    return BadInput(field, error.key, rule=error.rule, **error.params)
 
 
 @click.command()
@@ -80,7 +74,7 @@ def _option_for(
 @click.option("--wind", "winds", multiple=True, help="A wind tile SQUARE:DIR, e.g. D4:E (repeatable).")
 @click.option("--whirlpool", "pools", multiple=True, help="A whirlpool's south-west square (repeatable).")
 @click.option(
-    "--dice", "dice_mode", type=click.Choice(["seeded", "table"]), default="seeded", show_default=True
+    "--dice", "dice_mode", type=click.Choice(DICE_MODES), default="seeded", show_default=True
 )
 @click.option(
     "--seed",
@@ -116,16 +110,23 @@ def new(
         # left empty as it died is the creation's to take over (GameLog.creating)
         raise Conflict(f"game {game!r} already exists in {ctx.store.url}")
     refuse_leftover_seats(log_)
-    new_game(
-        log_,
-        players=tuple(p.strip() for p in players.split(",")),
-        ruleset=ruleset,
-        budget=budget,
-        board=parse_board(board_size, rocks, winds, pools),
-        dice_mode=dice_mode,
-        seed=seed,
-        weak_seed=weak_seed,
-    )
+    typed = {"rocks": ("--rock", rocks), "winds": ("--wind", winds), "whirlpools": ("--whirlpool", pools)}
+    try:
+        request = decode(
+            CreateRequest,
+            {
+                "name": game,
+                "players": players.split(","),
+                "ruleset": ruleset,
+                "budget": budget,
+                "board": board_request(board_size, rocks, winds, pools),
+                "dice": dice_mode,
+                "seed": seed,
+            },
+        )
+        create_game(log_, request, weak_seed=weak_seed)
+    except BadInput as error:
+        raise typed_words(error, board_size, typed) from None
     click.echo(f"created {game} ({ruleset}, {dice_mode} dice) at {describe_location(log_)}")
     echo_lines(seat_link_lines(seat_links(base_url, game, issue_seats(log_)), game))
 

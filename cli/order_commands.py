@@ -18,11 +18,12 @@ import click
 
 from mortecouille.app.commands import run_command
 from mortecouille.app.games import game_log
-from mortecouille.app.order_grammar import USAGE, parse_actions, with_targets_named
+from mortecouille.app.requests.bodies import OrderRequest, UnorderRequest
+from mortecouille.app.requests.commands import AT_THE_TABLE, builder, decode
+from mortecouille.cli.order_grammar import USAGE, parse_actions, typed_words
 from mortecouille.cli.receipt_output import echo_receipt, receipts_option
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
-from mortecouille.core.fleet.commands import resolve_ship
-from mortecouille.core.turn_commands import GiveOrder, WithdrawOrder
+from mortecouille.core.errors import BadInput
 
 #: ``order --help``'s grammar of actions and its examples (issue 13.5): the words ``parse_action``
 #: reads, each on a line (``\b`` keeps click from joining them).
@@ -60,14 +61,12 @@ def order(
     receipts_file: Path | None,
 ) -> None:
     """Give SHIP its orders for this turn: ACTION [+ ACTION ...] (T1)."""
-    actions = parse_actions(action)
-    outcome = run_command(
-        game_log(ctx.store, game),
-        lambda state: GiveOrder(
-            ship=resolve_ship(state, ship), actions=with_targets_named(state, actions), replace=replace_orders
-        ),
-        expected_seq=expect_seq,
-    )
+    try:
+        typed = {"ship": ship, "actions": parse_actions(action), "replace": replace_orders}
+        request = decode(OrderRequest, typed)
+    except BadInput as error:
+        raise typed_words(error) from None
+    outcome = run_command(game_log(ctx.store, game), builder(AT_THE_TABLE, request), expected_seq=expect_seq)
     echo_lines(outcome.lines())
     echo_receipt(outcome, receipts_file)
 
@@ -83,11 +82,8 @@ def unorder(ctx: Context, game: str, ship: str, expect_seq: int | None, receipts
     """Withdraw SHIP's orders for this turn before it is resolved: SHIP has no orders again (T1).
 
     Logged as an event: the orders and their withdrawal both stay in the log."""
-    outcome = run_command(
-        game_log(ctx.store, game),
-        lambda state: WithdrawOrder(ship=resolve_ship(state, ship)),
-        expected_seq=expect_seq,
-    )
+    request = decode(UnorderRequest, {"ship": ship})
+    outcome = run_command(game_log(ctx.store, game), builder(AT_THE_TABLE, request), expected_seq=expect_seq)
     echo_lines(outcome.lines())
     echo_receipt(outcome, receipts_file)
 

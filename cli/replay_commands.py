@@ -18,15 +18,18 @@ from mortecouille.app.commands import run_command
 from mortecouille.app.fork import fork_game
 from mortecouille.app.games import game_log
 from mortecouille.app.outputs import HTML_SUFFIXES, SVG_SUFFIXES, check_output, write_output
+from mortecouille.app.requests.bodies import RulingRequest
+from mortecouille.app.requests.commands import AT_THE_TABLE, builder, decode
 from mortecouille.app.store_copy import turns_of
 from mortecouille.app.turn_index import TurnLookups
-from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
+from mortecouille.cli.ruling_grammar import adjustments as adjustments_typed
+from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors, typed_as
 from mortecouille.core.board.geometry import square_name
 from mortecouille.core.errors import BadInput
 from mortecouille.core.life_cycle import ship_id_typed
-from mortecouille.core.limits import shown
+from mortecouille.core.limits import DICE_MODES, shown
 from mortecouille.core.narration import ExplainContext, position_caption
-from mortecouille.core.rulings import RecordRuling, describe_adjustment, parse_adjustment
+from mortecouille.core.rulings import describe_adjustment
 from mortecouille.core.state import GameState, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.rulings import RulingRecorded
@@ -288,7 +291,7 @@ def export(ctx: Context, game: str, html_path: Path, force: bool) -> None:
 @click.argument("game")
 @click.argument("new_game", metavar="NEWGAME")
 @click.option("--at", "at_seq", type=int, required=True, help="The last seq to copy (a command boundary).")
-@click.option("--dice", "dice_mode", type=click.Choice(["seeded", "table"]), default=None)
+@click.option("--dice", "dice_mode", type=click.Choice(DICE_MODES), default=None)
 @click.option("--seed", default=None, help="The fork's secret seed (default: a fresh random one).")
 @click.option(
     "--weak-seed", is_flag=True, help="Accept a --seed shorter than 16 characters (tests, demos): guessable."
@@ -329,17 +332,11 @@ def ruling(
     expect_seq: int | None,
 ) -> None:
     """Record a referee's ruling on GAME as an event, adjusting ships if it says so."""
-    parsed = tuple(
-        parse_adjustment(ship, change.strip())
-        for ship, changes in adjustments
-        for change in changes.split(",")
-        if change.strip()
-    )
-    outcome = run_command(
-        game_log(ctx.store, game),
-        lambda state: RecordRuling(rule=rule, text=text, adjustments=parsed),
-        expected_seq=expect_seq,
-    )
+    with typed_as({"rule": "--rule", "text": "--text", "adjust": "--adjust"}):
+        typed = {"rule": rule, "text": text, "adjust": adjustments_typed(adjustments)}
+        request = decode(RulingRequest, typed)
+        command = builder(AT_THE_TABLE, request)
+        outcome = run_command(game_log(ctx.store, game), command, expected_seq=expect_seq)
     echo_lines(outcome.lines())
 
 

@@ -8,9 +8,10 @@ or rule ID), 3 conflict or lock, 4 corrupt or tampered log.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, Final, NoReturn, TypeVar
 
@@ -18,6 +19,7 @@ import click
 
 from mortecouille.app.games import game_log, load, open_games, store_source, store_url
 from mortecouille.cli.plain import DELIBERATE_ERRORS, configure_logging, error_line, exit_code_of
+from mortecouille.core.errors import BadInput
 from mortecouille.core.limits import shown
 from mortecouille.events.store_errors import StoreError
 from mortecouille.events.stores import FileStore, GameStore, is_file_store_url
@@ -41,6 +43,19 @@ def reports_errors(fn: F) -> F:
             fail(str(error), exit_code_of(error))
 
     return wrapper  # type: ignore[return-value]
+
+
+@contextlib.contextmanager
+def typed_as(words: dict[str, str]) -> Iterator[None]:
+    """A refusal naming a request's field named as the command line spells it (``facing`` ->
+    ``--facing``, ``players[2]`` -> ``--players``): the words the person typed."""
+    try:
+        yield
+    except BadInput as error:
+        root = error.field.split(".")[0].split("[")[0]
+        if root not in words:
+            raise
+        raise BadInput(words[root], error.key, rule=error.rule, **error.params) from None
 
 
 class Context:

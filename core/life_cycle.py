@@ -18,8 +18,11 @@ from mortecouille.core.board.terrain import validate_board
 from mortecouille.core.dice import DICE_SCHEMES, DiceSource, commits_to_a_seed, matches_commitment
 from mortecouille.core.errors import BadInput
 from mortecouille.core.limits import (
+    BUDGET_MAX,
+    DICE_MODES,
     GAME_FILE_SUFFIXES,
     NAME_MAX,
+    PLAYERS_MAX,
     check_name,
     check_text,
     how_alike,
@@ -27,13 +30,12 @@ from mortecouille.core.limits import (
     name_key,
     names_matching,
 )
+from mortecouille.core.questions import asked_named
 from mortecouille.core.state import GameState, ShipState, WorkingShips, WorkingTokens
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.codec import CorruptLine
 from mortecouille.events.game import GameCreated, GameEnded
-
-DICE_MODES = ("seeded", "table")
 
 
 class Command(msgspec.Struct, frozen=True, kw_only=True):
@@ -327,17 +329,24 @@ def decide_create(state: GameState, command: CreateGame, dice: DiceSource) -> li
         raise BadInput("game", f"game {state.game!r} already exists")
     check_game_name(command.game)
     if command.dice_mode not in DICE_MODES:
-        raise BadInput("--dice", f"{command.dice_mode!r} is not one of {', '.join(DICE_MODES)}")
+        modes = ", ".join(DICE_MODES)
+        raise BadInput("dice", "{mode!r} is not one of {modes}", mode=command.dice_mode, modes=modes)
     players = command.players
     if not players:
         raise BadInput("--players", "name at least one player")
+    if len(players) > PLAYERS_MAX:
+        raise BadInput("players", "{count} players: at most {most}", count=len(players), most=PLAYERS_MAX)
     for player in players:
         check_name("--players", player)
     if any(not p.strip() for p in players):
         raise BadInput("--players", f"every player needs a name: {players!r}")
     check_players_distinct(players, "--players")
-    if command.budget < 0:
-        raise BadInput("--budget", f"must be 0 or more, not {command.budget}")
+    fewest = asked_named(command.ruleset).fewest_players
+    if len(players) < fewest and not command.scenario:
+        raise BadInput("players", "a {ruleset} game needs at least {fewest} players (T3)", rule="T3",
+                       ruleset=command.ruleset, fewest=fewest)  # fmt: skip
+    if not 0 <= command.budget <= BUDGET_MAX:
+        raise BadInput("budget", "must be 0 to {most}, not {budget}", most=BUDGET_MAX, budget=command.budget)
     validate_board(command.board)
     if command.dice_mode == "seeded" and not commits_to_a_seed(command):
         raise BadInput("--seed", "a seeded game must commit to its seed (D2)")

@@ -35,6 +35,16 @@ TEXT_MAX: Final = 2000
 BOARD_MAX: Final = 100
 #: the most ships one game holds, bought, placed or set up
 SHIPS_MAX: Final = 200
+#: the most players one game seats (T3)
+PLAYERS_MAX: Final = 16
+#: the most money a player may start with (F3)
+BUDGET_MAX: Final = 1_000_000
+#: how a game rolls its dice (D1, D2): from its committed seed, or as the table rolls them
+DICE_MODES: Final = ("seeded", "table")
+#: the most faces a table die has (D1)
+DIE_FACES_MAX: Final = 20
+#: the longest a deadline may be set ahead, in seconds: a week
+DEADLINE_MAX_SECONDS: Final = 7 * 24 * 3600
 
 #: the suffixes of a game's own files in the games directory (log, head anchor, secret seed, lock,
 #: the seats' token hashes and their replacement, ``app.commands.SIBLINGS``; the derived snapshot

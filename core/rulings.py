@@ -15,7 +15,9 @@ from typing import Final
 
 import msgspec
 
-from mortecouille.core.board.geometry import parse_facing, parse_square, square_name
+from mortecouille.core.board.geometry import (
+    square_name,
+)
 from mortecouille.core.board.ships import check_placing_open
 from mortecouille.core.board.terrain import board_index
 from mortecouille.core.dice import DiceSource
@@ -59,44 +61,6 @@ class RecordRuling(Command, frozen=True, kw_only=True):
     rule: str
     text: str
     adjustments: tuple[Adjustment, ...] = ()
-
-
-def parse_adjustment(ship: str, change: str) -> Adjustment:
-    """``("Frig", "damage=+3")`` -> an Adjustment; BadInput naming ``--adjust`` otherwise."""
-    name, sep, value = change.partition("=")
-    name, value = name.strip().lower(), value.strip()
-    if not sep or not value:
-        raise BadInput("--adjust", f"{change!r}: write FIELD=VALUE, FIELD one of {', '.join(ADJUSTABLE)}")
-    try:
-        if name == "damage":
-            if value[0] not in "+-":
-                raise ValueError(f"damage {value!r}: give a change such as +3 or -2")
-            return Adjustment(ship=ship, damage=float(_whole(value)))
-        if name == "position":
-            return Adjustment(ship=ship, at=parse_square(value))
-        if name == "facing":
-            return Adjustment(ship=ship, facing=parse_facing(value))
-        if name == "wind":
-            return Adjustment(ship=ship, wind=_whole(value))
-        if name == "sunk":
-            if value.lower() not in ("true", "false"):
-                raise ValueError(f"sunk {value!r}: true or false")
-            return Adjustment(ship=ship, sunk=value.lower() == "true")
-    except ValueError as error:
-        raise BadInput("--adjust", f"{ship} {change}: {error}") from None
-    raise BadInput("--adjust", f"{change!r}: {name!r} is not one of {', '.join(ADJUSTABLE)}")
-
-
-def _whole(value: str) -> int:
-    """A whole number within ADJUSTMENT_MAX either way: ``1e308``, ``inf`` and ``nan`` are refused,
-    since a damage the fold cannot add to stops every later turn."""
-    try:
-        number = int(value)
-    except ValueError:
-        raise ValueError(f"{value!r} is not a whole number") from None
-    if abs(number) > ADJUSTMENT_MAX:
-        raise ValueError(f"{value!r} is beyond {ADJUSTMENT_MAX} either way")
-    return number
 
 
 def ruling_with(asked: Questions) -> Decide:

@@ -32,7 +32,7 @@ class ServedGame:
 
     def order(self) -> dict[str, Any]:
         """Anne's order for her ship, replacing the one before: one more append through the service."""
-        actions = "advance" if self.orders % 2 else "idle"
+        actions = [{"kind": "advance" if self.orders % 2 else "idle"}]
         self.orders += 1
         answer = self.client.post(
             "/api/games/g/orders",

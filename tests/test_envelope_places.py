@@ -310,7 +310,7 @@ def test_every_request_the_service_takes_a_key_for_writes_it_where_the_chain_che
         created = client.post(
             "/api/games",
             json={"name": "g", "ruleset": "mortecouille", "players": ["Anne", "Bart"], "budget": 100000,
-                  "board": {"size": "10x10"}},
+                  "board": {"width": 10, "height": 10}},
             headers={"Idempotency-Key": uuid.uuid4().hex},
         ).json()  # fmt: skip
         referee = {"Authorization": f"Bearer {created['referee']['token']}"}
@@ -325,8 +325,8 @@ def test_every_request_the_service_takes_a_key_for_writes_it_where_the_chain_che
             ("place", {"ship": "Hope", "square": "C3", "facing": "N"}, anne),
             ("place", {"ship": "Kraken", "square": "E6", "facing": "S"}, bart),
             ("deadline", {"seconds": 600}, referee),
-            ("orders", {"ship": "Hope", "actions": "advance"}, anne),
-            ("orders", {"ship": "Kraken", "actions": "idle"}, bart),
+            ("orders", {"ship": "Hope", "actions": [{"kind": "advance"}]}, anne),
+            ("orders", {"ship": "Kraken", "actions": [{"kind": "idle"}]}, bart),
             ("resolve", {}, referee),  # the one-step path: starts with the commitments it draws
         ):
             send(path, body, who)
@@ -339,16 +339,16 @@ def test_every_request_the_service_takes_a_key_for_writes_it_where_the_chain_che
 
         # turn 2: Anne commits, the referee locks, Anne reveals, the resolve starts with the turn
         send("commit", committed("Anne", 2), anne)
-        send("orders", {"ship": "Hope", "actions": "advance"}, anne)
-        send("orders", {"ship": "Kraken", "actions": "idle"}, bart)
+        send("orders", {"ship": "Hope", "actions": [{"kind": "advance"}]}, anne)
+        send("orders", {"ship": "Kraken", "actions": [{"kind": "idle"}]}, bart)
         send("lock", None, referee)
         send("reveal", {"contribution": contribution("Anne", 2)}, anne)
         send("resolve", {}, referee)
         # turn 3: both commit, the turn locks itself, Bart withholds: resolved without him
         send("commit", committed("Anne", 3), anne)
         send("commit", committed("Bart", 3), bart)
-        send("orders", {"ship": "Hope", "actions": "idle"}, anne)
-        send("orders", {"ship": "Kraken", "actions": "idle"}, bart)
+        send("orders", {"ship": "Hope", "actions": [{"kind": "idle"}]}, anne)
+        send("orders", {"ship": "Kraken", "actions": [{"kind": "idle"}]}, bart)
         send("reveal", {"contribution": contribution("Anne", 3)}, anne)
         send("resolve", {"absent_reason": "Bart's phone died"}, referee)
         send("rulings", {"rule": "A1", "text": "agreed"}, referee)
@@ -357,7 +357,7 @@ def test_every_request_the_service_takes_a_key_for_writes_it_where_the_chain_che
         # a table-dice game's resolve
         table = client.post(
             "/api/games",
-            json={"name": "t", "ruleset": "blockade", "players": ["Anne", "Bart"], "board": {"size": "8x8"},
+            json={"name": "t", "ruleset": "blockade", "players": ["Anne", "Bart"], "board": {"width": 8, "height": 8},
                   "dice": "table"},
         ).json()  # fmt: skip
         table_referee = {"Authorization": f"Bearer {table['referee']['token']}"}

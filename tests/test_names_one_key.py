@@ -66,7 +66,7 @@ def _create(client: TestClient[Litestar], ruleset: str, **body: Any) -> dict[str
             "name": "g",
             "ruleset": ruleset,
             "players": ["Anne", "Bart"],
-            "board": {"size": "10x10"},
+            "board": {"width": 10, "height": 10},
             **body,
         },
     )

@@ -141,12 +141,12 @@ def test_a_players_order_on_postgresql_makes_at_most_its_pinned_round_trips(
     service: TestClient[Litestar],
 ) -> None:
     anne = ready_game(service)["Anne"]
-    first = {"ship": "Hope", "actions": "advance"}
+    first = {"ship": "Hope", "actions": [{"kind": "advance"}]}
     assert (
         service.post("/api/games/g/orders", json=first, headers={**anne, "Idempotency-Key": "k0"}).status_code
         == 200
     )
-    order = {"ship": "Hope", "actions": "idle", "replace": True}
+    order = {"ship": "Hope", "actions": [{"kind": "idle"}], "replace": True}
     with counting_round_trips() as counted:
         answer = service.post("/api/games/g/orders", json=order, headers={**anne, "Idempotency-Key": "k1"})
     assert answer.status_code == 200, answer.text

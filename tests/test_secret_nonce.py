@@ -252,10 +252,10 @@ API_ACTS: dict[type[Event], tuple[str, tuple[Step, ...], Step]] = {
     ShipWithdrawn: ("mortecouille", API_BOUGHT, ("unbuy", {"ship": "Hope"}, "Anne")),
     FleetSealed: ("mortecouille", API_BOUGHT, ("seal", {"forfeit": True}, "Anne")),
     ShipPlaced: ("mortecouille", API_SEALED, ("place", {"ship": "Hope", "square": "C3"}, "Anne")),
-    OrderGiven: ("mortecouille", API_PLACED, ("orders", {"ship": "Hope", "actions": "advance"}, "Anne")),
+    OrderGiven: ("mortecouille", API_PLACED, ("orders", {"ship": "Hope", "actions": [{"kind": "advance"}]}, "Anne")),
     OrderWithdrawn: (
         "mortecouille",
-        (*API_PLACED, ("orders", {"ship": "Hope", "actions": "advance"}, "Anne")),
+        (*API_PLACED, ("orders", {"ship": "Hope", "actions": [{"kind": "advance"}]}, "Anne")),
         ("DELETE orders/Hope", {}, "Anne"),
     ),
     TokensGiven: (
@@ -266,7 +266,7 @@ API_ACTS: dict[type[Event], tuple[str, tuple[Step, ...], Step]] = {
     RulingRecorded: (
         "mortecouille",
         API_PLACED,
-        ("rulings", {"rule": "A1", "text": "agreed", "adjust": [{"ship": "Hope", "changes": "wind=1"}]}, "referee"),
+        ("rulings", {"rule": "A1", "text": "agreed", "adjust": [{"ship": "Hope", "wind": 1}]}, "referee"),
     ),
 }  # fmt: skip
 
@@ -319,8 +319,8 @@ def test_the_services_public_commands_write_no_nonce(client: TestClient[Litestar
     game = create(client, ruleset="mortecouille", budget=100000)
     for step in API_PLACED:
         submitted(client, games, game, step, None)
-    submitted(client, games, game, ("orders", {"ship": "Hope", "actions": "advance"}, "Anne"), None)
-    submitted(client, games, game, ("orders", {"ship": "Kraken", "actions": "idle"}, "Bart"), None)
+    submitted(client, games, game, ("orders", {"ship": "Hope", "actions": [{"kind": "advance"}]}, "Anne"), None)
+    submitted(client, games, game, ("orders", {"ship": "Kraken", "actions": [{"kind": "idle"}]}, "Bart"), None)
     public = [
         *lines_of(games / "g.jsonl")[:1],
         *submitted(client, games, game, ("resolve", {}, "referee"), uuid.uuid4().hex),

@@ -88,7 +88,7 @@ def test_a_deadline_set_through_one_process_is_passed_by_the_other(
     seats = ready_game(one)
     other_service = other.app.state.service
     assert "g" not in other_service.pending
-    one.post("/api/games/g/orders", json={"ship": "Hope", "actions": "advance"}, headers=seats["Anne"])
+    one.post("/api/games/g/orders", json={"ship": "Hope", "actions": [{"kind": "advance"}]}, headers=seats["Anne"])
     set_ = one.post("/api/games/g/deadline", json={"seconds": 120}, headers=seats["referee"])
     assert set_.status_code == 200, set_.text
     eventually(lambda: "g" in other_service.pending, "the other process noting the deadline")
@@ -113,7 +113,7 @@ def test_a_turn_locked_at_its_deadline_by_one_process_waits_for_reveals_in_the_o
     one, other, clock = two_services
     seats = ready_game(one)
     for player, ship in (("Anne", "Hope"), ("Bart", "Kraken")):
-        given = one.post("/api/games/g/orders", json={"ship": ship, "actions": "idle"}, headers=seats[player])
+        given = one.post("/api/games/g/orders", json={"ship": ship, "actions": [{"kind": "idle"}]}, headers=seats[player])
         assert given.status_code == 200, given.text
     commitment = "ab" * 32
     committed = one.post("/api/games/g/commit", json={"commitment": commitment}, headers=seats["Anne"])
@@ -131,7 +131,7 @@ def test_an_idempotency_key_used_on_one_process_is_known_to_the_other(
     one, other, _clock = two_services
     seats = ready_game(one)
     headers = {**seats["Anne"], "Idempotency-Key": "retry-me"}
-    body = {"ship": "Hope", "actions": "advance", "salt": "5" * 32}
+    body = {"ship": "Hope", "actions": [{"kind": "advance"}], "salt": "5" * 32}
     first = one.post("/api/games/g/orders", json=body, headers=headers)
     again = other.post("/api/games/g/orders", json=body, headers=headers)
     assert first.status_code == again.status_code == 200
@@ -147,16 +147,16 @@ def test_a_command_after_another_process_appended_is_decided_on_the_log_as_it_is
     by the other process in between is seen by its chain, and the game read again."""
     one, other, _clock = two_services
     seats = ready_game(one)
-    order = {"ship": "Hope", "actions": "advance", "replace": True}
+    order = {"ship": "Hope", "actions": [{"kind": "advance"}], "replace": True}
     first = one.post("/api/games/g/orders", json=order, headers=seats["Anne"]).json()
     second = other.post(
-        "/api/games/g/orders", json={**order, "actions": "idle"}, headers=seats["Anne"]
+        "/api/games/g/orders", json={**order, "actions": [{"kind": "idle"}]}, headers=seats["Anne"]
     ).json()
     third = one.post("/api/games/g/orders", json=order, headers=seats["Anne"]).json()
     assert [first["seq"] + 1, second["seq"] + 1] == [second["seq"], third["seq"]]
     assert third["next_seq"] == third["seq"] + 1
     # Kraken's order given through the first process: both orders are in, as the other one knows
-    one.post("/api/games/g/orders", json={"ship": "Kraken", "actions": "idle"}, headers=seats["Bart"])
+    one.post("/api/games/g/orders", json={"ship": "Kraken", "actions": [{"kind": "idle"}]}, headers=seats["Bart"])
     assert other.get("/api/games/g/view").json()["all_submitted"] is True
     resolved = other.post("/api/games/g/resolve", json={}, headers=seats["referee"])
     assert resolved.status_code == 200, resolved.text
@@ -180,7 +180,7 @@ def test_serve_with_two_workers_serves_and_pushes_from_both(store_url: str, tmp_
         ).stdout.split()  # fmt: skip
         assert len(workers) == 2, server.output_text()
         created = create_game(
-            client, "g", ruleset="blockade", players=["Anne", "Bart"], board={"size": "10x10"}
+            client, "g", ruleset="blockade", players=["Anne", "Bart"], board={"width": 10, "height": 10}
         )
         # connections spread over the workers by the kernel: each stream on one or the other
         listeners = [Listener(server.url, "g", f"spectator {n}", None) for n in range(6)]

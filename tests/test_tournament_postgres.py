@@ -72,7 +72,7 @@ def play(game: SeatTokens, clients: list[httpx.Client]) -> int:
         for index, player in enumerate(PLAYERS):
             client = clients[(index + turn) % 2]
             headers = {**bearer(game.seats[player]), "Idempotency-Key": str(uuid.uuid4())}
-            body = {"ship": f"{player}-1", "actions": "idle", "replace": True}
+            body = {"ship": f"{player}-1", "actions": [{"kind": "idle"}], "replace": True}
             first = answer(client.post(f"/api/games/{name}/orders", json=body, headers=headers))
             if player == "Anne":
                 other = clients[(index + turn + 1) % 2]

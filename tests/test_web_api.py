@@ -64,7 +64,7 @@ def create(client: TestClient[Litestar] | httpx.Client, name: str = "g", **body:
         "name": name,
         "ruleset": "blockade",
         "players": ["Anne", "Bart"],
-        "board": {"size": "10x10"},
+        "board": {"width": 10, "height": 10},
         **body,
     }
     answer = client.post("/api/games", json=body)
@@ -331,11 +331,11 @@ def test_orders_in_a_broken_grammar_are_400_naming_the_action(
     before = file_digests(games)
     answer = client.post(
         "/api/games/g/orders",
-        json={"ship": "Hope", "actions": "advance + fly away"},
+        json={"ship": "Hope", "actions": [{"kind": "advance"}, {"kind": "fly"}]},
         headers=game.players["Anne"],
     )
     error = error_of(answer, 400)
-    assert error["field"] == "actions[2]" and "'fly' is not an action" in error["message"]
+    assert error["field"] == "actions[1].kind" and "'fly'" in error["message"]
     assert file_digests(games) == before
 
 
@@ -410,16 +410,16 @@ def test_orders_are_replaced_only_when_asked_and_withdrawn_by_their_player(
     anne = game.players["Anne"]
     assert (
         client.post(
-            "/api/games/g/orders", json={"ship": "Hope", "actions": "advance"}, headers=anne
+            "/api/games/g/orders", json={"ship": "Hope", "actions": [{"kind": "advance"}]}, headers=anne
         ).status_code
         == 200
     )
     before = file_digests(games)
-    again = client.post("/api/games/g/orders", json={"ship": "Hope", "actions": "idle"}, headers=anne)
+    again = client.post("/api/games/g/orders", json={"ship": "Hope", "actions": [{"kind": "idle"}]}, headers=anne)
     assert error_of(again, 422)["rule"] == "T1"
     assert file_digests(games) == before
     replaced = client.post(
-        "/api/games/g/orders", json={"ship": "Hope", "actions": "idle", "replace": True}, headers=anne
+        "/api/games/g/orders", json={"ship": "Hope", "actions": [{"kind": "idle"}], "replace": True}, headers=anne
     )
     assert replaced.status_code == 200
     assert error_of(client.delete("/api/games/g/orders/Hope", headers=game.players["Bart"]), 403)
@@ -593,7 +593,7 @@ def test_a_whole_blockade_game_through_the_api_verifies(client: TestClient[Lites
             break
         assert client.get("/api/games/g/view").json()["turn"] == turn + 1
     ruling = client.post("/api/games/g/rulings", headers=game.referee, json={
-        "rule": "P3", "text": "the sloop scraped the rock", "adjust": [{"ship": "A1", "changes": "damage=+1"}]})  # fmt: skip
+        "rule": "P3", "text": "the sloop scraped the rock", "adjust": [{"ship": "A1", "damage": 1}]})  # fmt: skip
     assert ruling.status_code == 200, ruling.text
     ended = client.post("/api/games/g/end", json={"winner": "Bart"}, headers=game.referee)
     assert ended.status_code == 200 and ended.json()["events"][-1]["data"]["seed"]
@@ -607,12 +607,12 @@ def test_a_mortecouille_turn_through_the_api_verifies(client: TestClient[Litesta
     anne, bart = game.players["Anne"], game.players["Bart"]
     assert (
         client.post(
-            "/api/games/g/orders", json={"ship": "Hope", "actions": "advance"}, headers=anne
+            "/api/games/g/orders", json={"ship": "Hope", "actions": [{"kind": "advance"}]}, headers=anne
         ).status_code
         == 200
     )
     given = client.post(
-        "/api/games/g/orders", json={"ship": "Kraken", "actions": "maneuver 1/4 left"}, headers=bart
+        "/api/games/g/orders", json={"ship": "Kraken", "actions": [{"kind": "maneuver", "angle": "1/4", "side": "left"}]}, headers=bart
     )
     assert given.status_code == 200, given.text
     # before the turn is resolved the spectator and Anne see Bart's orders sealed
@@ -687,7 +687,7 @@ def test_a_fork_point_that_is_no_command_boundary_is_refused_naming_at_and_write
         ({"at": 10_000}, "at", "is not in the log"),
         ({"at": -1}, "at", "is not in the log"),
         ({"at": "first"}, "at", ""),
-        ({"at": 0, "dice": "loaded"}, "dice", "is not seeded or table"),
+        ({"at": 0, "dice": "loaded"}, "dice", "is not one of seeded, table"),
         ({"at": 0, "name": "a/b"}, "name", "use letters, digits"),
         ({"at": 0, "seed": "x"}, "seed", ""),  # no chosen seed: the fork's is fresh and random
     ]
@@ -755,17 +755,18 @@ def test_a_player_is_offered_the_targets_in_range_with_their_odds(client: TestCl
     assert by_position["starboard"]["target"] == "Hope" and by_position["starboard"]["distance"] == 3
     assert 0 < by_position["catapult"]["odds"] < by_position["starboard"]["odds"] <= 1
     assert client.get("/api/games/g/view").json()["targets"] == {}
-    # a name with spaces is quoted in the order grammar as a shell would quote it
+    # a name with spaces is a JSON string as any other
+    attack = {"kind": "attack", "position": "starboard", "target": "Hope"}
     given = client.post(
         "/api/games/g/orders",
-        json={"ship": "Black Pearl", "actions": "attack starboard Hope + catapult Hope"},
+        json={"ship": "Black Pearl", "actions": [attack, {"kind": "catapult", "target": "Hope"}]},
         headers=bart,
     )
     assert given.status_code == 200, given.text
-    unclosed = client.post(
-        "/api/games/g/orders", json={"ship": "Hope", "actions": "attack bow 'Black Pearl"}, headers=anne
+    unnamed = client.post(
+        "/api/games/g/orders", json={"ship": "Hope", "actions": [{"kind": "attack", "position": "bow"}]}, headers=anne
     )
-    assert error_of(unclosed, 400)["field"] == "actions"
+    assert error_of(unnamed, 400)["field"] == "actions[0].target"
 
 
 def test_the_price_list_is_served_as_prices_json_prints_it(client: TestClient[Litestar], games: Path) -> None:
@@ -782,7 +783,7 @@ def test_a_passed_deadline_resolves_a_seeded_turn_with_ships_without_orders_idle
     game = mortecouille_ready(client)
     service = client.app.state.service
     client.post(
-        "/api/games/g/orders", json={"ship": "Hope", "actions": "advance"}, headers=game.players["Anne"]
+        "/api/games/g/orders", json={"ship": "Hope", "actions": [{"kind": "advance"}]}, headers=game.players["Anne"]
     )
     answer = client.post("/api/games/g/deadline", json={"seconds": 120}, headers=game.referee)
     assert answer.status_code == 200 and answer.json()["events"][0]["type"] == "deadline-set"

@@ -36,7 +36,7 @@ BODY: dict[str, Any] = {
     "name": "g",
     "ruleset": "blockade",
     "players": ["Anne", "Bart"],
-    "board": {"size": "10x10"},
+    "board": {"width": 10, "height": 10},
     "dice": "table",
 }
 ANNE_PLACES = {"ship": "A1", "square": "B2", "kind": "sloop"}

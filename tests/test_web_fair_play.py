@@ -108,9 +108,9 @@ def test_every_kind_of_submission_is_answered_with_a_receipt_verify_accepts(
         ("POST", "seal", {"forfeit": True}, bart, "seal", "Bart"),
         ("POST", "place", {"ship": "Hope", "square": "C3"}, anne, "placement", "Hope"),
         ("POST", "place", {"ship": "Kraken", "square": "E6", "facing": "S"}, game.referee, "placement", "Kraken"),
-        ("POST", "orders", {"ship": "Hope", "actions": "advance"}, anne, "orders", "Hope"),
+        ("POST", "orders", {"ship": "Hope", "actions": [{"kind": "advance"}]}, anne, "orders", "Hope"),
         ("DELETE", "orders/Hope", {}, anne, "orders-withdrawn", "Hope"),
-        ("POST", "orders", {"ship": "Hope", "actions": "idle"}, anne, "orders", "Hope"),
+        ("POST", "orders", {"ship": "Hope", "actions": [{"kind": "idle"}]}, anne, "orders", "Hope"),
         ("POST", "commit", {"commitment": contribution_of("Anne")[1]}, anne, "contribution", "Anne"),
     ]  # fmt: skip
     receipts = []
@@ -256,8 +256,8 @@ def test_a_contributed_turn_is_played_through_the_api_and_verify_rederives_its_d
     receipts = [
         ok(client.post("/api/games/g/commit", json={"commitment": anne_commitment}, headers=anne))["receipt"]
     ]
-    ok(client.post("/api/games/g/orders", json={"ship": "Hope", "actions": "advance"}, headers=anne))
-    ok(client.post("/api/games/g/orders", json={"ship": "Kraken", "actions": "idle"}, headers=bart))
+    ok(client.post("/api/games/g/orders", json={"ship": "Hope", "actions": [{"kind": "advance"}]}, headers=anne))
+    ok(client.post("/api/games/g/orders", json={"ship": "Kraken", "actions": [{"kind": "idle"}]}, headers=bart))
     assert not client.get("/api/games/g/view").json()["locked"]  # Bart has not committed yet
     ok(client.post("/api/games/g/commit", json={"commitment": bart_commitment}, headers=bart))
     # every order and every commitment is in: the service locked the turn
@@ -266,7 +266,7 @@ def test_a_contributed_turn_is_played_through_the_api_and_verify_rederives_its_d
     assert locked["locked"] and locked["committed"] == ["Anne", "Bart"] == locked["awaiting_reveal"]
     assert locked["own_contribution"]["commitment"] == anne_commitment
     late = client.post(
-        "/api/games/g/orders", json={"ship": "Hope", "actions": "idle", "replace": True}, headers=anne
+        "/api/games/g/orders", json={"ship": "Hope", "actions": [{"kind": "idle"}], "replace": True}, headers=anne
     )
     assert error_of(late, 422)["rule"] == "D3"
     assert error_of(client.post("/api/games/g/resolve", json={}, headers=game.referee), 422)["rule"] == "D3"
@@ -379,7 +379,7 @@ def test_a_turn_is_not_locked_for_a_player_who_never_commits_and_a_withheld_reve
     anne, bart = game.players["Anne"], game.players["Bart"]
     ok(client.post("/api/games/g/commit", json={"commitment": contribution_of("Anne")[1]}, headers=anne))
     ok(client.post("/api/games/g/commit", json={"commitment": contribution_of("Bart")[1]}, headers=bart))
-    ok(client.post("/api/games/g/orders", json={"ship": "Hope", "actions": "advance"}, headers=anne))
+    ok(client.post("/api/games/g/orders", json={"ship": "Hope", "actions": [{"kind": "advance"}]}, headers=anne))
     assert not client.get("/api/games/g/view").json()["locked"]  # Kraken still waits for orders
     ok(client.post("/api/games/g/lock", headers=game.referee))  # the referee does not wait for Bart
     ok(client.post("/api/games/g/reveal", json={"contribution": contribution_of("Anne")[0]}, headers=anne))
@@ -419,12 +419,12 @@ def test_the_one_step_path_still_resolves_a_turn_nobody_committed_to(
     game = mortecouille_ready(client)
     ok(
         client.post(
-            "/api/games/g/orders", json={"ship": "Hope", "actions": "advance"}, headers=game.players["Anne"]
+            "/api/games/g/orders", json={"ship": "Hope", "actions": [{"kind": "advance"}]}, headers=game.players["Anne"]
         )
     )
     ok(
         client.post(
-            "/api/games/g/orders", json={"ship": "Kraken", "actions": "idle"}, headers=game.players["Bart"]
+            "/api/games/g/orders", json={"ship": "Kraken", "actions": [{"kind": "idle"}]}, headers=game.players["Bart"]
         )
     )
     assert not client.get("/api/games/g/view").json()["locked"]  # no page committed: nothing to lock for
@@ -444,7 +444,7 @@ def test_the_service_can_be_told_not_to_lock_by_itself(games: Path, clock: FakeC
                     "/api/games/g/commit", json={"commitment": contribution_of(player)[1]}, headers=headers
                 )
             )
-            ok(client.post("/api/games/g/orders", json={"ship": ship, "actions": "idle"}, headers=headers))
+            ok(client.post("/api/games/g/orders", json={"ship": ship, "actions": [{"kind": "idle"}]}, headers=headers))
         assert not client.get("/api/games/g/view").json()["locked"]
 
 
@@ -457,7 +457,7 @@ def committed_with_one_order_missing(client: TestClient[Litestar]) -> Game:
     anne, bart = game.players["Anne"], game.players["Bart"]
     ok(client.post("/api/games/g/commit", json={"commitment": contribution_of("Anne")[1]}, headers=anne))
     ok(client.post("/api/games/g/commit", json={"commitment": contribution_of("Bart")[1]}, headers=bart))
-    ok(client.post("/api/games/g/orders", json={"ship": "Hope", "actions": "advance"}, headers=anne))
+    ok(client.post("/api/games/g/orders", json={"ship": "Hope", "actions": [{"kind": "advance"}]}, headers=anne))
     ok(client.post("/api/games/g/deadline", json={"seconds": 60}, headers=game.referee))
     return game
 
@@ -582,7 +582,7 @@ def test_the_contribution_events_reach_every_listener_readable(server: httpx.Cli
     spectator, other = StreamReader(server, {}), StreamReader(server, bart)
     server.post("/api/games/g/commit", json={"commitment": contribution_of("Anne")[1]}, headers=anne)
     server.post("/api/games/g/commit", json={"commitment": contribution_of("Bart")[1]}, headers=bart)
-    server.post("/api/games/g/orders", json={"ship": "Hope", "actions": "advance"}, headers=anne)
+    server.post("/api/games/g/orders", json={"ship": "Hope", "actions": [{"kind": "advance"}]}, headers=anne)
     server.post("/api/games/g/lock", headers=game.referee)
     server.post("/api/games/g/reveal", json={"contribution": contribution_of("Anne")[0]}, headers=anne)
     server.post("/api/games/g/resolve", json={"partial": True, "absent_reason": "gone"}, headers=game.referee)

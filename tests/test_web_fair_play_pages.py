@@ -136,7 +136,7 @@ def download_receipts(player: Viewer, name: str, folder: Path) -> Path:
 def test_two_phones_play_contributed_dice_keep_receipts_and_show_the_same_head_code(
     server: Server, browser: Any, tmp_path: Path
 ) -> None:
-    seats = create_game(server, GAME, ruleset="blockade", players=["Anne", "Bart"], board={"size": "12x12"})
+    seats = create_game(server, GAME, ruleset="blockade", players=["Anne", "Bart"], board={"width": 12, "height": 12})
     assert view_of(server)["dice_scheme"] == "contributed"
     table = Viewer(browser, f"{server.url}/table/{GAME}", phone=False)
     referee = Viewer(browser, referee_url(server, seats), phone=False)
@@ -246,7 +246,7 @@ def test_the_page_digest_without_crypto_subtle_is_sha256(server: Server, browser
     crypto.subtle: the page's own SHA-256 gives the commitment the server checks (core.dice)."""
     from mortecouille.core.dice import contribution_commitment
 
-    create_game(server, "digest", ruleset="blockade", players=["Anne"], board={"size": "8x8"})
+    create_game(server, "digest", ruleset="blockade", players=["Anne"], board={"width": 8, "height": 8})
     table = Viewer(browser, f"{server.url}/table/digest", phone=False)
     try:
         for text in ["", "abc", "0123456789abcdef0123456789abcdef", "é" * 70]:

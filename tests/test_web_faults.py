@@ -72,7 +72,13 @@ CLIENT_TIMEOUT = httpx.Timeout(60.0, connect=5.0)
 RESENT_AFTERWARDS = 30
 
 PURCHASES, ORDERS, HARBOUR = "fleet", "orders", "harbour"
-ORDER_ACTIONS = ("advance", "idle", "maneuver 1/4 left", "maneuver 1/8 right", "maneuver 1/4 right")
+ORDER_ACTIONS = (
+    [{"kind": "advance"}],
+    [{"kind": "idle"}],
+    [{"kind": "maneuver", "angle": "1/4", "side": "left"}],
+    [{"kind": "maneuver", "angle": "1/8", "side": "right"}],
+    [{"kind": "maneuver", "angle": "1/4", "side": "right"}],
+)
 TOKEN_CHOICES = ("F", "L", "R", None)
 
 

@@ -36,7 +36,7 @@ def placed(client: TestClient[Any], key: str | None = None) -> dict[str, dict[st
     headers of the referee's and each player's seat."""
     created = client.post(
         "/api/games",
-        json={"name": "g", "ruleset": "blockade", "players": ["Anne", "Bart"], "board": {"size": "10x10"}},
+        json={"name": "g", "ruleset": "blockade", "players": ["Anne", "Bart"], "board": {"width": 10, "height": 10}},
         headers={"Idempotency-Key": key} if key else {},
     ).json()
     seats = {"referee": bearer(created["referee"]["token"])}

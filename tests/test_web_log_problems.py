@@ -53,7 +53,7 @@ def playing_game(client: TestClient[Litestar]) -> dict[str, dict[str, str]]:
         ("seal", {"forfeit": True}, "Bart"),
         ("place", {"ship": "Hope", "square": "C3", "facing": "N"}, "Anne"),
         ("place", {"ship": "Kraken", "square": "E6", "facing": "S"}, "Bart"),
-        ("orders", {"ship": "Hope", "actions": "advance"}, "Anne"),
+        ("orders", {"ship": "Hope", "actions": [{"kind": "advance"}]}, "Anne"),
     ]
     for path, body, player in steps:
         answer = client.post(f"/api/games/g/{path}", json=body, headers=viewers[player])
@@ -68,7 +68,7 @@ def every_channel(client: TestClient[Litestar], viewers: dict[str, dict[str, str
         ("GET", "/api/games/g/view", None),
         ("GET", "/api/games/g/view?seq=0", None),
         ("GET", "/api/games", None),
-        ("POST", "/api/games/g/orders", {"ship": "Kraken", "actions": "idle"}),
+        ("POST", "/api/games/g/orders", {"ship": "Kraken", "actions": [{"kind": "idle"}]}),
         ("DELETE", "/api/games/g/orders/Hope", None),
         ("POST", "/api/games/g/commit", {"commitment": "a" * 64}),
         ("POST", "/api/games/g/buy", {"ship": "Other", "kind": "red-small"}),

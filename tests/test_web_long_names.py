@@ -21,7 +21,7 @@ LONGEST_SHIP = "W" * 64
 def test_a_ship_named_with_one_long_word_keeps_the_players_phone_page_its_width(
     server: Server, browser: Any
 ) -> None:
-    seats = create_game(server, "longnames", players=["Anne", "Bart"], budget=100000, board={"size": "10x10"})
+    seats = create_game(server, "longnames", players=["Anne", "Bart"], budget=100000, board={"width": 10, "height": 10})
     bought = server.api(
         "POST",
         "/api/games/longnames/buy",

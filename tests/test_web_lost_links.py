@@ -28,11 +28,11 @@ def error_shown(browser: Any, url: str) -> str:
 def test_the_referees_page_without_its_token_names_the_command_for_a_new_link(
     server: Server, browser: Any
 ) -> None:
-    create_game(server, "nolink", players=["Anne", "Bart"], board={"size": "8x8"})
+    create_game(server, "nolink", players=["Anne", "Bart"], board={"width": 8, "height": 8})
     shown = error_shown(browser, f"{server.url}/referee/nolink")
     assert "--reissue referee" in shown and "Ask the referee" not in shown
 
 
 def test_a_players_page_without_its_token_says_to_ask_the_referee(server: Server, browser: Any) -> None:
-    create_game(server, "nolink2", players=["Anne", "Bart"], board={"size": "8x8"})
+    create_game(server, "nolink2", players=["Anne", "Bart"], board={"width": 8, "height": 8})
     assert "Ask the referee for a new link" in error_shown(browser, f"{server.url}/player/nolink2")

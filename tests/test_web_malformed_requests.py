@@ -38,13 +38,13 @@ def served(games: Path) -> Iterator[tuple[TestClient[Litestar], dict[str, dict[s
 
 #: Every endpoint that reads a body, who may call it, and a body it takes.
 BODIES: list[tuple[str, str, str, dict[str, Any]]] = [
-    ("POST", "/api/games", "spectator", {"name": "x", "players": ["A", "B"], "board": {"size": "10x10"}}),
+    ("POST", "/api/games", "spectator", {"name": "x", "players": ["A", "B"], "board": {"width": 10, "height": 10}}),
     ("POST", "/api/games/g/buy", "Anne", {"ship": "S", "kind": "red-small", "options": []}),
     ("POST", "/api/games/g/equip", "Anne", {"option": "extra-crew", "ship": "S"}),
     ("POST", "/api/games/g/unbuy", "Anne", {"ship": "S"}),
     ("POST", "/api/games/g/seal", "Anne", {"forfeit": True}),
     ("POST", "/api/games/g/place", "referee", {"ship": "S", "square": "C3"}),
-    ("POST", "/api/games/g/orders", "Anne", {"ship": "S", "actions": "advance"}),
+    ("POST", "/api/games/g/orders", "Anne", {"ship": "S", "actions": [{"kind": "advance"}]}),
     ("DELETE", "/api/games/g/orders/S", "Anne", {"salt": "a" * 32}),
     ("POST", "/api/games/g/tokens", "Anne", {"ship": "S", "tokens": ["F"]}),
     ("POST", "/api/games/g/commit", "Anne", {"commitment": "a" * 64}),

@@ -357,7 +357,7 @@ def tab_to(page: Any, element_id: str, most: int = 60) -> None:
 def test_a_whole_blockade_game_through_the_pages(server: Server, browser: Any) -> None:
     seats = create_game(
         server, "harbour", ruleset="blockade", players=["Anne", "Bart"],
-        board={"size": "8x8", "rocks": ["E5"], "winds": ["C3:E"], "whirlpools": ["F2"]},
+        board={"width": 8, "height": 8, "rocks": ["E5"], "winds": [{"square": "C3", "direction": "E"}], "whirlpools": ["F2"]},
     )
     anne = Viewer(browser, player_url(server, seats, "Anne"), phone=True)
     bart = Viewer(browser, player_url(server, seats, "Bart"), phone=True)
@@ -415,7 +415,7 @@ def played_through_the_api(server: Server, game: str) -> dict[str, Any]:
 
 def played_with_seats(server: Server, game: str) -> tuple[Seats, dict[str, Any]]:
     """:func:`played_through_the_api`'s game, with its seats."""
-    seats = create_game(server, game, ruleset="blockade", players=["Anne", "Bart"], board={"size": "8x8"})
+    seats = create_game(server, game, ruleset="blockade", players=["Anne", "Bart"], board={"width": 8, "height": 8})
     for player, ship, square, facing in (("Anne", "Sloopy", "C2", "N"), ("Bart", "Frig", "F7", "S")):
         body = {"ship": ship, "square": square, "facing": facing, "kind": "sloop", "owner": player}
         assert server.api("POST", f"/api/games/{game}/place", token=seats.players[player], body=body).status_code == 200
@@ -471,7 +471,7 @@ def test_the_pages_speak_the_browsers_language_and_remember_the_choice(server: S
 
 def test_hostile_names_are_shown_as_text_never_run(server: Server, browser: Any) -> None:
     zoe, ship = "<b>Zoé</b>", "<img src=x onerror=window.pwned=1>"
-    seats = create_game(server, "hostile", ruleset="blockade", players=[zoe, "Bart"], board={"size": "8x8"})
+    seats = create_game(server, "hostile", ruleset="blockade", players=[zoe, "Bart"], board={"width": 8, "height": 8})
     placed = server.api("POST", "/api/games/hostile/place", token=seats.referee, body={"ship": ship, "square": "C2", "kind": "sloop", "owner": zoe})
     assert placed.status_code == 200, placed.text
     viewers = [
@@ -505,7 +505,7 @@ def test_the_fork_form_proposes_only_a_seq_with_nothing_secret_and_shows_a_refus
     """A fork copies only what its referee may read: with turn 2's tokens given (secret), the form
     proposes the last seq before them, even scrubbed past them, says why, and a seq typed after
     them is refused under the form, naming the latest seq allowed; nothing is created."""
-    seats = create_game(server, "secretive", ruleset="blockade", players=["Anne", "Bart"], board={"size": "8x8"})
+    seats = create_game(server, "secretive", ruleset="blockade", players=["Anne", "Bart"], board={"width": 8, "height": 8})
     for player, ship, square, facing in (("Anne", "Sloopy", "C2", "N"), ("Bart", "Frig", "F7", "S")):
         body = {"ship": ship, "square": square, "facing": facing, "kind": "sloop", "owner": player}
         assert server.api("POST", "/api/games/secretive/place", token=seats.players[player], body=body).status_code == 200

@@ -32,7 +32,7 @@ def test_the_referee_page_gives_a_player_called_referee_and_the_referee_their_ow
     server: Server, browser: Any, viewport: dict[str, int], name: str
 ) -> None:
     game = f"seats-{name}"
-    seats = create_game(server, game, ruleset="blockade", players=["Referee", "Bart"], board={"size": "8x8"})
+    seats = create_game(server, game, ruleset="blockade", players=["Referee", "Bart"], board={"width": 8, "height": 8})
     context = browser.new_context(viewport=viewport, locale="en-GB")
     try:
         page = context.new_page()

@@ -44,7 +44,7 @@ def mortecouille(server: Server, *words: str) -> subprocess.CompletedProcess[str
 
 def placed(server: Server, game: str) -> Seats:
     """A blockade game created through the API, a sloop each placed by the referee."""
-    seats = create_game(server, game, ruleset="blockade", players=["Anne", "Bart"], board={"size": "8x8"})
+    seats = create_game(server, game, ruleset="blockade", players=["Anne", "Bart"], board={"width": 8, "height": 8})
 
     def send(path: str, body: dict[str, Any], token: str) -> None:
         answer = server.api("POST", f"/api/games/{game}/{path}", token=token, body=body)

@@ -127,7 +127,7 @@ def client(games: Path) -> Iterator[TestClient[Litestar]]:
 def ordered_through_the_api(client: TestClient[Litestar]) -> Game:
     game = mortecouille_ready(client)
     for ship, who in (("Hope", "Anne"), ("Kraken", "Bart")):
-        answer = client.post("/api/games/g/orders", json={"ship": ship, "actions": "advance"}, headers=game.players[who])
+        answer = client.post("/api/games/g/orders", json={"ship": ship, "actions": [{"kind": "advance"}]}, headers=game.players[who])
         assert answer.status_code == 200, answer.text
     return game
 

@@ -44,8 +44,6 @@ from mortecouille.app.commands import (
     KnownState,
     Outcome,
     ending,
-    new_game,
-    resolve_turn,
     run_command,
 )
 from mortecouille.app.creation_retry import KEY_HEADER, CreationInProgress, KeyUsedSince, reissue_for_retry
@@ -70,28 +68,42 @@ from mortecouille.app.idempotency import (
     seat_digest,
 )
 from mortecouille.app.listing import public_games
-from mortecouille.app.order_grammar import parse_actions_text, with_targets_named
 from mortecouille.app.prices import price_list
 from mortecouille.app.receipts import is_submission, new_receipt_salt, receipt_for, turn_head_code
+from mortecouille.app.requests.bodies import (
+    BuyRequest,
+    CommitRequest,
+    CreateRequest,
+    DeadlineRequest,
+    EndRequest,
+    EquipRequest,
+    ForkRequest,
+    LockRequest,
+    OrderRequest,
+    PlaceRequest,
+    ResolveRequest,
+    RevealRequest,
+    RulingRequest,
+    SealRequest,
+    TokensRequest,
+    UnbuyRequest,
+    UnorderRequest,
+    WithdrawRequest,
+)
+from mortecouille.app.requests.commands import (
+    Caller,
+    NotYours,
+    check_dice_mode,
+    command_for,
+    create_game,
+)
+from mortecouille.app.requests.commands import resolve as resolving
 from mortecouille.app.snapshot_keeper import SnapshotKeeper
-from mortecouille.core.board.geometry import parse_facing, parse_square
-from mortecouille.core.board.ships import PlaceShip
-from mortecouille.core.contributions import CommitDiceContribution, LockTurn, RevealDiceContribution
 from mortecouille.core.deadlines import parse_time
 from mortecouille.core.errors import BadInput, MortecouilleError
-from mortecouille.core.fleet.commands import (
-    BuyShip,
-    EquipFleet,
-    EquipShip,
-    SealFleet,
-    WithdrawShip,
-)
 from mortecouille.core.life_cycle import Command, check_game_name
 from mortecouille.core.limits import name_key
-from mortecouille.core.questions import asked_of
-from mortecouille.core.rulings import RecordRuling, parse_adjustment
 from mortecouille.core.state import GameState
-from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated
 from mortecouille.events.store import Conflict, GameNotFound, Unwritable
@@ -101,25 +113,6 @@ from mortecouille.web import access
 from mortecouille.web.access import builtins
 from mortecouille.web.access_log import AccessLog, ASGIApp, write_access_log
 from mortecouille.web.actions_route import ship_actions
-from mortecouille.web.board import board_from
-from mortecouille.web.bodies import (
-    BuyBody,
-    CommitBody,
-    DeadlineBody,
-    EndBody,
-    EquipBody,
-    ForkBody,
-    NewGameBody,
-    OrdersBody,
-    PlaceBody,
-    ResolveBody,
-    RevealBody,
-    RulingBody,
-    SealBody,
-    ShipBody,
-    TokensBody,
-    WithdrawBody,
-)
 from mortecouille.web.errors import EXCEPTION_HANDLERS, HEADERS, Forbidden, error_response
 from mortecouille.web.guards import HostPolicy, RequestGuard
 from mortecouille.web.live import (
@@ -690,52 +683,22 @@ def if_match(request: Request[Any, Any, Any]) -> int | None:
 # ------------------------------------------------------------------- ownership checks
 
 
-def own_ship(viewer: access.Viewer, state: GameState, ship: str) -> str:
-    """The id of the calling player's ship ``ship`` (placed, or bought and not yet placed; case and
-    spacing aside, as the CLI matches names), or 403 naming ``ship``.
-
-    Only the caller's own ships are searched, and any other name is refused alike, whether another
-    player's ship or none: a refusal that told them apart, or a "did you mean" over every fleet,
-    would reveal a purchase still secret (F3)."""
-    player = caller(viewer)
-    folded = name_key(ship)
-    placed = [sid for sid, placed_ship in state.ships.items() if placed_ship.owner == player]
-    bought = [purchase.name for purchase in state.fleets[player].ships] if player in state.fleets else []
-    for name in (*placed, *bought):
-        if name == ship or name_key(name) == folded:
-            return name
-    mine = ", ".join(sorted({*placed, *bought})) or "none yet"
-    raise Forbidden(f"{ship!r} is not one of {player}'s ships (theirs: {mine})", field="ship")
+def caller(viewer: access.Viewer) -> Caller:
+    """The seat a request speaks for, as the application reads ships for it."""
+    return Caller(player=viewer.player, referee=viewer.role == "referee")
 
 
-def caller(viewer: access.Viewer) -> str:
-    assert viewer.player is not None  # allow() let only players through
-    return viewer.player
+def commanding(request: msgspec.Struct) -> Callable[[access.Viewer, GameState], Command]:
+    """The rules' command of ``request`` for whoever sends it: a ship that is not the caller's
+    own is 403 naming ``ship``, whether another player's ship or none (F3)."""
 
+    def build(viewer: access.Viewer, state: GameState) -> Command:
+        try:
+            return command_for(state, caller(viewer), request)
+        except NotYours as error:
+            raise Forbidden(str(error), field=error.field) from None
 
-def placing(viewer: access.Viewer, state: GameState, body: PlaceBody) -> PlaceShip:
-    """The PlaceShip of ``body``: a player places only their own ships (a new blockade ship is
-    theirs: ``owner`` defaults to them and may name nobody else), checked first, so another
-    player's ship and no ship get one answer; the referee places any. In a mortecouille game
-    ``kind`` never makes a new ship: every ship there is bought (F1)."""
-    try:
-        at = parse_square(body.square)
-    except ValueError as error:
-        raise BadInput("square", str(error)) from None
-    try:
-        facing = parse_facing(body.facing)
-    except ValueError as error:
-        raise BadInput("facing", str(error)) from None
-    owner, ship = body.owner, body.ship
-    if viewer.role == "player":
-        player = caller(viewer)
-        if owner is not None and owner != player:
-            raise Forbidden(f"{player} may place only their own ships, not {owner}'s")
-        if body.kind is not None and not asked_of(state).buys_fleets and body.ship not in state.ships:
-            owner = player  # a new blockade ship, theirs (a name taken is the rules' refusal)
-        else:
-            ship = own_ship(viewer, state, body.ship)
-    return PlaceShip(ship=ship, at=at, facing=facing, kind=body.kind, owner=owner)
+    return build
 
 
 # ------------------------------------------------------------------- the application
@@ -814,41 +777,27 @@ def build_app(
         }
 
     @post("/api/games", sync_to_thread=True, status_code=201)
-    def games_create(request: Request[Any, Any, Any], data: JSONBody[NewGameBody]) -> dict[str, Any]:
+    def games_create(request: Request[Any, Any, Any], data: JSONBody[CreateRequest]) -> dict[str, Any]:
         request.state.creating = data.name  # the game a refusal names (web.errors.games_of)
         log_ = game_log(service.store, data.name)
-        if data.dice not in ("seeded", "table"):
-            raise BadInput("dice", f"{data.dice!r} is not seeded or table")
-        players = tuple(p.strip() for p in data.players)
-        board = board_from(data.board)
         key = creation_key(request, CREATION)
 
         def create() -> list[Event]:
-            return new_game(
-                log_,
-                players=players,
-                ruleset=data.ruleset,
-                budget=data.budget,
-                board=board,
-                dice_mode=data.dice,
-                seed=data.seed,
-                idempotency_digest=key.digest if key is not None else None,
-            )
+            return create_game(log_, data, idempotency_digest=key.digest if key is not None else None)
 
         seats, _ = service.create_once(log_, service.base(request), key, create)
         return {"seq": seats["seq"], **seats}
 
     @post("/api/games/{game:str}/fork", sync_to_thread=True, status_code=201)
     def game_fork(
-        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[ForkBody]
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[ForkRequest]
     ) -> dict[str, Any]:
         """What-if (the CLI's ``fork``): a new game from GAME's log up to ``at``, with its own
         fresh seed and its own seats, answered as a game's creation is. GAME is only read."""
         log_ = service.existing_log(game)
         viewer = access.viewer_for(log_, request.headers.get("Authorization"))
         allow(viewer, ("referee",))
-        if data.dice is not None and data.dice not in ("seeded", "table"):
-            raise BadInput("dice", f"{data.dice!r} is not seeded or table")
+        check_dice_mode("dice", data.dice)
         target = fork_target(service.store, data.name)
         key = creation_key(request, FORK)
 
@@ -936,135 +885,74 @@ def build_app(
     # ------------------------------------------------------------- a player's fleet
 
     @post("/api/games/{game:str}/buy", sync_to_thread=True, status_code=200)
-    def buy(request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[BuyBody]) -> dict[str, Any]:
-        return service.submit(
-            request,
-            game,
-            ("player",),
-            lambda viewer, state: BuyShip(
-                player=caller(viewer), kind=data.kind, name=data.ship, options=data.options
-            ),
-            data.salt,
-        )
+    def buy(
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[BuyRequest]
+    ) -> dict[str, Any]:
+        return service.submit(request, game, ("player",), commanding(data), data.salt)
 
     @post("/api/games/{game:str}/equip", sync_to_thread=True, status_code=200)
     def equip(
-        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[EquipBody]
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[EquipRequest]
     ) -> dict[str, Any]:
-        def build(viewer: access.Viewer, state: GameState) -> Command:
-            if data.ship is None:
-                return EquipFleet(player=caller(viewer), option=data.option)
-            return EquipShip(ship=own_ship(viewer, state, data.ship), option=data.option)
-
-        return service.submit(request, game, ("player",), build, data.salt)
+        return service.submit(request, game, ("player",), commanding(data), data.salt)
 
     @post("/api/games/{game:str}/unbuy", sync_to_thread=True, status_code=200)
     def unbuy(
-        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[ShipBody]
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[UnbuyRequest]
     ) -> dict[str, Any]:
-        def build(viewer: access.Viewer, state: GameState) -> Command:
-            return WithdrawShip(ship=own_ship(viewer, state, data.ship))
-
-        return service.submit(request, game, ("player",), build, data.salt)
+        return service.submit(request, game, ("player",), commanding(data), data.salt)
 
     @post("/api/games/{game:str}/seal", sync_to_thread=True, status_code=200)
     def seal(
-        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[SealBody | None] = None
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[SealRequest | None] = None
     ) -> dict[str, Any]:
-        body = data or SealBody()
-        return service.submit(
-            request,
-            game,
-            ("player",),
-            lambda viewer, state: SealFleet(player=caller(viewer), forfeit=body.forfeit),
-            body.salt,
-        )
+        body = data or SealRequest()
+        return service.submit(request, game, ("player",), commanding(body), body.salt)
 
     @post("/api/games/{game:str}/place", sync_to_thread=True, status_code=200)
     def place(
-        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[PlaceBody]
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[PlaceRequest]
     ) -> dict[str, Any]:
-        def build(viewer: access.Viewer, state: GameState) -> Command:
-            return placing(viewer, state, data)
-
-        return service.submit(request, game, ("player", "referee"), build, data.salt)
+        return service.submit(request, game, ("player", "referee"), commanding(data), data.salt)
 
     # ------------------------------------------------------------- a player's orders
 
     @post("/api/games/{game:str}/orders", sync_to_thread=True, status_code=200)
     def orders(
-        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[OrdersBody]
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[OrderRequest]
     ) -> dict[str, Any]:
-        actions = parse_actions_text(data.actions)
-        return service.submit(
-            request,
-            game,
-            ("player",),
-            lambda viewer, state: GiveOrder(
-                ship=own_ship(viewer, state, data.ship),
-                actions=with_targets_named(state, actions),
-                replace=data.replace,
-            ),
-            data.salt,
-        )
+        return service.submit(request, game, ("player",), commanding(data), data.salt)
 
     @delete("/api/games/{game:str}/orders/{ship:str}", sync_to_thread=True, status_code=200)
     def unorder(
         request: Request[Any, Any, Any],
         game: FromPath[str],
         ship: FromPath[str],
-        data: JSONBody[WithdrawBody | None] = None,
+        data: JSONBody[WithdrawRequest | None] = None,
     ) -> dict[str, Any]:
-        return service.submit(
-            request,
-            game,
-            ("player",),
-            lambda viewer, state: WithdrawOrder(ship=own_ship(viewer, state, ship)),
-            data.salt if data is not None else None,
-        )
+        salt = data.salt if data is not None else None
+        withdrawn = UnorderRequest(ship=ship, salt=salt)
+        return service.submit(request, game, ("player",), commanding(withdrawn), salt)
 
     @post("/api/games/{game:str}/tokens", sync_to_thread=True, status_code=200)
     def tokens(
-        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[TokensBody]
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[TokensRequest]
     ) -> dict[str, Any]:
-        given = tuple(None if t in (None, "-") else t.upper() for t in data.tokens)
-        return service.submit(
-            request,
-            game,
-            ("player",),
-            lambda viewer, state: GiveTokens(
-                ship=own_ship(viewer, state, data.ship), tokens=given, replace=data.replace
-            ),
-            data.salt,
-        )
+        return service.submit(request, game, ("player",), commanding(data), data.salt)
 
     # ------------------------------------------------------------- a player's dice contribution (D3)
 
     @post("/api/games/{game:str}/commit", sync_to_thread=True, status_code=200)
     def commit(
-        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[CommitBody]
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[CommitRequest]
     ) -> dict[str, Any]:
-        return service.submit(
-            request,
-            game,
-            ("player",),
-            lambda viewer, state: CommitDiceContribution(player=caller(viewer), commitment=data.commitment),
-            data.salt,
-        )
+        return service.submit(request, game, ("player",), commanding(data), data.salt)
 
     @post("/api/games/{game:str}/reveal", sync_to_thread=True, status_code=200)
     def reveal(
-        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[RevealBody]
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[RevealRequest]
     ) -> dict[str, Any]:
-        answered = service.submit(
-            request,
-            game,
-            ("player",),
-            lambda viewer, state: RevealDiceContribution(
-                player=caller(viewer), contribution=data.contribution
-            ),
-            data.salt,
-        )
+        answered = service.submit(request, game, ("player",), commanding(data), data.salt)
         service.settle(game, service.clock())  # the last reveal a turn locked at its deadline waited for
         return answered
 
@@ -1072,21 +960,14 @@ def build_app(
 
     @post("/api/games/{game:str}/resolve", sync_to_thread=True, status_code=200)
     def resolve(
-        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[ResolveBody | None] = None
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[ResolveRequest | None] = None
     ) -> dict[str, Any]:
-        body = data or ResolveBody()
+        body = data or ResolveRequest()
         with service.session(game) as log_:
             viewer = access.viewer_for(log_, request.headers.get("Authorization"))
             allow(viewer, ("referee",))
-            outcome = resolve_turn(
-                log_,
-                partial=body.partial,
-                idle_turn=body.idle_turn,
-                table_values=list(body.dice) if body.dice is not None else None,
-                expected_seq=if_match(request),
-                absent_reason=body.absent_reason,
-                idempotency=service.idempotency(request, viewer),
-            )
+            idempotency = service.idempotency(request, viewer)
+            outcome = resolving(log_, body, expected_seq=if_match(request), idempotency=idempotency)
             answered = service.answer(log_, viewer, outcome)
             resolved = turn_head_code(outcome.events)
             answered["head_code"] = (
@@ -1096,37 +977,26 @@ def build_app(
 
     @post("/api/games/{game:str}/lock", sync_to_thread=True, status_code=200)
     def lock(request: Request[Any, Any, Any], game: FromPath[str]) -> dict[str, Any]:
-        return service.command(request, game, ("referee",), lambda viewer, state: LockTurn())
+        return service.command(request, game, ("referee",), commanding(LockRequest()))
 
     @post("/api/games/{game:str}/rulings", sync_to_thread=True, status_code=200)
     def rulings(
-        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[RulingBody]
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[RulingRequest]
     ) -> dict[str, Any]:
-        adjustments = tuple(
-            parse_adjustment(adjust.ship, change.strip())
-            for adjust in data.adjust
-            for change in adjust.changes.split(",")
-            if change.strip()
-        )
-        return service.command(
-            request,
-            game,
-            ("referee",),
-            lambda viewer, state: RecordRuling(rule=data.rule, text=data.text, adjustments=adjustments),
-        )
+        return service.command(request, game, ("referee",), commanding(data))
 
     @post("/api/games/{game:str}/end", sync_to_thread=True, status_code=200)
     def end(
-        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[EndBody | None] = None
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[EndRequest | None] = None
     ) -> dict[str, Any]:
-        body = data or EndBody()
+        body = data or EndRequest()
         log_ = service.existing_log(game)
         make = ending(log_, winner=body.winner, reason=body.reason)
         return service.command(request, game, ("referee",), lambda viewer, state: make(state))
 
     @post("/api/games/{game:str}/deadline", sync_to_thread=True, status_code=200)
     def deadline(
-        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[DeadlineBody]
+        request: Request[Any, Any, Any], game: FromPath[str], data: JSONBody[DeadlineRequest]
     ) -> dict[str, Any]:
         log_ = service.existing_log(game)
         viewer = access.viewer_for(log_, request.headers.get("Authorization"))

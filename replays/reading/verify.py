@@ -34,7 +34,7 @@ from mortecouille.core.dice import (
     matches_commitment,
 )
 from mortecouille.core.game import fold
-from mortecouille.core.life_cycle import DICE_MODES
+from mortecouille.core.limits import DICE_MODES
 from mortecouille.core.state import EMPTY, GameState, state_hash, with_earlier_ships
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import LogError, check_lines, decode_block, decode_line, decode_lines

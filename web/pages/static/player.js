@@ -52,9 +52,9 @@
       && event.player === me && (event.turn === undefined || event.turn === v.turn));
   }
 
-  // --- the order grammar --------------------------------------------------------------------
+  // --- orders ----------------------------------------------------------------------------------
 
-  /** A word of the order grammar: a name with spaces or quotes is quoted (shell-like). */
+  /** A word of the orders as written for the player to read: a name with spaces or quotes is quoted. */
   function word(name) {
     return /^[\w.\/-]+$/.test(name) ? name : "'" + String(name).replace(/'/g, "'\"'\"'") + "'";
   }
@@ -71,6 +71,21 @@
 
   function ordersText() {
     return Array.from(document.querySelectorAll("#actions .action")).map(actionText).join(" + ");
+  }
+
+  /** An action as the service takes it: ``{"kind": "attack", "position": "port", "target": "Kraken", "burst": true}``. */
+  function actionObject(row) {
+    const verb = row.querySelector(".verb").value;
+    const value = (cls) => { const node = row.querySelector(cls); return node ? node.value : ""; };
+    const checked = (cls) => { const node = row.querySelector(cls); return Boolean(node && node.checked); };
+    if (verb === "maneuver") return { kind: "maneuver", angle: value(".turn"), side: value(".side"), sailing: checked(".sailing") };
+    if (verb === "attack") return { kind: "attack", position: value(".position"), target: value(".target"), burst: checked(".burst") };
+    if (verb === "catapult") return { kind: "catapult", target: value(".target") };
+    return { kind: verb };
+  }
+
+  function orderActions() {
+    return Array.from(document.querySelectorAll("#actions .action")).map(actionObject);
   }
 
   function select(cls, id, labelKey, choices) {
@@ -575,10 +590,9 @@
   document.getElementById("orders-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const ship = document.getElementById("orders-ship").value;
-    const actions = ordersText();
-    const body = { ship: ship, actions: actions };
+    const body = { ship: ship, actions: orderActions() };
     if (hasOrders(ship)) body.replace = true;
-    submit(document.getElementById("orders-submit"), "POST", "/orders", body, MC.t("orders.done", { ship: ship, actions: actions }), true);
+    submit(document.getElementById("orders-submit"), "POST", "/orders", body, MC.t("orders.done", { ship: ship, actions: ordersText() }), true);
   });
   document.getElementById("orders-withdraw").addEventListener("click", () => {
     const ship = document.getElementById("orders-ship").value;

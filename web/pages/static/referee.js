@@ -283,15 +283,29 @@
   document.getElementById("lock-submit").addEventListener("click", () => {
     submit(document.getElementById("lock-submit"), "/lock", undefined, MC.t("referee.lock.done"));
   });
+  /** One line of the adjustments box as the service takes it; a change it cannot read is sent as
+   * written, for the service to refuse naming it. */
+  function adjustment(line) {
+    const cut = line.lastIndexOf(" ");
+    const made = { ship: cut < 0 ? line : line.slice(0, cut).trim() };
+    const changes = cut < 0 ? [] : line.slice(cut + 1).split(",").map((change) => change.trim()).filter(Boolean);
+    for (const change of changes) {
+      const sign = change.indexOf("=");
+      const name = (sign < 0 ? change : change.slice(0, sign)).trim().toLowerCase();
+      const value = sign < 0 ? "" : change.slice(sign + 1).trim();
+      const number = /^[+-]?\d+$/.test(value) ? Number(value) : value;
+      made[name] = name === "sunk" && /^(true|false)$/i.test(value) ? value.toLowerCase() === "true" : number;
+    }
+    return made;
+  }
+
   document.getElementById("ruling-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const body = { rule: document.getElementById("ruling-rule").value.trim(), text: document.getElementById("ruling-text").value };
-    // One adjustment a line: the ship's name, then its changes ("Black Pearl damage=+2,position=C5").
+    // One adjustment a line: the ship's name, then its changes ("Black Pearl damage=+2,position=C5"),
+    // sent as the service takes them: { ship: "Black Pearl", damage: 2, position: "C5" }.
     const adjust = document.getElementById("ruling-adjust").value.split("\n").map((line) => line.trim()).filter(Boolean)
-      .map((line) => {
-        const cut = line.lastIndexOf(" ");
-        return cut < 0 ? { ship: line, changes: "" } : { ship: line.slice(0, cut).trim(), changes: line.slice(cut + 1) };
-      });
+      .map(adjustment);
     if (adjust.length) body.adjust = adjust;
     submit(document.getElementById("ruling-submit"), "/rulings", body, MC.t("referee.ruling.done"));
   });
