@@ -23,6 +23,8 @@ from collections.abc import Sequence
 
 import msgspec
 
+from mortecouille.app.requests.bodies import Action as RequestAction
+from mortecouille.app.requests.commands import request_of
 from mortecouille.app.seats import Viewer
 from mortecouille.app.view import public_state
 from mortecouille.core.blockade.rounds import ROUNDS_PER_TURN, TOKENS
@@ -61,6 +63,8 @@ class LegalAction(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True)
     kind: str
     order: str
     action: Order
+    #: the action as ``POST /orders`` takes it in its ``actions`` list
+    request: RequestAction
     rules: tuple[str, ...]
     cost: int | None = None
     affordable: bool | None = None
@@ -238,12 +242,15 @@ def _blocked_ship(ship: ShipState) -> Blocked | None:
 
 
 def _plain(action: Order, kind: str, rules: tuple[str, ...]) -> LegalAction:
-    return LegalAction(kind=kind, order=kind, action=action, rules=rules)
+    return LegalAction(kind=kind, order=kind, action=action, request=request_of(action), rules=rules)
 
 
 def _moving(action: Order, text: str, cost: int, wind: int, rules: tuple[str, ...]) -> LegalAction:
     kind = "advance" if isinstance(action, Advance) else "maneuver"
-    return LegalAction(kind=kind, order=text, action=action, rules=rules, cost=cost, affordable=wind >= cost)
+    return LegalAction(
+        kind=kind, order=text, action=action, request=request_of(action), rules=rules, cost=cost,
+        affordable=wind >= cost,
+    )  # fmt: skip
 
 
 def _maneuvers(stats: ShipStats, wind: int) -> list[LegalAction]:
@@ -281,6 +288,7 @@ def _shots(state: GameState, ship: ShipState, stats: ShipStats) -> list[LegalAct
                         kind="attack",
                         order=f"attack {position} {quoted}" + (" --burst" if mode == "burst" else ""),
                         action=attack,
+                        request=request_of(attack),
                         rules=("S1", "S4", "S7") if mode == "burst" else ("S1", "S3"),
                         target=other_id,
                         position=position,
@@ -301,6 +309,7 @@ def _shots(state: GameState, ship: ShipState, stats: ShipStats) -> list[LegalAct
                     kind="catapult",
                     order=f"catapult {quoted}",
                     action=shot,
+                    request=request_of(shot),
                     rules=("K",),
                     target=other_id,
                     distance=plan.distance,

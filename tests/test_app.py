@@ -81,7 +81,7 @@ def test_creating_a_game_that_exists_is_refused_and_keeps_its_seed(games: Path) 
 
 def test_a_mortecouille_game_needs_two_players_and_a_table_dice_game_no_seed(games: Path) -> None:
     board = Board(width=8, height=8)
-    with pytest.raises(BadInput, match="at least two players"):
+    with pytest.raises(BadInput, match=r"at least 2 players \(T3\)"):
         new_game(
             game_log(games, "m"), players=("Anne",), ruleset="mortecouille", budget=0, board=board,
             dice_mode="seeded", seed=None,

@@ -31,7 +31,7 @@ def bearer(token: str) -> dict[str, str]:
 def create(client: TestClient[Litestar], players: list[str], **body: Any) -> dict[str, dict[str, str]]:
     """A game ``g``: the headers of each seat, by player, and ``referee``."""
     answer = client.post(
-        "/api/games", json={"name": "g", "players": players, "board": {"size": "10x10"}, **body}
+        "/api/games", json={"name": "g", "players": players, "board": {"width": 10, "height": 10}, **body}
     )
     assert answer.status_code == 201, answer.text
     created = answer.json()
@@ -88,7 +88,7 @@ def test_a_player_is_offered_the_orders_of_their_ship_never_at_their_own_fleet(
     # the referee is offered the same; every order offered is taken as it is written
     assert actions_of(client, "Black%20Pearl", duel["referee"]).json() == offered
     for action in offered["actions"]:
-        body = {"ship": "Black Pearl", "actions": action["order"], "replace": True}
+        body = {"ship": "Black Pearl", "actions": [action["request"]], "replace": True}
         taken = client.post("/api/games/g/orders", json=body, headers=duel["Bart"])
         assert taken.status_code == 200, (action["order"], taken.text)
     assert actions_of(client, "Black%20Pearl", duel["Bart"]).json()["ordered"] is True

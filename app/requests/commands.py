@@ -253,6 +253,23 @@ def order_of(action: Action) -> orders.Order:
     return orders.CatapultShot(target=action.target)
 
 
+def request_of(order: orders.Order) -> Action:
+    """The action a body carries for the logged ``order``: :func:`order_of`'s inverse.
+
+    >>> request_of(orders.Attack(position="port", target="Kraken", mode="burst"))
+    Attack(position='port', target='Kraken', burst=True)
+    """
+    if isinstance(order, orders.Maneuver):
+        return Maneuver(angle=order.turn, side=order.side, sailing=order.sailing)
+    if isinstance(order, orders.Attack):
+        return Attack(position=order.position, target=order.target, burst=order.mode == "burst")
+    if isinstance(order, orders.CatapultShot):
+        return Catapult(target=order.target)
+    if isinstance(order, orders.BecomeFireship):
+        return Fireship()
+    return Advance() if isinstance(order, orders.Advance) else Idle()
+
+
 def adjustment_of(index: int, adjust: AdjustmentRequest) -> list[Adjustment]:
     """The rules' adjustments of one ship (one per field changed), fields named ``adjust[i].x``."""
     where = f"adjust[{index}]"
