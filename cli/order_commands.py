@@ -24,7 +24,7 @@ from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_e
 from mortecouille.core.fleet.commands import resolve_ship
 from mortecouille.core.turn_commands import GiveOrder, WithdrawOrder
 
-#: ``order --help``'s grammar of actions and its examples (issue 13.5): the words ``parse_action``
+#: ``order --help``'s grammar of actions and its examples: the words ``parse_action``
 #: reads, each on a line (``\b`` keeps click from joining them).
 GRAMMAR = "\n".join(
     [

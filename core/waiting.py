@@ -1,4 +1,4 @@
-"""Whom the current turn waits for (issue 13.5): the ships that can act and have no orders
+"""Whom the current turn waits for: the ships that can act and have no orders
 (mortecouille, T1-T2) or tokens (blockade, P1) yet. ``state``, ``games`` and the resolve that
 refuses a turn with ships missing all read it here."""
 

@@ -1,4 +1,4 @@
-"""``archive`` opens its one DuckDB connection on a thread while the workers verify (issue 16), and
+"""``archive`` opens its one DuckDB connection on a thread while the workers verify, and
 writes a batch committed beside the workers on one DuckDB thread, the last batch on all of them:
 
 * a run with nothing new to archive never opens DuckDB;

@@ -1,4 +1,4 @@
-"""``archive`` writes the events table with DuckDB straight from the verified logs (issue 16), its
+"""``archive`` writes the events table with DuckDB straight from the verified logs, its
 workers are forked before the archive's lock is taken, and full batches are committed on a thread
 while the next is staged: what the archive holds must not depend on any of it.
 

@@ -1,4 +1,4 @@
-"""``archive`` streams (issue 16): games are staged on disk as they are verified, a few in flight,
+"""``archive`` streams: games are staged on disk as they are verified, a few in flight,
 and written a batch at a time; what the archive holds is exactly what it held before.
 
 The pinned digests were taken with the former implementation (all rows of a batch held in memory

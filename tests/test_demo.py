@@ -1,5 +1,5 @@
 """``mortecouille demo``: its closing hint runs as printed, and ``demo --seed S`` plays the same game
-whatever name the game's file gets (issue 13.11)."""
+whatever name the game's file gets."""
 
 from __future__ import annotations
 

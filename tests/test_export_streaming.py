@@ -1,4 +1,4 @@
-"""``export --html`` and ``render --svg`` read the log once, as a stream (issue 16), and still write
+"""``export --html`` and ``render --svg`` read the log once, as a stream, and still write
 the very bytes they wrote when they held the whole decoded log.
 
 The pinned digests were taken with the former implementation (every turn located by a scan from

@@ -1,4 +1,4 @@
-"""The launcher (issue 16, the CLI's start-up): a plain ``state GAME [--json]`` is run without
+"""The launcher (the CLI's start-up): a plain ``state GAME [--json]`` is run without
 click, and must be the click command exactly: for every game, good or bad, the same output, the
 same error line and the same exit code. Any other command line is click's."""
 

@@ -1,4 +1,4 @@
-"""Live push across processes on PostgreSQL (issue 17, item 3): the store's change feed
+"""Live push across processes on PostgreSQL: the store's change feed
 (``events/postgres_feed.py``, one LISTEN connection per process) and the watchers it wakes
 (``web/live.py``, ``StoreWatcher``).
 

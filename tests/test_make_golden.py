@@ -1,4 +1,4 @@
-"""``make_golden`` checks by default and rewrites only when told why (issue 12.23): regenerating the
+"""``make_golden`` checks by default and rewrites only when told why: regenerating the
 golden files from the current code can no longer hide a change of the log format."""
 
 from __future__ import annotations

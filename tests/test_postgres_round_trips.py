@@ -1,4 +1,4 @@
-"""Round trips to PostgreSQL per command (issue 17, item 6: the tournament at speed).
+"""Round trips to PostgreSQL per command (the tournament at speed).
 
 A command's latency on PostgreSQL is mostly its round trips to the server: each costs a network
 exchange, and those made while the events table's EXCLUSIVE lock is held (the gap-free global

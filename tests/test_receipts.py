@@ -1,4 +1,4 @@
-"""Receipts (issue 15.1): every accepted submission gives its submitter a receipt, and
+"""Receipts: every accepted submission gives its submitter a receipt, and
 ``verify --receipts`` names every way a log can betray one.
 
 A receipt commits, with the submitter's salt, to the submission's log lines minus their envelope,

@@ -1,4 +1,4 @@
-"""Concurrency (issue 8): four processes issuing commands against one game at once.
+"""Concurrency: four processes issuing commands against one game at once.
 
 Each worker places its own ships (names and squares no other worker uses) and gives them tokens,
 through the real click commands (``CliRunner`` in a forked process; one worker runs the installed

@@ -1,4 +1,4 @@
-"""Fuzzing (issue 8): random command sequences and random log lines against the engine.
+"""Fuzzing: random command sequences and random log lines against the engine.
 
 Commands: for each ruleset, a strategy draws commands (valid and invalid kinds, squares, facings,
 tokens, partial resolutions, ends); each is run through ``run_command`` on a real log. The engine

@@ -1,4 +1,4 @@
-"""``mortecouille serve`` (issue 14.1): the web part loads only for it, it warns off loopback, and a
+"""``mortecouille serve``: the web part loads only for it, it warns off loopback, and a
 real server process plays with the CLI on the same games, over HTTP."""
 
 from __future__ import annotations

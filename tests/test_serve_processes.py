@@ -1,4 +1,4 @@
-"""Several service processes on one PostgreSQL store (issue 17, item 3): what one process keeps
+"""Several service processes on one PostgreSQL store: what one process keeps
 in memory stays right when another one appends.
 
 Two services (``build_app``, each with its own store connections and its own change feed, as two

@@ -1,4 +1,4 @@
-"""The derived files beside a log (issue 16, item 1): a snapshot of the state and a turn index with
+"""The derived files beside a log: a snapshot of the state and a turn index with
 keyframes make commands cheap on long logs, and are never trusted over the log. Whatever they
 hold, every output is the one the log alone gives; one that is damaged, stale, cut short, another
 game's or of another format is not used, and is rebuilt."""

@@ -1,4 +1,4 @@
-"""The store contract, on both stores (issue 17, item 4): the file store and the PostgreSQL store
+"""The store contract, on both stores: the file store and the PostgreSQL store
 run the same tests through :class:`mortecouille.events.stores.EventStore`.
 
 Each test takes ``backend`` (parametrised ``file`` and ``postgres``): a fresh games folder, or a

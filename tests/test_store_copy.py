@@ -1,4 +1,4 @@
-"""Whole games between stores (issue 17, item 2): ``store copy`` both ways and ``export-log``
+"""Whole games between stores: ``store copy`` both ways and ``export-log``
 keep every byte and hash, the head, the secret seed and the seat hashes; a game already at the
 target, or a corrupt one, is refused by name with nothing written for it. Every golden log, of
 every generation, goes to PostgreSQL and back byte for byte, and verifies on both sides.

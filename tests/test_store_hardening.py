@@ -1,4 +1,4 @@
-"""Issue 12 (items 4, 11, 13, 16): creating a game under races, planted links, over-long names and
+"""Creating a game under races, planted links, over-long names and
 failing disks. Each test reproduces an attack or failure found by the red-team sweep."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A small tournament on two ``serve`` processes sharing one PostgreSQL (issue 17, items 3 and 4).
+"""A small tournament on two ``serve`` processes sharing one PostgreSQL.
 
 Two ``mortecouille --store postgresql://... serve`` processes on one throw-away cluster
 (``tests/postgres_server.py``), four mortecouille games of four players played through the HTTP

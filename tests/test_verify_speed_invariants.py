@@ -1,4 +1,4 @@
-"""The quick ways ``verify`` checks a log (issue 16) give exactly what the definitions give.
+"""The quick ways ``verify`` checks a log give exactly what the definitions give.
 
 * A line's hash recomputed from the line itself (the hash member cut out,
   ``codec.spliced_line_hash``) is :func:`~mortecouille.events.codec.line_hash` of its body, or

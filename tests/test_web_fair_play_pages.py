@@ -1,4 +1,4 @@
-"""Fair play through the pages (issue 15): receipts kept and downloaded, head codes shown, dice
+"""Fair play through the pages: receipts kept and downloaded, head codes shown, dice
 contributions committed and revealed by the players' phones.
 
 A real ``mortecouille serve`` and Debian's Chromium, as in tests/test_web_pages.py. Two players

@@ -1,4 +1,4 @@
-"""The service under crashes (issue 14, item 8): ``mortecouille serve`` killed with SIGKILL at
+"""The service under crashes: ``mortecouille serve`` killed with SIGKILL at
 random moments while players submit, restarted on the same games, loses no acknowledged command
 and duplicates none.
 

@@ -1,4 +1,4 @@
-"""The service's pages in a real browser (issue 14, items 6, 8 and 10).
+"""The service's pages in a real browser.
 
 A real ``mortecouille serve`` on 127.0.0.1 and Debian's Chromium (through the ``playwright``
 package, ``executable_path``): two players on phone-sized pages and a spectator on the table page

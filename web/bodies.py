@@ -19,7 +19,7 @@ class Body(msgspec.Struct, forbid_unknown_fields=True, frozen=True, kw_only=True
 
 
 class Submission(Body, frozen=True):
-    """A player's submission, which gets a receipt (issue 15.1): ``salt``, the submitter's own
+    """A player's submission, which gets a receipt: ``salt``, the submitter's own
     random salt for the receipt's commitment (32 to 128 lowercase hex digits, checked by the
     service before anything is written); absent, the service picks one."""
 

@@ -1,4 +1,4 @@
-"""What a player's order form offers (issue 14.6): for each of their ships, the ships its cannons
+"""What a player's order form offers: for each of their ships, the ships its cannons
 and catapults can aim at from the current positions, with the chance to hit as ``odds`` computes
 it (S1-S4, K), so a player picks a target in range and knows the odds before submitting.
 
