@@ -38,6 +38,8 @@ from tests.cli_helpers import run_cli
 from tests.forgery import forge_with_turn_hashes
 from tests.helpers import ROOT, file_digests, write_game
 
+pytestmark = pytest.mark.slow
+
 
 def count(archive: Path, sql: str) -> int:
     return int(query_archive(archive, sql).rows[0][0])

@@ -18,6 +18,8 @@ import mortecouille.replays.analytics.archive as archive_module
 from mortecouille.replays.analytics.archive import archive_games, read_manifest
 from tests.helpers import golden_logs_with_bot_games
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -29,6 +29,8 @@ from mortecouille.replays.analytics.rows import event_rows
 from mortecouille.replays.analytics.schema import TABLES
 from tests.helpers import golden_logs_with_bot_games, write_game
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:

@@ -18,6 +18,8 @@ from mortecouille.replays.analytics.archive import archive_games, read_manifest,
 from mortecouille.replays.analytics.schema import TABLES
 from tests.helpers import golden_logs_with_bot_games
 
+pytestmark = pytest.mark.slow
+
 #: table -> (rows, first 24 hex digits of the sha256 of the rows' repr, ordered by every column)
 PINNED = {
     "games": (11, "db3c09a6ae34265e5f2d9f50"),

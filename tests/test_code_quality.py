@@ -12,6 +12,8 @@ import pytest
 
 from tests.helpers import ROOT
 
+pytestmark = pytest.mark.slow
+
 BIN = Path(sys.executable).parent
 
 

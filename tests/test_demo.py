@@ -14,6 +14,8 @@ from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.cli_helpers import run, run_cli
 
+pytestmark = pytest.mark.slow
+
 
 def dice_and_outcome(
     games: Path, seed: str, name: str | None

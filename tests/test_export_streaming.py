@@ -33,6 +33,8 @@ from mortecouille.replays.reading.explain import story_span
 from mortecouille.replays.reading.replay import resolved_turns
 from tests.cli_helpers import run, tree_digest
 
+pytestmark = pytest.mark.slow
+
 GOLDEN = Path(__file__).parent / "golden"
 
 #: case -> (sha256 of the page, sha256 of every turn's picture in turn order), first 24 hex digits

@@ -26,6 +26,8 @@ from mortecouille.events.store import GameLog, HeadSlots, Transaction, close_idl
 from mortecouille.replays.reading.verify import verify_log
 from tests.conftest import created_log
 
+pytestmark = pytest.mark.slow
+
 
 def fillers(count: int, text: str = "filler") -> list[RulingRecorded]:
     return [RulingRecorded(turn=1, rule="T2", text=f"{text} {i}") for i in range(count)]

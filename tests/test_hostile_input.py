@@ -31,6 +31,8 @@ from mortecouille.replays.pictures.svg import xml_text
 from tests.cli_helpers import play_blockade_turn, run, set_up_harbour
 from tests.forgery import forge, forge_with_turn_hashes, log_bodies
 
+pytestmark = pytest.mark.slow
+
 SCENARIO: dict[str, Any] = {
     "ruleset": "blockade",
     "board": {"width": 8, "height": 8},

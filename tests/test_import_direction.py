@@ -22,7 +22,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+import pytest
+
 from tests.helpers import ROOT
+
+pytestmark = pytest.mark.slow
 
 PACKAGE = "mortecouille"
 

@@ -14,6 +14,8 @@ import pytest
 from mortecouille.cli.launch import COMPLETION_VARIABLE, PlainState, plain_state, streams_written_as_they_are
 from tests.cli_helpers import run, tree_digest
 
+pytestmark = pytest.mark.slow
+
 #: the launcher, as the ``mortecouille`` script and ``python -m mortecouille`` run it
 LAUNCHER = [sys.executable, "-m", "mortecouille"]
 #: click's group with the same command line (what every other command line runs)

@@ -24,6 +24,8 @@ from mortecouille.events.base import Event
 from mortecouille.events.game import DieRolled
 from tests.postgres_server import PostgresServer
 
+pytestmark = pytest.mark.postgres
+
 #: How long a test waits for something the feed must deliver: a guard against a hang, not a
 #: speed requirement (the machine may be loaded).
 PATIENCE_SECONDS = 120.0

@@ -9,8 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.golden.make_golden import GOLDEN_FILES
 from tests.helpers import GOLDEN, ROOT
+
+pytestmark = pytest.mark.slow
 
 
 def make_golden(*args: str) -> subprocess.CompletedProcess[str]:

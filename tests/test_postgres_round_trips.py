@@ -35,6 +35,8 @@ from mortecouille.web.server import build_app
 from tests.postgres_server import PostgresServer
 from tests.test_serve_processes import ready_game
 
+pytestmark = pytest.mark.postgres
+
 #: The most round trips one order of a player may make through the service (steady state: the
 #: game already read by this process, its keys too). Reached: 6 (see the module's docstring).
 ORDER_ROUND_TRIPS = 6

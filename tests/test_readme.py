@@ -12,6 +12,8 @@ from click.testing import CliRunner
 from mortecouille.cli.main import cli
 from tests.helpers import ROOT
 
+pytestmark = pytest.mark.slow
+
 README = (ROOT / "README.md").read_text()
 
 

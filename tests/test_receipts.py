@@ -29,6 +29,8 @@ from mortecouille.replays.reading.receipts import Receipt, log_lines, parse_rece
 from tests.cli_helpers import ok, run, set_up_harbour, tree_digest
 from tests.forgery import log_bodies, write_rechained
 
+pytestmark = pytest.mark.slow
+
 #: Anne's and Bart's submissions, each keeping its receipt in its player's file: two turns.
 SETUP: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Anne", ("buy", "g", "Anne", "red-small", "Hope")),

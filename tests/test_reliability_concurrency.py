@@ -19,11 +19,14 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from mortecouille.cli.main import cli
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.verify import verify_log
+
+pytestmark = pytest.mark.slow
 
 WORKERS = 4
 COMMANDS_PER_WORKER = 24

@@ -55,6 +55,8 @@ from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.conftest import SEED, created_log
 
+pytestmark = pytest.mark.slow
+
 SOAK = os.environ.get("MORTECOUILLE_SOAK") == "1"
 CYCLES = 2400 if SOAK else 240
 CYCLES_PER_GAME = 24

@@ -45,6 +45,8 @@ from mortecouille.events.store import Conflict, GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.conftest import SEED, created_log
 
+pytestmark = pytest.mark.slow
+
 SOAK = os.environ.get("MORTECOUILLE_SOAK") == "1"
 EXAMPLES = 3000 if SOAK else 300
 FUZZ = settings(

@@ -41,6 +41,8 @@ from tests.forgery import anchor, log_bodies, rechain_lines, write_rechained
 from tests.golden.make_golden import MORTECOUILLE_SEEDED_SCRIPT, build_blockade_game, build_mortecouille_game
 from tests.helpers import GOLDEN
 
+pytestmark = pytest.mark.slow
+
 #: The events a resolution produces: editing one of them must be caught by re-derivation.
 OUTCOMES = frozenset(
     {"turn-started", "ship-moved", "ship-pushed", "collision", "damage", "ship-sunk", "turn-ended"}

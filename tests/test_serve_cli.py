@@ -22,6 +22,8 @@ from mortecouille.cli.serve_command import base_url, is_loopback
 from tests import web_server
 from tests.cli_helpers import run
 
+pytestmark = pytest.mark.slow
+
 PYTHON = sys.executable
 
 

@@ -34,6 +34,8 @@ from tests.store_servers import StoreServer
 from tests.test_web_api import FakeClock
 from tests.web_server import bearer, create_game, ports_from_environment
 
+pytestmark = pytest.mark.postgres
+
 #: A guard against a hang while waiting for the other process to learn something: not a speed
 #: requirement (the machine may be loaded).
 PATIENCE_SECONDS = 60.0

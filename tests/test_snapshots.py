@@ -43,6 +43,8 @@ from mortecouille.replays.reading.replay import position_after_turn, resolved_tu
 from tests.cli_helpers import ok, play_blockade_turn, run, tree_digest
 from tests.helpers import GOLDEN
 
+pytestmark = pytest.mark.slow
+
 #: the golden logs of the current schema (the upcast ones are read as they are, too)
 GOLDEN_LOGS = sorted(GOLDEN.glob("*.jsonl"))
 NAMES = [path.stem for path in GOLDEN_LOGS]

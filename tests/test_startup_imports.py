@@ -25,6 +25,8 @@ from mortecouille.events.schema import EVENT_CLASSES
 from mortecouille.events.store import GameLog
 from tests.cli_helpers import run
 
+pytestmark = pytest.mark.slow
+
 HEAVY = (
     "duckdb",
     "litestar",

@@ -22,6 +22,8 @@ from click.testing import CliRunner, Result
 from mortecouille.cli.main import cli
 from tests.postgres_server import PostgresServer
 
+pytestmark = pytest.mark.postgres
+
 STORES = ["file", "postgres"]
 
 

@@ -19,6 +19,8 @@ from mortecouille.events.stores import SEATS, SEED, secrets_of
 from tests.cli_helpers import tree_digest
 from tests.postgres_server import PostgresServer
 
+pytestmark = pytest.mark.postgres
+
 GOLDEN = Path(__file__).parent / "golden"
 
 

@@ -22,6 +22,8 @@ from mortecouille.events.store import Conflict, GameLog, Unwritable
 from tests.cli_helpers import ok, run, tree_digest
 from tests.conftest import SEED, created_log
 
+pytestmark = pytest.mark.slow
+
 # --- item 4: racing `new` ------------------------------------------------------------------------
 
 RACERS = 4

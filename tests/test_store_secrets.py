@@ -28,6 +28,8 @@ from mortecouille.events.stores import SEED, FileStore, GameStore, secrets_of
 from tests.helpers import new_blockade
 from tests.postgres_server import PostgresServer
 
+pytestmark = pytest.mark.postgres
+
 
 @pytest.fixture(params=["file", "postgres"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GameStore]:

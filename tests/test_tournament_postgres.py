@@ -35,6 +35,8 @@ from tests.sse_listener import Listener
 from tests.store_servers import StoreServer
 from tests.web_server import SeatTokens, bearer, create_game, ports_from_environment
 
+pytestmark = pytest.mark.postgres
+
 PLAYERS = ("Anne", "Bart", "Cleo", "Dirk")
 GAMES = 4
 TURNS = 2

@@ -27,6 +27,8 @@ from mortecouille.replays.reading.findings import Report
 from mortecouille.replays.reading.verify import verify_log
 from tests.forgery import forge, forge_with_turn_hashes, log_bodies, write_forged_events
 
+pytestmark = pytest.mark.slow
+
 GOLDEN = Path(__file__).parent / "golden"
 
 #: ``die(state, identity, logged) -> (value, source)``: what a forger makes a die show

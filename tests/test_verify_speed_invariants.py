@@ -37,6 +37,8 @@ from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.verify import _GATHERED_MARKS, _MARK_BITS, _found, verify_log
 from tests.helpers import GOLDEN
 
+pytestmark = pytest.mark.slow
+
 GOLDEN_LOGS = sorted(path.name for path in GOLDEN.glob("*.jsonl"))
 
 json_scalars = st.one_of(

@@ -63,6 +63,8 @@ from mortecouille.events.secrecy import SECRET_TYPES
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.describe import describe_event
 
+pytestmark = pytest.mark.slow
+
 SEED = "view-test-seed-0123456789"
 
 

@@ -30,6 +30,8 @@ from tests import web_server
 from tests.cli_helpers import run
 from tests.helpers import file_digests
 
+pytestmark = pytest.mark.service
+
 # ------------------------------------------------------------------------------------------ helpers
 
 

@@ -43,6 +43,8 @@ from tests.test_web_api import (
     verified,
 )
 
+pytestmark = pytest.mark.service
+
 #: What a page sends: its own salt for each receipt (16 random bytes, hex)
 SALT = "0a16f6d5" * 4
 

@@ -29,6 +29,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.test_web_pages import (
     WAIT_MS,
     Viewer,
@@ -45,7 +47,7 @@ from tests.web_helpers import (
     create_game,
 )
 
-pytestmark = NEEDS_CHROMIUM
+pytestmark = [NEEDS_CHROMIUM, pytest.mark.browser]
 
 GAME = "fairplay"
 

@@ -56,6 +56,8 @@ from mortecouille.events.store import GameLog
 from tests.cli_helpers import run
 from tests.web_server import SeatTokens, ServerProcess, bearer, create_game
 
+pytestmark = pytest.mark.slow
+
 KILLS = 50
 #: a kill comes after this many answers (at most) since the restart, then a pause up to PAUSE s
 ANSWERS_BEFORE_KILL = 6
