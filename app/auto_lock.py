@@ -1,4 +1,4 @@
-"""The game service locks a contributed turn by itself once everything is in (D3, issue 15.2).
+"""The game service locks a contributed turn by itself once everything is in (D3).
 
 In a game of contributed dice the players' pages commit to a contribution of their own and reveal
 it only after the turn is locked (``turn-locked``). Someone has to lock: the referee may

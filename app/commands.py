@@ -7,7 +7,7 @@ It owns, in the order of a command's life:
 * where games live (``store_url``, ``open_games``: a store selected by URL, file or PostgreSQL), a
   game's log (``game_log``) and reading a game (``load``: read and fold; ``load_state``): these are
   defined in :mod:`mortecouille.app.games`, which a command that only reads imports without this
-  module (issue 16, the CLI's start-up), and re-exported here;
+  module (the CLI's start-up), and re-exported here;
 * the secret seed kept beside a seeded game's log until the game ends and reveals it (D2);
 * the dice of one command (``dice_for``): seeded from the kept seed, or table dice from the values
   given or asked for through ``ask``, the shell's way of asking the referee (an input, not a hook);
@@ -121,7 +121,7 @@ MIN_SEED_LENGTH = 16
 
 
 def new_seed() -> str:
-    import secrets  # only where a secret is drawn: not imported by every command (issue 16)
+    import secrets  # only where a secret is drawn: not imported by every command
 
     return secrets.token_hex(16)
 
@@ -134,7 +134,7 @@ NEW_GAME_DICE_SCHEME: str | None = CONTRIBUTED
 def new_contribution() -> str:
     """A fresh random contribution to a turn's dice (D3): 128 bits, 32 hex digits. Drawn by a
     shell (the player's page, or the referee's CLI on the one-step path), never by the core."""
-    import secrets  # only where a secret is drawn: not imported by every command (issue 16)
+    import secrets  # only where a secret is drawn: not imported by every command
 
     return secrets.token_hex(16)
 
@@ -190,14 +190,14 @@ def new_nonce() -> str:
     """A fresh nonce for a secret input's line: 16 random bytes, 32 hex digits
     (:data:`~mortecouille.events.codec.NONCE_HEX_DIGITS`). Drawn by the command path, never by the
     core, whose ``decide`` and ``evolve`` stay pure."""
-    import secrets  # only where a secret is drawn: not imported by every command (issue 16)
+    import secrets  # only where a secret is drawn: not imported by every command
 
     return secrets.token_hex(16)
 
 
 def new_salt() -> str:
     """A fresh random salt for a seed's commitment (16 bytes, hex)."""
-    import secrets  # only where a secret is drawn: not imported by every command (issue 16)
+    import secrets  # only where a secret is drawn: not imported by every command
 
     return secrets.token_hex(16)
 
@@ -213,7 +213,7 @@ def commit_to(secret: str | None) -> SeedCommitment:
 def store_seed(log_: EventStore, seed: str, creation: object | None = None) -> None:
     """Keep the secret seed beside the log, readable by its owner only, until it is revealed.
 
-    Created exclusively and never through a link (issue 12, item 11): a seed already there, or a
+    Created exclusively and never through a link: a seed already there, or a
     link planted where it goes, is refused rather than overwritten or followed. ``creation``: the
     game's creation under way, which a store of its own (PostgreSQL) writes the seed with."""
     secrets_of(log_, creation).create(SEED, (seed + "\n").encode("utf-8"))
@@ -473,8 +473,8 @@ def create_game(
 ) -> list[Event]:
     """Start a new log with ``events`` and keep its secret seed beside it.
 
-    The log is created first, exclusively and locked, then the seed, then the events are written
-    (issue 12, item 4): of processes racing on one name only the one that created the log writes a
+    The log is created first, exclusively and locked, then the seed, then the events are written:
+    of processes racing on one name only the one that created the log writes a
     seed, and a creation refused or failing at any step removes what it wrote, log and seed. On
     PostgreSQL the seed is written in the creation's own transaction: both commit or neither.
 
@@ -671,7 +671,7 @@ def end_game(log_: EventStore, *, winner: str | None = None, reason: str = "refe
     return ended
 
 
-# --- the games of a directory (issue 13.5) ---------------------------------------------------
+# --- the games of a directory ---------------------------------------------------
 
 
 class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
@@ -682,7 +682,7 @@ class GameSummary(msgspec.Struct, frozen=True, kw_only=True):
     name: str
     ruleset: str = ""
     turn: int = 0
-    #: the turn the position shows and how the game ended, as every output words it (issue 13.8)
+    #: the turn the position shows and how the game ended, as every output words it
     position: str = ""
     status: str = "playing"
     winner: str | None = None

@@ -1,4 +1,4 @@
-"""Turn deadlines on the command path (issue 14.7): set one, find the one in force, pass it.
+"""Turn deadlines on the command path: set one, find the one in force, pass it.
 
 The clock is the caller's (``now``, an aware datetime): the game service passes its own, tests a
 fake one. Setting a deadline appends ``deadline-set``; passing it appends ``deadline-passed``

@@ -4,7 +4,7 @@ a game's log (``game_log``, with the files an app keeps beside it) and its state
 
 Apart from :mod:`mortecouille.app.commands` (which re-exports every name here) so that a command
 that only reads a game, ``state`` above all, does not import the command path: locking, dice,
-deciding, idempotency keys, a game's life cycle (issue 16, the CLI's start-up).
+deciding, idempotency keys, a game's life cycle (the CLI's start-up).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Idempotent commands (issue 14.4): a request retried with the same ``Idempotency-Key`` answers
+"""Idempotent commands: a request retried with the same ``Idempotency-Key`` answers
 what the first one did and appends nothing, even across a crash and restart of the service.
 
 Durable by construction: the key's SHA-256 is written **in the same append** as the command's

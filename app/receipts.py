@@ -1,4 +1,4 @@
-"""Receipts and head codes for the shells (issue 15, items 1 and 3): one call each for the CLI and
+"""Receipts and head codes for the shells: one call each for the CLI and
 the game service.
 
 * ``receipt_for(outcome, salt)``: the receipt of a player's accepted submission, salted by the
@@ -43,7 +43,7 @@ from mortecouille.replays.reading.receipts import head_code as head_code_of_hash
 
 def new_receipt_salt() -> str:
     """A fresh random salt for a receipt's commitment (16 bytes, hex), as the CLI chooses one."""
-    import secrets  # only where a salt is drawn: not imported by every command (issue 16)
+    import secrets  # only where a salt is drawn: not imported by every command
 
     return secrets.token_hex(16)
 

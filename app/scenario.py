@@ -180,8 +180,8 @@ _SIDECAR_SUFFIXES = (".head", ".seed", ".tmp")
 
 
 def kept_log(path: Path) -> GameLog:
-    """The log ``--log PATH`` keeps, refused before anything is written if it would clobber a file
-    (issue 12, item 6): the path, its head anchor or seed sibling exists (another game's, even),
+    """The log ``--log PATH`` keeps, refused before anything is written if it would clobber a file:
+    the path, its head anchor or seed sibling exists (another game's, even),
     or its name is a sidecar's (``out.head`` would be overwritten by its own anchor)."""
     log = GameLog(path)
     if path.suffix in _SIDECAR_SUFFIXES:

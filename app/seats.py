@@ -1,4 +1,4 @@
-"""Seats: who a request speaks for, by capability links (issue 14, item 2; docs/service.md).
+"""Seats: who a request speaks for, by capability links (docs/service.md).
 
 A game has one referee seat and one seat per player. Each seat is opened by a bearer token: 32
 random bytes, URL-safe base64, handed out once as a link (``/player/GAME#token=T``). Only the

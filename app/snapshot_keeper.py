@@ -1,5 +1,5 @@
 """The snapshot of a game ``serve`` plays, on files (``GAME.state``) as on a store that keeps
-snapshots (PostgreSQL), written off the request's path (issue 16, item 1).
+snapshots (PostgreSQL), written off the request's path.
 
 A CLI command rewrites a game's snapshot after it folded :data:`SNAPSHOT_EVERY` events or more
 past it (:func:`~mortecouille.app.snapshots.keep_snapshot`,

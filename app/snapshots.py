@@ -1,5 +1,5 @@
-"""Derived files beside a game's log: what makes a command's cost independent of the log's length
-(issue 16, item 1), never trusted over the log.
+"""Derived files beside a game's log: what makes a command's cost independent of the log's length,
+never trusted over the log.
 
 Two files, each derived from the log alone and rebuilt from it whenever it cannot be used:
 
@@ -10,7 +10,7 @@ Two files, each derived from the log alone and rebuilt from it whenever it canno
   ``explain --turn N`` and ``board --turn N`` fold at most that many events, at any turn. It is
   built in :mod:`mortecouille.app.turn_index` (on the terms below, with this module's anchor,
   checksum and writing), which only those commands import: a command that folds the current
-  state never needs it (issue 16, the CLI's start-up).
+  state never needs it (the CLI's start-up).
 
 Each stands on one line of the log, its :class:`Anchor`: the seq, the hash and the byte where that
 line ends. Before either is used, that one line is read back from the log (at that byte) and its
@@ -66,7 +66,7 @@ _log = get_logger("mortecouille")
 if TYPE_CHECKING:
     # types only: what a store that keeps snapshots returns (PostgreSQL's), which a file store's
     # command never makes; and the Protocol below, which only the type checker reads (making a
-    # Protocol class costs every command that imports this module: issue 16, the CLI's start-up)
+    # Protocol class costs every command that imports this module: the CLI's start-up)
     from mortecouille.events.stored_snapshot import StoredSnapshot
 
     class StoreWithSnapshots(EventStore, KeepsSnapshots, Protocol):
@@ -133,7 +133,7 @@ def write_derived(path: Path, payload: bytes) -> bool:
     """Replace ``path`` with ``payload`` by a temporary file of its own and a rename (no fsync: a
     derived file lost in a crash is rebuilt). Never through a link; a failure is logged and
     leaves the file as it was. True when written."""
-    import secrets  # only when a derived file is written: not imported by every command (issue 16)
+    import secrets  # only when a derived file is written: not imported by every command
 
     temporary = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.tmp")
     try:
@@ -197,7 +197,7 @@ def encode_state_compact(state: GameState) -> bytes:
     equal to its default left out (:func:`~mortecouille.core.state.without_defaults`), which
     :func:`decode_state` fills back in. Every read command decodes the snapshot, and a long game's
     state is mostly ships whose fields keep their defaults: fewer keys to match makes its decoding
-    about a quarter cheaper (issue 16), for more work when it is written, once in
+    about a quarter cheaper, for more work when it is written, once in
     :data:`SNAPSHOT_EVERY` events. The ships, the bulk of it, are left out of their defaults by
     :func:`~mortecouille.core.state.ship_without_defaults`: the bytes without_defaults gives, in under
     half its time. The
@@ -240,7 +240,7 @@ def _usable_snapshot(log_: GameLog) -> tuple[Anchor, memoryview] | None:
     format, its game, its own digest and its anchor's line in the log all check out; else None.
     The state is left encoded: :func:`read_snapshot` decodes it, :func:`write_snapshot_through`
     needs only the line. Its parts are views of the file's bytes, never copies of them: the state's
-    bytes grow with the ships, and every read command reads them (issue 16)."""
+    bytes grow with the ships, and every read command reads them."""
     data = _read_derived(snapshot_path(log_))
     if data is None or not data.startswith(_SNAPSHOT_MAGIC):
         return None
@@ -301,7 +301,7 @@ def fold_log(log_: GameLog, *, end: int | None = None, settle: bool = True) -> F
         return Folded(state, anchor, 0)  # the snapshot stands on the log's last line: nothing to fold
     # imported past that return: a command that finds the snapshot current (a finished game's
     # state, a second look) folds nothing, so it never imports the fold, the rulesets' table or the
-    # game's ruleset and its evolvers (issue 16, the CLI's start-up)
+    # game's ruleset and its evolvers (the CLI's start-up)
     from mortecouille.core.game import fold
 
     start, first_seq = (0, 0) if anchor is None else (anchor.end, anchor.seq + 1)
@@ -420,7 +420,7 @@ class StoreFolded(msgspec.Struct, frozen=True):
     them without a usable one), and the seq the fold started from (0 without a snapshot).
 
     A Struct, as :class:`Folded` is: a NamedTuple compiles code (and each of its annotations) when
-    its module is imported, which every command would pay (issue 16, the CLI's start-up)."""
+    its module is imported, which every command would pay (the CLI's start-up)."""
 
     state: GameState
     last: tuple[int, str] | None

@@ -1,4 +1,4 @@
-"""Whole games between stores, as bytes (issue 17, item 2): ``export-log``, ``store copy``, and
+"""Whole games between stores, as bytes: ``export-log``, ``store copy``, and
 the files the analytics read when the games are in a database.
 
 A log moves as its **lines**, never as events decoded and stamped again: re-encoding can change
@@ -148,7 +148,7 @@ def turns_of(log: EventStore) -> Iterator[TurnLookups]:
     beside a file log (:func:`~mortecouille.app.turn_index.turn_index`); a PostgreSQL game's
     from its own tables (:mod:`mortecouille.app.stored_turns`: its turn marks and keyframes,
     never the whole game); another store's game mirrored into a temporary file (:func:`log_as_file`)."""
-    # imported by the turn commands only (issue 16, the CLI's start-up)
+    # imported by the turn commands only (the CLI's start-up)
     from mortecouille.app.stored_turns import KeepsTurns, StoredTurnIndex
     from mortecouille.app.turn_index import turn_index
 

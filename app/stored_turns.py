@@ -1,5 +1,5 @@
 """The turn index of a game in a store with tables of its own (PostgreSQL), for ``replay --turn``,
-``explain --turn`` and ``board --turn`` (issue 16, item 1): read from the store, never from a copy
+``explain --turn`` and ``board --turn``: read from the store, never from a copy
 of the whole game.
 
 The file store's turn index (:mod:`mortecouille.app.turn_index`) is a file beside the log. A

@@ -1,4 +1,4 @@
-"""The turn index beside a game's log, ``GAME.turns`` (issue 16, item 1): where every turn starts
+"""The turn index beside a game's log, ``GAME.turns``: where every turn starts
 and ends (by seq), the rulings' lines, and a *keyframe* (the folded state) every
 :data:`KEYFRAME_EVERY` events, so ``replay --turn N``, ``explain --turn N`` and ``board --turn N``
 fold at most that many events, at any turn.
@@ -183,7 +183,7 @@ class Rulings(Sequence[RulingRecorded]):
 
     A long game gathers rulings by the thousand (a wreck refloated by ruling each turn), and
     ``replay --turn N`` shows only the latest few and how many came before: decoding all of them
-    was a late turn's largest cost beyond the board itself, growing with the log (issue 16). The
+    was a late turn's largest cost beyond the board itself, growing with the log. The
     JSON output, which lists them all, reads them all, in one decoding call. Equal to any sequence
     of the same rulings (a list, as the functions over the whole list of events give)."""
 

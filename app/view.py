@@ -1,4 +1,4 @@
-"""What each viewer may see of a game (issue 14, item 3; docs/service.md, "What each viewer sees").
+"""What each viewer may see of a game (docs/service.md, "What each viewer sees").
 
 Everything the service sends, a page's view, a command's answer or a pushed message, is built
 here, by :func:`view` and :func:`event_view`, so redaction has one place and no channel can

@@ -1,4 +1,4 @@
-"""One command's durable append against a raw write + fsync of the same bytes (issue 16, item 3).
+"""One command's durable append against a raw write + fsync of the same bytes.
 
 Run: ``.venv/bin/python bench/bench_append.py [--appends N] [--runs 5] [--dir DIR]``.
 

@@ -10,7 +10,7 @@ Run: ``.venv/bin/python bench/bench_archive.py [--events N] [--jobs J] [--sample
 3. archive throughput (events/s, everything ``archive`` does: verify, rows, Parquet) against
    DuckDB's own ``read_json`` turning the same logs into Parquet **in one call with the columns
    given** (``seq``, ``turn``, ``type``, ``ship``, ``prev``, ``hash`` and the file name: no schema
-   guessed per file), interleaved run after run, median of ``--runs``; goal (issue 16) >= 0.5.
+   guessed per file), interleaved run after run, median of ``--runs``; goal >= 0.5.
    DuckDB's raw-lines reader (``read_ndjson_objects``) is printed too, the archive's own DuckDB
    stage (the verified logs to the events table, its staged rows of the other tables to Parquet)
    timed apart, the CPU seconds of a run split between the archiving process (the DuckDB stage's

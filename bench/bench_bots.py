@@ -12,7 +12,7 @@ Games/s is the best of ``R`` runs, in CPU time of this process: on a shared
 machine wall-clock rates vary by a factor of two from run to run. ``--profile``
 prints the 25 most expensive functions (cumulative) of one run as well.
 
-The ``simulate`` command path (issue 16 asks that it be measured): ``--sim-games`` games (the
+The ``simulate`` command path (measured, with no goal): ``--sim-games`` games (the
 demo's fleets, seeds ``bench-0``...) through :func:`mortecouille.app.simulate.simulate`, as
 ``mortecouille simulate`` plays them: each game played in memory, then its log written, hashed line
 by line and fsynced with its seed beside it, into a folder under bench/out/ (on the repository's
@@ -140,7 +140,7 @@ def simulate_path(games: int, max_turns: int, runs: int) -> None:
         f"(per-run ratios {ratios[0]:.2f}..{ratios[-1]:.2f}); its cost beyond playing: "
         f"{(t_command.median - t_memory.median) * 1000 / games:.1f} ms a game, of which the fsync floor "
         f"{t_floor.median * 1000 / games:.1f} ms, the rest (encoding, hashing, writing, seeds) "
-        f"{beyond * 1000 / games:.1f} ms (a measurement: issue 16 sets no goal for this path)"
+        f"{beyond * 1000 / games:.1f} ms (a measurement: no goal for this path)"
     )
 
 

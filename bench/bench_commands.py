@@ -1,4 +1,4 @@
-"""Commands against the log's length (issue 16): the log work of ``state``, ``order``, ``place`` and
+"""Commands against the log's length: the log work of ``state``, ``order``, ``place`` and
 ``board``; ``replay --turn N`` and ``explain --turn N`` at the first and last turn; the most memory
 ``state`` and ``verify`` take on a long game.
 

@@ -13,7 +13,7 @@ Each export runs in a fresh process (the command's path: ``GameLog.stream`` -> `
 ``write_output``), the two sizes interleaved run after run; the process's own time (imports not
 counted) and its max RSS are printed, median of ``--runs`` (at least 5) with min and max (a
 render's time in a process is the median of 11 renders there).
-Goals (issue 16): the big export within 12x of the small one (linear); its max RSS within 1.3x of
+Goals: the big export within 12x of the small one (linear); its max RSS within 1.3x of
 the small one's (memory flat: the page is written a turn at a time, from two passes over the log,
 so what a process holds is the final state and one turn's story and frames, whatever the log's
 length; 1.3 leaves room for the allocator's high-water mark, where an export holding its page

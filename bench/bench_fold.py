@@ -3,7 +3,7 @@
 Run: ``.venv/bin/python bench/bench_fold.py [--events N] [--verify-events N] [--hashes]``.
 
 * replay vs decode: a pure msgspec decode of the file's typed JSON lines (the floor), and the path
-  a command takes (GameLog.read + fold), interleaved run after run; goal (issue 16): the replay at
+  a command takes (GameLog.read + fold), interleaved run after run; goal: the replay at
   least 0.7 of the decode's speed.
 * verify per event vs a replay of the same log (``--verify-events``, a shorter log: verify resolves
   every turn again); goal: at most 3x.

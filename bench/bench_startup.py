@@ -1,4 +1,4 @@
-"""Whole CLI commands, start-up included (issue 16): ``state`` and ``order`` on a game of about
+"""Whole CLI commands, start-up included: ``state`` and ``order`` on a game of about
 1,000 events, each a fresh ``python -m mortecouille`` process as a referee runs it.
 
 Run: ``.venv/bin/python bench/bench_startup.py [--runs 5]``. For each command prints the median

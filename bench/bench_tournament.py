@@ -1,5 +1,5 @@
-"""A tournament on two server processes over PostgreSQL against one process over files (issue 17,
-item 6): submit and push latency, and each store's appends against the raw rate of its medium.
+"""A tournament on two server processes over PostgreSQL against one process over files: submit
+and push latency, and each store's appends against the raw rate of its medium.
 
 Run: ``.venv/bin/python bench/bench_tournament.py [--games 32] [--players 8] [--spectators 64]
 [--orders 8] [--think 2.0] [--runs 5] [--appends 200]``.
@@ -23,7 +23,7 @@ are reused here). Runs alternate between the set-ups (the machine is shared: bot
 Figures, each the median over the runs with min and max:
 
 * submit latency p50/p95/p99 (send to 2xx, which comes after the append is durable); goal p95 <
-  300 ms (issue 14);
+  300 ms;
 * push latency p95 to each listener of the game receiving the event (every listener must get
   every event: one missing is a MISSED); goal p95 < 500 ms. The messages carry no append time
   and the append happens between the submit's send and its 2xx: judged from the send (an upper
@@ -34,7 +34,7 @@ Figures, each the median over the runs with min and max:
   transaction with its locks, insert, head, NOTIFY, commit), against the raw rate of its medium
   measured interleaved in the same run: ``os.write`` + ``os.fsync`` of the same bytes, and a
   pgbench-style single-row ``INSERT`` committed on the same server. Printed with their ratio
-  (the store's rate over the medium's); issue 17 sets no goal for it.
+  (the store's rate over the medium's); no goal for it.
 """
 
 from __future__ import annotations

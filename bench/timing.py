@@ -1,4 +1,4 @@
-"""What every benchmark of issue 16 prints: the median of at least five runs with their min and
+"""What the fold, append and startup benchmarks print: the median of at least five runs with their min and
 max, the baseline measured in the same run, the ratio, and OK or MISSED against the goal."""
 
 from __future__ import annotations

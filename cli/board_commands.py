@@ -61,7 +61,7 @@ def prompt_for_die(identity: RollIdentity, label: str) -> int:
 
 def confirm_table_dice(rolls: Sequence[DieRolled]) -> bool:
     """Show the table dice a resolve read, each named (ship, purpose), and ask before writing:
-    a mistyped die is caught before it is in the log for good (issue 13.3)."""
+    a mistyped die is caught before it is in the log for good."""
     click.echo("table dice:")
     for roll in rolls:
         ship = roll.ship if roll.ship is not None else "table"

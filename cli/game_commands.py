@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # read by verify only, imported there (the CLI's start-up)
 def log_command(ctx: Context, game: str, as_json: bool) -> None:
     """Print GAME's events."""
     # the command path (run_command and what it imports), here for its event lines only: not
-    # imported by ``state``, which reads and shows a game without it (issue 16)
+    # imported by ``state``, which reads and shows a game without it
     from mortecouille.app.commands import describe_events
 
     log_ = game_log(ctx.store, game)
@@ -49,7 +49,7 @@ def log_command(ctx: Context, game: str, as_json: bool) -> None:
 @reports_errors
 def state(ctx: Context, game: str, as_json: bool) -> None:
     """Print GAME's current state (the fold of its log)."""
-    # the same lines as the launcher's own plain ``state GAME [--json]`` (cli.launch, issue 16);
+    # the same lines as the launcher's own plain ``state GAME [--json]`` (cli.launch);
     # described by this module's ``describe_state``, the name tests/test_hostile_input.py breaks
     # to see how a bug or a refusal of the system ends a command
     for line in state_lines(ctx.store, game, as_json, describe_state):
@@ -93,7 +93,7 @@ def verify(
 ) -> None:
     """Check GAME's hash chain, dice and recorded outcomes, and the receipts and head codes given.
     Exit 4 on any failure."""
-    # imported here, not at start-up: only `verify` reads receipts and re-derives (issue 16)
+    # imported here, not at start-up: only `verify` reads receipts and re-derives
     from mortecouille.app.receipts import read_receipts_file
     from mortecouille.replays.reading.receipts import parse_head_code
     from mortecouille.replays.reading.verify import verify_log

@@ -2,7 +2,7 @@
 ``state GAME`` or ``state GAME --json`` is run here, without click; every other command line goes
 to click's group (:mod:`mortecouille.cli.main`), whose parsing, help and errors are the reference.
 
-Why (issue 16, the CLI's start-up): importing click (its modules, and ``gettext`` and ``locale``
+Why (the CLI's start-up): importing click (its modules, and ``gettext`` and ``locale``
 for its messages), building the group and parsing cost about 40 of the 300 million instructions
 ``state`` ran on a 1,000-event game, more than its log work; and ``state`` is what a referee runs
 most, between every two commands.

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import gc
 
-# Start-up (issue 16): the imports below create tens of thousands of objects that live as long as
+# Start-up: the imports below create tens of thousands of objects that live as long as
 # the process (modules, classes, functions, msgspec types), and the cyclic garbage collector,
 # run every few hundred allocations, would walk them again and again: during these imports and
 # in every full collection after them (while a command decodes and folds). So the collector waits
@@ -51,7 +51,7 @@ __all__ = ["COMMANDS", "COMMAND_TABLE", "cli", "main"]
 
 #: Every command of ``mortecouille``: its name, the module of ``mortecouille.cli`` that defines it
 #: (in that module's ``COMMANDS``) and its one-line summary for ``--help``. A command's module is
-#: imported only when the command runs (issue 16: ``state`` need not import the analytics, the
+#: imported only when the command runs (``state`` need not import the analytics, the
 #: service or the renderers); ``--help`` prints the summaries without importing any, and
 #: tests/test_startup_imports.py checks they are the commands' own.
 COMMAND_TABLE: tuple[tuple[str, str, str], ...] = (

@@ -1,7 +1,7 @@
 """``new``: create a game and print its seat links.
 
 Apart from the other life-cycle commands (mortecouille.cli.game_commands) because it alone issues
-seats: ``state``, ``log`` and ``verify`` do not import the seats (issue 16, the CLI's start-up).
+seats: ``state``, ``log`` and ``verify`` do not import the seats (the CLI's start-up).
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from mortecouille.cli.receipt_output import echo_receipt, receipts_option
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
 
-#: ``order --help``'s grammar of actions and its examples (issue 13.5): the words ``parse_action``
+#: ``order --help``'s grammar of actions and its examples: the words ``parse_action``
 #: reads, each on a line (``\b`` keeps click from joining them).
 GRAMMAR = "\n".join(
     [

@@ -3,7 +3,7 @@ its options ask for.
 
 Both ways a command line is run share these: click's (:mod:`mortecouille.cli.main`, every
 command) and the launcher's own for a plain ``state GAME [--json]``
-(:mod:`mortecouille.cli.launch`, which never imports click: issue 16, the CLI's start-up). So the
+(:mod:`mortecouille.cli.launch`, which never imports click: the CLI's start-up). So the
 two cannot drift apart: the same errors end the same way, with the same line and exit code.
 """
 
@@ -50,6 +50,6 @@ def configure_logging(verbose: int, log_json: bool) -> None:
     """``-v``/``-vv`` and ``--log-json``, applied to structlog when something is first logged
     (:mod:`mortecouille.events.house_log`: a command that logs nothing never imports it)."""
     # the stdlib's levels (logging.WARNING 30, INFO 20, DEBUG 10) spelt out: importing logging
-    # (and its traceback, string) for three numbers cost every command a few ms (issue 16)
+    # (and its traceback, string) for three numbers cost every command a few ms
     level = 30 if verbose == 0 else 20 if verbose == 1 else 10
     house_log.configure(level, log_json)

@@ -1,4 +1,4 @@
-"""Receipts on the command line (issue 15.1): a referee submitting for a player prints the
+"""Receipts on the command line: a referee submitting for a player prints the
 player's receipt, and with ``--receipts FILE`` keeps it in the player's receipts file."""
 
 from __future__ import annotations

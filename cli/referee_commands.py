@@ -1,4 +1,4 @@
-"""What a referee looks up at the table (issue 13.5): ``games`` (where every game stands) and
+"""What a referee looks up at the table: ``games`` (where every game stands) and
 ``prices`` (the F1/F2 price list). Both only read."""
 
 from __future__ import annotations

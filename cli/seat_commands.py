@@ -1,4 +1,4 @@
-"""``seats``: a game's seat links, issued anew (issue 14, item 2; docs/service.md, "Roles").
+"""``seats``: a game's seat links, issued anew (docs/service.md, "Roles").
 
 A seat link is a bearer secret shown once: only its hash is kept, so a lost link is never shown
 again but replaced (``--reissue``), which ends the old one. ``new`` prints the links of a new

@@ -121,7 +121,7 @@ class Context:
 pass_context = click.make_pass_decorator(Context)
 
 
-# --- the global options, before or after the subcommand (issue 13.6) -------------------------------
+# --- the global options, before or after the subcommand -------------------------------
 #
 # ``mortecouille --games-dir D state g`` and ``mortecouille state g --games-dir D`` mean the same:
 # the group reads these options first, then each command takes them again as below, changing
@@ -234,7 +234,7 @@ def with_global_options(command: click.Command) -> click.Command:
     return command
 
 
-# --- shell completion (issue 13.5) ------------------------------------------------------------
+# --- shell completion ------------------------------------------------------------
 #
 # Completion reads the store and never writes; a log it cannot read offers nothing.
 

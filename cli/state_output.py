@@ -1,6 +1,6 @@
 """What ``state`` prints, without click: shared by the ``state`` command (click's, in
 :mod:`mortecouille.cli.game_commands`) and the launcher's own plain ``state GAME [--json]``
-(:mod:`mortecouille.cli.launch`, issue 16), so both print the same lines."""
+(:mod:`mortecouille.cli.launch`), so both print the same lines."""
 
 from __future__ import annotations
 

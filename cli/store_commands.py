@@ -1,4 +1,4 @@
-"""Whole logs out of a store and between stores: ``export-log`` and ``store copy`` (issue 17).
+"""Whole logs out of a store and between stores: ``export-log`` and ``store copy``.
 
 Both move a game's lines as bytes (mortecouille.app.store_copy): the JSONL a file store would
 hold, same hashes, whichever store the game is in.

@@ -1,4 +1,4 @@
-"""Dice nobody can foresee (rule D3, issue 15 item 2): the players' contributions to a turn's dice.
+"""Dice nobody can foresee (rule D3): the players' contributions to a turn's dice.
 
 In a game of the ``contributed`` dice scheme (``GameCreated.dice_scheme``), the dice of a turn
 derive from the committed game seed (D2) and a random contribution of every player

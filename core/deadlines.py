@@ -1,4 +1,4 @@
-"""Deadlines (issue 14.7): the referee may give a turn a deadline; when it passes, ships without
+"""Deadlines: the referee may give a turn a deadline; when it passes, ships without
 orders do nothing (T1: they lose their wind points), and a seeded-dice turn is resolved at once.
 
 The rules never read a clock: the shell (the game service) passes the times in as data, the

@@ -81,7 +81,7 @@ def salted_commitment(seed: str, salt: str) -> str:
     """HMAC-SHA256 of ``seed`` keyed with the game's own random ``salt`` (D2): what a new seeded
     game publishes. The salt defeats precomputed tables and links between games; the length of
     the seed (16 characters at least, random by default) is what puts brute force out of reach."""
-    import hmac  # for a seed only (commit, check, draw): a reading command never imports it (issue 16)
+    import hmac  # for a seed only (commit, check, draw): a reading command never imports it
 
     return hmac.new(salt.encode("utf-8"), seed.encode("utf-8"), hashlib.sha256).hexdigest()
 
@@ -104,7 +104,7 @@ def commits_to_a_seed(game: Committed) -> bool:
 def matches_commitment(seed: str, game: Committed) -> bool:
     """Whether ``seed`` is the one ``game`` committed to (D2): every commitment it publishes must
     match, and it must publish one."""
-    import hmac  # for a seed only (commit, check, draw): a reading command never imports it (issue 16)
+    import hmac  # for a seed only (commit, check, draw): a reading command never imports it
 
     checks = []
     if game.seed_sha256 is not None:
@@ -120,7 +120,7 @@ def seeded_value(seed: str, identity: RollIdentity) -> int:
     Rejection sampling over successive HMAC blocks keeps every face exactly
     equally likely (a plain modulo would favour low faces).
     """
-    import hmac  # for a seed only (commit, check, draw): a reading command never imports it (issue 16)
+    import hmac  # for a seed only (commit, check, draw): a reading command never imports it
 
     message = msgspec.json.encode(
         [
@@ -137,7 +137,7 @@ def seeded_value(seed: str, identity: RollIdentity) -> int:
     counter = 0
     while True:
         # the one-shot form runs in C without building an HMAC object (every seeded die, in play
-        # and in every check of a revealed seed: issue 16); the same bytes as hmac.new(...).digest()
+        # and in every check of a revealed seed); the same bytes as hmac.new(...).digest()
         block = hmac.digest(key, message + counter.to_bytes(4, "big"), "sha256")
         for offset in range(0, 32, 8):
             number = int.from_bytes(block[offset : offset + 8], "big")
@@ -172,7 +172,7 @@ def turn_key(seed: str, game: str, turn: int, contributions: Mapping[str, str]) 
 
     Without the seed, no player can compute it; without every contribution, neither can the
     seed's holder. A player resolved without (absent) is simply not in ``contributions``."""
-    import hmac  # for a seed only (commit, check, draw): a reading command never imports it (issue 16)
+    import hmac  # for a seed only (commit, check, draw): a reading command never imports it
 
     message = msgspec.json.encode([TURN_KEY_LABEL, game, turn, sorted(contributions.items())])
     return hmac.new(seed.encode("utf-8"), message, hashlib.sha256).hexdigest()
@@ -267,7 +267,7 @@ class DicePolicy(msgspec.Struct, frozen=True, kw_only=True):
 
     The dice mode is chosen once, when the game is created: a seeded game's dice come from
     its seed and nowhere else, a table game's from the referee. A die's own ``source`` field
-    is never trusted to say which check applies (a forger relabels it: issue 12).
+    is never trusted to say which check applies (a forger relabels it).
     """
 
     game: str

@@ -1,7 +1,7 @@
 """Rules editions: which rule corrections apply to a game, by the rules version it was created with.
 
 Every game's first event (``GameCreated``) records its ``rules_version``, and the state keeps it.
-A correction that changes what happens in a turn (issue 13, items 14 and 15) applies only to the
+A correction that changes what happens in a turn applies only to the
 games created under an edition that lists it: a game played before the correction keeps
 re-deriving, turn by turn, exactly as it was played (``verify``), and its state hashes never
 move. The table is data: a new edition is a new row, never a new ``if`` on a version string.
@@ -43,7 +43,7 @@ class Edition(msgspec.Struct, frozen=True, kw_only=True):
 EDITIONS: Final[dict[str, Edition]] = {
     # the rules as first implemented
     "2026.1": Edition(rules_version="2026.1"),
-    # issue 13, items 14 and 15: the French source read again
+    # the French source read again: K and the C6 ruling
     "2026.2": Edition(
         rules_version="2026.2",
         immediate_catapult_sinking=True,

@@ -57,7 +57,7 @@ def play_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> Playe
     """:func:`decide` of a ResolveTurn (the same events, refused alike), with the state the turn
     settles on before its TurnEnded (:class:`~mortecouille.core.life_cycle.PlayedTurn`): the
     ruleset's ``play_turn``, whose events its ResolveTurn decider returns. Re-deriving a log
-    (``verify``) takes that state instead of folding the turn a second time (issue 16)."""
+    (``verify``) takes that state instead of folding the turn a second time."""
     return _deciding(state, command).play_turn(state, command, dice)
 
 

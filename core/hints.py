@@ -1,4 +1,4 @@
-"""The hints a refusal gives, each spelt once (issue 13.6): the same way out reads the same
+"""The hints a refusal gives, each spelt once: the same way out reads the same
 whichever ruleset or command refuses, and names the option the referee types."""
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ class PlayedTurn(NamedTuple):
     ``settled``, the state its events lead to up to its TurnEnded (left out, with what follows
     it): the state whose hash that TurnEnded records, which the rules fold to compute it. Handed
     out so that re-deriving a log (``verify``), having found the turn's logged events equal to
-    these, need not fold them all a second time (issue 16): by purity, folding them gives it."""
+    these, need not fold them all a second time: by purity, folding them gives it."""
 
     events: list[Event]
     settled: GameState
@@ -101,7 +101,7 @@ def fold_with(
 
     The states between two events never leave this loop, so their ships live in one private
     :class:`~mortecouille.core.state.WorkingShips` that :func:`with_ship` changes in place
-    instead of copying every ship per move (issue 16, item 4). The caller's state is not
+    instead of copying every ship per move. The caller's state is not
     touched (its ships are copied once, here) and the dict is closed before the state is handed
     out, so the result is the value a plain repeated ``evolve`` gives, with the same hash
     (tests/test_fold_fast_path.py). A fold run by an evolver inside this one works on the same

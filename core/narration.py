@@ -146,7 +146,7 @@ def tell_turn_ended(event: TurnEnded, ctx: ExplainContext) -> str:
 
 
 def turns_resolved(state: GameState) -> int:
-    """The turns behind a position, the one turn number every output shows (issue 13.8).
+    """The turns behind a position, the one turn number every output shows.
 
     Each TurnEnded moves ``state.turn`` on to the turn to order next and the game's end leaves
     it there, so a position always has ``state.turn - 1`` turns resolved, ended or not.
@@ -234,7 +234,7 @@ def tell_ship_sunk(event: ShipSunk, ctx: ExplainContext) -> str:
 
 def tell_ruling(event: RulingRecorded, ctx: ExplainContext) -> str:
     # imported here: this module is imported by every command that shows a state (its
-    # position_caption), which never tells a ruling (issue 16, the CLI's start-up)
+    # position_caption), which never tells a ruling (the CLI's start-up)
     from mortecouille.core.rulings import describe_adjustment
 
     effects = "; ".join(describe_adjustment(a) for a in event.adjustments) or "no change to the board"

@@ -50,7 +50,7 @@ from mortecouille.events.rulings import RulingRecorded
 
 if TYPE_CHECKING:
     # a type only: the scenario documents' module is imported by a ruleset's builder when a
-    # scenario is read, not by every command that looks a ruleset up (issue 16, the CLI's start-up)
+    # scenario is read, not by every command that looks a ruleset up (the CLI's start-up)
     from mortecouille.core.scenario import ScenarioBuilder
 
 
@@ -59,7 +59,7 @@ class StoryTables:
     ``NARRATORS`` (how each event type is told) and ``PHASES`` (the phase of each event type whose
     own ``phase`` field names none). The module is imported the first time either table is read:
     folding or showing a game never reads them, so a command that tells no story never imports
-    them (issue 16, the CLI's start-up). The tables stay as explicit as a dict in the ruleset's
+    them (the CLI's start-up). The tables stay as explicit as a dict in the ruleset's
     value: only where they are written down changes."""
 
     def __init__(self, module: str) -> None:
@@ -107,7 +107,7 @@ class Ruleset(msgspec.Struct, frozen=True, kw_only=True):
 
     Values are Structs rather than dataclasses: a dataclass is compiled when its module is
     imported (and imports ``dataclasses``), which every command paid before its first line
-    (issue 16, the CLI's start-up)."""
+    (the CLI's start-up)."""
 
     name: str
     #: every command a game of this ruleset takes, with its decider (shared ones included)
@@ -126,7 +126,7 @@ class Ruleset(msgspec.Struct, frozen=True, kw_only=True):
     placement: PlacementRule
     #: ResolveTurn played: its events (what its decider returns: the dice contributions' of a
     #: contributed game, D3, then the turn's) and the state the turn settles on before its
-    #: TurnEnded (re-derivation takes that state rather than fold the turn again, issue 16)
+    #: TurnEnded (re-derivation takes that state rather than fold the turn again)
     play_turn: PlayTurn
     #: the pure half of ``scenario``: the document in, the commands out
     scenario: ScenarioBuilder

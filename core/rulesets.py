@@ -3,7 +3,7 @@ the command line read (a CreateGame names one of its keys).
 
 A ruleset's module (its deciders, turn resolution, narrators) is imported the first time the
 table is asked for that ruleset, not when this module is: a command on a game of one ruleset
-never compiles the other (issue 16, the CLI's start-up)."""
+never compiles the other (the CLI's start-up)."""
 
 from __future__ import annotations
 

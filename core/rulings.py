@@ -1,4 +1,4 @@
-"""Referee rulings (issue 6): a decision recorded as an event, validated and folded purely.
+"""Referee rulings: a decision recorded as an event, validated and folded purely.
 
 A ruling cites a rule ID that rules.md defines (``RULE_IDS``) and may adjust
 ships: damage up or down, position, facing, wind points, back afloat. The

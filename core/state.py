@@ -134,7 +134,7 @@ def with_earlier_ships(after: GameState, before: GameState) -> GameState:
     is for: a fold makes a new ShipState for every move, so a ship that sailed round its box and
     came back where it started (most of a blockade turn's) is a new object, and
     :func:`state_hash` converts a ship it has not seen (its cache is by object) again. Given back
-    the object ``before`` held, the hash of the turn's end reuses its bytes (issue 16: every turn
+    the object ``before`` held, the hash of the turn's end reuses its bytes (every turn
     end is hashed, and ``verify`` resolves every turn again). ``after`` itself when no ship is new.
     """
     earlier = before.ships
@@ -194,7 +194,7 @@ def ship_without_defaults(ship: ShipState) -> dict[str, Any]:
     ``to_builtins`` leaves as they are and which encode as they are: read all at once, in field
     order (``astuple``, in C), beside their names and defaults (:func:`_struct_layout`), rather than
     converted first, as every turn end hashes every ship that moved (and ``verify`` every turn
-    again: issue 16), and every snapshot written encodes every ship (a tuple encodes as the list
+    again), and every snapshot written encodes every ship (a tuple encodes as the list
     without_defaults gives, in JSON and msgpack alike). The same bytes as before
     (tests/test_verify_speed_invariants.py, tests/test_snapshot_encoding.py)."""
     _, names, defaults = _struct_layout(ShipState)
@@ -268,7 +268,7 @@ def _struct_body(value: msgspec.Struct, convert_item: Callable[[Any], Any]) -> d
 
     Its values read all at once, in field order (``astuple``, in C), beside the names and defaults
     of :func:`_struct_layout`, rather than one ``getattr`` each: every turn end hashes the state's
-    orders and fleets, and ``verify`` and ``archive`` every turn end again (issue 16)."""
+    orders and fleets, and ``verify`` and ``archive`` every turn end again."""
     tag, names, defaults = _struct_layout(type(value))
     body: dict[str, Any] = dict(tag)
     # a required field's default is _REQUIRED, unequal to every value: always kept

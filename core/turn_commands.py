@@ -4,7 +4,7 @@ tokens (P1).
 Both rulesets name all three: each takes its own and refuses the other's citing a rule
 (``Ruleset.refusals``). So they live here, apart from the rules that decide them: a game of one
 ruleset never imports the other's turn (blockade rounds, gunnery), and folding or showing a game
-imports neither (issue 16, the CLI's start-up). Their deciders are in
+imports neither (the CLI's start-up). Their deciders are in
 :mod:`mortecouille.core.mortecouille.order_checks` and :mod:`mortecouille.core.blockade.commands`.
 """
 

@@ -199,7 +199,7 @@ _force_setattr = msgspec.structs.force_setattr
 
 def _stamp_by_splice(event: Event, seq: int, prev: str) -> tuple[Event, bytes] | None:
     """:func:`stamp` with one encoding of the event and no dictionary in between (every command
-    stamps its events before its fsync, so this is part of an append's cost, issue 16): the event
+    stamps its events before its fsync, so this is part of an append's cost): the event
     is encoded with an empty hash, keys sorted, which is its canonical line with ``"hash":"",``
     where the hash goes; without that field it is exactly what the hash covers (hashed in one
     call). None (the caller takes :func:`_stamp_through_dict`) when a field is left out while None,
@@ -221,7 +221,7 @@ def _splice_lines(
     each stamped event is added to ``stamped`` and its line's pieces, then a newline, to
     ``pieces``; stops before the first event that takes :func:`_stamp_through_dict` (nothing of
     it added) and returns how many were stamped. One call for a batch, so that an append pays no
-    call per event (issue 16)."""
+    call per event."""
     count = 0
     for event in events:
         if event.omitted_when_none:
@@ -314,7 +314,7 @@ def event_decoder() -> msgspec.json.Decoder[Any]:
     """The typed decoder over every event type of the schema (built once, on first use; it holds
     no state). Built when first asked for, not on import: building it is most of this module's
     import time, and a command that reads its state from a current snapshot (``state``) decodes
-    no event (issue 16, the CLI's start-up)."""
+    no event (the CLI's start-up)."""
     event_union: Any = Union[EVENT_CLASSES]  # noqa: UP007 - built from the schema's table
     return msgspec.json.Decoder(event_union)
 
@@ -379,7 +379,7 @@ def decode_block(data: bytes, first_number: int) -> list[Event]:
     stale = [index for index, event in enumerate(events) if event.v != current[type(event)]]
     if stale:
         # the lines are split only when an old version needs upcasting: splitting a long log
-        # costs as much as a fifth of its decoding (issue 16)
+        # costs as much as a fifth of its decoding
         lines = data.splitlines()
         for index in stale:
             events[index] = decode_line(lines[index], first_number + index)
@@ -476,7 +476,7 @@ def spliced_line_hash(line: bytes, claimed: str) -> str | None:
     """:func:`line_hash` of a canonical ``line`` whose top-level ``hash`` is ``claimed``, computed
     from the line itself: the line with its ``"hash":<claimed>`` member (and one comma beside it)
     cut out is byte for byte the canonical encoding of the body without ``hash``, so no second
-    encoding is needed (``verify`` checks every line of a log: issue 16).
+    encoding is needed (``verify`` checks every line of a log).
 
     ``"hash":`` can only occur in a canonical line as an object key (inside a string a quote is
     escaped), so when the member occurs exactly once it is the top-level one; None when it does
@@ -553,7 +553,7 @@ def _quick_lines(
     encoding and its hash, recomputed from the line with the hash member cut out
     (:func:`spliced_line_hash`), is the one its event claims.
 
-    With as few steps per line as can be (``verify`` checks every line of a log, issue 16): the
+    With as few steps per line as can be (``verify`` checks every line of a log): the
     lines are compared with their events' encoding as a block, in C (line by line only when the
     block differs: a line leaving out a field while None, an old version); each canonical line
     holds its top-level ``"hash":`` exactly once when the canonical lines hold those bytes once a
@@ -609,7 +609,7 @@ def _quick_lines(
 
 def _hashes_cut_as_claimed(lines: Sequence[bytes], claimed: Sequence[str]) -> bool:
     """:func:`_hash_cut_as_claimed` of every line (as many as ``claimed``), in one loop: the
-    steps of each line inline, no call per line (``verify`` checks every line of a log, issue 16).
+    steps of each line inline, no call per line (``verify`` checks every line of a log).
     The comma after the digest is not looked at here: when the digest computed is the one
     claimed, the claim is 64 lowercase hex digits, which a canonical line writes as they are
     between quotes, and a comma follows them (``hash`` is never an event's last key), so the bytes
@@ -667,8 +667,8 @@ def hash_member_first(event_type: type[Event]) -> bool:
     hash member, whatever the event holds: no field whose key sorts before ``hash`` (the keys are
     sorted) can hold a ``hash`` key, at any depth (a quote inside a string is escaped, so those
     bytes are always a key). A line's hash can then be recomputed by cutting the first such member
-    out, with no search of the whole line for a second one (``verify`` checks every line of a log:
-    issue 16). Decided once per type, from its schema."""
+    out, with no search of the whole line for a second one (``verify`` checks every line of a log).
+    Decided once per type, from its schema."""
     fields = msgspec.inspect.type_info(event_type).fields  # type: ignore[attr-defined]
     return all(_no_hash_key(field.type) for field in fields if field.encode_name < "hash")
 

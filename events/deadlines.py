@@ -1,4 +1,4 @@
-"""A turn's deadline (issue 14.7), as events: the referee set it, and it passed.
+"""A turn's deadline, as events: the referee set it, and it passed.
 
 Both are logged for the record and change no state (every ruleset ignores them in its fold), so
 the state hashes of a game are the same with or without deadlines. The time is the shell's, passed

@@ -1,4 +1,4 @@
-"""Events of the dice nobody can foresee (rule D3, issue 15 item 2).
+"""Events of the dice nobody can foresee (rule D3).
 
 In a game of the ``contributed`` dice scheme, the dice of a turn derive from the committed game
 seed (D2) *and* a random contribution of every player: each player commits to theirs with their

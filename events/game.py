@@ -28,11 +28,11 @@ class GameCreated(Event, tag="game-created", frozen=True):
     forked_at_seq: int | None = None
     #: a one-turn situation built by ``scenario``: ships are set up, not bought
     scenario: bool = False
-    #: the salted commitment of new seeded games (issue 12): added last, with ``None`` defaults,
+    #: the salted commitment of new seeded games: added last, with ``None`` defaults,
     #: so older lines keep their bytes and hashes
     seed_salt: str | None = None
     seed_hmac: str | None = None
-    #: how the dice derive from the seed (issue 15): ``None``, the seed and the roll's identity
+    #: how the dice derive from the seed: ``None``, the seed and the roll's identity
     #: alone (D2); ``"contributed"``, each turn's dice also from every player's revealed
     #: contribution (D3). Written only when set (``omitted_when_none``), so every line of a game
     #: of the older scheme keeps its bytes and hash, old logs and new games alike

@@ -1,7 +1,7 @@
 """The house logger, structlog, imported only when something is logged.
 
 Importing structlog costs a command more than its log work (it pulls asyncio, and rich when
-installed: about 30 to 140 ms on this project's machines, issue 16), and most commands log
+installed: about 30 to 140 ms on this project's machines), and most commands log
 nothing at the default level. Modules take a :class:`HouseLogger` instead of
 ``structlog.get_logger``: a call below the configured level returns at once while structlog has
 not been imported; any other call imports and configures structlog (as the CLI's ``-v`` and

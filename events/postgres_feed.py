@@ -1,5 +1,5 @@
 """The change feed of a PostgreSQL store: every row appended by any process, in the global order,
-delivered to this process (issue 17, item 3: several ``serve`` processes on one database).
+delivered to this process (several ``serve`` processes on one database).
 
 Every append to a :class:`~mortecouille.events.postgres_store.PostgresStore` sends ``NOTIFY
 <schema>_events`` in its transaction (delivered at commit, only if it commits). A

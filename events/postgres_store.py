@@ -1,5 +1,5 @@
 """The PostgreSQL store: the same contract as the file store (:mod:`mortecouille.events.stores`),
-for when one machine's files are not enough (issue 17). Imported only when a ``postgresql://`` URL
+for when one machine's files are not enough. Imported only when a ``postgresql://`` URL
 is used: psycopg 3 and its pool are the optional ``postgres`` dependency.
 
 Schema (in a PostgreSQL schema of the store's own, ``mortecouille`` by default; see docs/stores.md):

@@ -62,9 +62,9 @@ EVENT_CLASSES: tuple[type[Event], ...] = (
     TurnStarted,
     TurnEnded,
     GameEnded,
-    # a loss the referee's repair recorded (issue 12, item 2), both rulesets
+    # a loss the referee's repair recorded, both rulesets
     LossRecorded,
-    # the dice nobody can foresee (issue 15, item 2; D3), both rulesets
+    # the dice nobody can foresee (D3), both rulesets
     DiceContributionCommitted,
     TurnLocked,
     DiceContributionRevealed,
@@ -78,7 +78,7 @@ EVENT_CLASSES: tuple[type[Event], ...] = (
     ShipSunk,
     # referee rulings
     RulingRecorded,
-    # turn deadlines set by the game service's referee (issue 14.7), both rulesets
+    # turn deadlines set by the game service's referee, both rulesets
     DeadlineSet,
     DeadlinePassed,
     # blockade orders
@@ -123,7 +123,7 @@ def _current_version(cls: type[Event]) -> int:
 
     Read from the class's own field and default tuples (defaults belong to the last fields), not
     ``msgspec.structs.fields``, which resolves every annotation of every event class at each
-    command's start-up to give this one number (issue 16)."""
+    command's start-up to give this one number."""
     names, defaults = cls.__struct_fields__, cls.__struct_defaults__
     return int(defaults[names.index("v") - (len(names) - len(defaults))])
 

@@ -22,7 +22,7 @@ Guarantees, each tested in ``tests/test_store.py`` and ``tests/test_reliability*
 
 The head is two fixed-size slots (:class:`HeadSlots`), each with a counter and a CRC; an update
 overwrites the older slot in place (one ``pwrite``, no rename: replacing a file by rename cost as
-much as the log's own fsync on ext4, issue 16), so a torn update spoils only the slot it wrote and
+much as the log's own fsync on ext4), so a torn update spoils only the slot it wrote and
 the other still names the anchor before it, a lag the rule above accepts. A head in the format of
 earlier versions (one JSON object) is read as before and turned into slots by the next append,
 by rename, once. A slot also records END, the log's size when it ended with the anchored line: an
@@ -33,7 +33,7 @@ a torn tail) or no END, and the tail is read from the log's end.
 A process keeps a log's descriptors (the log's and the anchor's) open between its appends
 (:class:`_Handles`, at most :data:`IDLE_LOGS` logs): an append takes and releases the lock on the
 kept descriptor as on a fresh one, and trusts it only once an ``lstat`` of each path finds the kept
-file; the anchor's slots are read again each time (issue 16), from a read-only shared mapping of
+file; the anchor's slots are read again each time, from a read-only shared mapping of
 the kept anchor from the process's second append to the log on (no system call: another
 process's ``pwrite`` of a slot shows there at once), and only after that ``lstat`` has found the
 file both slots long. The slot is still written with ``pwrite``, after the log's ``fsync``.
@@ -125,7 +125,7 @@ class HeadSlots:
     read as anchors whose END is not known; an update writes the current format."""
 
     MAGIC = b"mortecouille-head 3 "
-    #: the magic of the slots written before END was recorded (issue 16): still read
+    #: the magic of the slots written before END was recorded: still read
     MAGIC_2 = b"mortecouille-head 2 "
     SIZE = 128
 
@@ -139,9 +139,9 @@ class HeadSlots:
     def recorded(cls, counter: int, seq: int, digest: str, end: int | None) -> tuple[bytes, int | None]:
         """:meth:`encode`'s slot, and the END it records (None when left out): the fields
         :meth:`newest` reads back from it, known without parsing it (an append keeps them for
-        the next one, issue 16). Every append pays it, right after a sleep in its caller's fsync:
+        the next one). Every append pays it, right after a sleep in its caller's fsync:
         so it takes the interpreter's most used paths (an f-string, one encoding, a slice of the
-        padding), which measured cheaper there than bytes formatting (issue 16)."""
+        padding), which measured cheaper there than bytes formatting."""
         text = f"mortecouille-head 3 {counter} {seq} {digest} {'-' if end is None else end}"  # MAGIC, fields
         if end is not None and len(text) + 9 >= cls.SIZE:
             text, end = f"mortecouille-head 3 {counter} {seq} {digest} -", None
@@ -166,7 +166,7 @@ class HeadSlots:
         """The fields of :meth:`decode`'s slot, (counter, seq, hash, end), or None when no slot is
         valid: what an append needs, found without building the anchor (the higher counter's CRC
         checked first, and the other slot's only when that one is torn). Every append reads its
-        anchor here, so the counters are read inline (issue 16)."""
+        anchor here, so the counters are read inline."""
         size, start, magics = cls.SIZE, len(cls.MAGIC), (cls.MAGIC, cls.MAGIC_2)
         first, second = data[:size], data[size : 2 * size]
         claimed = second[start : second.find(b" ", start)]
@@ -225,7 +225,7 @@ class _SlotUpdate:
         self.record, self.offset = record, offset
         self.fields: _OpenSlots = (fd, counter, seq, digest, recorded_end)
         # The kept copy of the head's bytes once the slot is written, made now: an append readies
-        # its update before its fsync, so that only the pwrite is left after it (issue 16).
+        # its update before its fsync, so that only the pwrite is left after it.
         # The slot written has the highest counter with a valid CRC (the other slot's, if valid, is
         # lower: the update's counter is one past the newest), so it is the anchor HeadSlots.newest
         # reads from these bytes: its fields are kept with them.
@@ -284,7 +284,7 @@ _NO_LINK = os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
 
 #: Reading a file without moving its access time: an append reads the log's tail and the head
 #: anchor's slots right after writing them, and under ``relatime`` each such read would dirty the
-#: inode again for the journal (issue 16). Taken only where the file's owner runs the command.
+#: inode again for the journal. Taken only where the file's owner runs the command.
 _NO_ATIME = getattr(os, "O_NOATIME", 0)
 
 
@@ -324,7 +324,7 @@ _head_identity: Callable[[os.stat_result], tuple[int, ...]] = operator.attrgette
 def _map_slots(fd: int) -> mmap.mmap | None:
     """The head anchor open as ``fd`` (both slots long, checked by the caller) mapped into memory,
     read-only and shared, so that an append of a kept log reads the slots, as another process may
-    have left them, with no system call (issue 16): the mapping shows the file's page cache, which
+    have left them, with no system call: the mapping shows the file's page cache, which
     every ``pwrite`` of a slot updates at once. None when the file system cannot map it (the slots
     are then read with ``pread``). Only ever read after an ``lstat`` under the log's lock has found
     the kept file both slots long: a file shrunk under a mapping faults on access (SIGBUS), so a
@@ -339,7 +339,7 @@ def _map_slots(fd: int) -> mmap.mmap | None:
 
 class _Handles:
     """A log's descriptors kept open in this process between its appends, so that an append opens
-    nothing (issue 16): the log's and the head anchor's paths (as strings); the log's descriptor
+    nothing: the log's and the head anchor's paths (as strings); the log's descriptor
     (opened to append, never through a link) with the identity of its file; the head anchor's
     (opened to read and write in place, -1 when not open) with its file's identity, its 256 bytes
     as last read or written and the anchor they hold (:meth:`HeadSlots.newest`'s fields after the
@@ -480,7 +480,7 @@ class GameLog:
         """The log's path, its head anchor's and the anchor's temporary file's, as strings, worked
         out once per path: every append opens the log and the anchor, and ``pathlib`` (each
         ``os.open`` of a ``Path`` goes through its Python-level ``__fspath__``) costs a command more
-        than the system calls themselves (issue 16)."""
+        than the system calls themselves."""
         cached = self._files_cache
         if cached is None or cached[0] is not self.path:
             head = self.head_path
@@ -495,7 +495,7 @@ class GameLog:
     def path_problem(self, suffixes: Sequence[str] = ()) -> str | None:
         """Why the files of this log (the log, its head and its temporary file, and a sibling for
         each of ``suffixes``) could not all be written, or None. Checked before anything is
-        written, so a name the file system refuses is never half-created (issue 12, item 13)."""
+        written, so a name the file system refuses is never half-created."""
         names = [self.path, self.head_path, self.head_temporary, *(self.sibling(s) for s in suffixes)]
         for path in names:
             try:
@@ -576,7 +576,7 @@ class GameLog:
         checked and read, the slot's bytes made), for the next :meth:`write_head` with the same
         values to finish with one ``pwrite``. An append readies its update so (from the anchor it
         read for its tail) before its write and fsync, so that after the fsync, when the process
-        resumes with cold caches, only that system call is left (issue 16); readying writes nothing
+        resumes with cold caches, only that system call is left; readying writes nothing
         to the head, so no crash guarantee moves. Nothing is
         readied for a head that is not in slots (:meth:`write_head` replaces it as before) or that
         cannot be read (:meth:`write_head` tries again and reports it)."""
@@ -602,7 +602,7 @@ class GameLog:
     def _open_slots(self) -> _OpenSlots | None:
         """The head in slots, opened to be updated in place, with its newest valid slot's fields;
         None (nothing opened) for any other head. Every command pays this, so it is kept to four
-        system calls and no more parsing than finding the newest valid slot (issue 16). A
+        system calls and no more parsing than finding the newest valid slot. A
         temporary head file is removed on the way: it is stale or planted (only the lock holder
         writes the anchor), removed as the rename path would, a link itself and never its target
         (looked for first, without following a link, so that its absence, the rule, costs no
@@ -695,7 +695,7 @@ class GameLog:
         """Replace the head anchor with ``payload`` atomically (temporary file, then rename)."""
         # Only the lock holder writes the anchor, so a temporary file left here is stale or planted:
         # unlinking it removes a link itself, never its target, and O_EXCL|O_NOFOLLOW then create
-        # a fresh file (issue 12, item 11). The rename replaces a link at the head path, too.
+        # a fresh file. The rename replaces a link at the head path, too.
         temporary = self.head_temporary
         temporary.unlink(missing_ok=True)
         fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_LINK, 0o644)
@@ -744,7 +744,7 @@ class GameLog:
         self, offset: int = 0, first_seq: int = 0, *, settle: bool = True, end: int | None = None
     ) -> Iterator[Event]:
         """The events from byte ``offset`` on, typed, decoded a chunk at a time: the decoded log is
-        never held whole (issue 16, item 2). ``offset`` must be where a line starts (0, or an
+        never held whole. ``offset`` must be where a line starts (0, or an
         offset a derived index recorded and checked), and ``first_seq`` the seq of that line: it
         numbers the lines in errors as :meth:`read` does (line = seq + 1).
 
@@ -991,7 +991,7 @@ class GameLog:
     def creating(self) -> Iterator[Creation]:
         """Create the log file exclusively, empty and locked, for the block to write its first
         events (and anything kept beside it, a seed) under the game's lock. If the block raises,
-        the empty file is removed: a refused creation leaves nothing (issue 12, item 4).
+        the empty file is removed: a refused creation leaves nothing.
 
         A log a creation left empty as it died (killed, crashed, the power lost between creating
         the file and writing its first line) is taken over (:meth:`_abandoned_log`,
@@ -1162,7 +1162,7 @@ class GameLog:
     def append(self, events: Sequence[Event], expected_seq: int | None = None) -> list[Event]:
         """Append under the lock; see :meth:`Transaction.append`. The same steps as
         ``with self.transaction() as tx: tx.append(...)``, without the generator a context
-        manager costs: every command pays this path besides its fsync (issue 16)."""
+        manager costs: every command pays this path besides its fsync."""
         handles, size = self._locked(LOCK_TIMEOUT_SECONDS)
         try:
             return _append_locked(self, handles.log_fd, handles, size, events, expected_seq, None)
@@ -1362,7 +1362,7 @@ def _append_locked(
     """:meth:`Transaction.append` on the log open as ``fd`` and locked, with its kept descriptors
     (``handles``, None when opened for this transaction only) and its size when the caller has just
     read it under the lock. A function of its own so that :meth:`GameLog.append`, which every
-    command pays, builds no transaction object (issue 16)."""
+    command pays, builds no transaction object."""
     if size is None:
         size = os.lseek(fd, 0, os.SEEK_END)
     if handles is not None:
@@ -1409,7 +1409,7 @@ def _append_locked(
         if prepared is not None:  # the write failed: the head is given back unwritten
             log.drop_prepared_head()
     # After the fsync the process resumes with cold caches: nothing but the slot's pwrite and the
-    # way out is left here (issue 16).
+    # way out is left here.
     try:
         log.write_head(last.seq, last.hash)  # the readied update, END included
     except OSError as error:
@@ -1454,7 +1454,7 @@ def _append_after_kept_head(
     steps as the general path (stamp, the slot's update readied, one write, one fsync, the older
     slot written with one ``pwrite``: :class:`_SlotUpdate`), without reading the slots again nor
     going through :meth:`GameLog.write_head`'s checks, so that after the fsync, when the process
-    resumes with cold caches, only the ``pwrite`` and the way out are left (issue 16). A failed
+    resumes with cold caches, only the ``pwrite`` and the way out are left. A failed
     ``pwrite`` leaves the anchor lagging, which is reported and accepted as on the general path
     (:meth:`GameLog.write_head`'s callers)."""
     next_seq = head[2] + 1
@@ -1498,7 +1498,7 @@ class CheckedStream:
     :meth:`GameLog.verify_chain` (canonical form, seq, prev and hash of every line, then the tail
     against the head anchor, raising the same LogError at the same line) in the same pass as the
     typed decoding, a block at a time, so the log is read and decoded once and never held whole
-    (``verify``, issue 16).
+    (``verify``).
 
     The head anchor is read and the log's end settled (:meth:`GameLog.settled_size`) when the
     stream is made: :meth:`chunks` and the iteration both stop there. A line that does not decode
@@ -1531,7 +1531,7 @@ class CheckedStream:
 
         What follows a chunk's last newline (a line the chunk cut) is read again at the start of
         the next chunk rather than carried over and copied in front of it (a copy of every chunk,
-        made for each pass over the log: issue 16); only a line longer than a chunk is carried,
+        made for each pass over the log); only a line longer than a chunk is carried,
         until its newline comes."""
         position, carry, tail = 0, b"", b""
         while position < self.end:
@@ -1589,7 +1589,7 @@ class CheckedStream:
         """The log up to :attr:`end` as blocks of complete lines with their lines (newlines cut),
         as :meth:`GameLog.stream_lines` reads it: a torn tail raises :class:`TornTail` first, a
         line is never cut between blocks. The lines are counted as they are split, not by counting
-        each block's newlines first (a pass over every byte of the log: issue 16)."""
+        each block's newlines first (a pass over every byte of the log)."""
         fd = self.log._open_for_reading()
         try:
             if self.end > 0 and os.pread(fd, 1, self.end - 1) != b"\n":
@@ -1738,7 +1738,7 @@ def _tail_at(fd: int, size: int, log: GameLog) -> tuple[int, str]:
     """The next seq and the last hash of the file of ``size`` bytes, read from its end only.
 
     An append whose head anchor does not vouch for the log's end pays this before its write, so it
-    is one ``pread`` for a last line under :data:`_TAIL_CHUNK` bytes (issue 16); ``log`` names the
+    is one ``pread`` for a last line under :data:`_TAIL_CHUNK` bytes; ``log`` names the
     game in an error, worked out only then."""
     if size == 0:
         return 0, GENESIS_HASH

@@ -7,7 +7,7 @@ Both keep the same canonical line bytes (:func:`mortecouille.events.codec.stamp_
 exported from either is the same JSONL with the same hashes.
 
 The contract, written from what :class:`GameLog` and its ``Transaction`` offer and what
-``app/commands.py`` uses (issue 17, item 1):
+``app/commands.py`` uses:
 
 * ``read``: every event, typed; a corrupt or torn log raises :class:`LogError`, never skips;
 * ``read_bytes``: the log as the file store writes it (one canonical line per event);
@@ -83,7 +83,7 @@ from mortecouille.events.store_errors import StoreError, StoreUnavailable, redac
 
 if TYPE_CHECKING:
     # a type only (what a store that keeps snapshots returns, PostgreSQL's): a file store's command
-    # never makes one, so it need not import it (issue 16, the CLI's start-up)
+    # never makes one, so it need not import it (the CLI's start-up)
     from mortecouille.events.stored_snapshot import StoredSnapshot
 
 

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -66,3 +67,39 @@ def browser() -> Iterator[Any]:
 
     with launched_chromium() as launched:
         yield launched
+
+
+#: The tiers the full suite runs beyond the fast one (docs/testing.md), each a marker of pyproject.toml.
+SLOW_TIERS = ("browser", "postgres", "service", "slow")
+#: Fixtures that put a test in a slow tier whatever module it is written in.
+TIER_OF_FIXTURE = {"browser": "browser", "postgres_server": "postgres", "server": "slow"}
+_MODULE_TIER = re.compile(r"^pytestmark\s*=\s*(\[[^\]]*\]|[^\n]*)", re.MULTILINE)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help="the fast tier only: no test marked " + ", ".join(SLOW_TIERS) + " (docs/testing.md)",
+    )
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """With ``--fast``, a module whose ``pytestmark`` names a slow tier is not even imported."""
+    if not (config.getoption("fast") and collection_path.name.startswith("test_") and collection_path.suffix == ".py"):
+        return None
+    found = _MODULE_TIER.search(collection_path.read_text(encoding="utf-8"))
+    return bool(found and any(f"pytest.mark.{tier}" in found.group(1) for tier in SLOW_TIERS)) or None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test that asks for Chromium, the PostgreSQL cluster or a ``serve`` process is out of the fast
+    tier; with ``--fast``, every test of a slow tier is deselected."""
+    for item in items:
+        for fixture in sorted(TIER_OF_FIXTURE.keys() & set(getattr(item, "fixturenames", ()))):
+            item.add_marker(TIER_OF_FIXTURE[fixture])
+    if config.getoption("fast"):
+        slow = [item for item in items if any(item.get_closest_marker(tier) for tier in SLOW_TIERS)]
+        if slow:
+            config.hook.pytest_deselected(items=slow)
+            items[:] = [item for item in items if not any(item.get_closest_marker(tier) for tier in SLOW_TIERS)]

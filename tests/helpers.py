@@ -46,7 +46,7 @@ def write_game(
     dice_mode: str = "table",
 ) -> GameLog:
     """A hand-made, verifiable table-dice game: game-created, ``body``, then game-ended. Dice
-    belong in a turn's resolution (``verify`` refuses any other, issue 12): a ``body`` with dice
+    belong in a turn's resolution (``verify`` refuses any other): a ``body`` with dice
     and no turn of its own is played as turn 1."""
     created = GameCreated(
         game=name,

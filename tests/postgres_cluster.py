@@ -1,4 +1,4 @@
-"""A throw-away PostgreSQL cluster, for the tests and the benchmarks (issue 17, items 5 and 6).
+"""A throw-away PostgreSQL cluster, for the tests and the benchmarks.
 
 ``initdb`` in a temporary directory, ``pg_ctl start`` on a free loopback port of 5500-5599 with
 its unix socket in that directory, one database; stopped (``pg_ctl stop -m fast``) and removed

@@ -1,4 +1,4 @@
-"""The throw-away PostgreSQL cluster of the tests (issue 17, item 5): a session fixture.
+"""The throw-away PostgreSQL cluster of the tests: a session fixture.
 
 The cluster itself (``initdb`` in a temporary directory as the ``postgres`` user when we are root,
 ``pg_ctl start`` on a free loopback port of 5500-5599) is ``tests/postgres_cluster.py``, shared

@@ -1,4 +1,4 @@
-"""A process keeps a log's descriptors open between its appends (issue 16, item 3): an append then
+"""A process keeps a log's descriptors open between its appends: an append then
 opens nothing, but it still takes and releases the log's lock each time, and it never trusts a kept
 descriptor the log's path no longer names (the file replaced, moved or removed, a link put in its
 place), nor a kept copy of the head anchor another writer has changed since."""

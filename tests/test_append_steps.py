@@ -1,4 +1,4 @@
-"""What one append of a kept log does, step by step (issue 16, item 3): exactly the system calls its
+"""What one append of a kept log does, step by step: exactly the system calls its
 guarantees need, in the order they need them, and stamping and the head's slot with fewer steps
 but the same bytes as their definitions (a nested ``hash`` key before the line's own included).
 

@@ -38,6 +38,8 @@ from tests.cli_helpers import run_cli
 from tests.forgery import forge_with_turn_hashes
 from tests.helpers import ROOT, file_digests, write_game
 
+pytestmark = pytest.mark.slow
+
 
 def count(archive: Path, sql: str) -> int:
     return int(query_archive(archive, sql).rows[0][0])
@@ -441,7 +443,7 @@ def alive(pid: int) -> bool:
 
 
 def test_a_damaged_manifest_is_refused_as_corrupt_naming_the_file(tmp_path: Path) -> None:
-    """Issue 12.16: a corrupt manifest is named with exit 4, never an unexpected error."""
+    """A corrupt manifest is named with exit 4, never an unexpected error."""
     sims, archive = tmp_path / "sims", tmp_path / "archive"
     assert run_cli("simulate", "--games", "1", "--seed", "damaged-manifest", "--to", str(sims)).exit_code == 0
     assert run_cli("archive", "--games-dir", str(sims), "--to", str(archive)).exit_code == 0

@@ -1,4 +1,4 @@
-"""``archive`` opens its one DuckDB connection on a thread while the workers verify (issue 16), and
+"""``archive`` opens its one DuckDB connection on a thread while the workers verify, and
 writes a batch committed beside the workers on one DuckDB thread, the last batch on all of them:
 
 * a run with nothing new to archive never opens DuckDB;
@@ -17,6 +17,8 @@ import pytest
 import mortecouille.replays.analytics.archive as archive_module
 from mortecouille.replays.analytics.archive import archive_games, read_manifest
 from tests.helpers import golden_logs_with_bot_games
+
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""``archive`` writes the events table with DuckDB straight from the verified logs (issue 16), its
+"""``archive`` writes the events table with DuckDB straight from the verified logs, its
 workers are forked before the archive's lock is taken, and full batches are committed on a thread
 while the next is staged: what the archive holds must not depend on any of it.
 
@@ -28,6 +28,8 @@ from mortecouille.replays.analytics.archive import archive_games, sql_string
 from mortecouille.replays.analytics.rows import event_rows
 from mortecouille.replays.analytics.schema import TABLES
 from tests.helpers import golden_logs_with_bot_games, write_game
+
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

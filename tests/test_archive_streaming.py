@@ -1,4 +1,4 @@
-"""``archive`` streams (issue 16): games are staged on disk as they are verified, a few in flight,
+"""``archive`` streams: games are staged on disk as they are verified, a few in flight,
 and written a batch at a time; what the archive holds is exactly what it held before.
 
 The pinned digests were taken with the former implementation (all rows of a batch held in memory
@@ -17,6 +17,8 @@ import pytest
 from mortecouille.replays.analytics.archive import archive_games, read_manifest, sql_string
 from mortecouille.replays.analytics.schema import TABLES
 from tests.helpers import golden_logs_with_bot_games
+
+pytestmark = pytest.mark.slow
 
 #: table -> (rows, first 24 hex digits of the sha256 of the rows' repr, ordered by every column)
 PINNED = {

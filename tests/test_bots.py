@@ -4,6 +4,7 @@ logs that replay to the decider's running state (T1-T3, D2)."""
 from __future__ import annotations
 
 import msgspec
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +25,8 @@ from mortecouille.events.mortecouille import ShipSetUp
 from mortecouille.events.orders import Advance, Attack, Maneuver, OrderGiven
 from mortecouille.replays.reading.rederive import rederive
 from tests.test_mortecouille_turn import SEED, game, ship
+
+pytestmark = pytest.mark.slow
 
 MAX_TURNS = 30
 KINDS = (

@@ -23,7 +23,7 @@ def game(games: Path) -> Path:
 def test_new_writes_a_first_event_committing_to_rules_version_and_seed(game: Path) -> None:
     first = json.loads((game / "g.jsonl").read_text().splitlines()[0])
     assert first["type"] == "game-created" and first["seq"] == 0
-    # salted (issue 12): HMAC-SHA256 keyed with the game's own random salt, no plain SHA-256
+    # salted: HMAC-SHA256 keyed with the game's own random salt, no plain SHA-256
     assert "seed_sha256" not in first or first["seed_sha256"] is None
     salted = hmac.new(first["seed_salt"].encode(), b"s3cret", hashlib.sha256).hexdigest()
     assert len(first["seed_salt"]) == 32 and first["seed_hmac"] == salted

@@ -1,12 +1,12 @@
-"""A bad-input sweep of the whole CLI (issue 8): every command, given missing, malformed or
+"""A bad-input sweep of the whole CLI: every command, given missing, malformed or
 out-of-range arguments, exits 2 with a message naming the argument and changes no file.
 
 The table lists, per command, the arguments and a piece of text the message must contain (the
 argument's name). Every command of ``mortecouille --help`` must appear in the table.
 
 A rule ID (``K``, ``T1``) must appear as the message's tag, ``[K]``: a bare ``K`` is found in
-any echo of ``Kraken``. A text is never a bare number either (issue 12.22: ``"2"``, ``"9"`` and
-``"99"`` matched any message that repeated the argument): it names the option with the value.
+any echo of ``Kraken``. A text is never a bare number either (``"2"``, ``"9"`` or
+``"99"`` would match any message that repeated the argument): it names the option with the value.
 """
 
 from __future__ import annotations
@@ -129,7 +129,7 @@ CASES: list[Any] = [
     ("ruling", [G, "--rule", "M3", "--text", "t", "--adjust", "Nobody", "damage=+1"], "Nobody"),
     ("ruling", [G, "--rule", "M3", "--text", "t", "--adjust", "Sloopy", "colour=red"], "colour"),
     ("demo", ["--max-turns", "0"], "--max-turns"),
-    # --- mortecouille (issue 8, once the ruleset was complete) ---
+    # --- mortecouille (once the ruleset was complete) ---
     ("buy", [], "GAME"),
     ("buy", ["nosuch", "Anne", "red-small", "S"], "nosuch"),
     ("buy", [M, "Anne", "red-small", "S", "--option"], "--option"),
@@ -176,7 +176,7 @@ CASES: list[Any] = [
     ("resolve", [W, "--dice", "4,-4", "--partial"], "--dice"),
     ("resolve", [W, "--dice", "4;4", "--partial"], "--dice"),
     ("resolve", [W, "--partial", "--expect-seq", "x"], "--expect-seq"),
-    ("resolve", [M, "--partial"], "F3"),  # no fleet sealed yet (issue 13.1), before T2 (no ship)
+    ("resolve", [M, "--partial"], "F3"),  # no fleet sealed yet, before T2 (no ship)
     ("odds", ["--distance", "x"], "--distance"),
     ("odds", ["--catapult", "--cannons", "3", "--distance", "2"], "--cannons"),
     ("odds", ["--cannons", "2", "--distance", "0"], "S3"),
@@ -218,7 +218,7 @@ CASES: list[Any] = [
     ("ruling", [W, "--rule", "A1", "--text", "t", "--adjust", "Hope", "sunk=maybe"], "sunk"),
     ("ruling", [W, "--rule", "A1", "--text", "t", "--adjust", "Hope"], "--adjust"),
     ("ruling", [W, "--rule", "A1", "--text", "t", "--expect-seq", "x"], "--expect-seq"),
-    # issue 12 (items 7, 9, 10): control characters, over-long names, huge boards, unbounded rulings
+    # hostile input: control characters, over-long names, huge boards, unbounded rulings
     ("new", ["x", "--players", "A,B", "--board", "99999999999999999999999x10"], "--board 99999999999999999999999x10 width"),
     ("new", ["x", "--players", "A,B", "--board", "101x10"], "--board 101x10 width"),
     ("new", ["x" * 65, "--players", "A,B"], "GAME"),
@@ -240,7 +240,7 @@ CASES: list[Any] = [
     ("ruling", [W, "--rule", "A1", "--text", "t", "--adjust", "Hope", "wind=99999999999999999999999"], "--adjust"),
 ]
 
-#: Commands other engineers are adding (analytics, issue 9): their rows count only once they exist.
+#: Commands other engineers are adding (analytics): their rows count only once they exist.
 LATER: list[Any] = [
     ("archive", [], "--to"),
     ("archive", ["--to", "arch", "--month", "2026-13"], "--month"),

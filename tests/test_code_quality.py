@@ -12,6 +12,8 @@ import pytest
 
 from tests.helpers import ROOT
 
+pytestmark = pytest.mark.slow
+
 BIN = Path(sys.executable).parent
 
 
@@ -33,7 +35,7 @@ def test_mypy_strict_is_clean() -> None:
 
 
 def test_no_test_reads_a_path_outside_the_repository() -> None:
-    """A test that reads a machine's own file skips (or fails) everywhere else (issue 12.20);
+    """A test that reads a machine's own file skips (or fails) everywhere else;
     ``/tmp``, ``/proc`` and ``/dev`` are only ever named as places an attack must not reach."""
     outside = re.compile(r"""Path\(\s*["']/(?!tmp/|proc\b|dev/)""")
     found = [

@@ -33,6 +33,8 @@ from mortecouille.web.server import build_app
 from tests.helpers import GOLDEN, file_digests, new_blockade
 from tests.test_web_create_idempotency import BODY
 
+pytestmark = pytest.mark.slow
+
 SEED_TEXT = "the-seed-of-the-second-creation"
 
 

@@ -1,5 +1,5 @@
 """``mortecouille demo``: its closing hint runs as printed, and ``demo --seed S`` plays the same game
-whatever name the game's file gets (issue 13.11)."""
+whatever name the game's file gets."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from mortecouille.events.game import DieRolled
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.cli_helpers import run, run_cli
+
+pytestmark = pytest.mark.slow
 
 
 def dice_and_outcome(

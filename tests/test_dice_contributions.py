@@ -1,4 +1,4 @@
-"""Dice nobody can foresee (rule D3, issue 15 item 2): each turn's dice come from the committed seed
+"""Dice nobody can foresee (rule D3): each turn's dice come from the committed seed
 and every player's revealed contribution; the seed alone gives other dice, a reveal must match its
 commitment, a withheld reveal delays the turn but cannot veto it, and ``verify`` re-derives it all."""
 

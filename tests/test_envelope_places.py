@@ -40,6 +40,8 @@ from tests.cli_helpers import ok, run
 from tests.forgery import log_bodies, rechain_lines, write_rechained
 from tests.test_secret_nonce import ready_duel
 
+pytestmark = pytest.mark.postgres
+
 GOLDEN = Path(__file__).parent / "golden"
 SECRET_TAGS = {event_tag(cls) for cls in SECRET_TYPES}
 NONCE = "0123456789abcdef" * 2

@@ -17,6 +17,8 @@ from mortecouille.events.store import GameLog
 from mortecouille.replays.pictures.html import BOARD_MARKER, build_html, frame_picture, game_over
 from tests.cli_helpers import play_blockade_turn, run
 
+pytestmark = pytest.mark.browser
+
 CHROMIUM_FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",

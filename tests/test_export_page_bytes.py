@@ -1,4 +1,4 @@
-"""``export --html`` writes its page as a stream (issue 16: memory flat in the log's length), and
+"""``export --html`` writes its page as a stream (memory flat in the log's length), and
 the page is byte for byte the one written when the whole page was built in memory first.
 
 The pinned digests below were taken with that former implementation (``game_data`` building

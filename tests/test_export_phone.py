@@ -22,7 +22,7 @@ from mortecouille.replays.pictures.html import build_html
 from tests.test_export_page_bytes import forged
 from tests.web_helpers import NEEDS_CHROMIUM, PHONE, SCREEN
 
-pytestmark = NEEDS_CHROMIUM
+pytestmark = [NEEDS_CHROMIUM, pytest.mark.browser]
 
 GOLDEN = Path(__file__).parent / "golden"
 WAIT_MS = 30_000

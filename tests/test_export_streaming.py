@@ -1,4 +1,4 @@
-"""``export --html`` and ``render --svg`` read the log once, as a stream (issue 16), and still write
+"""``export --html`` and ``render --svg`` read the log once, as a stream, and still write
 the very bytes they wrote when they held the whole decoded log.
 
 The pinned digests were taken with the former implementation (every turn located by a scan from
@@ -32,6 +32,8 @@ from mortecouille.replays.pictures.turns import turn_picture
 from mortecouille.replays.reading.explain import story_span
 from mortecouille.replays.reading.replay import resolved_turns
 from tests.cli_helpers import run, tree_digest
+
+pytestmark = pytest.mark.slow
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -1,4 +1,4 @@
-"""The fold's fast path (issue 16, item 4): inside one fold the ships live in a private dict changed
+"""The fold's fast path: inside one fold the ships live in a private dict changed
 in place; the state handed out is the value a plain, pure ``evolve`` per event gives, with the same
 state hash at every turn end, and nothing a caller holds is changed."""
 

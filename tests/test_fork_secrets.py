@@ -35,6 +35,8 @@ from tests import web_server
 from tests.cli_helpers import ok, run, tree_digest
 from tests.web_server import bearer
 
+pytestmark = pytest.mark.slow
+
 
 @dataclass
 class Original:

@@ -1,5 +1,5 @@
 """A game name ending with the suffix of a game's own file (``new x.jsonl``) is refused with the name
-to use instead: it would otherwise create ``x.jsonl.jsonl``, a game no later command finds (issue 13.10)."""
+to use instead: it would otherwise create ``x.jsonl.jsonl``, a game no later command finds."""
 
 from __future__ import annotations
 

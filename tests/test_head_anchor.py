@@ -1,4 +1,4 @@
-"""The head anchor in two slots (issue 16, item 3): moved in place without a rename, a torn update
+"""The head anchor in two slots: moved in place without a rename, a torn update
 falls back to the slot before it, the anchor of earlier versions (one JSON object) is read and
 turned into slots by the next append, and nothing is written through a link."""
 

@@ -24,6 +24,8 @@ from mortecouille.replays.reading.receipts import (
 from tests.cli_helpers import ok, play_blockade_turn, run, tree_digest
 from tests.forgery import log_bodies, write_rechained
 
+pytestmark = pytest.mark.slow
+
 SAID = re.compile(r"^head code after turn (\d+): (\d{4} \d{4} \d{4}) \(seq (\d+)\)$", re.M)
 
 

@@ -1,4 +1,4 @@
-"""The head anchor records where the log ended (END, issue 16): an append whose log still ends
+"""The head anchor records where the log ended (END): an append whose log still ends
 there takes the log's last seq and hash from the anchor it reads anyway, and reads no line of the
 log; a log of any other size (a writer stopped before moving the anchor, a torn tail) or an anchor
 without END is read from its end as before. Slots written before END (format 2) are still read."""

@@ -1,4 +1,4 @@
-"""The head anchor a process keeps open is read through a shared mapping (issue 16): from the
+"""The head anchor a process keeps open is read through a shared mapping: from the
 process's second append to a log on (a one-shot command maps nothing), an append of the kept log
 reads the slots from memory, not with ``pread``, and must see exactly what a ``pread``
 would, and never read through a mapping whose file changed under it (replaced, shrunk, grown, a
@@ -25,6 +25,8 @@ from mortecouille.events.rulings import RulingRecorded
 from mortecouille.events.store import GameLog, HeadSlots, Transaction, close_idle_descriptors
 from mortecouille.replays.reading.verify import verify_log
 from tests.conftest import created_log
+
+pytestmark = pytest.mark.slow
 
 
 def fillers(count: int, text: str = "filler") -> list[RulingRecorded]:

@@ -1,4 +1,4 @@
-"""Issue 12, items 7-10 and 16: what a hostile player or a careless referee types.
+"""What a hostile player or a careless referee types.
 
 Names and texts with terminal escapes, newlines or bidirectional overrides are refused at input
 (one rule, :mod:`mortecouille.core.limits`), by every command and by ``scenario`` and ``fork``;
@@ -30,6 +30,8 @@ from mortecouille.replays.pictures.html import frame_picture
 from mortecouille.replays.pictures.svg import xml_text
 from tests.cli_helpers import play_blockade_turn, run, set_up_harbour
 from tests.forgery import forge, forge_with_turn_hashes, log_bodies
+
+pytestmark = pytest.mark.slow
 
 SCENARIO: dict[str, Any] = {
     "ruleset": "blockade",
@@ -239,7 +241,7 @@ def test_xml_text_encodes_markup_controls_and_noncharacters_in_one_place() -> No
     assert text.text == text.get("a") == "<!--a&b\"c'd\\x1b\\x00\\ufffe\\uffff\\u202e</svg>"
 
 
-# --- exit codes: no traceback, and exit 1 only as documented (issue 12, item 16) --------------
+# --- exit codes: no traceback, and exit 1 only as documented --------------
 
 
 @pytest.mark.parametrize(

@@ -14,11 +14,19 @@ dependency or a cycle from the interpreter, not from the design.
 from __future__ import annotations
 
 import ast
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
+import pytest
+
 from tests.helpers import ROOT
+
+pytestmark = pytest.mark.slow
 
 PACKAGE = "mortecouille"
 
@@ -255,3 +263,27 @@ def test_a_re_exported_name_is_found(tmp_path: Path) -> None:
     shim = tmp_path / "uses_a_shim.py"
     shim.write_text("from mortecouille.core.game import CreateGame\nfrom mortecouille.core.game import fold\n")
     assert borrowed_names([shim]) == ["uses_a_shim.py:1: CreateGame from mortecouille.core.game"]
+
+
+def test_a_part_imported_by_its_bare_name_from_the_repository_root_is_refused() -> None:
+    """``import core.state`` from the repository's folder would load a second ``GameState`` and ruleset
+    table beside ``mortecouille.core.state``: every part refuses its bare name, naming the package path."""
+    script = (
+        "import importlib, json, sys\n"
+        "refused = {}\n"
+        f"for part in {sorted(LAYERS)!r}:\n"
+        "    try:\n"
+        "        importlib.import_module(part)\n"
+        "    except ImportError as error:\n"
+        "        refused[part] = str(error)\n"
+        "import mortecouille.core.state\n"
+        "print(json.dumps({'refused': refused, 'loaded': sorted(m for m in sys.modules if m.split('.')[0] in refused)}))\n"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert set(result["refused"]) == set(LAYERS), f"parts importable by their bare name: {set(LAYERS) - set(result['refused'])}"
+    for part, message in result["refused"].items():
+        assert f"mortecouille.{part}" in message, message
+    assert result["loaded"] == [], f"modules loaded a second time under their bare name: {result['loaded']}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,6 +23,8 @@ from mortecouille.replays.pictures.svg import (
     clipped,
     label_places,
 )
+
+pytestmark = pytest.mark.slow
 
 
 def every_pair_places(board: Board, ships: Sequence[ShipState]) -> dict[str, Point]:

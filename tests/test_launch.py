@@ -1,4 +1,4 @@
-"""The launcher (issue 16, the CLI's start-up): a plain ``state GAME [--json]`` is run without
+"""The launcher (the CLI's start-up): a plain ``state GAME [--json]`` is run without
 click, and must be the click command exactly: for every game, good or bad, the same output, the
 same error line and the same exit code. Any other command line is click's."""
 
@@ -13,6 +13,8 @@ import pytest
 
 from mortecouille.cli.launch import COMPLETION_VARIABLE, PlainState, plain_state, streams_written_as_they_are
 from tests.cli_helpers import run, tree_digest
+
+pytestmark = pytest.mark.slow
 
 #: the launcher, as the ``mortecouille`` script and ``python -m mortecouille`` run it
 LAUNCHER = [sys.executable, "-m", "mortecouille"]

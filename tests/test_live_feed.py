@@ -1,4 +1,4 @@
-"""Live push across processes on PostgreSQL (issue 17, item 3): the store's change feed
+"""Live push across processes on PostgreSQL: the store's change feed
 (``events/postgres_feed.py``, one LISTEN connection per process) and the watchers it wakes
 (``web/live.py``, ``StoreWatcher``).
 
@@ -23,6 +23,8 @@ import pytest
 from mortecouille.events.base import Event
 from mortecouille.events.game import DieRolled
 from tests.postgres_server import PostgresServer
+
+pytestmark = pytest.mark.postgres
 
 #: How long a test waits for something the feed must deliver: a guard against a hang, not a
 #: speed requirement (the machine may be loaded).

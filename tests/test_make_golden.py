@@ -1,4 +1,4 @@
-"""``make_golden`` checks by default and rewrites only when told why (issue 12.23): regenerating the
+"""``make_golden`` checks by default and rewrites only when told why: regenerating the
 golden files from the current code can no longer hide a change of the log format."""
 
 from __future__ import annotations
@@ -9,8 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.golden.make_golden import GOLDEN_FILES
 from tests.helpers import GOLDEN, ROOT
+
+pytestmark = pytest.mark.slow
 
 
 def make_golden(*args: str) -> subprocess.CompletedProcess[str]:

@@ -1,5 +1,5 @@
 """A turn played (``core.game.play_turn``) gives the events ``decide`` gives and settles on the
-state they lead to before its TurnEnded: the one ``verify``'s re-derivation goes on from (issue 16:
+state they lead to before its TurnEnded: the one ``verify``'s re-derivation goes on from (so
 the turn is not folded a second time).
 """
 

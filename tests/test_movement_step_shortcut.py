@@ -1,5 +1,5 @@
 """M1-M6: a step in which every claimant claims a square of its own that nobody holds settles at once
-(``movement_step._all_enter``, issue 16), and must give exactly what the general settling gives.
+(``movement_step._all_enter``), and must give exactly what the general settling gives.
 
 The general settling is forced by a pair of ships far away claiming one square (a contest, M1d):
 being far, they change nothing for the others, so the others' outcome with and without the pair

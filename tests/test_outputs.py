@@ -16,6 +16,8 @@ from mortecouille.replays.analytics.archive import archive_games
 from tests.cli_helpers import play_blockade_turn, run, tree_digest
 from tests.helpers import write_game
 
+pytestmark = pytest.mark.slow
+
 #: (the command's arguments before the output option, the option): each writes one file.
 COMMANDS = {
     "render": (("render", "b", "--turn", "1"), "--svg"),

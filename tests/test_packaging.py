@@ -23,6 +23,8 @@ import pytest
 
 from tests.helpers import ROOT
 
+pytestmark = pytest.mark.slow
+
 PARTS = ("events", "core", "bots", "replays", "app", "web", "cli")
 #: The PyPI project whose top-level ``events`` package shares its name with our ``events`` folder.
 EVENTS_REQUIREMENT = "Events==0.5"

@@ -20,6 +20,8 @@ from psycopg import sql
 from mortecouille.events.postgres_store import PostgresStore
 from tests.postgres_server import PostgresServer
 
+pytestmark = pytest.mark.postgres
+
 
 @pytest.fixture
 def analyst(postgres_server: PostgresServer) -> Iterator[tuple[str, str]]:

@@ -28,6 +28,8 @@ from mortecouille.web.server import build_app
 from tests.postgres_server import PostgresServer
 from tests.served_game import ServedGame
 
+pytestmark = pytest.mark.postgres
+
 
 class Served(ServedGame):
     """The service on a schema of its own in the session's cluster, a game ready to be played."""

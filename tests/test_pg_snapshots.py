@@ -32,6 +32,8 @@ from tests.postgres_server import PostgresServer
 from tests.test_postgres_round_trips import counting_round_trips
 from tests.test_store_cli import predictable
 
+pytestmark = pytest.mark.postgres
+
 #: The bots' game every test reads: long enough that a command folding it from its first event
 #: rewrites the snapshot (more than SNAPSHOT_EVERY events).
 ENDED = "sim-snap-0"

@@ -31,6 +31,8 @@ from mortecouille.core.game import fold
 from mortecouille.events.postgres_store import PostgresGameLog, PostgresStore, turn_marks_query
 from tests.postgres_server import PostgresServer
 
+pytestmark = pytest.mark.postgres
+
 GAME = "sim-turns-0"
 #: Keyframes this often in these tests (the commands' is 1,024: a bots' game is shorter)
 EVERY = 40

@@ -1,4 +1,4 @@
-"""Issue 13.9: the pictures a referee reads at the table (terminal board, SVG, HTML replay)."""
+"""The pictures a referee reads at the table (terminal board, SVG, HTML replay)."""
 
 from __future__ import annotations
 

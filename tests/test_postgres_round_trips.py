@@ -1,4 +1,4 @@
-"""Round trips to PostgreSQL per command (issue 17, item 6: the tournament at speed).
+"""Round trips to PostgreSQL per command (the tournament at speed).
 
 A command's latency on PostgreSQL is mostly its round trips to the server: each costs a network
 exchange, and those made while the events table's EXCLUSIVE lock is held (the gap-free global
@@ -34,6 +34,8 @@ from mortecouille.events.game import DieRolled
 from mortecouille.web.server import build_app
 from tests.postgres_server import PostgresServer
 from tests.test_serve_processes import ready_game
+
+pytestmark = pytest.mark.postgres
 
 #: The most round trips one order of a player may make through the service (steady state: the
 #: game already read by this process, its keys too). Reached: 6 (see the module's docstring).

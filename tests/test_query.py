@@ -26,6 +26,8 @@ from mortecouille.replays.analytics.query import QueryResult, archive_views, rea
 from tests.cli_helpers import run_cli
 from tests.helpers import file_digests, write_game
 
+pytestmark = pytest.mark.slow
+
 
 def rolls(values: list[int]) -> list[DieRolled]:
     return [

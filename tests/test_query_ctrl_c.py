@@ -34,6 +34,8 @@ from mortecouille.replays.analytics.query import (
 from tests.helpers import write_game
 from tests.test_query import ENDLESS, rolls
 
+pytestmark = pytest.mark.slow
+
 #: how long a process may take to reach a moment, and then to end after Ctrl-C (seconds): generous,
 #: for a loaded machine; a run that has not ended by then fails the test
 PATIENCE = 60.0

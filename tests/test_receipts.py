@@ -1,4 +1,4 @@
-"""Receipts (issue 15.1): every accepted submission gives its submitter a receipt, and
+"""Receipts: every accepted submission gives its submitter a receipt, and
 ``verify --receipts`` names every way a log can betray one.
 
 A receipt commits, with the submitter's salt, to the submission's log lines minus their envelope,
@@ -28,6 +28,8 @@ from mortecouille.events.orders import Advance
 from mortecouille.replays.reading.receipts import Receipt, log_lines, parse_receipts, verify_receipts
 from tests.cli_helpers import ok, run, set_up_harbour, tree_digest
 from tests.forgery import log_bodies, write_rechained
+
+pytestmark = pytest.mark.slow
 
 #: Anne's and Bart's submissions, each keeping its receipt in its player's file: two turns.
 SETUP: tuple[tuple[str, tuple[str, ...]], ...] = (

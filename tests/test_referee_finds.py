@@ -1,4 +1,4 @@
-"""What a referee looks for (issue 13.5, 13.6): the global options after the subcommand, one
+"""What a referee looks for: the global options after the subcommand, one
 spelling of each hint, the games list, the price list, --version, helps that show the grammar,
 whose orders are missing, ship names as ``place`` takes them, and shell completion."""
 

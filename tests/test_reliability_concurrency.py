@@ -1,4 +1,4 @@
-"""Concurrency (issue 8): four processes issuing commands against one game at once.
+"""Concurrency: four processes issuing commands against one game at once.
 
 Each worker places its own ships (names and squares no other worker uses) and gives them tokens,
 through the real click commands (``CliRunner`` in a forked process; one worker runs the installed
@@ -19,11 +19,14 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from mortecouille.cli.main import cli
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.verify import verify_log
+
+pytestmark = pytest.mark.slow
 
 WORKERS = 4
 COMMANDS_PER_WORKER = 24

@@ -1,4 +1,4 @@
-"""Crash safety (issue 8): a writer killed with SIGKILL at any point of an append loses nothing it
+"""Crash safety: a writer killed with SIGKILL at any point of an append loses nothing it
 was told was written, never leaves a partial event accepted, and a torn tail is reported and repaired.
 
 A forked writer process runs the real command path (``run_command``: lock, read, fold, decide,
@@ -7,7 +7,7 @@ mortecouille game (every other game; fleets bought, sealed and placed beforehand
 resolving turns (many events in one append, seeded dice) and recording rulings; plus raw
 multi-event appends through ``GameLog.append``. After each append returns it reports the seq range and the
 last hash, unbuffered, to an acknowledgement file. The writer is killed at a point chosen for the
-cycle (issue 12.18: a fixed number of kills, whatever the machine's speed): just before or just
+cycle (a fixed number of kills, whatever the machine's speed): just before or just
 after its k-th write to the log, its k-th fsync or its k-th rename of the head anchor (k from 1 to
 6), by a SIGKILL it sends itself from inside that system call's wrapper. The test then reopens the
 game and checks every acknowledged event is there with that hash and the log verifies.
@@ -55,14 +55,15 @@ from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.conftest import SEED, created_log
 
+pytestmark = pytest.mark.slow
+
 SOAK = os.environ.get("MORTECOUILLE_SOAK") == "1"
 CYCLES = 2400 if SOAK else 240
 CYCLES_PER_GAME = 24
 WIDTH = 10
 RULESETS = ("blockade", "mortecouille")
 #: Where a writer dies: just before or just after a system call of the append path (the log's
-#: write, its fsync, the head anchor's update: a ``pwrite`` in place since issue 16, where it was a
-#: rename); every one is chosen the same number of times.
+#: write, its fsync, the head anchor's update: a ``pwrite`` in place); every one is chosen the same number of times.
 KILL_POINTS = tuple((call, when) for call in ("write", "fsync", "pwrite") for when in ("before", "after"))
 MAX_OCCURRENCE = 6
 

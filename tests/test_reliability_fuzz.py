@@ -1,4 +1,4 @@
-"""Fuzzing (issue 8): random command sequences and random log lines against the engine.
+"""Fuzzing: random command sequences and random log lines against the engine.
 
 Commands: for each ruleset, a strategy draws commands (valid and invalid kinds, squares, facings,
 tokens, partial resolutions, ends); each is run through ``run_command`` on a real log. The engine
@@ -44,6 +44,8 @@ from mortecouille.events.game import GameEnded, TurnEnded
 from mortecouille.events.store import Conflict, GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.conftest import SEED, created_log
+
+pytestmark = pytest.mark.slow
 
 SOAK = os.environ.get("MORTECOUILLE_SOAK") == "1"
 EXAMPLES = 3000 if SOAK else 300

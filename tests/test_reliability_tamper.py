@@ -1,4 +1,4 @@
-"""Tamper evidence (issue 8): every small edit of a real game log is caught by ``verify``, which
+"""Tamper evidence: every small edit of a real game log is caught by ``verify``, which
 names the first bad seq.
 
 The games are the golden blockade game and the golden (table-dice) mortecouille game, both built
@@ -7,8 +7,8 @@ mortecouille golden game for die edits. Kinds of tampering tried, all of them on
 
 * a single changed byte: every byte of a small blockade game (``SMALL_SCRIPT``, 8 lines), and on the
   long golden-built logs a seeded sample of a fixed size (``BYTE_SAMPLE``) that still changes every
-  line, every line's newline and every field name with the start of its value (issue 12.21: every
-  byte of the long logs was 40% of the suite's time);
+  line, every line's newline and every field name with the start of its value (every
+  byte of the long logs would be 40% of the suite's time);
 * a removed line, and the last 1, 2 and 3 lines cut off (caught by the head anchor only);
 * two adjacent lines swapped; a line duplicated;
 * an outcome edited and the chain recomputed (``rechain``), with the head anchor left alone
@@ -40,6 +40,8 @@ from mortecouille.replays.reading.verify import verify_log
 from tests.forgery import anchor, log_bodies, rechain_lines, write_rechained
 from tests.golden.make_golden import MORTECOUILLE_SEEDED_SCRIPT, build_blockade_game, build_mortecouille_game
 from tests.helpers import GOLDEN
+
+pytestmark = pytest.mark.slow
 
 #: The events a resolution produces: editing one of them must be caught by re-derivation.
 OUTCOMES = frozenset(
@@ -288,7 +290,7 @@ def test_a_fixed_sample_of_single_byte_changes_of_a_long_log_is_caught_at_its_li
 
 
 def test_the_byte_sample_has_a_fixed_size_and_covers_every_line_newline_and_field(original: Path) -> None:
-    """The cost of a long log's byte matrix does not grow with the log (issue 12.21), and the
+    """The cost of a long log's byte matrix does not grow with the log, and the
     sample still reaches every line, every newline and every field name."""
     data = original.read_bytes()
     positions = sampled_positions(data, BYTE_SAMPLE, original.stem)

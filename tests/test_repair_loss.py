@@ -1,4 +1,4 @@
-"""Issue 12, item 2: ``repair`` must not launder a cut log.
+"""``repair`` must not launder a cut log.
 
 A log cut mid-line far before its head anchor used to be "repaired" by moving the anchor back,
 after which ``verify`` passed. Repair may only cut a torn tail after the anchored seq (an

@@ -28,6 +28,8 @@ from mortecouille.replays.analytics.reports import (
 from tests.cli_helpers import run_cli
 from tests.helpers import write_game
 
+pytestmark = pytest.mark.slow
+
 
 def archive_of(tmp_path: Path, games: dict[str, tuple[Sequence[Event], str | None]]) -> Path:
     directory = tmp_path / "games"

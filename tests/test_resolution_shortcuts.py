@@ -1,4 +1,4 @@
-"""The shortcuts that make re-resolution cheaper (issue 16, ``verify``) give what the long way gives.
+"""The shortcuts that make re-resolution cheaper (``verify``) give what the long way gives.
 
 A movement nobody moves in skips the two steps' copies of the fleet; a blockade turn leaves the
 wrecks out of its rounds when they would pass the round's checks. Neither may change an outcome,

@@ -69,8 +69,8 @@ def test_D2_seeded_dice_are_reproducible_and_depend_only_on_identity() -> None:
 
 
 def test_D2_seeded_dice_differ_by_the_seed_and_by_every_part_of_the_identity() -> None:
-    """Changing the seed or any one part of a die's identity changes its dice (issue 12.22: this
-    test varied only the seed, so a derivation that ignored the turn or the ship passed)."""
+    """Changing the seed or any one part of a die's identity changes its dice (varying
+    only the seed would pass a derivation that ignored the turn or the ship)."""
 
     def twenty(seed: str, first: RollIdentity) -> tuple[int, ...]:
         return tuple(seeded_value(seed, msgspec_replace(first, index=first.index + i)) for i in range(20))

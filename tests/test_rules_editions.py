@@ -1,4 +1,4 @@
-"""Issue 13, items 14-16: three rule corrections from a second reading of the French rules, and the
+"""Three rule corrections from a second reading of the French rules, and the
 rules editions that keep every game re-deriving with the rules it was created with.
 
 - K: four catapult hits in one turn sink a small ship at once ("coule immédiatement"), in combat;

@@ -51,7 +51,7 @@ def test_N_unknown_turn_class_or_speed_refused() -> None:
 
 
 def test_A3_advance_needs_points_at_least_speed() -> None:
-    """Through the movement phase a turn runs (issue 12.22: this tested a helper nothing called)."""
+    """Through the movement phase a turn runs (not a helper nothing calls)."""
     for points, advances in ((1, False), (2, True), (3, True)):  # a red-small's speed is 2
         produced = run_move(game(ship("A", "red-small", (2, 2), "N", wind=points)), [advance("A")])
         assert bool(moved(produced)) == advances, points

@@ -15,7 +15,7 @@ from mortecouille.core.mortecouille.fire import (
 
 def phase_after(scheduled: str | None, hitters: int, failed_phase1: bool) -> FirePhase | None:
     """The phase the turn's resolution schedules (``schedule_after_flaming_hits``, the function it
-    calls; issue 12.22: these tests used to go through a wrapper production never called)."""
+    calls, not a wrapper production never calls)."""
     return schedule_after_flaming_hits(scheduled, hitters, failed_phase1).phase
 
 

@@ -1,4 +1,4 @@
-"""Rulesets as explicit values (issue 11.2): one table, no registration by import, and a log
+"""Rulesets as explicit values: one table, no registration by import, and a log
 whose events its ruleset does not know is refused as corrupt."""
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ def test_an_unknown_ruleset_is_refused_naming_every_ruleset_of_the_table() -> No
     assert caught.value.field == "--ruleset" and all(name in caught.value.message for name in RULESETS)
 
 
-# --- a ship's condition, declared once (issue 11.6) ------------------------------------------
+# --- a ship's condition, declared once ------------------------------------------
 
 
 def test_a_ships_condition_is_one_declaration_shared_by_the_state_the_event_and_the_scenario() -> None:

@@ -1,4 +1,4 @@
-"""The scenario format as docs/scenario.md gives it (issue 13.12): its examples run, one per ruleset;
+"""The scenario format as docs/scenario.md gives it: its examples run, one per ruleset;
 squares may be named (``"C5"``) as well as given as ``[x, y]``; every problem of a file is listed
 at once with its path, exit 2, nothing written; ``scenario --help`` points at the document."""
 

@@ -1,4 +1,4 @@
-"""Issue 12, item 6: ``scenario --log X`` never clobbers a file beside X.
+"""``scenario --log X`` never clobbers a file beside X.
 
 It used to overwrite X's ``.head`` sibling (making a real game fail ``verify`` with a false tamper
 report), and ``--log out.head`` lost the log to its own anchor. Every refusal writes nothing."""

@@ -1,4 +1,4 @@
-"""Schema evolution (issue 8): committed golden logs keep replaying, and old versions upcast.
+"""Schema evolution: committed golden logs keep replaying, and old versions upcast.
 
 ``tests/golden/`` holds logs written by this engine (made by ``make_golden.py``) and the state
 hash each one must fold to (``expected.json``). ``turn_started_v1.jsonl`` holds ``turn-started``
@@ -115,9 +115,9 @@ UNREACHABLE: dict[str, str] = {
     "(a damaged log, not a played game); tests/test_repair_loss.py writes and reads it",
     "ship-withdrawn": "not yet in a golden log; tests/test_undo.py writes, verifies and audits it",
     "order-withdrawn": "not yet in a golden log; tests/test_undo.py writes, verifies and audits it",
-    "deadline-set": "written by the game service's clock (issue 14.7), not the CLI; "
+    "deadline-set": "written by the game service's clock, not the CLI; "
     "tests/test_web_api.py writes and verifies it",
-    "deadline-passed": "written by the game service's clock (issue 14.7), not the CLI; "
+    "deadline-passed": "written by the game service's clock, not the CLI; "
     "tests/test_web_api.py writes and verifies it",
 }
 

@@ -1,4 +1,4 @@
-"""Seats (issue 14, item 2): capability tokens, kept as hashes only, compared in constant time,
+"""Seats: capability tokens, kept as hashes only, compared in constant time,
 replaced by reissuing; and the links ``new`` and ``seats`` print."""
 
 from __future__ import annotations

@@ -56,6 +56,8 @@ from tests.forgery import log_bodies, write_rechained
 from tests.postgres_server import PostgresServer
 from tests.test_web_api import FakeClock, Game, create
 
+pytestmark = pytest.mark.postgres
+
 NONCE = re.compile(r"[0-9a-f]{32}")
 SECRET_TAGS = {event_tag(cls) for cls in SECRET_TYPES}
 

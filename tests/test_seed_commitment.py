@@ -1,4 +1,4 @@
-"""Weak seeds (issue 12, item 14): the commitment is salted, short chosen seeds are refused unless
+"""Weak seeds: the commitment is salted, short chosen seeds are refused unless
 ``--weak-seed``, the demo's seed is random unless given, and old unsalted logs still verify."""
 
 from __future__ import annotations

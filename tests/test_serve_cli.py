@@ -1,4 +1,4 @@
-"""``mortecouille serve`` (issue 14.1): the web part loads only for it, it warns off loopback, and a
+"""``mortecouille serve``: the web part loads only for it, it warns off loopback, and a
 real server process plays with the CLI on the same games, over HTTP."""
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ import uvicorn
 from mortecouille.cli.serve_command import base_url, is_loopback
 from tests import web_server
 from tests.cli_helpers import run
+
+pytestmark = pytest.mark.slow
 
 PYTHON = sys.executable
 

@@ -1,4 +1,4 @@
-"""Several service processes on one PostgreSQL store (issue 17, item 3): what one process keeps
+"""Several service processes on one PostgreSQL store: what one process keeps
 in memory stays right when another one appends.
 
 Two services (``build_app``, each with its own store connections and its own change feed, as two
@@ -33,6 +33,8 @@ from tests.sse_listener import Listener
 from tests.store_servers import StoreServer
 from tests.test_web_api import FakeClock
 from tests.web_server import bearer, create_game, ports_from_environment
+
+pytestmark = pytest.mark.postgres
 
 #: A guard against a hang while waiting for the other process to learn something: not a speed
 #: requirement (the machine may be loaded).

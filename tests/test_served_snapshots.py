@@ -39,6 +39,8 @@ from mortecouille.events.store import GameLog
 from mortecouille.web.server import build_app
 from tests.served_game import ServedGame
 
+pytestmark = pytest.mark.slow
+
 
 class Served(ServedGame):
     """The service on a games directory of its own, a game ready to be played."""

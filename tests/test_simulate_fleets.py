@@ -1,4 +1,4 @@
-"""``simulate --fleets``: random legal fleets (the default) and fixed fleets from a file (issue 13.13)."""
+"""``simulate --fleets``: random legal fleets (the default) and fixed fleets from a file."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Issue 12, item 16 (the store's part): a stale-looking ``--expect-seq -1`` is bad input, not a
-conflict, and a torn tail is reported at its seq (``verify`` used to say "FAILED at seq None")."""
+"""The store's small refusals: a stale-looking ``--expect-seq -1`` is bad input, not a
+conflict, and a torn tail is reported at its seq (never "FAILED at seq None")."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The snapshot's encoding (app/snapshots.py): a state is kept with its default fields left out,
-which decoding fills back in, so that a read command decodes fewer keys (issue 16). What comes
+which decoding fills back in, so that a read command decodes fewer keys. What comes
 back must be the very state: equal, with the same state hash, and the same output."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A snapshot of any format version but this one is never read (app/snapshots.py, issue 16): the
+"""A snapshot of any format version but this one is never read (app/snapshots.py): the
 command folds the log instead, gives the output the log alone gives, and writes a snapshot of the
 current format in its place. tests/test_snapshots.py spoils a snapshot into a *later* version;
 here an *earlier* one, as a game kept by an older release leaves it, is met by a reading command."""

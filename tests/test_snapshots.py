@@ -1,4 +1,4 @@
-"""The derived files beside a log (issue 16, item 1): a snapshot of the state and a turn index with
+"""The derived files beside a log: a snapshot of the state and a turn index with
 keyframes make commands cheap on long logs, and are never trusted over the log. Whatever they
 hold, every output is the one the log alone gives; one that is damaged, stale, cut short, another
 game's or of another format is not used, and is rebuilt."""
@@ -42,6 +42,8 @@ from mortecouille.replays.reading.explain import story_span
 from mortecouille.replays.reading.replay import position_after_turn, resolved_turns
 from tests.cli_helpers import ok, play_blockade_turn, run, tree_digest
 from tests.helpers import GOLDEN
+
+pytestmark = pytest.mark.slow
 
 #: the golden logs of the current schema (the upcast ones are read as they are, too)
 GOLDEN_LOGS = sorted(GOLDEN.glob("*.jsonl"))

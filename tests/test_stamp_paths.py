@@ -1,6 +1,6 @@
 """Stamping writes every line with the bytes and hash of its definition (events/codec.py): the
 canonical JSON of the event's fields with ``seq``, ``prev`` and ``hash``. An append stamps its
-events by splicing the hash into one sorted encoding of the event (issue 16); these tests hold
+events by splicing the hash into one sorted encoding of the event; these tests hold
 that path to the definition, line for line, over every event type of the golden logs."""
 
 from __future__ import annotations

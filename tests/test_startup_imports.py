@@ -1,4 +1,4 @@
-"""Start-up (issue 16): a command imports what it uses. ``--help`` and ``state`` load neither the
+"""Start-up: a command imports what it uses. ``--help`` and ``state`` load neither the
 analytics (duckdb), nor the service (litestar, uvicorn, asyncio), nor the network (urllib.request,
 http, ssl), nor ICU (the confusable names' tables), nor structlog while nothing is logged; and
 ``--help`` lists every command with its own summary without importing the command modules."""
@@ -24,6 +24,8 @@ from mortecouille.core.state import GameState
 from mortecouille.events.schema import EVENT_CLASSES
 from mortecouille.events.store import GameLog
 from tests.cli_helpers import run
+
+pytestmark = pytest.mark.slow
 
 HEAVY = (
     "duckdb",
@@ -92,7 +94,7 @@ NOT_FOR_ORDER = (
     "mortecouille.replays.pictures",
 )
 
-#: What ``state`` on a mortecouille game never needs either (issue 16, the CLI's start-up): the
+#: What ``state`` on a mortecouille game never needs either (the CLI's start-up): the
 #: command path itself (``state`` reads through ``app.games``: no locking, dice or deciding),
 #: resolving a turn (its phases, the movement, the gunnery), giving orders (their checks), ``new``
 #: and the seats' commands, and the standard library modules only a rare path uses (a secret
@@ -224,7 +226,7 @@ def schema_and_state_structs() -> list[type[msgspec.Struct]]:
 def test_the_schema_and_the_state_hold_their_annotations_evaluated_not_as_text() -> None:
     """msgspec evaluates an annotation given as text (``from __future__ import annotations``) by
     compiling it (``typing.ForwardRef``) when it builds a decoder: 428 compilations for the event
-    decoder, 95 for the state's, about a tenth of a ``state`` that folds events (issue 16)."""
+    decoder, 95 for the state's, about a tenth of a ``state`` that folds events."""
     structs = schema_and_state_structs()
     assert GameState in structs and Fleet in structs and len(structs) > len(EVENT_CLASSES)
     as_text = {

@@ -1,4 +1,4 @@
-"""Every command on either store (issue 17, items 1-3): the README's duel played through the
+"""Every command on either store: the README's duel played through the
 command line on a games folder and on PostgreSQL gives the same outputs and the same log bytes,
 and verifies on both.
 
@@ -21,6 +21,8 @@ from click.testing import CliRunner, Result
 
 from mortecouille.cli.main import cli
 from tests.postgres_server import PostgresServer
+
+pytestmark = pytest.mark.postgres
 
 STORES = ["file", "postgres"]
 

@@ -1,4 +1,4 @@
-"""The store contract, on both stores (issue 17, item 4): the file store and the PostgreSQL store
+"""The store contract, on both stores: the file store and the PostgreSQL store
 run the same tests through :class:`mortecouille.events.stores.EventStore`.
 
 Each test takes ``backend`` (parametrised ``file`` and ``postgres``): a fresh games folder, or a
@@ -33,6 +33,8 @@ from mortecouille.events.schema import EVENT_TYPES
 from mortecouille.events.store import Conflict, GameLog
 from mortecouille.events.stores import EventStore, events_from
 from tests.postgres_server import PostgresServer
+
+pytestmark = pytest.mark.postgres
 
 GOLDEN = Path(__file__).parent / "golden"
 #: The golden logs of the current schema: ``turn_started_v1`` keeps version-1 lines the engine no

@@ -1,4 +1,4 @@
-"""Whole games between stores (issue 17, item 2): ``store copy`` both ways and ``export-log``
+"""Whole games between stores: ``store copy`` both ways and ``export-log``
 keep every byte and hash, the head, the secret seed and the seat hashes; a game already at the
 target, or a corrupt one, is refused by name with nothing written for it. Every golden log, of
 every generation, goes to PostgreSQL and back byte for byte, and verifies on both sides.
@@ -18,6 +18,8 @@ from mortecouille.cli.main import cli
 from mortecouille.events.stores import SEATS, SEED, secrets_of
 from tests.cli_helpers import tree_digest
 from tests.postgres_server import PostgresServer
+
+pytestmark = pytest.mark.postgres
 
 GOLDEN = Path(__file__).parent / "golden"
 

@@ -1,4 +1,4 @@
-"""Issue 12 (items 4, 11, 13, 16): creating a game under races, planted links, over-long names and
+"""Creating a game under races, planted links, over-long names and
 failing disks. Each test reproduces an attack or failure found by the red-team sweep."""
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ from mortecouille.events.game import TurnStarted
 from mortecouille.events.store import Conflict, GameLog, Unwritable
 from tests.cli_helpers import ok, run, tree_digest
 from tests.conftest import SEED, created_log
+
+pytestmark = pytest.mark.slow
 
 # --- item 4: racing `new` ------------------------------------------------------------------------
 

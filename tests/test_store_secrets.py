@@ -1,4 +1,4 @@
-"""What lives beside a log, on either store (issue 17, item 2): the secret seed (D2), the seat
+"""What lives beside a log, on either store: the secret seed (D2), the seat
 token hashes and the idempotency keys (read from the log's own lines).
 
 Each test runs on a games folder and on a fresh PostgreSQL schema. The creation order of the file
@@ -27,6 +27,8 @@ from mortecouille.events.store import Conflict, Creation
 from mortecouille.events.stores import SEED, FileStore, GameStore, secrets_of
 from tests.helpers import new_blockade
 from tests.postgres_server import PostgresServer
+
+pytestmark = pytest.mark.postgres
 
 
 @pytest.fixture(params=["file", "postgres"])

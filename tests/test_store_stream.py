@@ -1,4 +1,4 @@
-"""Streaming reads (issue 16, item 2): ``GameLog.stream`` and ``stream_lines`` read a log a chunk
+"""Streaming reads: ``GameLog.stream`` and ``stream_lines`` read a log a chunk
 at a time and give what ``read`` gives, with the same errors, from any line start on."""
 
 from __future__ import annotations

@@ -39,6 +39,8 @@ from mortecouille.web.server import build_app
 from tests import web_server
 from tests.test_web_api import FakeClock, StreamReader, create, placed_blockade
 
+pytestmark = pytest.mark.slow
+
 #: A guard against a hang, not a speed requirement (the machine may be loaded).
 PATIENCE_SECONDS = 60.0
 

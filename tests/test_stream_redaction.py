@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import msgspec
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -50,6 +51,8 @@ from tests.test_view import (
     mortecouille_table,
     secret_contents,
 )
+
+pytestmark = pytest.mark.slow
 
 _encoder = msgspec.json.Encoder()
 

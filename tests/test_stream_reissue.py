@@ -26,6 +26,8 @@ from tests import web_server
 from tests.cli_helpers import ok
 from tests.test_web_api import FakeClock, StreamReader, bearer, placed_blockade
 
+pytestmark = pytest.mark.postgres
+
 #: A guard against a hang, not a speed requirement (the machine may be loaded).
 PATIENCE_SECONDS = 60.0
 

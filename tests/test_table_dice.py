@@ -1,4 +1,4 @@
-"""Table dice are shown, each named, and confirmed before a resolve writes them (issue 13.3, D1)."""
+"""Table dice are shown, each named, and confirmed before a resolve writes them (D1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 13, items 7 and 8: messages speak the table's language."""
+"""Messages speak the table's language."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Table mistakes that cannot be undone (issue 13, items 1 and 2): each is refused with exit 2,
+"""Table mistakes that cannot be undone: each is refused with exit 2,
 its rule ID and its rescue named, and leaves every log byte for byte unchanged."""
 
 from __future__ import annotations

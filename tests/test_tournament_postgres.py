@@ -1,4 +1,4 @@
-"""A small tournament on two ``serve`` processes sharing one PostgreSQL (issue 17, items 3 and 4).
+"""A small tournament on two ``serve`` processes sharing one PostgreSQL.
 
 Two ``mortecouille --store postgresql://... serve`` processes on one throw-away cluster
 (``tests/postgres_server.py``), four mortecouille games of four players played through the HTTP
@@ -34,6 +34,8 @@ from tests.postgres_server import PostgresServer
 from tests.sse_listener import Listener
 from tests.store_servers import StoreServer
 from tests.web_server import SeatTokens, bearer, create_game, ports_from_environment
+
+pytestmark = pytest.mark.postgres
 
 PLAYERS = ("Anne", "Bart", "Cleo", "Dirk")
 GAMES = 4

@@ -1,7 +1,7 @@
 """The rulings of a position, as the turn index gives them (app/turn_index.py ``Rulings``): the
 same rulings the whole list of events gives, in the same order, however they are read, but
 decoded only when read, so that ``replay --turn N`` late in a long game, which shows the latest
-few, does not decode the thousands before them (issue 16)."""
+few, does not decode the thousands before them."""
 
 from __future__ import annotations
 

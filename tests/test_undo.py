@@ -1,4 +1,4 @@
-"""Undo before it counts (issue 13.4): a purchase withdrawn before sealing (F3) and orders withdrawn
+"""Undo before it counts: a purchase withdrawn before sealing (F3) and orders withdrawn
 before the turn is resolved (T1), both as events, never an erasure; verify, re-derivation and
 the F3 audit keep working on logs that hold them."""
 

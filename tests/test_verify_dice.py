@@ -1,4 +1,4 @@
-"""Relabelled, invented, dropped and moved dice never pass ``verify`` (issue 12, items 1 and 16).
+"""Relabelled, invented, dropped and moved dice never pass ``verify``.
 
 Each test forges a log as a careful forger would (tests/forgery.py: every hash recomputed, the
 head anchor rewritten, and where the dice change the outcomes, the turn resolved again by the
@@ -26,6 +26,8 @@ from mortecouille.replays.analytics.archive import Refusal, prepare_game
 from mortecouille.replays.reading.findings import Report
 from mortecouille.replays.reading.verify import verify_log
 from tests.forgery import forge, forge_with_turn_hashes, log_bodies, write_forged_events
+
+pytestmark = pytest.mark.slow
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -73,7 +75,7 @@ def resolve_again_from(
 
 
 #: A demo seed whose game Anne wins in turn 27 (was "demo", whose game changed when a demo's dice
-#: stopped depending on its file's name, "demo-demo": issue 13.11)
+#: stopped depending on its file's name, "demo-demo")
 SEED = "demo-1"
 
 

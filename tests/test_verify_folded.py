@@ -1,5 +1,5 @@
 """``verify_folded``: the archive's verification hands over the state it folded the log to, so the
-rows of the game and its ships are built without folding the log a second time (issue 16). That
+rows of the game and its ships are built without folding the log a second time. That
 state must be the log's own, whatever path the checks took (turns re-derived or not), and a log
 that does not fold hands over none."""
 

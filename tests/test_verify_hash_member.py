@@ -1,4 +1,4 @@
-"""``verify`` recomputes a line's hash by cutting its first ``"hash":"`` member out (issue 16), with
+"""``verify`` recomputes a line's hash by cutting its first ``"hash":"`` member out, with
 no search of the line (or of a turn's lines) for a second one when the event's type says the
 first is always the top-level one (``codec.hash_member_first``): no field whose key sorts before
 ``hash`` can hold a ``hash`` key. These tests pin that decision to what the lines really hold."""

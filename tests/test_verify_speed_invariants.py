@@ -1,4 +1,4 @@
-"""The quick ways ``verify`` checks a log (issue 16) give exactly what the definitions give.
+"""The quick ways ``verify`` checks a log give exactly what the definitions give.
 
 * A line's hash recomputed from the line itself (the hash member cut out,
   ``codec.spliced_line_hash``) is :func:`~mortecouille.events.codec.line_hash` of its body, or
@@ -36,6 +36,8 @@ from mortecouille.events.codec import (
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.verify import _GATHERED_MARKS, _MARK_BITS, _found, verify_log
 from tests.helpers import GOLDEN
+
+pytestmark = pytest.mark.slow
 
 GOLDEN_LOGS = sorted(path.name for path in GOLDEN.glob("*.jsonl"))
 

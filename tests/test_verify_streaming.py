@@ -1,4 +1,4 @@
-"""``verify`` reads a log as a stream (issue 16): it never reads the whole file at once nor holds the
+"""``verify`` reads a log as a stream: it never reads the whole file at once nor holds the
 decoded log, and it reports what checking the decoded log as a whole reports; a resolved turn is
 cut from the stream as re-derivation always cut it."""
 

@@ -1,4 +1,4 @@
-"""``verify`` searches a file log's bytes once (issue 16): the search that picks the dice and the
+"""``verify`` searches a file log's bytes once: the search that picks the dice and the
 seed (``replays.reading.verify.gather``) also notes which lines hold a turn's start or end, by the
 seq each line claims (``_claimed_seq``), and the checked pass (``LinePass``) looks for turns
 there. Those marks are a hint of where to look, never taken on the bytes' word: whatever they say,

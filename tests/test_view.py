@@ -1,4 +1,4 @@
-"""What each viewer may see (issue 14, item 3; docs/service.md): one test per secret, named after
+"""What each viewer may see (docs/service.md): one test per secret, named after
 what it protects, and the non-interference property over random games of both rulesets: another
 player's secret, changed, changes nothing any other viewer is sent, nor what a fork copies or
 answers the referee."""
@@ -62,6 +62,8 @@ from mortecouille.events.rulings import Adjustment
 from mortecouille.events.secrecy import SECRET_TYPES
 from mortecouille.events.store import GameLog
 from mortecouille.replays.reading.describe import describe_event
+
+pytestmark = pytest.mark.slow
 
 SEED = "view-test-seed-0123456789"
 

@@ -1,4 +1,4 @@
-"""The game service's API (issue 14, items 1, 4, 5, 7; docs/service.md), through Litestar's test
+"""The game service's API (docs/service.md), through Litestar's test
 client and, for the live push, a real server on loopback: every role, every refusal code with the
 log left byte-for-byte as it was, idempotent retries (across a restart too), stale seqs, whole games
 played through the API and verified, the stream's resume and redaction, and deadlines on a fake
@@ -29,6 +29,8 @@ from mortecouille.web.server import build_app
 from tests import web_server
 from tests.cli_helpers import run
 from tests.helpers import file_digests
+
+pytestmark = pytest.mark.service
 
 # ------------------------------------------------------------------------------------------ helpers
 

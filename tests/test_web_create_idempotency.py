@@ -31,6 +31,8 @@ from tests.helpers import file_digests
 from tests.postgres_server import PostgresServer
 from tests.web_server import bearer, running_server, serving_in_a_thread
 
+pytestmark = pytest.mark.postgres
+
 KEY = "6f1c2a8e-creation-retry"
 BODY: dict[str, Any] = {
     "name": "g",

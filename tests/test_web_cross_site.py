@@ -27,6 +27,8 @@ from mortecouille.web.server import build_app
 from tests.helpers import file_digests
 from tests.web_server import ServerProcess
 
+pytestmark = pytest.mark.service
+
 HERE = "http://127.0.0.1:8000"
 NEW_GAME = {"name": "g", "ruleset": "blockade", "players": ["Anne", "Bart"]}
 

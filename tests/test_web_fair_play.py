@@ -1,4 +1,4 @@
-"""Fair play through the game service (issue 15; docs/service.md, "Receipts and head codes" and
+"""Fair play through the game service (docs/service.md, "Receipts and head codes" and
 "Dice nobody can foresee"): a receipt for every kind of submission, which ``verify --receipts``
 accepts, and the same receipt for a retry; the head code in the view and the resolve's answer,
 which ``verify --head-code`` accepts; a turn of contributed dice played through the API (commit,
@@ -42,6 +42,8 @@ from tests.test_web_api import (
     placed_blockade,
     verified,
 )
+
+pytestmark = pytest.mark.service
 
 #: What a page sends: its own salt for each receipt (16 random bytes, hex)
 SALT = "0a16f6d5" * 4

@@ -1,4 +1,4 @@
-"""Fair play through the pages (issue 15): receipts kept and downloaded, head codes shown, dice
+"""Fair play through the pages: receipts kept and downloaded, head codes shown, dice
 contributions committed and revealed by the players' phones.
 
 A real ``mortecouille serve`` and Debian's Chromium, as in tests/test_web_pages.py. Two players
@@ -29,6 +29,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.test_web_pages import (
     WAIT_MS,
     Viewer,
@@ -45,7 +47,7 @@ from tests.web_helpers import (
     create_game,
 )
 
-pytestmark = NEEDS_CHROMIUM
+pytestmark = [NEEDS_CHROMIUM, pytest.mark.browser]
 
 GAME = "fairplay"
 

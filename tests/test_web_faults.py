@@ -1,4 +1,4 @@
-"""The service under crashes (issue 14, item 8): ``mortecouille serve`` killed with SIGKILL at
+"""The service under crashes: ``mortecouille serve`` killed with SIGKILL at
 random moments while players submit, restarted on the same games, loses no acknowledged command
 and duplicates none.
 
@@ -55,6 +55,8 @@ from mortecouille.events.rulings import RulingRecorded
 from mortecouille.events.store import GameLog
 from tests.cli_helpers import run
 from tests.web_server import SeatTokens, ServerProcess, bearer, create_game
+
+pytestmark = pytest.mark.slow
 
 KILLS = 50
 #: a kill comes after this many answers (at most) since the restart, then a pause up to PAUSE s

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from litestar.testing import TestClient
 
 from mortecouille.app.commands import Idempotency, new_game, run_command
@@ -19,6 +20,8 @@ from mortecouille.app.seats import issue_seats
 from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.board import Board
 from mortecouille.web.server import build_app
+
+pytestmark = pytest.mark.service
 
 TOKENS = {"A1": ["F", "L"], "B1": ["R", None]}
 

@@ -21,6 +21,8 @@ from mortecouille.events.codec import canonical, line_hash, stamp
 from mortecouille.events.orders import CatapultShot, OrderGiven
 from mortecouille.web.server import build_app
 
+pytestmark = pytest.mark.service
+
 MARKER = "Zq7-torn-secret"
 WINDOW = 12
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.web_helpers import NEEDS_CHROMIUM, PHONE, Server, create_game
 
-pytestmark = NEEDS_CHROMIUM
+pytestmark = [NEEDS_CHROMIUM, pytest.mark.browser]
 
 WAIT_MS = 30_000
 #: NAME_MAX characters (mortecouille.core.limits), and no space in them

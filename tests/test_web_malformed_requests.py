@@ -18,6 +18,8 @@ from litestar.testing import TestClient
 from mortecouille.web.server import build_app
 from tests.helpers import file_digests
 
+pytestmark = pytest.mark.service
+
 DEEP = 3000  # levels: beyond what the decoder's recursion takes (a few levels are the most any body has)
 
 

@@ -1,4 +1,4 @@
-"""The service's pages in a real browser (issue 14, items 6, 8 and 10).
+"""The service's pages in a real browser.
 
 A real ``mortecouille serve`` on 127.0.0.1 and Debian's Chromium (through the ``playwright``
 package, ``executable_path``): two players on phone-sized pages and a spectator on the table page
@@ -20,6 +20,8 @@ import re
 import shlex
 from typing import Any
 
+import pytest
+
 from tests.helpers import ROOT
 from tests.web_helpers import (
     NEEDS_CHROMIUM,
@@ -34,7 +36,7 @@ from tests.web_helpers import (
     received_seqs,
 )
 
-pytestmark = NEEDS_CHROMIUM
+pytestmark = [NEEDS_CHROMIUM, pytest.mark.browser]
 
 #: How long a page may take to show what the server has (the machine is shared and loaded).
 WAIT_MS = 30_000

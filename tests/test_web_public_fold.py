@@ -17,6 +17,8 @@ from mortecouille.app.games import game_log
 from mortecouille.events.movement import ShipPlaced
 from mortecouille.web.server import build_app
 
+pytestmark = pytest.mark.service
+
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}

@@ -18,6 +18,8 @@ from mortecouille.app.seats import REFEREE, UnknownToken, Viewer, identify
 from mortecouille.web.server import build_app
 from tests.cli_helpers import ok
 
+pytestmark = pytest.mark.service
+
 
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}

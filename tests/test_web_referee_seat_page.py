@@ -13,7 +13,7 @@ import pytest
 
 from tests.web_helpers import NEEDS_CHROMIUM, PHONE, Server, create_game, token_of
 
-pytestmark = NEEDS_CHROMIUM
+pytestmark = [NEEDS_CHROMIUM, pytest.mark.browser]
 
 WAIT_MS = 30_000
 TABLE = {"width": 1280, "height": 720}

@@ -21,6 +21,8 @@ from mortecouille.web.server import build_app
 from tests.postgres_cluster import MissingServer, throwaway_cluster
 from tests.postgres_server import missing_server
 
+pytestmark = pytest.mark.postgres
+
 #: how many times a request is tried once PostgreSQL is back: a guard against a service that never
 #: recovers, not a speed requirement
 RECOVERY_ATTEMPTS = 60

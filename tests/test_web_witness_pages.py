@@ -21,11 +21,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.forgery import forge_with_turn_hashes
 from tests.test_web_pages import WAIT_MS, Viewer, close_all, no_script_problems, player_url
 from tests.web_helpers import NEEDS_CHROMIUM, Seats, Server, create_game
 
-pytestmark = NEEDS_CHROMIUM
+pytestmark = [NEEDS_CHROMIUM, pytest.mark.browser]
 
 SCREENSHOTS = os.environ.get("MORTECOUILLE_SCREENSHOTS")
 

@@ -40,6 +40,8 @@ from tests.forgery import forge_with_turn_hashes, log_bodies, write_rechained
 from tests.test_secret_nonce import ready_duel
 from tests.test_web_api import FakeClock, Game, mortecouille_ready
 
+pytestmark = pytest.mark.service
+
 ANNE, BART = Viewer.of_player("Anne"), Viewer.of_player("Bart")
 EVERYONE = (SPECTATOR, REFEREE, ANNE, BART)
 

@@ -1,4 +1,4 @@
-"""Live push (issue 14.5): every game's new events, as each listener may see them, by server-sent
+"""Live push: every game's new events, as each listener may see them, by server-sent
 events, with the work shared by all the streams of a game, and bounded.
 
 One watcher per game with listeners hands every new event on:

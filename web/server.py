@@ -1,4 +1,4 @@
-"""The game service's HTTP application (issue 14, items 1, 4, 5, 7; docs/service.md).
+"""The game service's HTTP application (docs/service.md).
 
 :func:`build_app` makes the Litestar application for a games directory; ``mortecouille serve``
 runs it under uvicorn and the tests drive it with Litestar's test client. Every command goes
@@ -10,7 +10,7 @@ Handlers that touch a log run in a worker thread (``sync_to_thread=True``): a co
 game's lock and fsyncs, which must not block the event loop. A command's answer is sent after
 ``run_command`` returned, that is after the fsync: no 2xx ever precedes the events on disk.
 
-Fair play (issue 15; docs/service.md, "Receipts and head codes" and "Dice nobody can foresee"):
+Fair play (docs/service.md, "Receipts and head codes" and "Dice nobody can foresee"):
 every player's submission is answered with its receipt, the view and a resolve carry the head code,
 and a game of contributed dice takes its players' commitments and reveals, locks its turn once
 everything is in (:mod:`mortecouille.app.auto_lock`) or at the deadline, and resolves a turn locked
@@ -343,7 +343,7 @@ class Service:
         salt: str | None,
     ) -> dict[str, Any]:
         """A player's submission (or the referee's, for a player): :meth:`command`'s answer with
-        the submission's ``receipt`` (issue 15.1), salted with ``salt`` (checked before anything
+        the submission's ``receipt``, salted with ``salt`` (checked before anything
         is written: 400 naming ``salt``). Then, in a game of contributed dice, the turn is locked
         if everything is in (:func:`~mortecouille.app.auto_lock.lock_when_all_in`)."""
         if salt is not None and (problem := check_salt(salt)) is not None:

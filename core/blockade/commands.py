@@ -99,7 +99,7 @@ def decide_tokens(state: GameState, command: GiveTokens, dice: DiceSource) -> li
             raise BadInput(f"TOKENS[{index + 1}]", f"{token!r} is not F, L, R or - (P1)")
     earlier = state.tokens.get(ship.id)
     if earlier is not None and not command.replace:
-        # Silently overwriting hid a typo naming another ship (issue 13, item 2).
+        # Silently overwriting hid a typo naming another ship.
         shown = ",".join(t or "-" for t in earlier)
         raise RuleViolation(
             "P1",
@@ -227,7 +227,7 @@ def settled_state(
     ``sunk``; a ship that ends where it began, as it began, keeps its object, which is what
     :func:`~mortecouille.core.state.with_earlier_ships` gave the folded state (the hash of the
     turn's end reuses its bytes). Folding the turn's hundreds of moves, a new ShipState for each,
-    was a fifth of the rules' time in a long game (issue 16: ``verify`` plays every turn again).
+    was a fifth of the rules' time in a long game (``verify`` plays every turn again).
     """
     before = state.ships
     ships: dict[str, ShipState] | None = None

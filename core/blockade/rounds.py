@@ -338,7 +338,7 @@ def _resolve_checked(
     """:func:`resolve_round` once its input is checked; ``ship_pieces``: the ships afloat as
     pieces when the caller has them (the previous round's, :func:`next_round`), never changed."""
     # one pass over the ships for what the round needs of each (this runs for every round of
-    # every turn, and ``verify`` runs every turn again: issue 16); a later round's ships are all
+    # every turn, and ``verify`` runs every turn again); a later round's ships are all
     # afloat, their pieces given
     if ship_pieces is None:
         afloat: Mapping[str, BlockadeShip] = {sid: ship for sid, ship in ships.items() if not ship.sunk}

@@ -25,7 +25,7 @@ _BOUGHT = Refusal(rule="F1", reason="ships and options are bought in mortecouill
 
 def build_scenario(scenario: Scenario) -> ScenarioPlan:
     """The pure half of ``scenario``: its module (and the scenario documents' shared checks) is
-    imported when a scenario is read, since folding or showing a game never needs it (issue 16)."""
+    imported when a scenario is read, since folding or showing a game never needs it."""
     from mortecouille.core.blockade.scenario import build_blockade_scenario
 
     return build_blockade_scenario(scenario)

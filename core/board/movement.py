@@ -277,7 +277,7 @@ def _two_plain_steps(
     pieces, so the same outcome: tests/test_rules_m.py compares them), each mover's pieces and
     claims made in one walk over the moves per step rather than several, and a piece made once per
     change (where it stands and the facing it has next), not once for its square and again for its
-    facing: every round of every turn moves the whole fleet this way (issue 16). A move of no
+    facing: every round of every turn moves the whole fleet this way. A move of no
     piece is refused (BadInput), before any step. Step 2's pieces are where step 1 left them (M1-M6 keep
     them on the board, off the rocks, one a square), so they are not checked again."""
     turned: dict[str, Piece] | None = None  # the pieces, copied once a mover's facing differs
@@ -357,7 +357,7 @@ def left_standing(moved: MovementResult) -> MovementResult:
     order, as every movement's outcome is, and stand where its step 2's positions say."""
     # Where ``moved``'s step 2 left the ships is where they stand: both steps' positions, and the
     # pieces, are the dicts ``moved`` holds (never changed: a movement's outcome is a value), not
-    # copies of the fleet made again for a phase in which nothing happens (issue 16).
+    # copies of the fleet made again for a phase in which nothing happens.
     positions = moved.steps[1].positions
     first = StepResult(1, positions, (), (), (), ())
     second = StepResult(2, positions, (), (), (), ())

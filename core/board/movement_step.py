@@ -161,62 +161,29 @@ def resolve_step(
     step before left them), taken instead of read from every piece again; never changed.
     """
     if step not in _LABELS:
-        raise BadInput("step", f"must be 1 or 2, got {step!r}")
+        raise BadInput("step", "must be 1 or 2, got {step!r}", step=step)
     labels = _LABELS[step]
     index = board_index(board)
     # B4: rocks and the edge block. Inlined from ``index.blocks`` (the bounds check of
     # ``BoardArea.on_board`` included), because this runs for every ship and every claim (this
-    # is most of every turn's resolution, which ``verify`` runs again for every turn: issue 16).
+    # is most of every turn's resolution, which ``verify`` runs again for every turn).
     width, height, rocks = index.width, index.height, index.rocks
     position: dict[str, Square] = (
         {sid: piece.at for sid, piece in pieces.items()} if positions is None else positions
     )
     occupant: dict[Square, str] = {at: sid for sid, at in position.items()}
     if not placed:
-        if len(occupant) != len(position):
-            raise BadInput("pieces", f"two ships share a square: {_shared_squares(position)}")
-        for sid, at in position.items():
-            x, y = at
-            if not (0 <= x < width and 0 <= y < height) or at in rocks:
-                raise BadInput(f"pieces.{sid}.at", f"{at} is a rock or off the board (B4)")
+        _check_pieces(position, occupant, width, height, rocks)
 
     target: dict[str, Square] = {}
     work = _Step(pieces, claims, step, position, target)
-    # M6 first: a claim on a rock or off the board stops there and contests nothing.
     resolved: dict[str, bool] = {}  # final fate of every claimant whose fate is local
-    sole: dict[Square, str] = {}  # square -> its first claimant (its only one unless in ``shared``)
-    shared: dict[Square, list[str]] = {}  # square -> its claimants, when two or more claim it
-    # (subscripts, not ``get``, in this loop over every claim of every step: a missing key is rare)
-    for sid, claim in claims.items():
-        try:
-            start = position[sid]
-        except KeyError:
-            raise BadInput(f"claims.{sid}", "no such piece") from None
-        vx, vy = claim.vector
-        if (vx, vy) not in VECTOR_FACINGS:
-            raise BadInput(f"claims.{sid}.vector", f"{claim.vector!r} is not a unit king step")
-        x, y = start
-        x += vx
-        y += vy
-        square = (x, y)
-        if not (0 <= x < width and 0 <= y < height) or square in rocks:
-            target[sid] = square
-            work.rock(sid, square)
-            resolved[sid] = False  # nothing else looks at its claim: it stops there
-            continue
-        target[sid] = square
-        first = sole.setdefault(square, sid)
-        if first != sid:
-            group = shared.get(square)
-            if group is None:
-                shared[square] = [first, sid]
-            else:
-                group.append(sid)
+    sole, shared = _claim_squares(work, width, height, rocks, resolved)
 
     if not shared and not resolved and occupant.keys().isdisjoint(sole):
         # Every claimant claims a square of its own that nobody holds (most steps of a battle whose
         # ships stand apart, and every step nobody claims in): each enters it, nothing else happens.
-        # What the general settling below gives then, without its dozen empty walks (issue 16).
+        # What the general settling below gives then, without its dozen empty walks.
         return _all_enter(step, position, target)
 
     # A square that one claimant claims and nobody holds is entered (most claims of most steps);
@@ -283,6 +250,66 @@ def resolve_step(
             if not resolved[follower]:
                 work.pair("M4", position[holder], follower, True, holder, False)
 
+    return _outcome(work, resolved, pushed_to)
+
+
+def _check_pieces(
+    position: dict[str, Square],
+    occupant: dict[Square, str],
+    width: int,
+    height: int,
+    rocks: frozenset[Square],
+) -> None:
+    """B4: every piece stands on the board, off the rocks, one a square."""
+    if len(occupant) != len(position):
+        raise BadInput("pieces", "two ships share a square: {shared}", shared=_shared_squares(position))
+    for sid, at in position.items():
+        x, y = at
+        if not (0 <= x < width and 0 <= y < height) or at in rocks:
+            raise BadInput(f"pieces.{sid}.at", "{at} is a rock or off the board (B4)", at=at)
+
+
+def _claim_squares(
+    work: _Step, width: int, height: int, rocks: frozenset[Square], resolved: dict[str, bool]
+) -> tuple[dict[Square, str], dict[Square, list[str]]]:
+    """Each claimant's target square (into ``work.target``); M6 first: a claim on a rock or off the
+    board stops there and contests nothing. Returns each claimed square's first claimant (its only
+    one unless the square is in the second map) and the claimants of squares two or more claim."""
+    position, target = work.position, work.target
+    sole: dict[Square, str] = {}
+    shared: dict[Square, list[str]] = {}
+    # (subscripts, not ``get``, in this loop over every claim of every step: a missing key is rare)
+    for sid, claim in work.claims.items():
+        try:
+            start = position[sid]
+        except KeyError:
+            raise BadInput(f"claims.{sid}", "no such piece") from None
+        vx, vy = claim.vector
+        if (vx, vy) not in VECTOR_FACINGS:
+            raise BadInput(f"claims.{sid}.vector", "{vector!r} is not a unit king step", vector=claim.vector)
+        x, y = start
+        x += vx
+        y += vy
+        square = (x, y)
+        target[sid] = square
+        if not (0 <= x < width and 0 <= y < height) or square in rocks:
+            work.rock(sid, square)
+            resolved[sid] = False  # nothing else looks at its claim: it stops there
+            continue
+        first = sole.setdefault(square, sid)
+        if first != sid:
+            group = shared.get(square)
+            if group is None:
+                shared[square] = [first, sid]
+            else:
+                group.append(sid)
+    return sole, shared
+
+
+def _outcome(work: _Step, resolved: dict[str, bool], pushed_to: dict[str, tuple[str, Square]]) -> StepResult:
+    """Every ship's square after the step (in id order), who moved, who stopped, the pushes and the
+    collisions, sorted."""
+    position, target, step = work.position, work.target, work.step
     new_position: dict[str, Square] = {}
     moved: list[str] = []
     stopped: list[str] = []

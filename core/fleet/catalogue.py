@@ -391,7 +391,7 @@ def _resolve(text: str, field: str, what: str, aliases: dict[str, str], ids: Ite
     key = normalise_name(text)
     if key in aliases:
         return aliases[key]
-    import difflib  # a hint for a refused name only: not imported by every command (issue 16)
+    import difflib  # a hint for a refused name only: not imported by every command
 
     close = difflib.get_close_matches(key, list(aliases), n=1, cutoff=0.6)
     hint = f"did you mean {aliases[close[0]]!r}?" if close else "known ids: " + ", ".join(ids)

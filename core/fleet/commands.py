@@ -100,7 +100,7 @@ def resolve_player(state: GameState, text: str) -> str:
     named = player_typed(state.players, text)
     if named in state.players:
         return named
-    import difflib  # a hint for a refused name only: not imported by every command (issue 16)
+    import difflib  # a hint for a refused name only: not imported by every command
 
     close = difflib.get_close_matches(text, state.players, n=1)
     hint = f"did you mean {close[0]!r}?" if close else "players: " + ", ".join(state.players)
@@ -114,7 +114,7 @@ def find_purchase(state: GameState, ship: str) -> tuple[Fleet, ShipPurchase]:
         if purchase is not None:
             return fleet, purchase
     names = [s.name for fleet in state.fleets.values() for s in fleet.ships]
-    import difflib  # a hint for a refused name only: not imported by every command (issue 16)
+    import difflib  # a hint for a refused name only: not imported by every command
 
     close = difflib.get_close_matches(ship, names, n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""

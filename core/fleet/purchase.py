@@ -253,7 +253,7 @@ def _find_ship(fleet: Fleet, ship_name: str) -> ShipPurchase:
     ship = fleet.ship_named(ship_name)
     if ship is None:
         names = [s.name for s in fleet.ships]
-        import difflib  # a hint for a refused name only: not imported by every command (issue 16)
+        import difflib  # a hint for a refused name only: not imported by every command
 
         close = difflib.get_close_matches(ship_name, names, n=1)
         hint = f"; did you mean {close[0]!r}?" if close else ""

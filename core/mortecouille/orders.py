@@ -3,7 +3,7 @@ turn waits for them, how they read, and how a given or withdrawn order set chang
 
 Giving orders, checking them and measuring their shots is in
 :mod:`mortecouille.core.mortecouille.order_checks`: folding a game, showing it and knowing whom a
-turn waits for need only this module, not the gunnery tables (issue 16, the CLI's start-up).
+turn waits for need only this module, not the gunnery tables (the CLI's start-up).
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 def play_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> PlayedTurn:
     """The mortecouille turn (T2): its module (fire, movement, collisions, gunnery, upkeep), the
     bulk of the rules, is imported on the first resolve, since folding or showing a game never
-    needs it (issue 16, the CLI's start-up)."""
+    needs it (the CLI's start-up)."""
     from mortecouille.core.mortecouille.turn import play_mortecouille_turn
 
     return play_mortecouille_turn(state, command, dice)
@@ -30,7 +30,7 @@ def play_turn(state: GameState, command: ResolveTurn, dice: DiceSource) -> Playe
 
 def give_order(state: GameState, command: GiveOrder, dice: DiceSource) -> list[Event]:
     """T1: the order checks and shot measures (the gunnery tables) are imported on the first
-    order given, since folding or showing a game never needs them (issue 16, the CLI's start-up)."""
+    order given, since folding or showing a game never needs them (the CLI's start-up)."""
     from mortecouille.core.mortecouille.order_checks import decide_give_order
 
     return decide_give_order(state, command, dice)
@@ -45,7 +45,7 @@ def withdraw_order(state: GameState, command: WithdrawOrder, dice: DiceSource) -
 
 def build_scenario(scenario: Scenario) -> ScenarioPlan:
     """The pure half of ``scenario``: its module (and the scenario documents' shared checks) is
-    imported when a scenario is read, since folding or showing a game never needs it (issue 16)."""
+    imported when a scenario is read, since folding or showing a game never needs it."""
     from mortecouille.core.mortecouille.scenario import build_mortecouille_scenario
 
     return build_mortecouille_scenario(scenario)

@@ -25,7 +25,7 @@ Choices, each for a reason:
   logs are staged as files anyway (they are kept in ``logs/``): one ``COPY`` reads them
   (``read_ndjson_objects``, the line as it is, and ``json_transform`` for ``seq``, ``turn``,
   ``type``, ``ship``), so those rows never go through Python objects or a JSON re-encoding
-  (issue 16: this was half of what archiving cost besides verifying).
+  (this was half of what archiving cost besides verifying).
   :func:`mortecouille.replays.analytics.rows.event_rows` says the same rows in Python (the
   tests compare them).
 * **The other tables' rows are built in Python from the typed events, written by DuckDB.** They
@@ -584,7 +584,7 @@ class _Committer:
     A full batch is committed on a thread of its own (:meth:`start`), so that the workers go on
     verifying the next batch's games while DuckDB writes this one's Parquet (it lets go of the GIL
     as it works) instead of waiting for it: 500 five-turn games in batches of 4,000 events took
-    2.0-2.6 s instead of 2.3-3.2 s (medians of interleaved runs, 2 cores, issue 16). Such a
+    2.0-2.6 s instead of 2.3-3.2 s (medians of interleaved runs, 2 cores). Such a
     commit runs beside the workers, which keep every core busy: DuckDB writes it on one thread
     (on two, the events of bench/run's batch took half as much CPU again, 0.21 against 0.14 s,
     for less time only when a core is free). The last commit runs alone, on all of DuckDB's
@@ -679,7 +679,7 @@ def _workers(jobs: int) -> Iterator[ProcessPoolExecutor | None]:
     Forked when :func:`_forking_is_safe`, and all at once here, before the caller takes the
     archive's lock: a forked worker inherits the open files of its parent, and one forked while
     the lock is held would keep it as long as it lives. Forked rather than spawned because a
-    spawned worker imports the engine again (about 0.2 s of a core each, issue 16: as long as
+    spawned worker imports the engine again (about 0.2 s of a core each, as long as
     verifying 20,000 events); a forked one starts with its parent's modules. Otherwise they are
     spawned (fork is unsafe on macOS, and beside other threads). Each worker dies with this
     process (a killed ``archive`` leaves none)."""

@@ -5,7 +5,7 @@ are the tables' columns).
 Every row is built with its columns spelled out as keywords, those named as their event's field
 too: the archive builds one row for about every third event, and a row copied by name
 (:func:`~mortecouille.core.life_cycle.shared_fields`, a dict of the shared names, then keywords)
-cost ten times as much, most of building the rows (issue 16: 2.5 against 0.2 us a die row). A
+cost ten times as much, most of building the rows (2.5 against 0.2 us a die row). A
 column cannot be forgotten for it: mypy --strict refuses a row built without one, and checks that
 the event has the field it is read from.
 """

@@ -1,4 +1,4 @@
-"""Receipts and head codes (issue 15, items 1 and 3): what a player keeps, and how a log is checked
+"""Receipts and head codes: what a player keeps, and how a log is checked
 against it.
 
 A **receipt** is what a player is given for one accepted submission (orders, tokens, a purchase, a
@@ -59,7 +59,7 @@ KIND_OF_EVENT: Final[Mapping[str, str]] = {
     "ship-withdrawn": "purchase-withdrawn",
     "fleet-sealed": "seal",
     "ship-placed": "placement",
-    # the dice contributions of issue 15.2 (rule D3), being added alongside: a player's too
+    # the dice contributions (rule D3): a player's too
     "dice-contribution-committed": "contribution",
     "dice-contribution-revealed": "contribution-revealed",
 }

@@ -6,7 +6,7 @@ recorded, and compare what it produces with what the log holds, event by
 event (envelopes aside). The first divergence is reported with both versions.
 
 The turns are taken one at a time as a stream of events reaches them (:func:`turn_segments`,
-:class:`TurnRederiver`), so ``verify`` never holds more of a log than one turn (issue 16).
+:class:`TurnRederiver`), so ``verify`` never holds more of a log than one turn.
 """
 
 from __future__ import annotations
@@ -192,7 +192,7 @@ def _as_logged(produced: Sequence[Event], raw: RawTurn) -> list[Event] | None:
     with that hash member cut out (what :func:`~mortecouille.events.codec.check_line` checks).
     None at the first doubt.
 
-    With as few steps per line as can be (issue 16), one line at a time as long as it is in the
+    With as few steps per line as can be, one line at a time as long as it is in the
     cache: each line is cut where its first hash member starts (``"hash":"``, 64 digits, a quote
     and a comma cut out), what is left hashed, and the rules' event stamped with that digest (and
     the seq and prev it chains to); the lines are then compared with those events' encoding as one
@@ -299,7 +299,7 @@ class TurnRederiver:
     def turn_lines(self, state: GameState, raw: RawTurn) -> list[Event] | None:
         """:meth:`turn` of a turn still in its lines (:class:`RawTurn`), when the rules give exactly
         those lines (:func:`_as_logged`): the chain check of those lines, their typed decoding
-        and the comparison of :meth:`turn` at once, with no line decoded (issue 16). The turn's
+        and the comparison of :meth:`turn` at once, with no line decoded. The turn's
         events (the TurnStarted and the rules' others, with their lines' envelopes) are returned
         and kept in ``raw.stamped``; None, with nothing reported, when they are not exactly the
         lines (a line with an envelope extra, another outcome, a forged line...): the caller then

@@ -138,7 +138,7 @@ def verify_own(
     one streaming pass (:func:`verify_streaming`); bytes or events the caller gives, or another
     store, in two: the chain (which also gathers the dice and the revealed seed the other checks
     need first), then every other check over the typed events, one fold shared by the state
-    hashes and the re-derivation. No pass holds the decoded log (issue 16); ``data``/``events``
+    hashes and the re-derivation. No pass holds the decoded log; ``data``/``events``
     given by the caller are used as they are."""
     if isinstance(log, GameLog) and data is None and events is None and states is None:
         return verify_streaming(log, rederive_turns)
@@ -197,7 +197,7 @@ class _ChainBroken(Exception):
 def verify_streaming(log: GameLog, rederive_turns: bool) -> Report:
     """The log's own checks in one streaming pass over a file log: every line's chain is checked
     as it is decoded (:class:`LinePass`) and its event goes on to the other checks at once, so the
-    log is read and decoded once (issue 16); a resolved turn the rules re-derive to exactly its
+    log is read and decoded once; a resolved turn the rules re-derive to exactly its
     lines is not even decoded (:class:`~mortecouille.replays.reading.rederive.RawTurn`). Only what
     those checks need before reading the log in order (its dice, revealed seed and
     contributions: :func:`gather`) is picked from its bytes first, by the lines' type alone.
@@ -449,7 +449,7 @@ def _found(data: bytes, marks: Iterable[bytes]) -> list[tuple[int, bytes]]:
     nor overlaps one). One search of the bytes for all the marks at once (:func:`_marks_pattern`),
     rather than one per mark (rare in a log: a turn's edges, a game's end, its dice): every search
     reads the whole log, and verify makes one, for all the marks it needs (:func:`gather`; a find
-    per mark took fewer instructions but more CPU time: issue 16). In a canonical line a mark's closing quote
+    per mark took fewer instructions but more CPU time). In a canonical line a mark's closing quote
     is followed by a comma or a brace, never by another mark, so the occurrences are those a search
     per mark finds; a line that is not canonical fails the chain check whatever is found in it."""
     return [(found.start(), found.group()) for found in _marks_pattern(tuple(marks)).finditer(data)]
@@ -478,7 +478,7 @@ def gather(chunks: Iterable[bytes], turn_marks: bool = False) -> Gathered:
     ``turn_marks``: also note, in the same search of the bytes, which lines hold a turn's or a game
     end's type (:attr:`Gathered.turn_marks`, by the seq each claims), where :class:`LinePass`
     looks for the turns it hands over undecoded: the log's bytes are searched once, not once here
-    and again in the checked pass (issue 16)."""
+    and again in the checked pass."""
     gathered = Gathered()
     marks = _GATHERED_AND_TURN_MARKS if turn_marks else _GATHERED_MARKS
     noted = gathered.turn_marks
@@ -747,7 +747,7 @@ class StateCheck:
                 # an equal state (the same hash, the same fold from here on) whose ships equal to
                 # the last hashed state's are those objects again, whose canonical bytes the hash
                 # keeps (a turn leaves most ships of a blockade game where it found them): the
-                # hash does not convert them again (issue 16; the rules do the same for their own)
+                # hash does not convert them again (the rules do the same for their own)
                 self.state = with_earlier_ships(self.state, self.hashed)
                 self.hashed = self.state
                 actual = state_hash(self.state)

@@ -1,8 +1,8 @@
 """Build the golden logs of the current schema through the real CLI, and compare them with the
 committed ones.
 
-By default it only checks (issue 12.23: it used to rewrite ``expected.json`` and the logs from
-whatever the code did, silently): it builds every log in a scratch folder, reports each file that
+By default it only checks (never rewriting ``expected.json`` and the logs from
+whatever the code does, silently): it builds every log in a scratch folder, reports each file that
 differs from the committed one (at its first differing line) and exits 1, writing nothing::
 
     .venv/bin/python -m tests.golden.make_golden
@@ -83,7 +83,7 @@ def build_blockade_game(games: Path, name: str = "blockade", script: Sequence[tu
     cli_run(
         games, "new", name, "--ruleset", "blockade", "--players", "Anne,Bart", "--board", "8x8",
         "--rock", "E5", "--wind", "C3:E", "--wind", "G6:N", "--whirlpool", "F2", "--seed", SEED,
-        "--weak-seed",  # SEED is short (issue 12): the golden logs were written before the rule
+        "--weak-seed",  # SEED is short: the golden logs were written before the rule
     )  # fmt: skip
     for command, *rest in script or BLOCKADE_SCRIPT:
         cli_run(games, command, name, *rest)
@@ -211,7 +211,7 @@ MORTECOUILLE_SEEDED_SCRIPT: tuple[tuple[str, ...], ...] = (
     ("end", "--winner", "Anne"),
 )
 
-#: The 2026.2 edition's game (issue 13, items 14 and 15): a table-dice game under the rules version
+#: The 2026.2 edition's game: a table-dice game under the rules version
 #: new games get, pinning its two corrections. Four catapults hit the small Minnow in turn 1, whose
 #: countdown reaches 0 through hits: it sinks at once in combat (K), so it neither advances nor rams
 #: Kraken, although a ruling gave it the wind points to. The big fireship Torch sails from turn 2,
@@ -357,7 +357,7 @@ GOLDEN_LOGS = (
 
 #: The rules version the first five golden logs were written under, and are still built under: a
 #: game keeps the rules it was created with, so these stay byte for byte what they were when new
-#: games moved to 2026.2 (issue 13, items 14 and 15); ``mortecouille_2026_2.jsonl`` pins the newer
+#: games moved to 2026.2; ``mortecouille_2026_2.jsonl`` pins the newer
 #: edition.
 FIRST_EDITION = "2026.1"
 
