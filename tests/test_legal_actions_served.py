@@ -17,6 +17,8 @@ from mortecouille.web.server import build_app
 from tests.cli_helpers import run
 from tests.helpers import file_digests
 
+pytestmark = pytest.mark.service
+
 
 @pytest.fixture
 def client(games: Path) -> Iterator[TestClient[Litestar]]:

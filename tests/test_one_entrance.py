@@ -31,6 +31,8 @@ from mortecouille.web.server import build_app
 from tests.cli_helpers import ok, run
 from tests.helpers import file_digests
 
+pytestmark = pytest.mark.service
+
 GAME = "g"
 PLAYERS = ("Anne", "Bart")
 

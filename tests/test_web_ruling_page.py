@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from tests.web_helpers import NEEDS_CHROMIUM, SCREEN, Server, create_game
 
-pytestmark = NEEDS_CHROMIUM
+pytestmark = [NEEDS_CHROMIUM, pytest.mark.browser]
 
 WAIT_MS = 30_000
 
