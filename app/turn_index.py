@@ -300,7 +300,7 @@ class TurnLookups:
         if bounds is None:
             done = self.resolved_turns()
             known = f"resolved turns: {done[0]}..{done[-1]}" if done else "no turn has been resolved yet"
-            raise BadInput("--turn", f"turn {turn} has not been resolved ({known})")
+            raise BadInput("turn", "turn {turn} has not been resolved ({known})", turn=turn, known=known)
         start, end = bounds
         first = start
         if first > 1:  # back to just after the last turn that ended before it

@@ -43,8 +43,11 @@ def check_fleets_ready(state: GameState) -> None:
     if unsealed:
         raise RuleViolation(
             "F3",
-            f"the game cannot start: fleet not sealed yet for {', '.join(unsealed)}; "
-            f"`seal {state.game} {unsealed[0]}` (--forfeit gives up money left) before the first resolve",
+            "the game cannot start: fleet not sealed yet for {unsealed}; `seal {game} {unsealed2}` "
+            "(--forfeit gives up money left) before the first resolve",
+            unsealed=", ".join(unsealed),
+            game=state.game,
+            unsealed2=unsealed[0],
         )
     unplaced = unplaced_ships(state)
     if unplaced:
@@ -52,9 +55,12 @@ def check_fleets_ready(state: GameState) -> None:
         example = unplaced[0].id
         raise RuleViolation(
             "F3",
-            f"the game cannot start: {names} bought but not placed; `place {state.game} {example!r} SQUARE`,"
-            f" or if it cannot be placed, a ruling: `ruling {state.game} --rule F3 --text ... "
-            f"--adjust {example!r} position=SQUARE` places it, `--adjust {example!r} sunk=true` withdraws it",
+            "the game cannot start: {names} bought but not placed; `place {game} {example!r} SQUARE`, "
+            "or if it cannot be placed, a ruling: `ruling {game} --rule F3 --text ... --adjust "
+            "{example!r} position=SQUARE` places it, `--adjust {example!r} sunk=true` withdraws it",
+            names=names,
+            game=state.game,
+            example=example,
         )
 
 
@@ -91,8 +97,10 @@ def check_turn_can_lock(state: GameState) -> None:
 def _cannot_lock(state: GameState, rule: str, why: str) -> None:
     raise RuleViolation(
         rule,
-        f"turn {state.turn} cannot be locked before it can be played: {why}; a locked turn takes no "
-        "purchase, seal, placement or order (D3), so it could never be resolved",
+        "turn {turn} cannot be locked before it can be played: {why}; a locked turn takes no purchase, "
+        "seal, placement or order (D3), so it could never be resolved",
+        turn=state.turn,
+        why=why,
     )
 
 
@@ -107,8 +115,9 @@ def _check_some_orders(state: GameState) -> None:
     if orderable and not any(orders_this_turn(state, s) for s in orderable):
         raise RuleViolation(
             "T1",
-            f"no ship has orders for turn {state.turn}: every ship would do nothing and lose its wind "
-            f"points; give orders, or resolve with --idle-turn if that is what the table wants",
+            "no ship has orders for turn {turn}: every ship would do nothing and lose its wind points; "
+            "give orders, or resolve with --idle-turn if that is what the table wants",
+            turn=state.turn,
         )
 
 
@@ -117,6 +126,7 @@ def _check_some_tokens(state: GameState) -> None:
     if afloat and not any(s in state.tokens for s in afloat):
         raise RuleViolation(
             "P1",
-            f"no ship has tokens for turn {state.turn}: every ship would do nothing; give tokens, "
-            f"or resolve with --idle-turn if that is what the table wants",
+            "no ship has tokens for turn {turn}: every ship would do nothing; give tokens, or resolve "
+            "with --idle-turn if that is what the table wants",
+            turn=state.turn,
         )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from mortecouille.core.errors import Phrase, phrase
 from mortecouille.core.mortecouille.orders import orders_this_turn, takes_orders
 from mortecouille.core.state import GameState
 
@@ -36,12 +37,12 @@ def players_awaiting_orders(state: GameState) -> Mapping[str, tuple[str, ...]]:
     return waiting
 
 
-def awaiting_text(state: GameState) -> str | None:
+def awaiting_text(state: GameState) -> Phrase | None:
     """``orders missing: Anne (Hope), Bart (Kraken)``, or None when the turn waits for nobody."""
     waiting = players_awaiting_orders(state)
     if not waiting:
         return None
-    what = "tokens" if state.ruleset == "blockade" else "orders"
-    return f"{what} missing: " + ", ".join(
-        f"{player} ({', '.join(ships)})" for player, ships in sorted(waiting.items())
+    key = "tokens missing: {waiting}" if state.ruleset == "blockade" else "orders missing: {waiting}"
+    return phrase(
+        key, waiting=", ".join(f"{player} ({', '.join(ships)})" for player, ships in sorted(waiting.items()))
     )

@@ -161,7 +161,7 @@ def resolve_step(
     step before left them), taken instead of read from every piece again; never changed.
     """
     if step not in _LABELS:
-        raise BadInput("step", f"must be 1 or 2, got {step!r}")
+        raise BadInput("step", "must be 1 or 2, got {step!r}", step=step)
     labels = _LABELS[step]
     index = board_index(board)
     # B4: rocks and the edge block. Inlined from ``index.blocks`` (the bounds check of
@@ -174,11 +174,11 @@ def resolve_step(
     occupant: dict[Square, str] = {at: sid for sid, at in position.items()}
     if not placed:
         if len(occupant) != len(position):
-            raise BadInput("pieces", f"two ships share a square: {_shared_squares(position)}")
+            raise BadInput("pieces", "two ships share a square: {squares}", squares=_shared_squares(position))
         for sid, at in position.items():
             x, y = at
             if not (0 <= x < width and 0 <= y < height) or at in rocks:
-                raise BadInput(f"pieces.{sid}.at", f"{at} is a rock or off the board (B4)")
+                raise BadInput(f"pieces.{sid}.at", "{at} is a rock or off the board (B4)", at=at)
 
     target: dict[str, Square] = {}
     work = _Step(pieces, claims, step, position, target)
@@ -194,7 +194,7 @@ def resolve_step(
             raise BadInput(f"claims.{sid}", "no such piece") from None
         vx, vy = claim.vector
         if (vx, vy) not in VECTOR_FACINGS:
-            raise BadInput(f"claims.{sid}.vector", f"{claim.vector!r} is not a unit king step")
+            raise BadInput(f"claims.{sid}.vector", "{vector!r} is not a unit king step", vector=claim.vector)
         x, y = start
         x += vx
         y += vy

@@ -364,8 +364,10 @@ def catalogue_for(rules_version: str = RULES_VERSION) -> Catalogue:
         return CATALOGUES[rules_version]
     except KeyError:
         known = ", ".join(sorted(CATALOGUES))
-        message = f"unknown rules version {rules_version!r}; known: {known}"
-        raise BadInput("rules_version", message) from None
+        raise BadInput(
+            "rules_version",
+            "unknown rules version {version!r}; known: {known}", version=rules_version, known=known
+        ) from None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -395,7 +397,7 @@ def _resolve(text: str, field: str, what: str, aliases: dict[str, str], ids: Ite
 
     close = difflib.get_close_matches(key, list(aliases), n=1, cutoff=0.6)
     hint = f"did you mean {aliases[close[0]]!r}?" if close else "known ids: " + ", ".join(ids)
-    raise BadInput(field, f"unknown {what} {text!r}; {hint}")
+    raise BadInput(field, "unknown {what} {text!r}; {hint}", what=what, text=text, hint=hint)
 
 
 @functools.cache
