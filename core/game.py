@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mortecouille.core.dice import DiceSource
-from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.errors import BadInput, RuleViolation, phrase
 from mortecouille.core.life_cycle import (
     UNFIT,
     Command,
@@ -54,7 +54,11 @@ def decide(state: GameState, command: Command, dice: DiceSource) -> list[Event]:
                 reason=refusal.reason,
             )
         takers = [name for name, other in RULESETS.items() if type(command) in other.deciders]
-        where = f"a command of {' and '.join(takers)} games" if takers else "a command of no ruleset"
+        where = (
+            phrase("a command of {rulesets} games", rulesets=" and ".join(takers))
+            if takers
+            else phrase("a command of no ruleset")
+        )
         raise BadInput(
             "ruleset",
             "{command} is {where}, not of {ruleset} ones",

@@ -24,7 +24,7 @@ from mortecouille.core.blockade.rounds import (
 from mortecouille.core.board.geometry import ORTHOGONAL_FACINGS
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import DiceSource
-from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.errors import BadInput, RuleViolation, phrase
 from mortecouille.core.hints import PARTIAL_HINT
 from mortecouille.core.life_cycle import (
     Evolve,
@@ -81,9 +81,9 @@ def place_blockade_ship(state: GameState, command: PlaceShip) -> ShipPlaced:
         # aside, the key every command reads a ship's name by (else either name is ambiguous), and
         # not drawn like another's (else a reader takes one for the other)
         why = (
-            "ship names match case and spacing aside"
+            phrase("ship names match case and spacing aside")
             if names_matching(command.ship, same)
-            else f"the two names look alike ({drawn_like(command.ship, same[0])})"
+            else phrase("the two names look alike ({drawn})", drawn=drawn_like(command.ship, same[0]))
         )
         raise RuleViolation(
             "P1",

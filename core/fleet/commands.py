@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import DiceSource
-from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.errors import BadInput, RuleViolation, phrase
 from mortecouille.core.fleet.catalogue import resolve_option, resolve_ship_kind
 from mortecouille.core.fleet.purchase import (
     Fleet,
@@ -103,7 +103,11 @@ def resolve_player(state: GameState, text: str) -> str:
     import difflib  # a hint for a refused name only: not imported by every command (issue 16)
 
     close = difflib.get_close_matches(text, state.players, n=1)
-    hint = f"did you mean {close[0]!r}?" if close else "players: " + ", ".join(state.players)
+    hint = (
+        phrase("did you mean {name!r}?", name=close[0])
+        if close
+        else phrase("players: {players}", players=", ".join(state.players))
+    )
     raise BadInput(
         "player", "{text!r} is not a player of {game!r}; {hint}", text=text, game=state.game, hint=hint
     )
@@ -119,7 +123,7 @@ def find_purchase(state: GameState, ship: str) -> tuple[Fleet, ShipPurchase]:
     import difflib  # a hint for a refused name only: not imported by every command (issue 16)
 
     close = difflib.get_close_matches(ship, names, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
+    hint = phrase("; did you mean {name!r}?", name=close[0]) if close else ""
     raise BadInput(
         "ship", "no ship named {ship!r} was bought in {game!r}{hint}", ship=ship, game=state.game, hint=hint
     )

@@ -15,7 +15,7 @@ from typing import Final
 
 import msgspec
 
-from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.errors import BadInput, RuleViolation, phrase
 from mortecouille.core.fleet.catalogue import (
     POSITIONS,
     RULES_VERSION,
@@ -91,8 +91,8 @@ def new_fleet(player: str, budget: int, rules_version: str = RULES_VERSION) -> F
 def _refuse_if_sealed(fleet: Fleet) -> None:
     if fleet.sealed:
         raise RuleViolation(
-            "F3",
-            "{player}'s fleet is sealed: money is useless once the game starts", player=fleet.player)
+            "F3", "{player}'s fleet is sealed: money is useless once the game starts", player=fleet.player
+        )
 
 
 def _refuse_if_over_budget(fleet: Fleet, price: int, what: str) -> None:
@@ -101,7 +101,11 @@ def _refuse_if_over_budget(fleet: Fleet, price: int, what: str) -> None:
             "F3",
             "{what} costs {price} but {player} has only {money_left} left of {budget}; purchases never "
             "exceed what is left",
-            what=what, price=price, player=fleet.player, money_left=fleet.money_left, budget=fleet.budget,
+            what=what,
+            price=price,
+            player=fleet.player,
+            money_left=fleet.money_left,
+            budget=fleet.budget,
         )
 
 
@@ -120,7 +124,8 @@ def _check_ship_options(
             raise RuleViolation(
                 "F2",
                 "{option_id} is a fleet option: buy it once for the whole fleet, not for {ship_label}",
-                option_id=option_id, ship_label=ship_label,
+                option_id=option_id,
+                ship_label=ship_label,
             )
         limit = spec.limit_for(kind.ship_class)
         if limit == 0:
@@ -151,14 +156,17 @@ def _check_ship_options(
                 "F2",
                 "the fleet already owns {counterpart}, which covers every ship; {option_id} cannot be "
                 "bought for {ship_label} as well",
-                counterpart=spec.counterpart, option_id=option_id, ship_label=ship_label,
+                counterpart=spec.counterpart,
+                option_id=option_id,
+                ship_label=ship_label,
             )
     tiers = sorted(o for o in counts if catalogue.options[o].hull_tier > 0)
     if len(tiers) > 1:
         raise RuleViolation(
             "F2",
             "hull levels are tiers, at most one per ship; {ship_label} would have {tiers}",
-            ship_label=ship_label, tiers=' and '.join(tiers),
+            ship_label=ship_label,
+            tiers=" and ".join(tiers),
         )
     _check_cannons_needed(catalogue, kind, ship_label, options, fleet_options)
 
@@ -199,7 +207,11 @@ def _check_cannons_needed(
             and most > 0
             and most + o.cannons_added_per_armed_position >= spec.min_cannons_on_a_position
         ]
-        hint = f"; fit {' or '.join(adders)} first, and it will have enough" if adders else ""
+        hint = (
+            phrase("; fit {adders} first, and it will have enough", adders=" or ".join(adders))
+            if adders
+            else ""
+        )
         whose = "its fleet's " if option_id in fleet_options and option_id not in options else ""
         raise RuleViolation(
             "S4",
@@ -265,7 +277,8 @@ def check_buy_ship(
             "F1",
             "name: a ship whose name looks like {name!r} is already in the game ({alike}); every ship "
             "needs its own name so the status sheets (F4) and every reader tell them apart",
-            name=name, alike=drawn_like(name),
+            name=name,
+            alike=drawn_like(name),
         )
     _check_ship_options(catalogue, spec, repr(name), option_ids, fleet_state.fleet_options)
     price = ship_cost(spec.id, option_ids, version)
@@ -280,7 +293,7 @@ def _find_ship(fleet: Fleet, ship_name: str) -> ShipPurchase:
         import difflib  # a hint for a refused name only: not imported by every command (issue 16)
 
         close = difflib.get_close_matches(ship_name, names, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        hint = phrase("; did you mean {name!r}?", name=close[0]) if close else ""
         raise BadInput(
             "ship",
             "{player} has no ship named {ship_name!r}{hint}",
@@ -309,12 +322,12 @@ def check_equip(fleet_state: Fleet, ship_name: str, option: str) -> int:
 def _check_fleet_option(fleet: Fleet, spec: OptionSpec) -> None:
     """Raise RuleViolation (F2) unless ``fleet`` may buy fleet option ``spec``."""
     if spec.scope != "fleet":
-        variant = f"its fleet variant is {spec.counterpart}"
+        variant = phrase("its fleet variant is {counterpart}", counterpart=spec.counterpart)
         if spec.counterpart is None:
-            variant = "it has no fleet variant"
+            variant = phrase("it has no fleet variant")
         raise RuleViolation(
-            "F2",
-            "{spec} is an individual option bought per ship; {variant}", spec=spec.id, variant=variant)
+            "F2", "{spec} is an individual option bought per ship; {variant}", spec=spec.id, variant=variant
+        )
     if spec.id in fleet.fleet_options:
         raise RuleViolation("F2", "{player}'s fleet already owns {spec}", player=fleet.player, spec=spec.id)
     catalogue = catalogue_for(fleet.rules_version)
@@ -324,7 +337,9 @@ def _check_fleet_option(fleet: Fleet, spec: OptionSpec) -> None:
                 "F2",
                 "{ship!r} already carries {counterpart}; the fleet variant {spec} cannot be bought "
                 "while an individual one is owned",
-                ship=ship.name, counterpart=spec.counterpart, spec=spec.id,
+                ship=ship.name,
+                counterpart=spec.counterpart,
+                spec=spec.id,
             )
         kind = catalogue.ships[ship.kind]
         _check_cannons_needed(catalogue, kind, repr(ship.name), ship.options, (*fleet.fleet_options, spec.id))

@@ -27,7 +27,7 @@ import msgspec
 
 from mortecouille.core.board.geometry import distance
 from mortecouille.core.dice import DiceSource
-from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.errors import BadInput, RuleViolation, phrase
 from mortecouille.core.fleet.catalogue import POSITIONS, Position
 from mortecouille.core.hints import REPLACE_HINT
 from mortecouille.core.life_cycle import ship_named
@@ -234,9 +234,11 @@ def decide_withdraw_order(state: GameState, command: WithdrawOrder, dice: DiceSo
     if not orders_this_turn(state, command.ship):
         given = state.orders.get(command.ship)
         if given is not None and given.turn < state.turn:
-            reason = f"its orders for turn {given.turn} were carried out when that turn was resolved"
+            reason = phrase(
+                "its orders for turn {turn} were carried out when that turn was resolved", turn=given.turn
+            )
         else:
-            reason = "it has no orders to withdraw"
+            reason = phrase("it has no orders to withdraw")
         raise RuleViolation(
             "T1",
             "{ship} has no orders for turn {turn}: {reason}",
