@@ -79,12 +79,12 @@ COLLISION_CASES: Final[Mapping[str, str]] = {
 }
 
 
-def sq(square: Sequence[int] | None) -> str:
+def sq(square: Sequence[int] | None) -> Phrase | str:
     """A square's name (B1); a square off the board (the edge, B4) as its coordinates."""
     if square is None:
         return "-"
     if square[0] < 0 or square[1] < 0:
-        return f"({square[0]},{square[1]}) off the board"
+        return phrase("({x},{y}) off the board", x=square[0], y=square[1])
     return square_name((square[0], square[1]))
 
 
@@ -243,7 +243,7 @@ def tell_ship_moved(event: ShipMoved, ctx: ExplainContext) -> Phrase:
             facing=event.facing,
             turned=turned,
         )
-    path = "-".join(sq(s) for s in event.path)
+    path = joined([sq(s) for s in event.path], "-")
     key = (
         "{ship} is carried {path}, ends on {square} facing {facing}{turned}"
         if event.phase == WIND.id
