@@ -130,10 +130,10 @@ def place_fleets(apply: Apply, state: GameState) -> None:
         if len(ships) > len(squares):
             raise BadInput(
                 "fleets",
-                "{player} has {count} ships; at most {count2} fit the board",
+                "{player} has {count} ships; at most {fitting} fit the board",
                 player=player,
                 count=len(ships),
-                count2=len(squares),
+                fitting=len(squares),
             )
         for ship, square in zip(ships, squares, strict=False):
             apply(PlaceShip(ship=ship.name, at=square, facing=facing))
@@ -156,10 +156,10 @@ def set_up_fixed_fleets(apply: Apply, current: Callable[[], GameState], fleets: 
             except BadInput as error:  # which ship of the file, not only its field
                 raise BadInput(
                     "fleets",
-                    "{player}[{index}].{path_}: {message}",
+                    "{player}[{index}].{part}: {message}",
                     player=player,
                     index=index,
-                    path_=error.field,
+                    part=error.field,
                     message=error.phrase,
                 ) from None
         seal(apply, player)

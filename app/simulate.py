@@ -63,10 +63,10 @@ def load_fleets(path: Path) -> FixedFleets:
     if len(fleets) != len(HOME_SQUARES):
         raise BadInput(
             "fleets",
-            "{path}: bots play {count} players, the file has {count2}",
+            "{path}: bots play {count} players, the file has {given}",
             path=path,
             count=len(HOME_SQUARES),
-            count2=len(fleets),
+            given=len(fleets),
         )
     for player, ships in fleets.items():
         if not ships:

@@ -52,10 +52,10 @@ def _check_turn(state: GameState, turn: int) -> None:
     if turn != state.turn:
         raise RuleViolation(
             "T1",
-            "the deadline is for turn {turn}, but {game!r} is at turn {turn2}",
+            "the deadline is for turn {turn}, but {game!r} is at turn {current}",
             turn=turn,
             game=state.game,
-            turn2=state.turn,
+            current=state.turn,
         )
 
 

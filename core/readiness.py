@@ -43,11 +43,11 @@ def check_fleets_ready(state: GameState) -> None:
     if unsealed:
         raise RuleViolation(
             "F3",
-            "the game cannot start: fleet not sealed yet for {unsealed}; `seal {game} {unsealed2}` "
+            "the game cannot start: fleet not sealed yet for {unsealed}; `seal {game} {first}` "
             "(--forfeit gives up money left) before the first resolve",
             unsealed=", ".join(unsealed),
             game=state.game,
-            unsealed2=unsealed[0],
+            first=unsealed[0],
         )
     unplaced = unplaced_ships(state)
     if unplaced:

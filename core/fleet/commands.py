@@ -295,10 +295,10 @@ def place_mortecouille_ship(state: GameState, command: PlaceShip) -> ShipPlaced:
     if command.kind is not None and resolve_ship_kind(command.kind, fleet.rules_version) != purchase.kind:
         raise BadInput(
             "kind",
-            "{purchase!r} was bought as a {kind}, not {kind2!r}",
+            "{purchase!r} was bought as a {kind}, not {given!r}",
             purchase=purchase.name,
             kind=purchase.kind,
-            kind2=command.kind,
+            given=command.kind,
         )
     if command.owner is not None and command.owner != fleet.player:
         raise BadInput(
