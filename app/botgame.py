@@ -129,7 +129,11 @@ def place_fleets(apply: Apply, state: GameState) -> None:
         ships = fleet_of(state, player).ships
         if len(ships) > len(squares):
             raise BadInput(
-                "--fleets", f"{player} has {len(ships)} ships; at most {len(squares)} fit the board"
+                "fleets",
+                "{player} has {count} ships; at most {fitting} fit the board",
+                player=player,
+                count=len(ships),
+                fitting=len(squares),
             )
         for ship, square in zip(ships, squares, strict=False):
             apply(PlaceShip(ship=ship.name, at=square, facing=facing))
@@ -150,7 +154,14 @@ def set_up_fixed_fleets(apply: Apply, current: Callable[[], GameState], fleets: 
             try:
                 apply(BuyShip(player=player, kind=ship.kind, name=ship.name, options=ship.options))
             except BadInput as error:  # which ship of the file, not only its field
-                raise BadInput("--fleets", f"{player}[{index}].{error.field}: {error.message}") from None
+                raise BadInput(
+                    "fleets",
+                    "{player}[{index}].{part}: {message}",
+                    player=player,
+                    index=index,
+                    part=error.field,
+                    message=error.phrase,
+                ) from None
         seal(apply, player)
     place_fleets(apply, current())
 
@@ -162,7 +173,7 @@ def set_up_random_fleets(apply: Apply, current: Callable[[], GameState], seed: s
         while not fleet_of(current(), player).sealed:
             apply(choose_purchase(current(), player, seed))
         if not fleet_of(current(), player).ships:
-            raise BadInput("--budget", f"{current().budget} buys {player} no ship")
+            raise BadInput("budget", "{budget} buys {player} no ship", budget=current().budget, player=player)
     place_fleets(apply, current())
 
 
@@ -292,8 +303,20 @@ def play_in_memory(
             set_up_fixed_fleets(apply, lambda: state, fleets)
     except RuleViolation as error:
         if isinstance(fleets, dict):
-            raise BadInput("--fleets", f"the fleets cannot be bought with {budget}: {error}") from None
-        raise BadInput("--budget", f"{budget} cannot buy the bots' fleets: {error}") from None
+            raise BadInput(
+                "fleets",
+                "the fleets cannot be bought with {budget}: [{rule_id}] {error}",
+                budget=budget,
+                rule_id=error.rule,
+                error=error.phrase,
+            ) from None
+        raise BadInput(
+            "budget",
+            "{budget} cannot buy the bots' fleets: [{rule_id}] {error}",
+            budget=budget,
+            rule_id=error.rule,
+            error=error.phrase,
+        ) from None
     play_turns(apply, lambda: state, seed, max_turns)
     return log
 

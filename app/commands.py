@@ -103,7 +103,7 @@ def secret_text(log_: EventStore, kind: str, field: str) -> str | None:
     try:
         data = secrets_of(log_).read(kind)
     except SecretRefused as error:
-        raise BadInput(field, str(error)) from None
+        raise BadInput(field, "{problem}", problem=str(error)) from None
     return None if data is None else data.decode("utf-8", "replace")
 
 
@@ -145,12 +145,14 @@ def secret_seed(dice_mode: str, seed: str | None, *, weak_seed: bool) -> str | N
     ``weak_seed=False`` refuses a chosen seed shorter than :data:`MIN_SEED_LENGTH`.
     """
     if dice_mode == "table" and seed is not None:
-        raise BadInput("--seed", "a table-dice game has no seed")
+        raise BadInput("seed", "a table-dice game has no seed")
     if seed is not None and len(seed) < MIN_SEED_LENGTH and not weak_seed:
         raise BadInput(
-            "--seed",
-            f"{len(seed)} characters: a seed shorter than {MIN_SEED_LENGTH} can be guessed from the "
-            "dice and its commitment; choose a longer one, or pass --weak-seed if the table accepts it",
+            "seed",
+            "{count} characters: a seed shorter than {min_seed_length} can be guessed from the dice "
+            "and its commitment; choose a longer one, or pass --weak-seed if the table accepts it",
+            count=len(seed),
+            min_seed_length=MIN_SEED_LENGTH,
         )
     return (seed or new_seed()) if dice_mode == "seeded" else None
 
@@ -224,11 +226,14 @@ def load_seed(log_: EventStore, state: GameState) -> str:
     text = secret_text(log_, SEED, "seed")
     if text is None:
         raise BadInput(
-            "seed", f"the secret seed of {state.game!r} is missing ({where}); cannot roll seeded dice"
+            "seed",
+            "the secret seed of {game!r} is missing ({where}); cannot roll seeded dice",
+            game=state.game,
+            where=where,
         )
     seed = text.strip()
     if not matches_commitment(seed, state):
-        raise BadInput("seed", f"{where} does not match the game's commitment (D2)")
+        raise BadInput("seed", "{where} does not match the game's commitment (D2)", where=where)
     return seed
 
 
@@ -262,7 +267,7 @@ def dice_for(
     """Seeded dice from the kept seed, or table dice: ``table_values`` first, then ``ask``."""
     if state.dice_mode == "seeded":
         if table_values:
-            raise BadInput("--dice", "this game rolls seeded dice; --dice is for table-dice games")
+            raise BadInput("dice", "this game rolls seeded dice; --dice is for table-dice games")
         return SeededDice(load_seed(log_, state))
     return TableDice(table_values or (), ask)
 
@@ -359,7 +364,7 @@ def run_command(
     batch with a key carries it on its first line, beside that line's nonce if it has one.
     """
     if expected_seq is not None and expected_seq < 0:  # seqs start at 0: no log is ever there
-        raise BadInput("--expect-seq", f"{expected_seq} is not a seq (0 or more)")
+        raise BadInput("expected_seq", "{expected_seq} is not a seq (0 or more)", expected_seq=expected_seq)
     with log_.transaction() as tx:
         if idempotency is not None:
             found = _earlier_batch(log_, tx, idempotency)
@@ -384,7 +389,12 @@ def run_command(
         dice = dice_for(log_, state, table_values, ask)
         produced = decide(state, command, dice)
         if table_values and isinstance(dice, TableDice) and dice.pending:
-            raise BadInput("--dice", f"{len(dice.pending)} value(s) left unused: {dice.pending}")
+            raise BadInput(
+                "dice",
+                "{count} value(s) left unused: {pending}",
+                count=len(dice.pending),
+                pending=dice.pending,
+            )
         table_rolls = [e for e in produced if isinstance(e, DieRolled) and e.source == "table"]
         if confirm is not None and table_rolls and not confirm(table_rolls):
             raise NotConfirmed()
@@ -489,7 +499,7 @@ def create_game(
     if isinstance(log_, GameLog):
         problem = log_.path_problem(SIBLINGS)
         if problem is not None:
-            raise BadInput("GAME", problem)
+            raise BadInput("game", "{problem}", problem=problem)
     with log_.creating() as creation:
         if creation.taken_over:
             # the log an earlier creation left empty as it died: the seed it may have kept first
@@ -695,7 +705,7 @@ def summarise_game(name: str, state: GameState) -> GameSummary:
         name=name,
         ruleset=state.ruleset,
         turn=state.turn,
-        position=position_caption(state),
+        position=position_caption(state).render(),
         status="ended" if state.ended else "playing",
         winner=state.winner,
         waiting=dict(players_awaiting_orders(state)),

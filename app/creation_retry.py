@@ -40,12 +40,15 @@ class KeyUsedSince(MortecouilleError):
 
     def __init__(self, game: str, created: int, next_seq: int) -> None:
         super().__init__(
-            f"{KEY_HEADER}: game {game!r} was created with this key, but events were appended since "
-            f"(seq {created}..{next_seq - 1}): its seats are in use and are not issued again; "
-            "the referee can give a lost seat a new token (POST /api/games/{game}/seats/{player}, "
-            "or /referee-seat)"
+            "Idempotency-Key: game {game!r} was created with this key, but events were appended since "
+            "(seq {created}..{last}): its seats are in use and are not issued again; "
+            "the referee can give a lost seat a new token (POST /api/games/{{game}}/seats/{{player}}, "
+            "or /referee-seat)",
+            field=KEY_HEADER,
+            game=game,
+            created=created,
+            last=next_seq - 1,
         )
-        self.field = KEY_HEADER
 
 
 class CreationInProgress(Exception):

@@ -38,7 +38,7 @@ from mortecouille.app.commands import SeedCommitment, commit_to, create_game, se
 from mortecouille.app.games import game_log
 from mortecouille.app.seats import REFEREE
 from mortecouille.app.view import Disclosure, disclosure, visible
-from mortecouille.core.errors import BadInput
+from mortecouille.core.errors import BadInput, Phrase, joined, phrase
 from mortecouille.core.game import evolve
 from mortecouille.core.life_cycle import check_game_name, check_players_distinct
 from mortecouille.core.limits import how_alike, name_clash
@@ -78,7 +78,7 @@ def fork_game(
     events = game_log(store, game).read()
     created = events[0] if events else None
     if not isinstance(created, GameCreated):
-        raise BadInput("GAME", "the log does not start with game-created")
+        raise BadInput("game", "the log does not start with game-created")
     mode = dice_mode or created.dice_mode
     secret = secret_seed(mode, seed, weak_seed=weak_seed)
     target = game_log(store, new_game)
@@ -92,11 +92,11 @@ def check_fork_point(events: Sequence[Event], at_seq: int) -> None:
     """A fork point is a seq in the log, at a command boundary, before any end of game."""
     last = len(events) - 1
     if not 0 <= at_seq <= last:
-        raise BadInput("--at", f"seq {at_seq} is not in the log (0..{last})")
+        raise BadInput("at", "seq {at_seq} is not in the log (0..{last})", at_seq=at_seq, last=last)
     opened: TurnStarted | None = None
     for event in events[: at_seq + 1]:
         if isinstance(event, GameEnded):
-            raise BadInput("--at", f"the game ended at seq {event.seq}: fork before it")
+            raise BadInput("at", "the game ended at seq {seq}: fork before it", seq=event.seq)
         if isinstance(event, TurnStarted):
             opened = event
         elif isinstance(event, TurnEnded):
@@ -104,17 +104,30 @@ def check_fork_point(events: Sequence[Event], at_seq: int) -> None:
     following = events[at_seq + 1] if at_seq < last else None
     if isinstance(following, GameEnded) and following.reason == "victory":
         # the victory is part of the turn's outcome (T3): the turn is not over before it
-        raise BadInput("--at", f"turn's victory follows at seq {following.seq}: fork before the turn")
+        raise BadInput("at", "turn's victory follows at seq {seq}: fork before the turn", seq=following.seq)
     if opened is not None:
         ended = next(
             (e.seq for e in events[at_seq:] if isinstance(e, TurnEnded) and e.turn == opened.turn), None
         )
-        where = f"seq {opened.seq}..{ended}" if ended is not None else f"from seq {opened.seq}"
+        if ended is None:
+            raise BadInput(
+                "at",
+                "seq {at_seq} is inside the resolution of turn {turn} (from seq {start}); "
+                "fork at a command boundary such as seq {before}",
+                at_seq=at_seq,
+                turn=opened.turn,
+                start=opened.seq,
+                before=opened.seq - 1,
+            )
         raise BadInput(
-            "--at",
-            f"seq {at_seq} is inside the resolution of turn {opened.turn} ({where}); "
-            f"fork at a command boundary such as seq {opened.seq - 1}"
-            + (f" or {ended}" if ended is not None else ""),
+            "at",
+            "seq {at_seq} is inside the resolution of turn {turn} (seq {start}..{end}); "
+            "fork at a command boundary such as seq {before} or {end}",
+            at_seq=at_seq,
+            turn=opened.turn,
+            start=opened.seq,
+            before=opened.seq - 1,
+            end=ended,
         )
 
 
@@ -148,7 +161,7 @@ def latest_fork_point(events: Sequence[Event]) -> int:
 
 
 def check_nothing_secret(events: Sequence[Event], at_seq: int) -> None:
-    """Refuse (BadInput naming ``--at``) a fork point up to which some event is secret to a public
+    """Refuse (BadInput naming ``at``) a fork point up to which some event is secret to a public
     viewer, judged against the whole log ``events`` now: a fork copies only what the forking
     referee may read. The refusal says which secret, the latest seq a fork may be cut at, and
     when ``at_seq`` becomes allowed (no later seq is allowed sooner: a secret copied at
@@ -158,23 +171,37 @@ def check_nothing_secret(events: Sequence[Event], at_seq: int) -> None:
     if not hidden:
         return
     orders = sorted({_turn_of(event, known) for event in hidden if isinstance(event, ORDERS)})
-    why: list[str] = []
-    when: list[str] = []
+    why: list[Phrase] = []
+    when: list[Phrase] = []
     if orders:
         turns = ", ".join(str(turn) for turn in orders)
         kind = asked_named(known.ruleset).inputs
-        why.append(f"the {kind} of turn {turns} are still secret")
-        when.append(f"turn {turns} is resolved")
+        secret = (
+            "the tokens of turn {turns} are still secret"
+            if kind == "tokens"
+            else "the orders of turn {turns} are still secret"
+        )
+        why.append(phrase(secret, turns=turns))
+        when.append(phrase("turn {turns} is resolved", turns=turns))
     if any(not isinstance(event, ORDERS) for event in hidden):
         unsealed = ", ".join(p for p in known.players if p not in known.sealed)
-        why.append(f"purchases stay secret until every fleet is sealed (not sealed yet: {unsealed})")
-        when.append("every fleet is sealed")
+        why.append(
+            phrase(
+                "purchases stay secret until every fleet is sealed (not sealed yet: {unsealed})",
+                unsealed=unsealed,
+            )
+        )
+        when.append(phrase("every fleet is sealed"))
     latest = latest_fork_point(events)
     raise BadInput(
-        "--at",
-        f"seq {at_seq} cannot be forked now: {'; '.join(why)}, and a fork copies only what its referee "
-        f"may read (the fork's referee holds every seat); the latest seq a fork may copy up to now is "
-        f"{latest}, and seq {at_seq} may be forked once {' and '.join(when)} (or once the game has ended)",
+        "at",
+        "seq {at_seq} cannot be forked now: {why}, and a fork copies only what its referee may read "
+        "(the fork's referee holds every seat); the latest seq a fork may copy up to now is {latest}, "
+        "and seq {at_seq} may be forked once {when} (or once the game has ended)",
+        at_seq=at_seq,
+        why=joined(why, "; "),
+        latest=latest,
+        when=joined(when, " and "),
     )
 
 
@@ -190,7 +217,7 @@ def fork_events(
 ) -> list[Event]:
     """The fork's events, unstamped: a new ``GameCreated`` then the copies up to ``at_seq``."""
     if not events or not isinstance(events[0], GameCreated):
-        raise BadInput("GAME", "the log does not start with game-created")
+        raise BadInput("game", "the log does not start with game-created")
     check_game_name(new_game)
     check_fork_point(events, at_seq)
     check_nothing_secret(events, at_seq)
@@ -224,17 +251,24 @@ def _check_names_distinct(original: GameCreated, forked: GameState) -> None:
     rulings (T3; F1, P1) may hold such a pair, and the fork is a new game, where a command or a
     reader would take one for the other."""
     try:
-        check_players_distinct(original.players, "GAME")
+        check_players_distinct(original.players, "game")
     except BadInput as refused:
-        raise BadInput("GAME", f"{original.game!r} cannot be forked: {refused.message}") from None
+        raise BadInput(
+            "game", "{game!r} cannot be forked: {message}", game=original.game, message=refused.phrase
+        ) from None
     clash = name_clash(forked.ships)
     if clash is not None:
         earlier, later = clash
         rule = asked_of(forked).naming_rule
         raise BadInput(
-            "GAME",
-            f"{original.game!r} cannot be forked: its ships {later!r} and {earlier!r} "
-            f"{how_alike(earlier, later)}: every ship needs a name of its own ({rule}, project ruling)",
+            "game",
+            "{game!r} cannot be forked: its ships {later!r} and {earlier!r} {alike}: every ship needs "
+            "a name of its own ({rule_id}, project ruling)",
+            game=original.game,
+            later=later,
+            earlier=earlier,
+            alike=how_alike(earlier, later),
+            rule_id=rule,
         )
 
 

@@ -41,7 +41,7 @@ def store_url(store_option: str | None, games_option: str | None) -> str:
     ``file:./games``. An option wins over the environment; both options given (or, without
     either, both variables set) are refused, naming both: which one was meant is not for us to guess."""
     if store_option is not None and games_option is not None:
-        raise BadInput("--store", "give --store URL or --games-dir DIR, not both (--games-dir D is file:D)")
+        raise BadInput("store", "give --store URL or --games-dir DIR, not both (--games-dir D is file:D)")
     if store_option is not None:
         return store_option
     if games_option is not None:
@@ -50,8 +50,10 @@ def store_url(store_option: str | None, games_option: str | None) -> str:
     if from_store and from_games:
         raise BadInput(
             f"${STORE_VARIABLE}",
-            f"both ${STORE_VARIABLE} and ${GAMES_VARIABLE} are set: unset one "
-            f"(${GAMES_VARIABLE}=D means ${STORE_VARIABLE}=file:D)",
+            "both ${store_variable} and ${games_variable} are set: unset one (${games_variable}=D "
+            "means ${store_variable}=file:D)",
+            store_variable=STORE_VARIABLE,
+            games_variable=GAMES_VARIABLE,
         )
     if from_store:
         return from_store
@@ -71,7 +73,7 @@ def store_source(store_option: str | None, games_option: str | None) -> str:
     return f"${GAMES_VARIABLE}" if os.environ.get(GAMES_VARIABLE) else "--store"
 
 
-def open_games(url: str, option: str = "--store") -> GameStore:
+def open_games(url: str, option: str = "store") -> GameStore:
     """The store of games ``url`` names (:func:`mortecouille.events.stores.open_store`): a
     refusal (an unknown URL, a missing driver, an unreachable server) names ``option``."""
     return open_store(url, option)
@@ -81,7 +83,7 @@ def check_game_name(game: str) -> None:
     """Refuse a game name that could reach outside a store's directory: the same names on every
     store, so a game copies from one to another."""
     if not game or "/" in game or game.startswith(".") or "\0" in game:
-        raise BadInput("GAME", f"{game!r} is not a valid game name")
+        raise BadInput("game", "{game!r} is not a valid game name", game=game)
 
 
 @overload
@@ -106,7 +108,7 @@ def game_log(store: GameStore | Path, game: str) -> EventStore:
     log_ = files.log(game)
     problem = (log_ if isinstance(log_, GameLog) else GameLog(Path(f"{game}.jsonl"))).path_problem(SIBLINGS)
     if problem is not None:
-        raise BadInput("GAME", problem)
+        raise BadInput("game", "{problem}", problem=problem)
     return log_
 
 

@@ -63,7 +63,11 @@ def key_digest(key: str) -> str:
 def check_key(key: str) -> None:
     """Refuse a key that is not 1 to :data:`MAX_KEY_LENGTH` printable characters (400 naming it)."""
     if not key or len(key) > MAX_KEY_LENGTH or not key.isprintable():
-        raise BadInput("Idempotency-Key", f"a key is 1 to {MAX_KEY_LENGTH} printable characters")
+        raise BadInput(
+            "Idempotency-Key",
+            "a key is 1 to {max_key_length} printable characters",
+            max_key_length=MAX_KEY_LENGTH,
+        )
 
 
 # --- keys scoped by seat ------------------------------------------------------------------------

@@ -45,16 +45,29 @@ def check_output(path: Path, option: str, games: Path | None, force: bool, suffi
     ``suffixes`` are the names the format allows (:data:`SVG_SUFFIXES`, :data:`HTML_SUFFIXES`)."""
     target = _real(path)
     if games is not None and target.suffix in GAME_FILE_SUFFIXES and target.parent == games.resolve():
-        raise BadInput(option, f"{path} is a file of the games directory {games}: choose another path")
+        raise BadInput(
+            option,
+            "{path} is a file of the games directory {games}: choose another path",
+            path=path,
+            games=games,
+        )
     if path.is_symlink():
-        raise BadInput(option, f"{path} is a symbolic link: outputs are never written through links")
+        raise BadInput(
+            option, "{path} is a symbolic link: outputs are never written through links", path=path
+        )
     if path.is_dir():
-        raise BadInput(option, f"{path} is a directory")
+        raise BadInput(option, "{path} is a directory", path=path)
     if path.exists() and not force:
-        raise BadInput(option, f"{path} already exists: pass --force to replace it")
+        raise BadInput(option, "{path} already exists: pass --force to replace it", path=path)
     if path.suffix.lower() not in suffixes:
         wanted, kind = " or ".join(suffixes), suffixes[0][1:].upper()
-        raise BadInput(option, f"{path} does not end with {wanted}: this option writes {kind} only")
+        raise BadInput(
+            option,
+            "{path} does not end with {wanted}: this option writes {kind} only",
+            path=path,
+            wanted=wanted,
+            kind=kind,
+        )
 
 
 def write_output(
@@ -72,7 +85,9 @@ def write_output(
     try:
         fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     except OSError as error:
-        raise BadInput(option, f"cannot write {path}: {error.strerror}") from None
+        raise BadInput(
+            option, "cannot write {path}: {strerror}", path=path, strerror=error.strerror
+        ) from None
     try:
         with os.fdopen(fd, "wb") as handle:
             for part in parts:
@@ -85,9 +100,11 @@ def write_output(
         else:
             os.link(temporary, path)  # atomic and never replaces: fails if the path exists by now
     except FileExistsError:
-        raise BadInput(option, f"{path} already exists: pass --force to replace it") from None
+        raise BadInput(option, "{path} already exists: pass --force to replace it", path=path) from None
     except OSError as error:
-        raise BadInput(option, f"cannot write {path}: {error.strerror}") from None
+        raise BadInput(
+            option, "cannot write {path}: {strerror}", path=path, strerror=error.strerror
+        ) from None
     finally:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)

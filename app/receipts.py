@@ -60,7 +60,7 @@ def receipt_for(outcome: Outcome, salt: str) -> Receipt:
     submission are a programming error."""
     problem = check_salt(salt)
     if problem is not None:
-        raise BadInput("salt", problem)
+        raise BadInput("salt", "{problem}", problem=problem)
     events = outcome.events
     if not is_submission(events):
         raise ValueError(f"not a player's submission: {[type(e).__name__ for e in events]}")
@@ -109,29 +109,29 @@ def turn_head_code(events: Sequence[Event], seq: int | None = None) -> tuple[int
 # --- receipts files ---------------------------------------------------------------------------
 
 
-def read_receipts_file(path: Path, option: str = "--receipts") -> list[Receipt | Malformed]:
+def read_receipts_file(path: Path, option: str = "receipts") -> list[Receipt | Malformed]:
     """The receipts of a file (malformed entries named, not refused: ``verify`` reports them);
     a file that cannot be read or is not a receipts file is refused naming ``option``."""
     try:
         data = path.read_bytes()
     except OSError as error:
-        raise BadInput(option, f"cannot read {path}: {error.strerror}") from None
+        raise BadInput(option, "cannot read {path}: {strerror}", path=path, strerror=error.strerror) from None
     try:
         return parse_receipts(data)
     except ReceiptsFileError as error:
-        raise BadInput(option, f"{path}: {error}") from None
+        raise BadInput(option, "{path}: {error}", path=path, error=str(error)) from None
 
 
-def check_receipts_file(path: Path, option: str = "--receipts") -> None:
+def check_receipts_file(path: Path, option: str = "receipts") -> None:
     """Refuse, before a command runs, a file its receipt could not be appended to: one that exists
     and is not a receipts file, or whose folder does not exist."""
     if path.exists():
         read_receipts_file(path, option)
     elif not path.parent.is_dir():
-        raise BadInput(option, f"{path.parent} is not a folder")
+        raise BadInput(option, "{parent} is not a folder", parent=path.parent)
 
 
-def append_receipt(path: Path, receipt: Receipt, option: str = "--receipts") -> None:
+def append_receipt(path: Path, receipt: Receipt, option: str = "receipts") -> None:
     """Add ``receipt`` to the receipts file at ``path`` (created if missing), replacing the file
     whole (a temporary file renamed over it), so a crash leaves the old file or the new one."""
     entries: list[object] = []
@@ -147,4 +147,6 @@ def append_receipt(path: Path, receipt: Receipt, option: str = "--receipts") -> 
         os.replace(temporary, path)
     except OSError as error:
         temporary.unlink(missing_ok=True)
-        raise BadInput(option, f"cannot write {path}: {error.strerror}") from None
+        raise BadInput(
+            option, "cannot write {path}: {strerror}", path=path, strerror=error.strerror
+        ) from None

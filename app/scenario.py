@@ -58,7 +58,7 @@ def parse_scenario(data: bytes) -> Scenario:
     try:
         document = msgspec.json.decode(data)
     except msgspec.DecodeError as error:
-        raise BadInput("scenario", f"not valid JSON: {error}") from None
+        raise BadInput("scenario", "not valid JSON: {error}", error=str(error)) from None
     if not isinstance(document, dict):
         raise BadInput("scenario", "the file must hold one JSON object")
     problems: list[Problem] = []
@@ -185,10 +185,15 @@ def kept_log(path: Path) -> GameLog:
     or its name is a sidecar's (``out.head`` would be overwritten by its own anchor)."""
     log = GameLog(path)
     if path.suffix in _SIDECAR_SUFFIXES:
-        raise BadInput("--log", f"{path} ends in {path.suffix}, the suffix of a game's sidecar file")
+        raise BadInput(
+            "log_path",
+            "{path} ends in {suffix}, the suffix of a game's sidecar file",
+            path=path,
+            suffix=path.suffix,
+        )
     problem = log.path_problem(SIBLINGS)
     if problem is not None:
-        raise BadInput("--log", problem)
+        raise BadInput("log_path", "{problem}", problem=problem)
     for taken in (path, log.head_path, log.sibling(SEED_SUFFIX)):
         if taken.exists() or taken.is_symlink():
             raise Conflict(f"--log: {taken} already exists; choose a new file (nothing was written)")

@@ -76,8 +76,7 @@ class UnknownToken(MortecouilleError):
     exit_code = 2
 
     def __init__(self, game: str) -> None:
-        super().__init__(f"token: not a seat token of game {game!r}")
-        self.field = "token"
+        super().__init__("token: not a seat token of game {game!r}", field="token", game=game)
 
 
 class IssuedSeats(msgspec.Struct, frozen=True, kw_only=True):
@@ -139,7 +138,9 @@ def read_seats(log_: EventStore) -> SeatHashes | None:
         return msgspec.json.decode(text, type=SeatHashes)
     except msgspec.DecodeError as error:
         where = secrets_of(log_).where(SEATS)
-        raise BadInput("seats", f"{where} is not a seats file: {error}") from None
+        raise BadInput(
+            "seats", "{where} is not a seats file: {error}", where=where, error=str(error)
+        ) from None
 
 
 def _encode(hashes: SeatHashes) -> bytes:
@@ -180,7 +181,9 @@ def issue_seats(log_: EventStore, players: Sequence[str] | None = None) -> Issue
         if players is not None:
             strangers = [name for name in players if name not in names]
             if strangers:
-                raise BadInput("PLAYER", f"{strangers[0]!r} is not a player of {log_.name!r}")
+                raise BadInput(
+                    "player", "{player!r} is not a player of {game!r}", player=strangers[0], game=log_.name
+                )
             names = tuple(players)
         issued = IssuedSeats(referee=new_token(), players={name: new_token() for name in names})
         secrets_of(log_).create(SEATS, _encode(_hashes_of(issued)))
@@ -204,11 +207,17 @@ def _seat_named(log_: EventStore, who: Viewer | str) -> Viewer:
             return Viewer.of_player(who)
         if who == "referee":
             return REFEREE
-        raise BadInput("PLAYER", f"{who!r} is not a player of {log_.name!r} (players: {', '.join(players)})")
+        raise BadInput(
+            "player",
+            "{who!r} is not a player of {game!r} (players: {players})",
+            who=who,
+            game=log_.name,
+            players=", ".join(players),
+        )
     if who.role == "spectator":
-        raise BadInput("PLAYER", "a spectator has no seat: the table link needs no token")
+        raise BadInput("player", "a spectator has no seat: the table link needs no token")
     if who.player is not None and who.player not in players:
-        raise BadInput("PLAYER", f"{who.player!r} is not a player of {log_.name!r}")
+        raise BadInput("player", "{player!r} is not a player of {game!r}", player=who.player, game=log_.name)
     return who
 
 

@@ -53,22 +53,28 @@ def load_fleets(path: Path) -> FixedFleets:
     try:
         data = path.read_bytes()
     except OSError as error:
-        raise BadInput("--fleets", f"cannot read {path}: {error.strerror}") from None
+        raise BadInput(
+            "fleets", "cannot read {path}: {strerror}", path=path, strerror=error.strerror
+        ) from None
     try:
         fleets = msgspec.json.decode(data, type=FixedFleets)
     except msgspec.DecodeError as error:
-        raise BadInput("--fleets", f"{path}: {error}") from None
+        raise BadInput("fleets", "{path}: {error}", path=path, error=str(error)) from None
     if len(fleets) != len(HOME_SQUARES):
         raise BadInput(
-            "--fleets", f"{path}: bots play {len(HOME_SQUARES)} players, the file has {len(fleets)}"
+            "fleets",
+            "{path}: bots play {count} players, the file has {given}",
+            path=path,
+            count=len(HOME_SQUARES),
+            given=len(fleets),
         )
     for player, ships in fleets.items():
         if not ships:
-            raise BadInput("--fleets", f"{path}: {player} has no ship")
+            raise BadInput("fleets", "{path}: {player} has no ship", path=path, player=player)
     try:
-        check_players_distinct(fleets, "--fleets")  # the players of the file are the game's (T3)
+        check_players_distinct(fleets, "fleets")  # the players of the file are the game's (T3)
     except BadInput as refused:
-        raise BadInput("--fleets", f"{path}: {refused.message}") from None
+        raise BadInput("fleets", "{path}: {message}", path=path, message=refused.phrase) from None
     return fleets
 
 
@@ -82,8 +88,10 @@ def play_bot_game(
 def check_ruleset(ruleset: str) -> None:
     if ruleset not in BOT_RULESETS:
         raise BadInput(
-            "--ruleset",
-            f"only {', '.join(BOT_RULESETS)} has built-in bots; {ruleset!r} games are played at the table",
+            "ruleset",
+            "only {bot_rulesets} has built-in bots; {ruleset!r} games are played at the table",
+            bot_rulesets=", ".join(BOT_RULESETS),
+            ruleset=ruleset,
         )
 
 
@@ -113,7 +121,7 @@ def simulate(
     """
     check_ruleset(ruleset)
     if games < 0:
-        raise BadInput("--games", f"must be 0 or more, not {games}")
+        raise BadInput("games", "must be 0 or more, not {games}", games=games)
     logs = [game_log(directory, game_name(seed, i)) for i in range(games)]
     taken = [log.name for log in logs if log.exists()]
     if taken:

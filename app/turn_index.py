@@ -32,7 +32,7 @@ from mortecouille.app.snapshots import (
     encode_state,
     write_derived,
 )
-from mortecouille.core.errors import BadInput
+from mortecouille.core.errors import BadInput, phrase
 from mortecouille.core.game import evolve
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
@@ -299,8 +299,12 @@ class TurnLookups:
         bounds = marks.turn_bounds(turn)
         if bounds is None:
             done = self.resolved_turns()
-            known = f"resolved turns: {done[0]}..{done[-1]}" if done else "no turn has been resolved yet"
-            raise BadInput("--turn", f"turn {turn} has not been resolved ({known})")
+            known = (
+                phrase("resolved turns: {first}..{last}", first=done[0], last=done[-1])
+                if done
+                else phrase("no turn has been resolved yet")
+            )
+            raise BadInput("turn", "turn {turn} has not been resolved ({known})", turn=turn, known=known)
         start, end = bounds
         first = start
         if first > 1:  # back to just after the last turn that ended before it

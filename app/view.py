@@ -543,7 +543,7 @@ def view(
     last = len(events) - 1
     at = last if seq is None else seq
     if not 0 <= at <= last:
-        raise BadInput("seq", f"{seq} is not in the log (0..{last})")
+        raise BadInput("seq", "{seq} is not in the log (0..{last})", seq=seq, last=last)
     known = disclosure(events)
     readable = public_log(events[: at + 1], viewer, known)
 
@@ -569,7 +569,7 @@ def view(
         board=state.board,
         dice_mode=state.dice_mode,
         turn=state.turn,
-        position=position_caption(state),
+        position=position_caption(state).render(),
         status=_status(state),
         winner=state.winner,
         ended_reason=state.end_reason,
@@ -653,7 +653,7 @@ def _events_from(events: Sequence[Event], at: int, since: int | None) -> int:
     turn resolved by ``at`` (the event after the turn-ended before it; 0 before two turns ended)."""
     if since is not None:
         if since < -1:
-            raise BadInput("since", f"{since} is not a seq (-1 or more)")
+            raise BadInput("since", "{since} is not a seq (-1 or more)", since=since)
         return min(since + 1, at + 1)
     ends = [event.seq for event in events[: at + 1] if isinstance(event, TurnEnded)]
     return ends[-2] + 1 if len(ends) >= 2 else 0

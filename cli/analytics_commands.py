@@ -26,6 +26,7 @@ from mortecouille.app.simulate import DEFAULT_BUDGET, DEFAULT_MAX_TURNS, Fleets,
 from mortecouille.app.store_copy import logs_as_files
 from mortecouille.cli import interrupts
 from mortecouille.cli.plain import error_line
+from mortecouille.cli.refusals import refusal_text
 from mortecouille.cli.shared import Context, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
 from mortecouille.core.limits import shown
@@ -185,7 +186,7 @@ def query(
         except QueryRefused as refused:
             # DuckDB's message spans lines (candidates, the statement with a caret under the fault):
             # each printed on a line of its own, escaped, indented alike so the caret stays in place
-            first, *rest = str(refused).split("\n")
+            first, *rest = refusal_text(refused).split("\n")
             click.echo(
                 "\n".join([error_line(first), *(f"  {shown(line)}".rstrip() for line in rest)]), err=True
             )

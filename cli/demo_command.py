@@ -43,7 +43,7 @@ def demo(ctx: Context, seed: str | None, name: str | None, max_turns: int) -> No
     if summary.reason is None:
         click.echo(f"not over after {summary.turns} turns (--max-turns)")
     else:
-        click.echo(f"game over: {ending_text(summary.reason, summary.winner)}")
+        click.echo(f"game over: {ending_text(summary.reason, summary.winner).render()}")
     verdict = "verified" if report.ok else "FAILED"
     click.echo(f"verify: {verdict} ({report.events} events); log at {describe_location(run.log)}")
     for line in next_commands(store_option(ctx), run.game, run.state.revealed_seed, max_turns):

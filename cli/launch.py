@@ -98,6 +98,7 @@ def run_plain_state(game: str, as_json: bool) -> int:
             system_refusal,
             unexpected,
         )
+        from mortecouille.cli.refusals import refusal_text
         from mortecouille.cli.state_output import state_lines
         from mortecouille.events.house_log import get_logger
         from mortecouille.events.stores import GameStore
@@ -114,7 +115,7 @@ def run_plain_state(game: str, as_json: bool) -> int:
                 store = open_games(store_url(None, None), store_source(None, None))
                 lines = state_lines(store, game, as_json)
             except DELIBERATE_ERRORS as error:
-                return _error(error_line(str(error)), exit_code_of(error))
+                return _error(error_line(refusal_text(error)), exit_code_of(error))
             for line in lines:
                 _write(sys.stdout, line)
             return 0

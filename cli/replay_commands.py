@@ -119,7 +119,7 @@ def position_lines(state: GameState, event: Event | None, rulings: Sequence[Ruli
     """The board at a position: the event that led there (None: the start), the board and ship
     list, and the latest rulings made up to there (:data:`SHOWN_RULINGS`)."""
     where = f"seq {event.seq}" if event is not None else "the start (no event applied)"
-    caption = position_caption(state)
+    caption = position_caption(state).render()
     lines = [shown(f"{state.game or '?'} at {where}; {caption}; state hash {state_hash(state)[:12]}")]
     if event is not None:
         # one hash per position: a turn-ended's own hash is of the position before the turn
@@ -131,7 +131,7 @@ def position_lines(state: GameState, event: Event | None, rulings: Sequence[Ruli
     if earlier > 0:
         lines.append(f"{earlier:,} earlier ruling(s) not shown (replay --json lists them all)")
     for ruling in rulings[-SHOWN_RULINGS:]:
-        effects = "; ".join(describe_adjustment(a) for a in ruling.adjustments) or "no change"
+        effects = "; ".join(describe_adjustment(a).render() for a in ruling.adjustments) or "no change"
         lines.append(shown(f"ruling seq {ruling.seq} [{ruling.rule}]: {ruling.text} -> {effects}"))
     return "\n".join(lines)
 

@@ -19,6 +19,7 @@ import click
 
 from mortecouille.app.games import game_log, load, open_games, store_source, store_url
 from mortecouille.cli.plain import DELIBERATE_ERRORS, configure_logging, error_line, exit_code_of
+from mortecouille.cli.refusals import refusal_text
 from mortecouille.core.errors import BadInput
 from mortecouille.core.limits import shown
 from mortecouille.events.store_errors import StoreError
@@ -40,7 +41,7 @@ def reports_errors(fn: F) -> F:
         try:
             return fn(*args, **kwargs)
         except DELIBERATE_ERRORS as error:
-            fail(str(error), exit_code_of(error))
+            fail(refusal_text(error), exit_code_of(error))
 
     return wrapper  # type: ignore[return-value]
 

@@ -107,18 +107,24 @@ def awaited_reveals(state: GameState) -> list[str]:
 def _check_contributed(state: GameState, what: str) -> None:
     if not contributed(state):
         scheme = "table dice" if state.dice_mode == "table" else "dice from its seed alone (D2)"
-        raise RuleViolation("D3", f"{state.game!r} rolls {scheme}: it takes no {what}")
+        raise RuleViolation(
+            "D3", "{game!r} rolls {scheme}: it takes no {what}", game=state.game, scheme=scheme, what=what
+        )
 
 
 def _check_player(state: GameState, player: str) -> None:
     if player not in state.players:
-        raise BadInput("player", f"{player!r} is not a player of {state.game!r}")
+        raise BadInput("player", "{player!r} is not a player of {game!r}", player=player, game=state.game)
 
 
 def check_contribution(contribution: str, field: str = "contribution") -> None:
     """Refuse anything but 32 lowercase hex digits (128 random bits, D3)."""
     if not is_lower_hex(contribution, CONTRIBUTION_HEX_DIGITS):
-        raise BadInput(field, f"a contribution is {CONTRIBUTION_HEX_DIGITS} lowercase hex digits (D3)")
+        raise BadInput(
+            field,
+            "a contribution is {contribution_hex_digits} lowercase hex digits (D3)",
+            contribution_hex_digits=CONTRIBUTION_HEX_DIGITS,
+        )
 
 
 def decide_commit(state: GameState, command: CommitDiceContribution, dice: DiceSource) -> list[Event]:
@@ -126,10 +132,12 @@ def decide_commit(state: GameState, command: CommitDiceContribution, dice: DiceS
     _check_player(state, command.player)
     if not is_lower_hex(command.commitment, COMMITMENT_HEX_DIGITS):
         raise BadInput(
-            "commitment", f"a commitment is a SHA-256: {COMMITMENT_HEX_DIGITS} lowercase hex digits (D3)"
+            "commitment",
+            "a commitment is a SHA-256: {commitment_hex_digits} lowercase hex digits (D3)",
+            commitment_hex_digits=COMMITMENT_HEX_DIGITS,
         )
     if current_round(state).locked:
-        raise RuleViolation("D3", f"turn {state.turn} is locked: its dice contributions are final")
+        raise RuleViolation("D3", "turn {turn} is locked: its dice contributions are final", turn=state.turn)
     return [DiceContributionCommitted(player=command.player, turn=state.turn, commitment=command.commitment)]
 
 
@@ -145,7 +153,7 @@ def locking_with(asked: Questions) -> Decide:
 def decide_lock(state: GameState, command: LockTurn, dice: DiceSource, asked: Questions) -> list[Event]:
     _check_contributed(state, "turn lock")
     if current_round(state).locked:
-        raise RuleViolation("D3", f"turn {state.turn} is already locked")
+        raise RuleViolation("D3", "turn {turn} is already locked", turn=state.turn)
     # imported by the lock only, as the resolve imports the table's checks: not by every command
     from mortecouille.core.readiness import check_turn_can_lock
 
@@ -161,17 +169,23 @@ def reveal(state: GameState, player: str, contribution: str, field: str = "contr
     now = current_round(state)
     if not now.locked:
         raise RuleViolation(
-            "D3", f"turn {state.turn} is not locked: a contribution is revealed after the lock"
+            "D3", "turn {turn} is not locked: a contribution is revealed after the lock", turn=state.turn
         )
     commitment = now.commitments.get(player)
     if commitment is None:
-        raise RuleViolation("D3", f"{player} committed no dice contribution for turn {state.turn}")
+        raise RuleViolation(
+            "D3", "{player} committed no dice contribution for turn {turn}", player=player, turn=state.turn
+        )
     if player in now.revealed or player in now.absent:
-        raise RuleViolation("D3", f"{player}'s contribution for turn {state.turn} is already settled")
+        raise RuleViolation(
+            "D3", "{player}'s contribution for turn {turn} is already settled", player=player, turn=state.turn
+        )
     if contribution_commitment(contribution) != commitment:
         raise RuleViolation(
             "D3",
-            f"the contribution revealed for {player} does not match their commitment for turn {state.turn}",
+            "the contribution revealed for {player} does not match their commitment for turn {turn}",
+            player=player,
+            turn=state.turn,
         )
     return DiceContributionRevealed(player=player, turn=state.turn, contribution=contribution)
 
@@ -228,13 +242,17 @@ def contributed_play(
                 if not now.locked:  # they committed themselves: they reveal only after a lock
                     raise RuleViolation(
                         "D3",
-                        f"{who} committed a dice contribution of their own to turn {state.turn}: lock "
-                        "the turn first so they can reveal it, or resolve without it giving the reason",
+                        "{who} committed a dice contribution of their own to turn {turn}: lock the "
+                        "turn first so they can reveal it, or resolve without it giving the reason",
+                        who=who,
+                        turn=state.turn,
                     )
                 raise RuleViolation(
                     "D3",
-                    f"turn {state.turn} waits for the dice contribution of {who}: "
-                    "let them reveal it, or resolve without it giving the reason",
+                    "turn {turn} waits for the dice contribution of {who}: let them reveal it, or "
+                    "resolve without it giving the reason",
+                    turn=state.turn,
+                    who=who,
                 )
             check_text("absent_reason", command.absent_reason)
             for player in missing:
@@ -269,7 +287,7 @@ def refused_when_locked(command_type: type[Command], decide: Decide) -> Decide:
     def guarded(state: GameState, command: Command, dice: DiceSource) -> list[Event]:
         if contributed(state) and current_round(state).locked:
             raise RuleViolation(
-                "D3", f"turn {state.turn} is locked: its inputs are final until it is resolved"
+                "D3", "turn {turn} is locked: its inputs are final until it is resolved", turn=state.turn
             )
         return decide(state, command, dice)
 

@@ -42,16 +42,20 @@ def parse_time(field: str, text: str) -> datetime:
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
-        raise BadInput(field, f"{text!r} is not an ISO 8601 time") from None
+        raise BadInput(field, "{text!r} is not an ISO 8601 time", text=text) from None
     if moment.tzinfo is None:
-        raise BadInput(field, f"{text!r} has no time zone; give it in UTC")
+        raise BadInput(field, "{text!r} has no time zone; give it in UTC", text=text)
     return moment
 
 
 def _check_turn(state: GameState, turn: int) -> None:
     if turn != state.turn:
         raise RuleViolation(
-            "T1", f"the deadline is for turn {turn}, but {state.game!r} is at turn {state.turn}"
+            "T1",
+            "the deadline is for turn {turn}, but {game!r} is at turn {current}",
+            turn=turn,
+            game=state.game,
+            current=state.turn,
         )
 
 
@@ -68,7 +72,9 @@ def passing_with(resolve_turn: Decide, asked: Questions) -> Decide:
     def decide_pass_deadline(state: GameState, command: PassDeadline, dice: DiceSource) -> list[Event]:
         _check_turn(state, command.turn)
         if parse_time("now", command.now) < parse_time("at", command.at):
-            raise RuleViolation("T1", f"the deadline of turn {command.turn} ({command.at}) has not passed")
+            raise RuleViolation(
+                "T1", "the deadline of turn {turn} ({at}) has not passed", turn=command.turn, at=command.at
+            )
         passed = DeadlinePassed(
             turn=command.turn, at=command.at, idle=asked.ships_awaited(state), resolved=command.resolve
         )

@@ -26,7 +26,7 @@ from typing import Final, Protocol
 
 import msgspec
 
-from mortecouille.core.errors import BadInput
+from mortecouille.core.errors import BadInput, Phrase
 from mortecouille.events.base import Event
 from mortecouille.events.dice import DiceContributionRevealed
 from mortecouille.events.game import DieRolled, GameCreated
@@ -38,7 +38,7 @@ DIE_SIDES: Final = 6
 def check_die(value: int, field: str = "dice") -> None:
     """Refuse a value no die of the rules can show (D1), naming ``field``."""
     if not 1 <= value <= DIE_SIDES:
-        raise BadInput(field, f"{value} is not a d{DIE_SIDES} value")
+        raise BadInput(field, "{value} is not a d{die_sides} value", value=value, die_sides=DIE_SIDES)
 
 
 #: The purposes of the dice rule D1 names, each with the rule that says what the die is for
@@ -208,7 +208,7 @@ class SeededDice:
 
 def check_die_value(value: int, sides: int, field: str) -> int:
     if not 1 <= value <= sides:
-        raise BadInput(field, f"a d{sides} shows 1 to {sides}, not {value}")
+        raise BadInput(field, "a d{sides} shows 1 to {sides}, not {value}", sides=sides, value=value)
     return value
 
 
@@ -225,13 +225,15 @@ class TableDice:
 
     def value(self, identity: RollIdentity, label: str) -> tuple[int, str]:
         if self.pending:
-            return check_die_value(self.pending.pop(0), identity.sides, "--dice"), "table"
+            return check_die_value(self.pending.pop(0), identity.sides, "dice"), "table"
         if self.ask is not None:
             return check_die_value(self.ask(identity, label), identity.sides, "die"), "table"
         raise BadInput(
-            "--dice",
-            f"table dice: no value given for {label} ({identity.describe()}); "
-            "pass more values with --dice or answer the prompt",
+            "dice",
+            "table dice: no value given for {label} ({die}); pass more values with --dice or answer "
+            "the prompt",
+            label=label,
+            die=identity.describe(),
         )
 
 
@@ -257,8 +259,8 @@ SOURCES: Final = ("seeded", "table", "fixed")
 class DiceForgery(BadInput):
     """A logged die no honest game could hold (``verify``); ``seq`` is its line."""
 
-    def __init__(self, roll: DieRolled, message: str) -> None:
-        super().__init__("log", f"seq {roll.seq}: {message}")
+    def __init__(self, roll: DieRolled, key: str, /, **params: object) -> None:
+        super().__init__("log", "seq {seq}: {problem}", seq=roll.seq, problem=Phrase(key, params))
         self.seq = roll.seq
 
 
@@ -312,15 +314,25 @@ class DicePolicy(msgspec.Struct, frozen=True, kw_only=True):
         """Refuse ``roll`` unless this game could have rolled it: a d6 showing 1..6 (D1), from
         the game's own source, and, once the seed is revealed, the seed's value (D2)."""
         if roll.sides != DIE_SIDES:
-            raise DiceForgery(roll, f"a d{roll.sides}: every die of the rules is a d{DIE_SIDES} (D1)")
+            raise DiceForgery(
+                roll,
+                "a d{sides}: every die of the rules is a d{rules_sides} (D1)",
+                sides=roll.sides,
+                rules_sides=DIE_SIDES,
+            )
         if not 1 <= roll.value <= roll.sides:
-            raise DiceForgery(roll, f"a d{roll.sides} shows 1 to {roll.sides}, not {roll.value} (D1)")
+            raise DiceForgery(
+                roll, "a d{sides} shows 1 to {sides}, not {value} (D1)", sides=roll.sides, value=roll.value
+            )
         accepted = self.sources(roll)
         if roll.source not in accepted:
             raise DiceForgery(
                 roll,
-                f"a die from {roll.source!r} in a {self.dice_mode}-dice game, "
-                f"which takes its dice from {' or '.join(map(repr, accepted))} only (D2)",
+                "a die from {source!r} in a {dice_mode}-dice game, "
+                "which takes its dice from {accepted} only (D2)",
+                source=roll.source,
+                dice_mode=self.dice_mode,
+                accepted=" or ".join(map(repr, accepted)),
             )
         if self.seed is not None and roll.source == "seeded" and not self.copied(roll):
             identity = RollIdentity(
@@ -330,11 +342,25 @@ class DicePolicy(msgspec.Struct, frozen=True, kw_only=True):
             key = dice_key(self.seed, self.dice_scheme, self.game, roll.turn, contributions)
             expected = seeded_value(key, identity)
             if expected != roll.value:
-                shown = f"{identity.describe()} shows {roll.value}"
+                die = identity.describe()
                 if self.dice_scheme == CONTRIBUTED:
-                    given = f"the seed and the {len(contributions)} contribution(s) of turn {roll.turn}"
-                    raise DiceForgery(roll, f"{shown}, {given} give {expected} (D3)")
-                raise DiceForgery(roll, f"{shown}, the seed gives {expected} (D2)")
+                    raise DiceForgery(
+                        roll,
+                        "{die} shows {value}, the seed and the {count} contribution(s) of turn {turn} "
+                        "give {expected} (D3)",
+                        die=die,
+                        value=roll.value,
+                        count=len(contributions),
+                        turn=roll.turn,
+                        expected=expected,
+                    )
+                raise DiceForgery(
+                    roll,
+                    "{die} shows {value}, the seed gives {expected} (D2)",
+                    die=die,
+                    value=roll.value,
+                    expected=expected,
+                )
 
 
 class LoggedDice:
@@ -354,7 +380,7 @@ class LoggedDice:
         key = (identity.turn, identity.phase, identity.ship, identity.purpose, identity.index)
         roll = self.rolls.get(key)
         if roll is None:
-            raise BadInput("log", f"the rules need a die the log does not hold: {label}")
+            raise BadInput("log", "the rules need a die the log does not hold: {label}", label=label)
         self.policy.check(roll)
         return roll.value, roll.source
 

@@ -61,6 +61,8 @@ def edition_for(rules_version: str) -> Edition:
         known = ", ".join(sorted(EDITIONS))
         raise BadInput(
             "rules_version",
-            f"unknown rules version {rules_version!r}: this engine referees {known}; "
-            "a game is played and re-derived only with the rules it was created with",
+            "unknown rules version {rules_version!r}: this engine referees {known}; a game is played "
+            "and re-derived only with the rules it was created with",
+            rules_version=rules_version,
+            known=known,
         ) from None

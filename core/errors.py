@@ -18,18 +18,56 @@ A parameter is never read as a template, so a name with braces in it is safe.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple
 
 
 def fill(key: str, params: Mapping[str, object], translate: Callable[[str], str] | None = None) -> str:
     """The message of ``key`` in words: translated (``translate``: a catalogue's lookup, the key
-    itself by default), its ``{name}`` placeholders filled from ``params``.
+    itself by default), its ``{name}`` placeholders filled from ``params`` (a :class:`Phrase`
+    among them rendered through the same catalogue).
 
     >>> fill("{ship} is sunk", {"ship": "{x}"})
     '{x} is sunk'
+    >>> fill("the game ends ({how})", {"how": Phrase("{winner} wins", {"winner": "Anne"})})
+    'the game ends (Anne wins)'
     """
     template = translate(key) if translate is not None else key
-    return template.format_map(params) if params else template
+    if not params:
+        return template
+    if any(type(value) is Phrase for value in params.values()):
+        params = {name: _filled(value, translate) for name, value in params.items()}
+    return template.format_map(params)
+
+
+class Phrase(NamedTuple):
+    """Words as data: a template key and its parameters, rendered at the edge (:meth:`render`)."""
+
+    key: str
+    params: Mapping[str, object]
+
+    def render(self, translate: Callable[[str], str] | None = None) -> str:
+        return fill(self.key, self.params, translate)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+def phrase(key: str, /, **params: object) -> Phrase:
+    """The words of ``key`` with ``params``: ``phrase("{ship} sinks", ship="Kraken")``."""
+    return Phrase(key, params)
+
+
+def joined(parts: Sequence[Phrase | str], separator: str) -> Phrase | str:
+    """``parts`` one after the other, ``separator`` between two: ``{first}; {then}`` phrases."""
+    result = parts[0]
+    for part in parts[1:]:
+        result = phrase("{first}" + separator + "{then}", first=result, then=part)
+    return result
+
+
+def _filled(value: object, translate: Callable[[str], str] | None) -> object:
+    return value.render(translate) if type(value) is Phrase else value
 
 
 class MortecouilleError(Exception):
@@ -45,6 +83,11 @@ class MortecouilleError(Exception):
         self.field = field
         self.rule = rule
         super().__init__(self.render())
+
+    @property
+    def phrase(self) -> Phrase:
+        """The message as words to render, to quote inside another refusal's."""
+        return Phrase(self.key, self.params)
 
     @property
     def message(self) -> str:

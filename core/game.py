@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from mortecouille.core.dice import DiceSource
-from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.errors import BadInput, RuleViolation, phrase
 from mortecouille.core.life_cycle import (
     UNFIT,
     Command,
@@ -46,10 +46,26 @@ def decide(state: GameState, command: Command, dice: DiceSource) -> list[Event]:
     if handler is None:
         refusal = ruleset.refusals.get(type(command))
         if refusal is not None:
-            raise RuleViolation(refusal.rule, f"{state.game!r} is a {ruleset.name} game: {refusal.reason}")
+            raise RuleViolation(
+                refusal.rule,
+                "{game!r} is a {ruleset} game: {reason}",
+                game=state.game,
+                ruleset=ruleset.name,
+                reason=refusal.reason,
+            )
         takers = [name for name, other in RULESETS.items() if type(command) in other.deciders]
-        where = f"a command of {' and '.join(takers)} games" if takers else "a command of no ruleset"
-        raise BadInput("ruleset", f"{type(command).__name__} is {where}, not of {ruleset.name} ones")
+        where = (
+            phrase("a command of {rulesets} games", rulesets=" and ".join(takers))
+            if takers
+            else phrase("a command of no ruleset")
+        )
+        raise BadInput(
+            "ruleset",
+            "{command} is {where}, not of {ruleset} ones",
+            command=type(command).__name__,
+            where=where,
+            ruleset=ruleset.name,
+        )
     return handler(state, command, dice)
 
 
@@ -66,11 +82,13 @@ def _deciding(state: GameState, command: Command) -> Ruleset:
     T3, but for a new game), or before the game exists the one a CreateGame names."""
     if state.created:
         if state.ended and not isinstance(command, CreateGame):
-            raise RuleViolation("T3", f"game {state.game!r} has ended ({state.end_reason})")
+            raise RuleViolation(
+                "T3", "game {game!r} has ended ({end_reason})", game=state.game, end_reason=state.end_reason
+            )
         return RULESETS[state.ruleset]
     if isinstance(command, CreateGame):
         check_game_name(command.game)
-        return ruleset_named(command.ruleset, "--ruleset")
+        return ruleset_named(command.ruleset, "ruleset")
     raise BadInput("game", "the game has not been created")
 
 

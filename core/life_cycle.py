@@ -145,7 +145,7 @@ def ship_named(state: GameState, ship_id: str, field: str) -> ShipState:
     """The ship ``ship_id``, or a refusal naming ``field`` when the game has none."""
     ship = state.ships.get(ship_id)
     if ship is None:
-        raise BadInput(field, f"no ship {ship_id!r} in {state.game!r}")
+        raise BadInput(field, "no ship {ship_id!r} in {game!r}", ship_id=ship_id, game=state.game)
     return ship
 
 
@@ -294,14 +294,25 @@ class ResolveTurn(Command, frozen=True, kw_only=True):
 
 def check_game_name(name: str) -> None:
     if len(name) > NAME_MAX:
-        raise BadInput("GAME", f"{name[:NAME_MAX]!r}...: {len(name)} characters, at most {NAME_MAX}")
+        raise BadInput(
+            "game",
+            "{name!r}...: {count} characters, at most {name_max}",
+            name=name[:NAME_MAX],
+            count=len(name),
+            name_max=NAME_MAX,
+        )
     if not name or not all(c.isalnum() or c in "-_." for c in name):
-        raise BadInput("GAME", f"{name!r}: use letters, digits, '-', '_' or '.'")
+        raise BadInput("game", "{name!r}: use letters, digits, '-', '_' or '.'", name=name)
     # Refused rather than stripped: the game would then answer to two names, and a later
     # ``state x.jsonl`` would look for ``x.jsonl.jsonl``.
     stem, dot, suffix = name.rpartition(".")
     if dot and f".{suffix.lower()}" in GAME_FILE_SUFFIXES:
-        raise BadInput("GAME", f"{name!r} ends with the suffix of a game's file: name the game {stem!r}")
+        raise BadInput(
+            "game",
+            "{name!r} ends with the suffix of a game's file: name the game {stem!r}",
+            name=name,
+            stem=stem,
+        )
 
 
 def check_players_distinct(players: Iterable[str], field: str) -> None:
@@ -318,29 +329,32 @@ def check_players_distinct(players: Iterable[str], field: str) -> None:
         earlier, later = clash
         raise BadInput(
             field,
-            f"{later!r} and {earlier!r} {how_alike(earlier, later)}: every player needs a name of "
-            "their own, or a command or a reader would take one for the other (T3, project ruling)",
+            "{later!r} and {earlier!r} {alike}: every player needs a name of their own, or a command "
+            "or a reader would take one for the other (T3, project ruling)",
+            later=later,
+            earlier=earlier,
+            alike=how_alike(earlier, later),
         )
 
 
 def decide_create(state: GameState, command: CreateGame, dice: DiceSource) -> list[Event]:
     """Open a game. ``decide`` has already found ``command.ruleset`` among the rulesets."""
     if state.created:
-        raise BadInput("game", f"game {state.game!r} already exists")
+        raise BadInput("game", "game {game!r} already exists", game=state.game)
     check_game_name(command.game)
     if command.dice_mode not in DICE_MODES:
         modes = ", ".join(DICE_MODES)
         raise BadInput("dice", "{mode!r} is not one of {modes}", mode=command.dice_mode, modes=modes)
     players = command.players
     if not players:
-        raise BadInput("--players", "name at least one player")
+        raise BadInput("players", "name at least one player")
     if len(players) > PLAYERS_MAX:
         raise BadInput("players", "{count} players: at most {most}", count=len(players), most=PLAYERS_MAX)
     for player in players:
-        check_name("--players", player)
+        check_name("players", player)
     if any(not p.strip() for p in players):
-        raise BadInput("--players", f"every player needs a name: {players!r}")
-    check_players_distinct(players, "--players")
+        raise BadInput("players", "every player needs a name: {players!r}", players=players)
+    check_players_distinct(players, "players")
     fewest = asked_named(command.ruleset).fewest_players
     if len(players) < fewest and not command.scenario:
         raise BadInput("players", "a {ruleset} game needs at least {fewest} players (T3)", rule="T3",
@@ -349,9 +363,11 @@ def decide_create(state: GameState, command: CreateGame, dice: DiceSource) -> li
         raise BadInput("budget", "must be 0 to {most}, not {budget}", most=BUDGET_MAX, budget=command.budget)
     validate_board(command.board)
     if command.dice_mode == "seeded" and not commits_to_a_seed(command):
-        raise BadInput("--seed", "a seeded game must commit to its seed (D2)")
+        raise BadInput("seed", "a seeded game must commit to its seed (D2)")
     if command.dice_scheme not in DICE_SCHEMES:
-        raise BadInput("dice_scheme", f"{command.dice_scheme!r} is not a dice scheme (D2, D3)")
+        raise BadInput(
+            "dice_scheme", "{dice_scheme!r} is not a dice scheme (D2, D3)", dice_scheme=command.dice_scheme
+        )
     created = shared_fields(command, GameCreated)
     if command.dice_mode != "seeded":
         created |= {"seed_sha256": None, "seed_salt": None, "seed_hmac": None, "dice_scheme": None}
@@ -364,14 +380,20 @@ def evolve_created(state: GameState, event: GameCreated) -> GameState:
 
 
 def decide_end(state: GameState, command: EndGame, dice: DiceSource) -> list[Event]:
-    check_text("--reason", command.reason)
+    check_text("reason", command.reason)
     winner = command.winner
     if winner is not None:
         # matched as every command matches a player (case and spacing aside), logged as spelled
         winner = player_typed(state.players, winner)
         if winner not in state.players:
             players = ", ".join(state.players)
-            raise BadInput("--winner", f"{winner!r} is not a player of {state.game!r} (players: {players})")
+            raise BadInput(
+                "winner",
+                "{winner!r} is not a player of {game!r} (players: {players})",
+                winner=winner,
+                game=state.game,
+                players=players,
+            )
     seed = None
     if state.dice_mode == "seeded":
         if command.seed is None or not matches_commitment(command.seed, state):

@@ -75,13 +75,16 @@ def check_text(field: str, value: str, limit: int = TEXT_MAX) -> None:
     """Refuse ``value`` (BadInput naming ``field``) if it is longer than ``limit`` characters
     or holds a character :func:`unsafe` refuses; the message shows that character escaped."""
     if len(value) > limit:
-        raise BadInput(field, f"{len(value)} characters: at most {limit}")
+        raise BadInput(field, "{length} characters: at most {limit}", length=len(value), limit=limit)
     for position, char in enumerate(value):
         if unsafe(char):
             raise BadInput(
                 field,
-                f"'{shown(value)}': control character {_escape(char)} at position {position} "
+                "'{value}': control character {char} at position {position} "
                 "(names and texts hold no control, separator or bidirectional characters)",
+                value=shown(value),
+                char=_escape(char),
+                position=position,
             )
 
 
@@ -98,10 +101,13 @@ def check_name(field: str, value: str) -> None:
         if _format(char):
             raise BadInput(
                 field,
-                f"'{_visible(value)}': format character {_escape(char)} ({_code_point(char)}) at "
-                f"position {position}: names hold no invisible character (zero-width spaces and "
-                "joiners, soft hyphens, byte order marks: Unicode category Cf), which would make two "
-                "names that look one",
+                "'{value}': format character {char} ({code_point}) at position {position}: names hold "
+                "no invisible character (zero-width spaces and joiners, soft hyphens, byte order marks: "
+                "Unicode category Cf), which would make two names that look one",
+                value=_visible(value),
+                char=_escape(char),
+                code_point=_code_point(char),
+                position=position,
             )
 
 
@@ -241,4 +247,4 @@ def drawn_like(*names: str) -> str:
 def check_ship_count(count: int, field: str) -> None:
     """Refuse a game that would hold ``count`` ships, more than SHIPS_MAX (BadInput naming ``field``)."""
     if count > SHIPS_MAX:
-        raise BadInput(field, f"{count} ships in one game: at most {SHIPS_MAX}")
+        raise BadInput(field, "{count} ships in one game: at most {most}", count=count, most=SHIPS_MAX)

@@ -3,9 +3,10 @@
 sentences quote, and the narrators of the events both rulesets log.
 
 A narrator is a small function that tells one event as a sentence a player can check with
-the rulebook in hand. Each ruleset's table (:mod:`mortecouille.core.mortecouille.narrators`,
-:mod:`mortecouille.core.blockade.narrators`) merges :data:`SHARED_NARRATORS` with its own;
-nothing here registers itself anywhere.
+the rulebook in hand: a :class:`~mortecouille.core.errors.Phrase` (a template key and its
+parameters), which the edge renders in its reader's language. Each ruleset's table
+(:mod:`mortecouille.core.mortecouille.narrators`, :mod:`mortecouille.core.blockade.narrators`)
+merges :data:`SHARED_NARRATORS` with its own; nothing here registers itself anywhere.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import msgspec
 from mortecouille.core.board.geometry import eighths_between, square_name
 from mortecouille.core.board.terrain import board_index
 from mortecouille.core.dice import PURPOSES
+from mortecouille.core.errors import Phrase, joined, phrase
 from mortecouille.core.phases import END, ORDERS, RULING, SET_UP, START, WIND, Phase, phase_name
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
@@ -50,9 +52,12 @@ class ExplainContext(msgspec.Struct, frozen=True):
 
 
 #: A narrator tells one event (of the type it is filed under) as a sentence.
-Narrator = Callable[[Any, ExplainContext], str]
+Narrator = Callable[[Any, ExplainContext], Phrase]
 #: What a ruleset's damage line ends with: the ship's damage so far, against its limit.
-DamageTotal = Callable[[ExplainContext, str], str]
+DamageTotal = Callable[[ExplainContext, str], Phrase | str]
+
+#: nothing to add to a sentence: an optional part left out
+NOTHING: Final = ""
 
 #: What each collision case means (rules.md M), so a player need not look it up to follow.
 COLLISION_CASES: Final[Mapping[str, str]] = {
@@ -74,12 +79,12 @@ COLLISION_CASES: Final[Mapping[str, str]] = {
 }
 
 
-def sq(square: Sequence[int] | None) -> str:
+def sq(square: Sequence[int] | None) -> Phrase | str:
     """A square's name (B1); a square off the board (the edge, B4) as its coordinates."""
     if square is None:
         return "-"
     if square[0] < 0 or square[1] < 0:
-        return f"({square[0]},{square[1]}) off the board"
+        return phrase("({x},{y}) off the board", x=square[0], y=square[1])
     return square_name((square[0], square[1]))
 
 
@@ -97,52 +102,81 @@ def contact_side(facing: str, heading: str) -> str:
 # ------------------------------------------------------------------ narrators of shared events
 
 
-def tell_game_created(event: GameCreated, ctx: ExplainContext) -> str:
-    fork = f", forked from {event.forked_from} at seq {event.forked_at_seq}" if event.forked_from else ""
-    scheme = " keyed each turn by the players' contributions (D3)" if event.dice_scheme else ""
-    return f"game {event.game} created ({event.ruleset}, {event.dice_mode} dice{scheme}{fork})"
-
-
-def tell_contribution_committed(event: DiceContributionCommitted, ctx: ExplainContext) -> str:
-    return (
-        f"{event.player} commits to a secret contribution to the dice of turn {event.turn} "
-        f"(SHA-256 {event.commitment[:12]}..., D3)"
+def tell_game_created(event: GameCreated, ctx: ExplainContext) -> Phrase:
+    fork = (
+        phrase(", forked from {game} at seq {seq}", game=event.forked_from, seq=event.forked_at_seq)
+        if event.forked_from
+        else NOTHING
+    )
+    scheme = phrase(" keyed each turn by the players' contributions (D3)") if event.dice_scheme else NOTHING
+    return phrase(
+        "game {game} created ({ruleset}, {dice_mode} dice{scheme}{fork})",
+        game=event.game,
+        ruleset=event.ruleset,
+        dice_mode=event.dice_mode,
+        scheme=scheme,
+        fork=fork,
     )
 
 
-def tell_turn_locked(event: TurnLocked, ctx: ExplainContext) -> str:
-    return f"turn {event.turn} is locked: its orders and dice contributions are final (D3)"
-
-
-def tell_contribution_revealed(event: DiceContributionRevealed, ctx: ExplainContext) -> str:
-    return (
-        f"{event.player} reveals their contribution to the dice of turn {event.turn}: "
-        f"{event.contribution}, which matches their commitment (D3)"
+def tell_contribution_committed(event: DiceContributionCommitted, ctx: ExplainContext) -> Phrase:
+    return phrase(
+        "{player} commits to a secret contribution to the dice of turn {turn} (SHA-256 {commitment}..., D3)",
+        player=event.player,
+        turn=event.turn,
+        commitment=event.commitment[:12],
     )
 
 
-def tell_contribution_absent(event: DiceContributionAbsent, ctx: ExplainContext) -> str:
-    return (
-        f"{event.player} never revealed their contribution to turn {event.turn}: the turn is resolved "
-        f"without it ({event.reason}) (D3)"
+def tell_turn_locked(event: TurnLocked, ctx: ExplainContext) -> Phrase:
+    return phrase("turn {turn} is locked: its orders and dice contributions are final (D3)", turn=event.turn)
+
+
+def tell_contribution_revealed(event: DiceContributionRevealed, ctx: ExplainContext) -> Phrase:
+    return phrase(
+        "{player} reveals their contribution to the dice of turn {turn}: "
+        "{contribution}, which matches their commitment (D3)",
+        player=event.player,
+        turn=event.turn,
+        contribution=event.contribution,
     )
 
 
-def tell_die_rolled(event: DieRolled, ctx: ExplainContext) -> str:
-    who = event.ship or "the table"
+def tell_contribution_absent(event: DiceContributionAbsent, ctx: ExplainContext) -> Phrase:
+    return phrase(
+        "{player} never revealed their contribution to turn {turn}: the turn is resolved "
+        "without it ({reason}) (D3)",
+        player=event.player,
+        turn=event.turn,
+        reason=event.reason,
+    )
+
+
+def tell_die_rolled(event: DieRolled, ctx: ExplainContext) -> Phrase:
+    who = event.ship or phrase("the table")
     rule = PURPOSES.get(event.purpose)
-    why = f" ({rule})" if rule else ""
-    roll = f"1d{event.sides} for {event.purpose} #{event.index + 1}{why}"
-    return f"{who} rolls {roll}: {event.value} ({event.source})"
+    why = phrase(" ({rule})", rule=rule) if rule else NOTHING
+    return phrase(
+        "{who} rolls 1d{sides} for {purpose} #{number}{why}: {value} ({source})",
+        who=who,
+        sides=event.sides,
+        purpose=event.purpose,
+        number=event.index + 1,
+        why=why,
+        value=event.value,
+        source=event.source,
+    )
 
 
-def tell_turn_started(event: TurnStarted, ctx: ExplainContext) -> str:
-    rounds = f", {event.rounds} rounds" if event.rounds > 1 else ""
-    return f"turn {event.turn} is resolved{rounds}"
+def tell_turn_started(event: TurnStarted, ctx: ExplainContext) -> Phrase:
+    rounds = phrase(", {rounds} rounds", rounds=event.rounds) if event.rounds > 1 else NOTHING
+    return phrase("turn {turn} is resolved{rounds}", turn=event.turn, rounds=rounds)
 
 
-def tell_turn_ended(event: TurnEnded, ctx: ExplainContext) -> str:
-    return f"turn {event.turn} ends; state hash {event.state_hash[:12]}"
+def tell_turn_ended(event: TurnEnded, ctx: ExplainContext) -> Phrase:
+    return phrase(
+        "turn {turn} ends; state hash {state_hash}", turn=event.turn, state_hash=event.state_hash[:12]
+    )
 
 
 def turns_resolved(state: GameState) -> int:
@@ -154,110 +188,198 @@ def turns_resolved(state: GameState) -> int:
     return state.turn - 1
 
 
-def ending_text(reason: str | None, winner: str | None) -> str:
+def ending_text(reason: str | None, winner: str | None) -> Phrase:
     """How a game ended, as the table says it. A T3 "victory" with no winner is every ship gone:
     the log keeps its ``reason`` (old logs must verify), only the words shown change."""
     if reason == "victory" and winner is None:
-        return "all ships lost: no winner"
-    return f"{reason}, {winner} wins" if winner else str(reason)
+        return phrase("all ships lost: no winner")
+    if winner:
+        return phrase("{reason}, {winner} wins", reason=str(reason), winner=winner)
+    return phrase("{reason}", reason=str(reason))
 
 
-def position_caption(state: GameState) -> str:
+def position_caption(state: GameState) -> Phrase:
     """The turn a position shows: ``after turn 3; turn 4 to order`` or ``after turn 27 - game over: ...``."""
     done = turns_resolved(state)
-    behind = f"after turn {done}" if done else "before turn 1"
+    behind = phrase("after turn {turn}", turn=done) if done else phrase("before turn 1")
     if state.ended:
-        return f"{behind} - game over: {ending_text(state.end_reason, state.winner)}"
-    return f"{behind}; turn {state.turn} to order"
+        return phrase(
+            "{behind} - game over: {ending}",
+            behind=behind,
+            ending=ending_text(state.end_reason, state.winner),
+        )
+    return phrase("{behind}; turn {turn} to order", behind=behind, turn=state.turn)
 
 
-def tell_game_ended(event: GameEnded, ctx: ExplainContext) -> str:
-    seed = "; the dice seed is revealed" if event.seed else ""
-    return f"the game ends ({ending_text(event.reason, event.winner)}){seed}"
+def tell_game_ended(event: GameEnded, ctx: ExplainContext) -> Phrase:
+    seed = phrase("; the dice seed is revealed") if event.seed else NOTHING
+    return phrase("the game ends ({ending}){seed}", ending=ending_text(event.reason, event.winner), seed=seed)
 
 
-def tell_ship_placed(event: ShipPlaced, ctx: ExplainContext) -> str:
-    owner = f" of {event.owner}" if event.owner else ""
-    kind = f" ({event.kind})" if event.kind else ""
-    return f"{event.ship}{kind}{owner} is placed on {sq(event.at)} facing {event.facing}"
-
-
-def tell_ship_moved(event: ShipMoved, ctx: ExplainContext) -> str:
-    before = ctx.before.ships.get(event.ship)
-    turned = f", turning {before.facing}->{event.facing}" if before and before.facing != event.facing else ""
-    if len(event.path) <= 1:
-        return f"{event.ship} stays on {sq(event.at)} facing {event.facing}{turned}"
-    path = "-".join(sq(s) for s in event.path)
-    how = "is carried" if event.phase == WIND.id else "moves"
-    return f"{event.ship} {how} {path}, ends on {sq(event.at)} facing {event.facing}{turned}"
-
-
-def tell_ship_pushed(event: ShipPushed, ctx: ExplainContext) -> str:
-    return (
-        f"{event.pusher} bumps {event.ship} and pushes it from {sq(event.pushed_from)} "
-        f"to {sq(event.pushed_to)} (step {event.step})"
+def tell_ship_placed(event: ShipPlaced, ctx: ExplainContext) -> Phrase:
+    owner = phrase(" of {owner}", owner=event.owner) if event.owner else NOTHING
+    kind = phrase(" ({kind})", kind=event.kind) if event.kind else NOTHING
+    return phrase(
+        "{ship}{kind}{owner} is placed on {square} facing {facing}",
+        ship=event.ship,
+        kind=kind,
+        owner=owner,
+        square=sq(event.at),
+        facing=event.facing,
     )
 
 
-def tell_collision(event: CollisionOccurred, ctx: ExplainContext) -> str:
+def tell_ship_moved(event: ShipMoved, ctx: ExplainContext) -> Phrase:
+    before = ctx.before.ships.get(event.ship)
+    turned: Phrase | str = NOTHING
+    if before and before.facing != event.facing:
+        turned = phrase(", turning {before}->{after}", before=before.facing, after=event.facing)
+    square = sq(event.at)
+    if len(event.path) <= 1:
+        return phrase(
+            "{ship} stays on {square} facing {facing}{turned}",
+            ship=event.ship,
+            square=square,
+            facing=event.facing,
+            turned=turned,
+        )
+    path = joined([sq(s) for s in event.path], "-")
+    key = (
+        "{ship} is carried {path}, ends on {square} facing {facing}{turned}"
+        if event.phase == WIND.id
+        else "{ship} moves {path}, ends on {square} facing {facing}{turned}"
+    )
+    return phrase(key, ship=event.ship, path=path, square=square, facing=event.facing, turned=turned)
+
+
+def tell_ship_pushed(event: ShipPushed, ctx: ExplainContext) -> Phrase:
+    return phrase(
+        "{pusher} bumps {ship} and pushes it from {start} to {end} (step {step})",
+        pusher=event.pusher,
+        ship=event.ship,
+        start=sq(event.pushed_from),
+        end=sq(event.pushed_to),
+        step=event.step,
+    )
+
+
+def tell_collision(event: CollisionOccurred, ctx: ExplainContext) -> Phrase:
     """Who met what, where, and the case of rules M that settled it."""
+    what: Phrase
     if event.rock is not None and not board_index(ctx.before.board).on_board((event.rock[0], event.rock[1])):
         ship = ctx.before.ships.get(event.ships[0])
-        where = f" at {sq(ship.at)}" if ship is not None and ship.at is not None else ""
-        what = f"{event.ships[0]} runs into the edge of the board{where}"
+        where = (
+            phrase(" at {square}", square=sq(ship.at))
+            if ship is not None and ship.at is not None
+            else NOTHING
+        )
+        what = phrase("{ship} runs into the edge of the board{where}", ship=event.ships[0], where=where)
     elif event.rock is not None:
-        what = f"{event.ships[0]} hits the rock at {sq(event.rock)}"
+        what = phrase("{ship} hits the rock at {square}", ship=event.ships[0], square=sq(event.rock))
     else:
-        what = f"{' and '.join(event.ships)} collide over {sq(event.square)}"
+        what = phrase(
+            "{ships} collide over {square}", ships=" and ".join(event.ships), square=sq(event.square)
+        )
     why = COLLISION_CASES.get(event.rule, "")
-    return f"{what} (step {event.step}, case {event.rule}{': ' + why if why else ''})"
+    if why:
+        return phrase(
+            "{what} (step {step}, case {rule}: {why})",
+            what=what,
+            step=event.step,
+            rule=event.rule,
+            why=phrase(why),
+        )
+    return phrase("{what} (step {step}, case {rule})", what=what, step=event.step, rule=event.rule)
 
 
 def damage_narrator(total: DamageTotal) -> Narrator:
     """The narrator of damage, ending with ``total``: each ruleset counts a ship's damage its way."""
 
-    def tell_damage(event: DamageTaken, ctx: ExplainContext) -> str:
-        cause = event.cause + (f" with {event.other}" if event.other else "")
-        if event.step:
-            cause += f" in the {phase_name(event.phase, ctx.rounds)} phase, step {event.step}"
-        return f"{event.ship} takes {num(event.amount)} damage ({cause}){total(ctx, event.ship)}"
+    def tell_damage(event: DamageTaken, ctx: ExplainContext) -> Phrase:
+        other = phrase(" with {other}", other=event.other) if event.other else NOTHING
+        step = (
+            phrase(
+                " in the {phase} phase, step {step}",
+                phase=phase_name(event.phase, ctx.rounds),
+                step=event.step,
+            )
+            if event.step
+            else NOTHING
+        )
+        return phrase(
+            "{ship} takes {amount} damage ({cause}{other}{step}){total}",
+            ship=event.ship,
+            amount=num(event.amount),
+            cause=event.cause,
+            other=other,
+            step=step,
+            total=total(ctx, event.ship),
+        )
 
     return tell_damage
 
 
-def tell_ship_sunk(event: ShipSunk, ctx: ExplainContext) -> str:
-    how = {"sunk": "sinks", "lost": "is abandoned by its crew", "gone": "leaves the board"}.get(
-        event.how, event.how
-    )
-    return f"{event.ship} {how} at {sq(event.at)} and takes no further part"
+#: How a ship leaves the game (its ShipSunk's ``how``), told.
+SINKING: Final[Mapping[str, str]] = {
+    "sunk": "{ship} sinks at {square} and takes no further part",
+    "lost": "{ship} is abandoned by its crew at {square} and takes no further part",
+    "gone": "{ship} leaves the board at {square} and takes no further part",
+}
 
 
-def tell_ruling(event: RulingRecorded, ctx: ExplainContext) -> str:
+def tell_ship_sunk(event: ShipSunk, ctx: ExplainContext) -> Phrase:
+    key = SINKING.get(event.how, "{ship} {how} at {square} and takes no further part")
+    return phrase(key, ship=event.ship, how=event.how, square=sq(event.at))
+
+
+def tell_ruling(event: RulingRecorded, ctx: ExplainContext) -> Phrase:
     # imported here: this module is imported by every command that shows a state (its
     # position_caption), which never tells a ruling (the CLI's start-up)
     from mortecouille.core.rulings import describe_adjustment
 
-    effects = "; ".join(describe_adjustment(a) for a in event.adjustments) or "no change to the board"
-    return f"referee's ruling under {event.rule}: {event.text} -> {effects}"
-
-
-def tell_loss(event: LossRecorded, ctx: ExplainContext) -> str:
-    first = event.anchored_seq - event.lost + 1
-    return (
-        f"LOSS recorded by the referee's repair: {event.lost} event(s) the head anchor vouched for "
-        f"(seq {first}..{event.anchored_seq}) were gone from the log; the game goes on without them"
+    adjustments = [describe_adjustment(a) for a in event.adjustments]
+    effects = joined(adjustments, "; ") if adjustments else phrase("no change to the board")
+    return phrase(
+        "referee's ruling under {rule}: {text} -> {effects}",
+        rule=event.rule,
+        text=event.text,
+        effects=effects,
     )
 
 
-def tell_deadline_set(event: DeadlineSet, ctx: ExplainContext) -> str:
-    return f"the referee sets turn {event.turn}'s deadline at {event.at}"
+def tell_loss(event: LossRecorded, ctx: ExplainContext) -> Phrase:
+    return phrase(
+        "LOSS recorded by the referee's repair: {lost} event(s) the head anchor vouched for "
+        "(seq {first}..{last}) were gone from the log; the game goes on without them",
+        lost=event.lost,
+        first=event.anchored_seq - event.lost + 1,
+        last=event.anchored_seq,
+    )
 
 
-def tell_deadline_passed(event: DeadlinePassed, ctx: ExplainContext) -> str:
+def tell_deadline_set(event: DeadlineSet, ctx: ExplainContext) -> Phrase:
+    return phrase("the referee sets turn {turn}'s deadline at {at}", turn=event.turn, at=event.at)
+
+
+def tell_deadline_passed(event: DeadlinePassed, ctx: ExplainContext) -> Phrase:
     idle = ", ".join(event.idle)
-    without = f"{idle} had no orders and do nothing this turn (T1)" if idle else "every ship had orders"
-    then = "the turn is resolved" if event.resolved else "the referee resolves the turn with the table's dice"
-    return f"turn {event.turn}'s deadline ({event.at}) passed: {without}; {then}"
+    without = (
+        phrase("{idle} had no orders and do nothing this turn (T1)", idle=idle)
+        if idle
+        else phrase("every ship had orders")
+    )
+    then = (
+        phrase("the turn is resolved")
+        if event.resolved
+        else phrase("the referee resolves the turn with the table's dice")
+    )
+    return phrase(
+        "turn {turn}'s deadline ({at}) passed: {without}; {then}",
+        turn=event.turn,
+        at=event.at,
+        without=without,
+        then=then,
+    )
 
 
 #: The narrators of the events both rulesets log, but damage (see :func:`damage_narrator`)

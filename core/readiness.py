@@ -40,8 +40,11 @@ def check_fleets_ready(state: GameState) -> None:
     if unsealed:
         raise RuleViolation(
             "F3",
-            f"the game cannot start: fleet not sealed yet for {', '.join(unsealed)}; "
-            f"`seal {state.game} {unsealed[0]}` (--forfeit gives up money left) before the first resolve",
+            "the game cannot start: fleet not sealed yet for {unsealed}; `seal {game} {first}` "
+            "(--forfeit gives up money left) before the first resolve",
+            unsealed=", ".join(unsealed),
+            game=state.game,
+            first=unsealed[0],
         )
     unplaced = unplaced_ships(state)
     if unplaced:
@@ -49,9 +52,12 @@ def check_fleets_ready(state: GameState) -> None:
         example = unplaced[0].id
         raise RuleViolation(
             "F3",
-            f"the game cannot start: {names} bought but not placed; `place {state.game} {example!r} SQUARE`,"
-            f" or if it cannot be placed, a ruling: `ruling {state.game} --rule F3 --text ... "
-            f"--adjust {example!r} position=SQUARE` places it, `--adjust {example!r} sunk=true` withdraws it",
+            "the game cannot start: {names} bought but not placed; `place {game} {example!r} SQUARE`, "
+            "or if it cannot be placed, a ruling: `ruling {game} --rule F3 --text ... --adjust "
+            "{example!r} position=SQUARE` places it, `--adjust {example!r} sunk=true` withdraws it",
+            names=names,
+            game=state.game,
+            example=example,
         )
 
 
@@ -88,8 +94,10 @@ def check_turn_can_lock(state: GameState, asked: Questions) -> None:
 def _cannot_lock(state: GameState, rule: str, why: str) -> None:
     raise RuleViolation(
         rule,
-        f"turn {state.turn} cannot be locked before it can be played: {why}; a locked turn takes no "
-        "purchase, seal, placement or order (D3), so it could never be resolved",
+        "turn {turn} cannot be locked before it can be played: {why}; a locked turn takes no purchase, "
+        "seal, placement or order (D3), so it could never be resolved",
+        turn=state.turn,
+        why=why,
     )
 
 

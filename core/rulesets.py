@@ -52,5 +52,5 @@ def ruleset_named(name: str, field: str = "ruleset") -> Ruleset:
     """The ruleset called ``name``; any other name is refused (BadInput naming ``field``), naming
     the ones there are."""
     if name not in RULESETS:
-        raise BadInput(field, f"{name!r} is not one of {', '.join(RULESETS)}")
+        raise BadInput(field, "{name!r} is not one of {rulesets}", name=name, rulesets=", ".join(RULESETS))
     return RULESETS[name]

@@ -21,7 +21,7 @@ from mortecouille.core.board.geometry import (
 from mortecouille.core.board.ships import check_placing_open
 from mortecouille.core.board.terrain import board_index
 from mortecouille.core.dice import DiceSource
-from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.errors import BadInput, Phrase, RuleViolation, phrase
 from mortecouille.core.life_cycle import Command, Decide, change_ship, ship_id_typed, ship_named
 from mortecouille.core.limits import check_text
 from mortecouille.core.questions import Questions
@@ -75,14 +75,16 @@ def ruling_with(asked: Questions) -> Decide:
 def decide_ruling(state: GameState, command: RecordRuling, dice: DiceSource, asked: Questions) -> list[Event]:
     rule = _rule_id(command.rule.strip())
     if rule not in RULE_IDS:
-        raise BadInput("--rule", f"{command.rule!r} is not a rule ID of RULES.md (e.g. M3, C2, X1)")
+        raise BadInput(
+            "rule", "{rule_id!r} is not a rule ID of RULES.md (e.g. M3, C2, X1)", rule_id=command.rule
+        )
     if not command.text.strip():
-        raise BadInput("--text", "say what was decided and why")
-    check_text("--text", command.text)
+        raise BadInput("text", "say what was decided and why")
+    check_text("text", command.text)
     adjustments = tuple(_ship_as_spelled(state, adjustment) for adjustment in command.adjustments)
     adjusted = state
-    for adjustment in adjustments:
-        check_adjustment(adjusted, adjustment, asked)
+    for index, adjustment in enumerate(adjustments):
+        check_adjustment(adjusted, adjustment, asked, f"adjustments[{index}]")
         adjusted = apply_adjustment(adjusted, adjustment)
     return [
         RulingRecorded(
@@ -110,42 +112,77 @@ def _ship_as_spelled(state: GameState, adjustment: Adjustment) -> Adjustment:
     return adjustment if ship == adjustment.ship else msgspec.structs.replace(adjustment, ship=ship)
 
 
-def check_adjustment(state: GameState, adjustment: Adjustment, asked: Questions) -> None:
-    """Refuse an adjustment that would leave a position the rules cannot hold."""
+def check_adjustment(
+    state: GameState, adjustment: Adjustment, asked: Questions, field: str = "adjustments"
+) -> None:
+    """Refuse an adjustment that would leave a position the rules cannot hold, naming ``field``."""
     if adjustment.at is not None:
         # a ruling's position places a ship as ``place`` does: not while fleets are secret (F3)
-        check_placing_open(state, asked, f"--adjust {adjustment.ship}: a ship is given a position")
-    ship = ship_named(state, adjustment.ship, "--adjust")
+        what = phrase("{ship}: a ship is given a position", ship=adjustment.ship)
+        check_placing_open(state, asked, what, field)
+    ship = ship_named(state, adjustment.ship, field)
     if adjustment.change == "nothing":
-        raise BadInput("--adjust", f"{adjustment.ship}: the adjustment changes nothing")
+        raise BadInput(field, "{ship}: the adjustment changes nothing", ship=adjustment.ship)
     for name in ("damage", "wind"):
         amount = getattr(adjustment, name)
         bounded = amount is None or (abs(amount) <= ADJUSTMENT_MAX and float(amount).is_integer())
         if not bounded:
-            raise BadInput("--adjust", f"{ship.id} {name} {amount!r}: a whole number within {ADJUSTMENT_MAX}")
+            raise BadInput(
+                field,
+                "{ship} {name} {amount!r}: a whole number within {adjustment_max}",
+                ship=ship.id,
+                name=name,
+                amount=amount,
+                adjustment_max=ADJUSTMENT_MAX,
+            )
     if adjustment.damage is not None and ship.damage + adjustment.damage < 0:
-        raise BadInput("--adjust", f"{ship.id} has taken {ship.damage:g}: damage cannot go below 0")
+        raise BadInput(
+            field, "{ship} has taken {damage:g}: damage cannot go below 0", ship=ship.id, damage=ship.damage
+        )
     if adjustment.wind is not None and adjustment.wind < 0:
-        raise BadInput("--adjust", f"{ship.id}: wind points cannot be negative (A1)")
+        raise BadInput(field, "{ship}: wind points cannot be negative (A1)", ship=ship.id)
     if adjustment.facing is not None:
         allowed = asked.facings
         if adjustment.facing not in allowed:
-            raise BadInput("--adjust", f"{ship.id}: facing {adjustment.facing} is not one of {allowed} (B2)")
+            raise BadInput(
+                field,
+                "{ship}: facing {facing} is not one of {allowed} (B2)",
+                ship=ship.id,
+                facing=adjustment.facing,
+                allowed=allowed,
+            )
     if adjustment.at is not None:
-        _check_square(state, ship, adjustment.at)
+        _check_square(state, ship, adjustment.at, field)
     if adjustment.sunk is False and ship.at is None:
-        raise BadInput("--adjust", f"{ship.id} was never placed: give it a position first")
+        raise BadInput(field, "{ship} was never placed: give it a position first", ship=ship.id)
 
 
-def _check_square(state: GameState, ship: ShipState, at: tuple[int, int]) -> None:
+def _check_square(state: GameState, ship: ShipState, at: tuple[int, int], field: str) -> None:
     index = board_index(state.board)
     if not index.on_board(at):
-        raise RuleViolation("B4", f"--adjust {ship.id}: {at} is off the {index.width}x{index.height} board")
+        raise RuleViolation(
+            "B4",
+            "{ship}: {at} is off the {width}x{height} board",
+            field=field,
+            ship=ship.id,
+            at=at,
+            width=index.width,
+            height=index.height,
+        )
     if at in index.rocks:
-        raise RuleViolation("B4", f"--adjust {ship.id}: {square_name(at)} is a rock")
+        raise RuleViolation(
+            "B4", "{ship}: {square} is a rock", field=field, ship=ship.id, square=square_name(at)
+        )
     for other in state.ships.values():
         if other.id != ship.id and other.afloat and other.at == at:
-            raise RuleViolation("M", f"--adjust {ship.id}: {square_name(at)} already holds {other.id}")
+            raise RuleViolation(
+                "M",
+                "{ship}: {square} already holds {other}",
+                field=field,
+                ship=ship.id,
+                square=square_name(at),
+                other=other.id,
+            )
 
 
 def apply_adjustment(state: GameState, adjustment: Adjustment) -> GameState:
@@ -171,16 +208,17 @@ def evolve_ruling(state: GameState, event: RulingRecorded) -> GameState:
     return state
 
 
-def describe_adjustment(adjustment: Adjustment) -> str:
+def describe_adjustment(adjustment: Adjustment) -> Phrase:
     """``Frig damage +3``, ``Frig to C5``: the effect as a referee says it."""
+    ship = adjustment.ship
     if adjustment.damage is not None:
-        return f"{adjustment.ship} damage {adjustment.damage:+g}"
+        return phrase("{ship} damage {damage:+g}", ship=ship, damage=adjustment.damage)
     if adjustment.at is not None:
-        return f"{adjustment.ship} moved to {square_name(adjustment.at)}"
+        return phrase("{ship} moved to {square}", ship=ship, square=square_name(adjustment.at))
     if adjustment.facing is not None:
-        return f"{adjustment.ship} now faces {adjustment.facing}"
+        return phrase("{ship} now faces {facing}", ship=ship, facing=adjustment.facing)
     if adjustment.wind is not None:
-        return f"{adjustment.ship} wind points set to {adjustment.wind}"
+        return phrase("{ship} wind points set to {wind}", ship=ship, wind=adjustment.wind)
     if adjustment.sunk is not None:
-        return f"{adjustment.ship} " + ("out of the game" if adjustment.sunk else "back afloat")
-    return f"{adjustment.ship}: no change"
+        return phrase("{ship} out of the game" if adjustment.sunk else "{ship} back afloat", ship=ship)
+    return phrase("{ship}: no change", ship=ship)

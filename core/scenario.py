@@ -33,7 +33,7 @@ class ScenarioProblems(BadInput):
             super().__init__(*self.problems[0])
             return
         listed = "; ".join(f"{field}: {message}" for field, message in self.problems)
-        super().__init__("scenario", f"{len(self.problems)} problems: {listed}")
+        super().__init__("scenario", "{count} problems: {listed}", count=len(self.problems), listed=listed)
 
 
 def gather(problems: list[Problem], field: str, action: Callable[..., T], *args: Any) -> T | None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from mortecouille.core.errors import Phrase, phrase
 from mortecouille.core.questions import asked_of
 from mortecouille.core.state import GameState
 
@@ -38,12 +39,12 @@ def players_awaiting_orders(state: GameState) -> Mapping[str, tuple[str, ...]]:
     return waiting
 
 
-def awaiting_text(state: GameState) -> str | None:
+def awaiting_text(state: GameState) -> Phrase | None:
     """``orders missing: Anne (Hope), Bart (Kraken)``, or None when the turn waits for nobody."""
     waiting = players_awaiting_orders(state)
     if not waiting:
         return None
-    what = asked_of(state).inputs
-    return f"{what} missing: " + ", ".join(
-        f"{player} ({', '.join(ships)})" for player, ships in sorted(waiting.items())
+    key = "tokens missing: {waiting}" if asked_of(state).inputs == "tokens" else "orders missing: {waiting}"
+    return phrase(
+        key, waiting=", ".join(f"{player} ({', '.join(ships)})" for player, ships in sorted(waiting.items()))
     )

@@ -160,7 +160,7 @@ def test_a_log_changed_between_the_two_passes_is_refused(second: str) -> None:
     # shorter; or as long, but another game: the same events of another ship
     changed = events[:-3] if second == "shorter" else forged(events, {HOSTILE_SHIP: "Ann"})
     reads = iter([events, changed])
-    with pytest.raises(BadInput, match="GAME.*the log changed while the page was written"):
+    with pytest.raises(BadInput, match="^game: .*the log changed while the page was written"):
         "".join(page_parts(lambda: iter(next(reads))))
 
 

@@ -163,16 +163,16 @@ def test_a_turn_not_yet_resolved_is_refused_naming_the_resolved_ones() -> None:
     events = stamped(play_in_memory("demo-demo", "demo", 40))[:200]
     done = resolved_turns(events)
     with pytest.raises(
-        BadInput, match=rf"--turn.*turn 99 has not been resolved \(resolved turns: 1..{done[-1]}\)"
+        BadInput, match=rf"^turn: .*turn 99 has not been resolved \(resolved turns: 1..{done[-1]}\)"
     ):
         turn_picture(once(events), 99)
 
 
 def test_a_log_that_does_not_start_with_its_creation_is_refused() -> None:
     events = stamped(play_in_memory("demo-demo", "demo", 40))
-    with pytest.raises(BadInput, match="GAME.*does not start with game-created"):
+    with pytest.raises(BadInput, match="^game: .*does not start with game-created"):
         build_html(once(events[1:]))
-    with pytest.raises(BadInput, match="GAME"):
+    with pytest.raises(BadInput, match="^game: "):
         build_html(once([]))
 
 

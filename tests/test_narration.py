@@ -86,5 +86,5 @@ def test_the_narrators_are_found_by_ruleset_name_and_an_unknown_one_is_refused()
 @pytest.mark.parametrize("purpose", sorted(PURPOSES))
 def test_a_die_line_cites_the_rule_of_its_purpose(purpose: str) -> None:
     die = DieRolled(turn=1, phase="combat", ship="K", purpose=purpose, index=0, sides=6, value=4, source="seeded")
-    text = mortecouille.NARRATORS[DieRolled](die, ExplainContext(EMPTY, EMPTY))
+    text = mortecouille.NARRATORS[DieRolled](die, ExplainContext(EMPTY, EMPTY)).render()
     assert text == f"K rolls 1d6 for {purpose} #1 ({PURPOSES[purpose]}): 4 (seeded)"

@@ -390,7 +390,7 @@ def test_append_receipt_keeps_earlier_entries_and_refuses_a_foreign_file(played:
     assert parse_receipts(kept.read_bytes()) == [first, first]
     foreign = tmp_path / "foreign.json"
     foreign.write_text('{"orders": []}')
-    with pytest.raises(BadInput, match="--receipts"):
+    with pytest.raises(BadInput, match="^receipts: "):
         append_receipt(foreign, first)
     assert foreign.read_text() == '{"orders": []}'
 

@@ -38,7 +38,7 @@ def test_D1_unknown_purpose_is_a_programming_error() -> None:
 @pytest.mark.parametrize("value", [0, 7, -1, 100])
 def test_D1_table_dice_outside_one_to_six_are_refused(value: int) -> None:
     cup = DiceCup(TableDice([value]), "g", 1)
-    with pytest.raises(BadInput, match="--dice: a d6 shows 1 to 6"):
+    with pytest.raises(BadInput, match="dice: a d6 shows 1 to 6"):
         cup.roll("wind", "A", "wind", "wind")
     assert cup.events == []
 

@@ -136,7 +136,7 @@ def test_an_unknown_ruleset_is_refused_naming_every_ruleset_of_the_table() -> No
     create = CreateGame(game="g", ruleset="chess", players=("A",), budget=0, board=Board(width=4, height=4))
     with pytest.raises(BadInput) as caught:
         decide(EMPTY, create, TableDice())
-    assert caught.value.field == "--ruleset" and all(name in caught.value.message for name in RULESETS)
+    assert caught.value.field == "ruleset" and all(name in caught.value.message for name in RULESETS)
 
 
 # --- a ship's condition, declared once ------------------------------------------

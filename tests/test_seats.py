@@ -158,9 +158,9 @@ def test_seats_are_issued_once_and_for_players_only(tmp_path: Path) -> None:
     before = seats_path(log_).read_bytes()
     with pytest.raises(Conflict):
         issue_seats(log_)
-    with pytest.raises(BadInput, match="PLAYER: 'Zed'"):
+    with pytest.raises(BadInput, match="player: 'Zed'"):
         reissue(log_, "Zed")
-    with pytest.raises(BadInput, match="PLAYER"):
+    with pytest.raises(BadInput, match="^player: "):
         reissue(log_, SPECTATOR)
     assert seats_path(log_).read_bytes() == before
 

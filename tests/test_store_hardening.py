@@ -191,7 +191,7 @@ def test_the_longest_name_allowed_makes_a_game_that_verifies_and_one_more_charac
 def test_a_name_holding_a_nul_character_is_refused_naming_the_game(tmp_path: Path) -> None:
     with pytest.raises(BadInput) as error:
         game_log(tmp_path, "a\0b")
-    assert error.value.field == "GAME"
+    assert error.value.field == "game"
 
 
 # --- item 16: unwritable places and a full disk --------------------------------------------------

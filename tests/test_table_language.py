@@ -101,5 +101,5 @@ def test_a_game_ended_with_every_ship_gone_says_so() -> None:
     state = msgspec.structs.replace(
         GameState(game="g", ruleset="mortecouille"), turn=6, ended=True, end_reason="victory", winner=None
     )
-    assert position_caption(state) == "after turn 5 - game over: all ships lost: no winner"
+    assert position_caption(state).render() == "after turn 5 - game over: all ships lost: no winner"
     assert "all ships lost: no winner" in describe_state(state)

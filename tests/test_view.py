@@ -769,7 +769,7 @@ def assert_public_fields_agree(events: list[Event]) -> None:
     for viewer in EVERYONE:
         seen = view(events, viewer)
         assert (seen.turn, seen.position, seen.winner, seen.ended_reason) == (
-            full.turn, position_caption(full), full.winner, full.end_reason
+            full.turn, position_caption(full).render(), full.winner, full.end_reason
         )  # fmt: skip
         assert seen.waiting == dict(players_awaiting_orders(full)) or not known.purchases_revealed
         assert seen.sealed == tuple(p for p in full.players if p in full.fleets and full.fleets[p].sealed)

@@ -130,7 +130,7 @@ def error_of(answer: httpx.Response, status: int) -> dict[str, Any]:
     body = answer.json()
     assert set(body) == {"error"} and body["error"]["status"] == status
     assert (
-        {"status", "code", "message"} <= set(body["error"]) <= {"status", "code", "message", "field", "rule"}
+        {"status", "code", "message", "key", "params"} <= set(body["error"]) <= {"status", "code", "message", "key", "params", "field", "rule"}
     )
     error: dict[str, Any] = body["error"]
     return error

@@ -1,15 +1,19 @@
 """Every refusal of the service as one JSON shape (docs/service.md, "Errors"):
 
-``{"error": {"status": S, "code": C, "field": F?, "rule": R?, "message": M}}``
+``{"error": {"status": S, "code": C, "field": F?, "rule": R?, "key": K, "params": P, "message": M}}``
 
-``code`` is the exit code the CLI gives for the same refusal, ``field`` the body field (or header)
-at fault, ``rule`` the rule ID of a rules refusal. The engine's own errors map to HTTP statuses
-here, in one table, so every endpoint refuses alike; nothing here ever echoes a token.
+``code`` is the exit code the CLI gives for the same refusal, ``field`` the command's field path
+(or header) at fault, ``rule`` the rule ID of a rules refusal, ``key`` the message's template (its
+English text, the catalogue's key) and ``params`` the values it is filled with, so a page can say
+the refusal in its reader's language; ``message`` is it said in English. The engine's own errors
+map to HTTP statuses here, in one table, so every endpoint refuses alike; nothing here ever echoes
+a token.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import msgspec
@@ -18,7 +22,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from mortecouille.app.problems import RETRY_AFTER_SECONDS, problem_text, transient
-from mortecouille.core.errors import BadInput, MortecouilleError, RuleViolation
+from mortecouille.core.errors import BadInput, MortecouilleError, Phrase, RuleViolation, fill
 from mortecouille.events.codec import LogError
 from mortecouille.events.store import Conflict, GameNotFound, Unwritable
 from mortecouille.events.store_errors import StoreError
@@ -37,10 +41,16 @@ HEADERS: dict[str, str] = {
 }
 
 
+#: A value a refusal's params may hold in JSON.
+Param = str | int | float | bool | None | list[Any]
+
+
 class ErrorBody(msgspec.Struct, omit_defaults=True):
     status: int
     code: int
     message: str
+    key: str
+    params: dict[str, Param]
     field: str | None = None
     rule: str | None = None
 
@@ -71,31 +81,52 @@ class Forbidden(Refused):
 
 
 def error_response(status: int, code: int, message: str, *, field: str | None = None,
-                   rule: str | None = None) -> Response[Any]:  # fmt: skip
-    body = ErrorBody(status=status, code=code, message=message, field=field, rule=rule)
+                   rule: str | None = None, key: str | None = None,
+                   params: dict[str, Param] | None = None) -> Response[Any]:  # fmt: skip
+    """The refusal's answer; a message of the service's own is its own key, with no params."""
+    key = message.replace("{", "{{").replace("}", "}}") if key is None else key
+    body = ErrorBody(
+        status=status, code=code, message=message, field=field, rule=rule, key=key, params=params or {}
+    )
+    return body_response(body)
+
+
+def body_response(body: ErrorBody) -> Response[Any]:
+    status = body.status
     headers = {**HEADERS, "Retry-After": str(RETRY_AFTER_SECONDS)} if status == 503 else HEADERS
     return Response({"error": body}, status_code=status, media_type="application/json", headers=headers)
 
 
-#: The CLI's argument and option names as they appear in BadInput, to the body fields they are.
-_FIELD_NAMES = {
-    "--expect-seq": "If-Match",
-    "SQUARE": "square",
-    "SHIP": "ship",
-    "GAME": "game",
-    "PLAYER": "player",
-    "SHIP|PLAYER": "ship",
-}
+def refusal_body(
+    error: MortecouilleError, status: int, translate: Callable[[str], str] | None = None,
+    clean: Callable[[str], str] = str,
+) -> ErrorBody:  # fmt: skip
+    """A refusal of the engine as the API says it: its field path as is, its key and params, and
+    its message in the language of ``translate`` (English by default); ``clean`` takes out of the
+    message and the params what must not leave the server (a directory's path)."""
+    message = clean(fill(error.key, error.params, translate))
+    if isinstance(error, RuleViolation):
+        where = f"{error.field}: " if error.field else ""
+        message = f"[{error.rule}] {where}{message}"
+    elif isinstance(error, BadInput):
+        message = f"{error.field}: {message}"
+    params = {name: json_param(value, translate, clean) for name, value in error.params.items()}
+    return ErrorBody(
+        status=status, code=int(error.exit_code), message=message, field=error.field, rule=error.rule,
+        key=error.key, params=params,
+    )  # fmt: skip
 
 
-def body_field(name: str) -> str:
-    """A BadInput's field as the API's client named it: ``--facing`` -> ``facing``,
-    ``SHIP`` -> ``ship``, ``ACTION[2]`` -> ``actions[2]``."""
-    if name in _FIELD_NAMES:
-        return _FIELD_NAMES[name]
-    if name.startswith("ACTION["):
-        return "actions" + name.removeprefix("ACTION")
-    return name.removeprefix("--").replace("-", "_") if name.startswith("--") else name
+def json_param(value: object, translate: Callable[[str], str] | None, clean: Callable[[str], str]) -> Param:
+    """A parameter as JSON holds it: numbers, booleans and text as they are, a phrase in words,
+    a list item by item, anything else (a path) as its text."""
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    if type(value) is Phrase:
+        return clean(value.render(translate))
+    if isinstance(value, list | tuple) and not isinstance(value, Mapping):
+        return [json_param(item, translate, clean) for item in value]
+    return clean(str(value))
 
 
 def engine_error(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
@@ -110,22 +141,27 @@ def engine_error(request: Request[Any, Any, Any], error: Exception) -> Response[
         _log.warning("game unavailable", game=game, problem=str(error))
         status = 503 if transient(error) else 500
         return error_response(status, code, problem_text(error, game))
+    if isinstance(error, MortecouilleError):
+        return body_response(
+            refusal_body(error, _status_of(error), clean=lambda text: without_paths(request, text))
+        )
     message = without_paths(request, str(error))
-    if isinstance(error, RuleViolation):
-        return error_response(422, code, message, rule=error.rule)
-    if isinstance(error, BadInput):  # the message names the field as the client sent it too
-        field = body_field(error.field)
-        return error_response(400, code, f"{field}: {without_paths(request, error.message)}", field=field)
     if isinstance(error, GameNotFound):
         return error_response(404, code, message)
     if isinstance(error, Conflict):
         return error_response(409, code, message)
     if isinstance(error, Refused):
         return error_response(error.status, error.code, message, field=error.field)
-    if isinstance(error, MortecouilleError):  # a refusal of the command path (table dice unconfirmed)
-        return error_response(422, code, message)
     _log.error("unexpected error", error_type=type(error).__name__, exc_info=error)
     return error_response(500, 1, f"unexpected {type(error).__name__} (a bug: please report it)")
+
+
+def _status_of(error: MortecouilleError) -> int:
+    """A rule's refusal is 422, bad input 400; another refusal (table dice unconfirmed) 422, or
+    the status its class declares (``status``: an unknown token 401, a key used since 409)."""
+    if isinstance(error, BadInput):
+        return 400
+    return int(getattr(error, "status", 422))
 
 
 def games_of(request: Request[Any, Any, Any]) -> tuple[str | None, str | None]:

@@ -24,7 +24,7 @@ from mortecouille.core.blockade.rounds import (
 from mortecouille.core.board.geometry import ORTHOGONAL_FACINGS
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import DiceSource
-from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.errors import BadInput, RuleViolation, phrase
 from mortecouille.core.hints import PARTIAL_HINT
 from mortecouille.core.life_cycle import (
     Evolve,
@@ -55,55 +55,78 @@ from mortecouille.events.movement import (
 
 def place_blockade_ship(state: GameState, command: PlaceShip) -> ShipPlaced:
     if command.kind is None:
-        raise BadInput("--kind", f"a blockade ship needs a kind: {', '.join(BLOCKADE_KINDS)}")
+        raise BadInput(
+            "kind", "a blockade ship needs a kind: {blockade_kinds}", blockade_kinds=", ".join(BLOCKADE_KINDS)
+        )
     # a kind in any case (the kinds are lower case), the owner as every command reads a player
     # (case and spacing aside, when exactly one matches): logged as the game spells them
     owner = None if command.owner is None else player_typed(state.players, command.owner)
     command = msgspec.structs.replace(command, kind=command.kind.strip().lower(), owner=owner)
     if command.kind not in BLOCKADE_KINDS:
-        raise BadInput("--kind", f"{command.kind!r} is not a blockade kind: {', '.join(BLOCKADE_KINDS)}")
+        raise BadInput(
+            "kind",
+            "{kind!r} is not a blockade kind: {blockade_kinds}",
+            kind=command.kind,
+            blockade_kinds=", ".join(BLOCKADE_KINDS),
+        )
     if command.owner is not None and command.owner not in state.players:
-        raise BadInput("--owner", f"{command.owner!r} is not a player of {state.game!r}")
+        raise BadInput("owner", "{owner!r} is not a player of {game!r}", owner=command.owner, game=state.game)
     if command.ship in state.ships:
-        raise RuleViolation("P1", f"{command.ship!r} is already on the board")
-    check_name("SHIP", command.ship)
+        raise RuleViolation("P1", "{ship!r} is already on the board", ship=command.ship)
+    check_name("ship", command.ship)
     same = names_clashing(command.ship, state.ships)
     if same:
         # project ruling under P1: a ship is placed under a name of its own, case and spacing
         # aside, the key every command reads a ship's name by (else either name is ambiguous), and
         # not drawn like another's (else a reader takes one for the other)
         why = (
-            "ship names match case and spacing aside"
+            phrase("ship names match case and spacing aside")
             if names_matching(command.ship, same)
-            else f"the two names look alike ({drawn_like(command.ship, same[0])})"
+            else phrase("the two names look alike ({drawn})", drawn=drawn_like(command.ship, same[0]))
         )
         raise RuleViolation(
             "P1",
-            f"SHIP {command.ship!r}: {same[0]!r} is already on the board, and {why}; every ship needs a "
-            "name of its own (project ruling), or a command or a reader would take one for the other",
+            "{ship!r}: {same!r} is already on the board, and {why}; every ship needs a name of its own "
+            "(project ruling), or a command or a reader would take one for the other",
+            field="ship",
+            ship=command.ship,
+            same=same[0],
+            why=why,
         )
-    check_ship_count(len(state.ships) + 1, "SHIP")
+    check_ship_count(len(state.ships) + 1, "ship")
     if command.damage < 0 or command.damage >= BLOCKADE_KINDS[command.kind].max_damage:
-        raise BadInput("damage", f"{command.damage} is not below the {command.kind}'s maximum (P3)")
+        raise BadInput(
+            "damage",
+            "{damage} is not below the {kind}'s maximum (P3)",
+            damage=command.damage,
+            kind=command.kind,
+        )
     return ShipPlaced(**shared_fields(command, ShipPlaced), rules=("P1", "B2"))
 
 
 def decide_tokens(state: GameState, command: GiveTokens, dice: DiceSource) -> list[Event]:
-    ship = ship_named(state, command.ship, "SHIP")
+    ship = ship_named(state, command.ship, "ship")
     if not ship.afloat:
-        raise RuleViolation("P3", f"{command.ship} has sunk and takes no tokens")
+        raise RuleViolation("P3", "{ship} has sunk and takes no tokens", ship=command.ship)
     if not 1 <= len(command.tokens) <= ROUNDS_PER_TURN:
-        raise BadInput("TOKENS", f"give 1 to {ROUNDS_PER_TURN} tokens, one per round (P1)")
+        raise BadInput(
+            "tokens",
+            "give 1 to {rounds_per_turn} tokens, one per round (P1)",
+            rounds_per_turn=ROUNDS_PER_TURN,
+        )
     for index, token in enumerate(command.tokens):
         if token is not None and token not in TOKENS:
-            raise BadInput(f"TOKENS[{index + 1}]", f"{token!r} is not F, L, R or - (P1)")
+            raise BadInput(f"tokens[{index}]", "{token!r} is not F, L, R or - (P1)", token=token)
     earlier = state.tokens.get(ship.id)
     if earlier is not None and not command.replace:
         # Silently overwriting hid a typo naming another ship.
         shown = ",".join(t or "-" for t in earlier)
         raise RuleViolation(
             "P1",
-            f"{ship.id} already has its tokens for turn {state.turn} ({shown}); give them with --replace",
+            "{ship} already has its tokens for turn {turn} ({shown}); give them with --replace",
+            ship=ship.id,
+            turn=state.turn,
+            shown=shown,
         )
     return [TokensGiven(ship=command.ship, tokens=command.tokens)]
 
@@ -135,7 +158,12 @@ def play_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource)
     ``Ruleset.play_turn``)."""
     rounds = command.rounds if command.rounds is not None else ROUNDS_PER_TURN
     if not 1 <= rounds <= ROUNDS_PER_TURN:
-        raise BadInput("rounds", f"a blockade turn plays 1 to {ROUNDS_PER_TURN} rounds, not {rounds} (P1)")
+        raise BadInput(
+            "rounds",
+            "a blockade turn plays 1 to {rounds_per_turn} rounds, not {rounds} (P1)",
+            rounds_per_turn=ROUNDS_PER_TURN,
+            rounds=rounds,
+        )
     # one pass over the ships (a long game piles up wrecks, and verify plays every turn again):
     # those afloat, in the state's order, and whether every placed one passes the round's checks
     in_play: list[ShipState] = []
@@ -162,7 +190,12 @@ def play_blockade_turn(state: GameState, command: ResolveTurn, dice: DiceSource)
         raise RuleViolation("P1", "no ship is afloat: nothing to resolve")
     missing = [sid for sid in afloat if sid not in state.tokens]
     if missing and not command.partial:
-        raise RuleViolation("P1", f"no tokens yet for {', '.join(missing)}; {PARTIAL_HINT}")
+        raise RuleViolation(
+            "P1",
+            "no tokens yet for {missing}; {partial_hint}",
+            missing=", ".join(missing),
+            partial_hint=PARTIAL_HINT,
+        )
     turn = state.turn
     if every_wreck_passes:
         # A wreck neither moves nor blocks (P3), and these would pass the round's checks

@@ -8,7 +8,9 @@ from collections.abc import Mapping
 from typing import Final
 
 from mortecouille.core.blockade.rounds import BLOCKADE_KINDS
+from mortecouille.core.errors import Phrase, phrase
 from mortecouille.core.narration import (
+    NOTHING,
     SHARED_NARRATORS,
     SHARED_PHASES,
     ExplainContext,
@@ -23,20 +25,20 @@ from mortecouille.events.blockade import TokensGiven
 from mortecouille.events.movement import CollisionOccurred, DamageTaken
 
 
-def damage_of_maximum(ctx: ExplainContext, ship_id: str) -> str:
+def damage_of_maximum(ctx: ExplainContext, ship_id: str) -> Phrase | str:
     """A damaged ship's damage so far against its kind's maximum (P3)."""
     ship = ctx.after.ships.get(ship_id)
     if ship is None:
-        return ""
+        return NOTHING
     kind = BLOCKADE_KINDS.get(ship.kind)
     if kind is None:
-        return f"; {num(ship.damage)} taken in all"
-    return f"; {num(ship.damage)} of {num(kind.max_damage)} taken"
+        return phrase("; {damage} taken in all", damage=num(ship.damage))
+    return phrase("; {damage} of {most} taken", damage=num(ship.damage), most=num(kind.max_damage))
 
 
-def tell_tokens(event: TokensGiven, ctx: ExplainContext) -> str:
+def tell_tokens(event: TokensGiven, ctx: ExplainContext) -> Phrase:
     shown = " ".join(token or "-" for token in event.tokens)
-    return f"{event.ship} gets its tokens, one per round: {shown}"
+    return phrase("{ship} gets its tokens, one per round: {tokens}", ship=event.ship, tokens=shown)
 
 
 NARRATORS: Final[Mapping[type[Event], Narrator]] = {

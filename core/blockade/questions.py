@@ -32,8 +32,9 @@ def check_some_tokens(state: GameState) -> None:
     if afloat and not any(s in state.tokens for s in afloat):
         raise RuleViolation(
             "P1",
-            f"no ship has tokens for turn {state.turn}: every ship would do nothing; give tokens, "
-            f"or resolve with --idle-turn if that is what the table wants",
+            "no ship has tokens for turn {turn}: every ship would do nothing; give tokens, or resolve "
+            "with --idle-turn if that is what the table wants",
+            turn=state.turn,
         )
 
 

@@ -171,21 +171,23 @@ def _validate_ships(board: Board, ships: Mapping[str, BlockadeShip]) -> None:
     # (each field's name is spelled only when it is refused: every turn checks every ship)
     for sid, ship in ships.items():
         if ship.id != sid:
-            raise BadInput(f"ships.{sid}.id", f"ship keyed {sid!r} has id {ship.id!r}")
+            raise BadInput(f"ships.{sid}.id", "ship keyed {sid!r} has id {ship!r}", sid=sid, ship=ship.id)
         if ship.kind not in BLOCKADE_KINDS:
-            raise BadInput(f"ships.{sid}.kind", f"unknown blockade ship kind {ship.kind!r} (P2)")
+            raise BadInput(f"ships.{sid}.kind", "unknown blockade ship kind {kind!r} (P2)", kind=ship.kind)
         if ship.facing not in ORTHOGONAL_FACINGS:
-            raise BadInput(f"ships.{sid}.facing", f"{ship.facing!r}: blockade ships face N, E, S or W (B2)")
+            raise BadInput(
+                f"ships.{sid}.facing", "{facing!r}: blockade ships face N, E, S or W (B2)", facing=ship.facing
+            )
         if not ship.damage >= 0:
-            raise BadInput(f"ships.{sid}.damage", f"{ship.damage!r} is not a damage (P2, P3)")
+            raise BadInput(f"ships.{sid}.damage", "{damage!r} is not a damage (P2, P3)", damage=ship.damage)
         if ship.sunk:
             continue
         at = ship.at
         if not (0 <= at[0] < width and 0 <= at[1] < height) or at in rocks:
-            raise BadInput(f"ships.{sid}.at", f"{at} is a rock or off the board (B4)")
+            raise BadInput(f"ships.{sid}.at", "{at} is a rock or off the board (B4)", at=at)
         holder = held.setdefault(at, sid)
         if holder != sid:
-            raise BadInput(f"ships.{sid}.at", f"{at} already holds {holder}")
+            raise BadInput(f"ships.{sid}.at", "{at} already holds {holder}", at=at, holder=holder)
 
 
 def _validate_tokens(ships: Mapping[str, BlockadeShip], tokens: Mapping[str, str | None]) -> None:
@@ -193,7 +195,7 @@ def _validate_tokens(ships: Mapping[str, BlockadeShip], tokens: Mapping[str, str
         if sid not in ships:
             raise BadInput(f"tokens.{sid}", "no such ship")
         if token is not None and token not in TOKENS:
-            raise BadInput(f"tokens.{sid}", f"{token!r} is not F, L, R or none (P1)")
+            raise BadInput(f"tokens.{sid}", "{token!r} is not F, L, R or none (P1)", token=token)
 
 
 #: The move of each (facing, token) pair: a blockade move depends on nothing else, and a round

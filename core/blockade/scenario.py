@@ -30,13 +30,23 @@ def build_blockade_scenario(scenario: Scenario) -> ScenarioPlan:
 
 def _check_kind(ship: ShipSpec, field: str) -> None:
     if ship.kind not in BLOCKADE_KINDS:
-        raise BadInput(f"{field}.kind", f"{ship.kind!r} is not a blockade kind: {', '.join(BLOCKADE_KINDS)}")
+        raise BadInput(
+            f"{field}.kind",
+            "{kind!r} is not a blockade kind: {blockade_kinds}",
+            kind=ship.kind,
+            blockade_kinds=", ".join(BLOCKADE_KINDS),
+        )
 
 
 def _rounds(scenario: Scenario) -> int:
     if scenario.rounds is not None:
         if not 1 <= scenario.rounds <= ROUNDS_PER_TURN:
-            raise BadInput("rounds", f"must be 1 to {ROUNDS_PER_TURN}, not {scenario.rounds} (P1)")
+            raise BadInput(
+                "rounds",
+                "must be 1 to {rounds_per_turn}, not {rounds} (P1)",
+                rounds_per_turn=ROUNDS_PER_TURN,
+                rounds=scenario.rounds,
+            )
         return scenario.rounds
     longest = max((len(tokens) for tokens in scenario.orders.values()), default=0)
     return max(1, min(longest, ROUNDS_PER_TURN))
@@ -48,7 +58,9 @@ def place_blockade(scenario: Scenario, ship: ShipSpec) -> Command:
 
 def blockade_tokens(scenario: Scenario, ship: str, tokens: list[Any], field: str) -> list[Command]:
     if len(tokens) > ROUNDS_PER_TURN:
-        raise BadInput(field, f"at most {ROUNDS_PER_TURN} tokens, one per round (P1)")
+        raise BadInput(
+            field, "at most {rounds_per_turn} tokens, one per round (P1)", rounds_per_turn=ROUNDS_PER_TURN
+        )
     problems = [
         (f"{field}[{index}]", f'{token!r} is not "F", "L", "R" or null (P1)')
         for index, token in enumerate(tokens)

@@ -37,7 +37,7 @@ _TURN_SIDES: Final[dict[str, int]] = {"left": -2, "right": 2}
 
 def _check_facing(piece: Piece) -> None:
     if piece.facing not in FACING_VECTORS:
-        raise BadInput(f"pieces.{piece.id}.facing", f"{piece.facing!r} is not a facing (B2)")
+        raise BadInput(f"pieces.{piece.id}.facing", "{facing!r} is not a facing (B2)", facing=piece.facing)
 
 
 class Move(msgspec.Struct, frozen=True, gc=False):
@@ -72,7 +72,7 @@ class Move(msgspec.Struct, frozen=True, gc=False):
         Never pushes (M3)."""
         _check_facing(piece)
         if side not in _TURN_SIDES:
-            raise BadInput("side", f"{side!r} is neither 'left' nor 'right' (M0)")
+            raise BadInput("side", "{side!r} is neither 'left' nor 'right' (M0)", side=side)
         new = rotate(piece.facing, _TURN_SIDES[side])
         return cls("turn", FACING_VECTORS[piece.facing], FACING_VECTORS[new], False, piece.facing, new, new)
 
@@ -97,7 +97,7 @@ class Move(msgspec.Struct, frozen=True, gc=False):
         """Pushed one square by a wind tile; acts as a forward move, facing unchanged (B5, M7)."""
         _check_facing(piece)
         if direction not in FACING_VECTORS:
-            raise BadInput("dir", f"{direction!r} is not a facing (B5)")
+            raise BadInput("dir", "{direction!r} is not a facing (B5)", direction=direction)
         f = piece.facing
         return cls("wind", FACING_VECTORS[direction], None, True, f, f, f)
 
@@ -249,7 +249,9 @@ def resolve_moves(
     if not placed:
         for sid, piece in pieces.items():
             if piece.id != sid:
-                raise BadInput(f"pieces.{sid}.id", f"piece keyed {sid!r} has id {piece.id!r}")
+                raise BadInput(
+                    f"pieces.{sid}.id", "piece keyed {sid!r} has id {piece!r}", sid=sid, piece=piece.id
+                )
     # (each move's piece is looked up, and a move of no piece refused, by _two_plain_steps)
     if not moves:
         return _standing_still(board, pieces, placed)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from mortecouille.core.board.geometry import FACING_VECTORS, square_label, square_name
 from mortecouille.core.board.terrain import board_index
 from mortecouille.core.dice import DiceSource
-from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.errors import BadInput, Phrase, RuleViolation
 from mortecouille.core.life_cycle import Command, Decide, Evolve, change_ship, move_ship, replace, with_ship
 from mortecouille.core.questions import Questions
 from mortecouille.core.state import GameState, ShipState
@@ -30,7 +30,9 @@ class PlaceShip(Command, frozen=True, kw_only=True):
 PlacementRule = Callable[[GameState, PlaceShip], ShipPlaced]
 
 
-def check_placing_open(state: GameState, asked: Questions, what: str = "a ship is placed") -> None:
+def check_placing_open(
+    state: GameState, asked: Questions, what: str | Phrase = "a ship is placed", field: str | None = None
+) -> None:
     """Refuse, citing F3, to put a mortecouille game's ship on the board before every fleet is sealed
     (project ruling): such a placement would be as secret as the purchase, so no answer to it, a
     refusal naming the ship, its kind, its owner or the occupied square included, may depend on
@@ -42,20 +44,37 @@ def check_placing_open(state: GameState, asked: Questions, what: str = "a ship i
     if unsealed:
         raise RuleViolation(
             "F3",
-            f"{what} once every fleet is sealed (the fleets are secret until then); "
-            f"not sealed yet: {', '.join(unsealed)}",
+            "{what} once every fleet is sealed (the fleets are secret until then); not sealed yet: "
+            "{unsealed}",
+            field=field,
+            what=what,
+            unsealed=", ".join(unsealed),
         )
 
 
-def check_square_free(state: GameState, ship: str, at: tuple[int, int]) -> None:
+def check_square_free(state: GameState, ship: str, at: tuple[int, int], field: str = "at") -> None:
+    """Refuse ``at`` (the command's ``field``) off the board, on a rock or under another ship."""
     index = board_index(state.board)
     if not index.on_board(at):
-        raise RuleViolation("B4", f"{square_label(at)} is off the {index.width}x{index.height} board")
+        raise RuleViolation(
+            "B4",
+            "{square} is off the {width}x{height} board",
+            field=field,
+            square=square_label(at),
+            width=index.width,
+            height=index.height,
+        )
     if index.blocks(at):
-        raise RuleViolation("B4", f"{square_name(at)} is a rock")
+        raise RuleViolation("B4", "{square} is a rock", field=field, square=square_name(at))
     for other in state.ships.values():
         if other.id != ship and other.afloat and other.at == at:
-            raise RuleViolation("M", f"{square_name(at)} already holds {other.id}: one ship per square")
+            raise RuleViolation(
+                "M",
+                "{square} already holds {other}: one ship per square",
+                field=field,
+                square=square_name(at),
+                other=other.id,
+            )
 
 
 def placing_with(rule: PlacementRule, asked: Questions) -> Decide:
@@ -71,12 +90,12 @@ def placing_with(rule: PlacementRule, asked: Questions) -> Decide:
 def decide_place(state: GameState, command: PlaceShip, rule: PlacementRule, asked: Questions) -> list[Event]:
     check_placing_open(state, asked)  # before anything the answer could depend on
     if command.facing not in FACING_VECTORS:
-        raise BadInput("--facing", f"{command.facing!r} is not a facing (B2)")
+        raise BadInput("facing", "{facing!r} is not a facing (B2)", facing=command.facing)
     facings = asked.facings
     if command.facing not in facings:
         told = f"{', '.join(facings[:-1])} or {facings[-1]}"
         raise BadInput(
-            "--facing", "{facing!r}: {ruleset} ships face {facings} (B2)",
+            "facing", "{facing!r}: {ruleset} ships face {facings} (B2)",
             facing=command.facing, ruleset=state.ruleset, facings=told,
         )  # fmt: skip
     check_square_free(state, command.ship, command.at)

@@ -84,7 +84,7 @@ def _field_square(field: str, value: object, rule: str) -> Square:
         or len(value) != 2
         or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
     ):
-        raise BadInput(field, f"{value!r} is not an (x, y) square ({rule})")
+        raise BadInput(field, "{value!r} is not an (x, y) square ({rule_id})", value=value, rule_id=rule)
     return (value[0], value[1])
 
 
@@ -97,7 +97,12 @@ def validate_board(board: Board) -> None:
     """
     for name, size in (("width", board.width), ("height", board.height)):
         if not isinstance(size, int) or isinstance(size, bool) or not 1 <= size <= BOARD_MAX:
-            raise BadInput(f"board.{name}", f"must be an integer from 1 to {BOARD_MAX}, got {size!r} (B1)")
+            raise BadInput(
+                f"board.{name}",
+                "must be an integer from 1 to {board_max}, got {size!r} (B1)",
+                board_max=BOARD_MAX,
+                size=size,
+            )
 
     area = BoardArea(board.width, board.height)
     feature_at: dict[Square, str] = {}
@@ -106,9 +111,21 @@ def validate_board(board: Board) -> None:
     def claim(square: Square, field: str, rule: str, what: str) -> None:
         name = square_label(square)
         if not area.on_board(square):
-            raise BadInput(field, f"{name} is off the {board.width}x{board.height} board ({rule})")
+            raise BadInput(
+                field,
+                "{name} is off the {width}x{height} board ({rule_id})",
+                name=name,
+                width=board.width,
+                height=board.height,
+                rule_id=rule,
+            )
         if square in feature_at:
-            raise BadInput(field, f"{name} already holds {feature_at[square]}: one feature per square (B7)")
+            raise BadInput(
+                field,
+                "{name} already holds {feature_at}: one feature per square (B7)",
+                name=name,
+                feature_at=feature_at[square],
+            )
         feature_at[square] = what
 
     for i, rock in enumerate(board.rocks):
@@ -117,7 +134,9 @@ def validate_board(board: Board) -> None:
     for i, wind in enumerate(board.winds):
         field = f"board.winds[{i}]"
         if wind.dir not in FACING_VECTORS:
-            raise BadInput(f"{field}.dir", f"{wind.dir!r} is not one of N, NE, E, SE, S, SW, W, NW (B5)")
+            raise BadInput(
+                f"{field}.dir", "{dir!r} is not one of N, NE, E, SE, S, SW, W, NW (B5)", dir=wind.dir
+            )
         claim(_field_square(f"{field}.at", wind.at, "B5"), f"{field}.at", "B5", "a wind tile")
     for i, origin in enumerate(board.whirlpools):
         field = f"board.whirlpools[{i}]"

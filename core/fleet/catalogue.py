@@ -20,7 +20,7 @@ from typing import Final, Literal
 
 import msgspec
 
-from mortecouille.core.errors import BadInput
+from mortecouille.core.errors import BadInput, phrase
 
 #: The rules version new games are created with. The price list is the same in every version
 #: so far; what changed between versions is listed in ``mortecouille.core.editions.EDITIONS``.
@@ -329,7 +329,6 @@ _OPTIONS_2026_1: Final = (
 )  # fmt: skip
 
 
-
 def _catalogue_2026(version: str) -> Catalogue:
     """The F1/F2 tables and A2/W figures, unchanged since 2026.1 (2026.2 corrected rules K and C6,
     not prices: see ``mortecouille.core.editions``)."""
@@ -364,8 +363,12 @@ def catalogue_for(rules_version: str = RULES_VERSION) -> Catalogue:
         return CATALOGUES[rules_version]
     except KeyError:
         known = ", ".join(sorted(CATALOGUES))
-        message = f"unknown rules version {rules_version!r}; known: {known}"
-        raise BadInput("rules_version", message) from None
+        raise BadInput(
+            "rules_version",
+            "unknown rules version {version!r}; known: {known}",
+            version=rules_version,
+            known=known,
+        ) from None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -394,8 +397,12 @@ def _resolve(text: str, field: str, what: str, aliases: dict[str, str], ids: Ite
     import difflib  # a hint for a refused name only: not imported by every command
 
     close = difflib.get_close_matches(key, list(aliases), n=1, cutoff=0.6)
-    hint = f"did you mean {aliases[close[0]]!r}?" if close else "known ids: " + ", ".join(ids)
-    raise BadInput(field, f"unknown {what} {text!r}; {hint}")
+    hint = (
+        phrase("did you mean {name!r}?", name=aliases[close[0]])
+        if close
+        else phrase("known ids: {ids}", ids=", ".join(ids))
+    )
+    raise BadInput(field, "unknown {what} {text!r}; {hint}", what=what, text=text, hint=hint)
 
 
 @functools.cache

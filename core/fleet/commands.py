@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.dice import DiceSource
-from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.errors import BadInput, RuleViolation, phrase
 from mortecouille.core.fleet.catalogue import resolve_option, resolve_ship_kind
 from mortecouille.core.fleet.purchase import (
     Fleet,
@@ -103,8 +103,14 @@ def resolve_player(state: GameState, text: str) -> str:
     import difflib  # a hint for a refused name only: not imported by every command
 
     close = difflib.get_close_matches(text, state.players, n=1)
-    hint = f"did you mean {close[0]!r}?" if close else "players: " + ", ".join(state.players)
-    raise BadInput("PLAYER", f"{text!r} is not a player of {state.game!r}; {hint}")
+    hint = (
+        phrase("did you mean {name!r}?", name=close[0])
+        if close
+        else phrase("players: {players}", players=", ".join(state.players))
+    )
+    raise BadInput(
+        "player", "{text!r} is not a player of {game!r}; {hint}", text=text, game=state.game, hint=hint
+    )
 
 
 def find_purchase(state: GameState, ship: str) -> tuple[Fleet, ShipPurchase]:
@@ -117,8 +123,10 @@ def find_purchase(state: GameState, ship: str) -> tuple[Fleet, ShipPurchase]:
     import difflib  # a hint for a refused name only: not imported by every command
 
     close = difflib.get_close_matches(ship, names, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    raise BadInput("SHIP", f"no ship named {ship!r} was bought in {state.game!r}{hint}")
+    hint = phrase("; did you mean {name!r}?", name=close[0]) if close else ""
+    raise BadInput(
+        "ship", "no ship named {ship!r} was bought in {game!r}{hint}", ship=ship, game=state.game, hint=hint
+    )
 
 
 def resolve_ship(state: GameState, text: str) -> str:
@@ -197,8 +205,10 @@ def decide_withdraw_ship(state: GameState, command: WithdrawShip, dice: DiceSour
     if fleet.sealed:
         raise RuleViolation(
             "F3",
-            f"{fleet.player}'s fleet is sealed: {purchase.name!r} can no longer be withdrawn; "
-            f"a ruling takes it out of the game (ruling GAME --adjust '{purchase.name}' sunk=true)",
+            "{player}'s fleet is sealed: {purchase!r} can no longer be withdrawn; a ruling takes it "
+            "out of the game (ruling GAME --adjust '{purchase}' sunk=true)",
+            player=fleet.player,
+            purchase=purchase.name,
         )
     # the price the purchase events recorded (ship, then each individual option), as paid
     refund = state.ships[purchase.name].price
@@ -273,18 +283,37 @@ def place_mortecouille_ship(state: GameState, command: PlaceShip) -> ShipPlaced:
     fleet, purchase = find_purchase(state, command.ship)
     if not fleet.sealed:
         raise RuleViolation(
-            "F3", f"{fleet.player}'s fleet is not sealed yet; seal it before placing {purchase.name!r}"
+            "F3",
+            "{player}'s fleet is not sealed yet; seal it before placing {purchase!r}",
+            player=fleet.player,
+            purchase=purchase.name,
         )
     if state.turn > 1:
-        raise RuleViolation("T2", f"turn {state.turn - 1} has been resolved: ships are no longer placed")
+        raise RuleViolation(
+            "T2", "turn {turn} has been resolved: ships are no longer placed", turn=state.turn - 1
+        )
     if command.kind is not None and resolve_ship_kind(command.kind, fleet.rules_version) != purchase.kind:
-        raise BadInput("--kind", f"{purchase.name!r} was bought as a {purchase.kind}, not {command.kind!r}")
+        raise BadInput(
+            "kind",
+            "{purchase!r} was bought as a {kind}, not {given!r}",
+            purchase=purchase.name,
+            kind=purchase.kind,
+            given=command.kind,
+        )
     if command.owner is not None and command.owner != fleet.player:
-        raise BadInput("--owner", f"{purchase.name!r} belongs to {fleet.player}, not {command.owner!r}")
+        raise BadInput(
+            "owner",
+            "{purchase!r} belongs to {player}, not {owner!r}",
+            purchase=purchase.name,
+            player=fleet.player,
+            owner=command.owner,
+        )
     if command.damage != 0:
         # The placement evolver keeps a bought ship's record, damage included: a
         # bought ship starts intact. Damaged ships are a scenario's set-up.
-        raise BadInput("damage", f"{purchase.name!r} was bought new and is placed intact (F1)")
+        raise BadInput(
+            "damage", "{purchase!r} was bought new and is placed intact (F1)", purchase=purchase.name
+        )
     return ShipPlaced(
         ship=purchase.name,
         at=command.at,

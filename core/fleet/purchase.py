@@ -15,7 +15,7 @@ from typing import Final
 
 import msgspec
 
-from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.errors import BadInput, RuleViolation, phrase
 from mortecouille.core.fleet.catalogue import (
     POSITIONS,
     RULES_VERSION,
@@ -80,7 +80,7 @@ def new_fleet(player: str, budget: int, rules_version: str = RULES_VERSION) -> F
     if not player.strip():
         raise BadInput("player", "a fleet needs a player name")
     if budget < 0:
-        raise BadInput("budget", f"the starting amount cannot be negative (got {budget})")
+        raise BadInput("budget", "the starting amount cannot be negative (got {budget})", budget=budget)
     catalogue_for(rules_version)
     return Fleet(player=player, budget=budget, rules_version=rules_version)
 
@@ -90,15 +90,22 @@ def new_fleet(player: str, budget: int, rules_version: str = RULES_VERSION) -> F
 
 def _refuse_if_sealed(fleet: Fleet) -> None:
     if fleet.sealed:
-        raise RuleViolation("F3", f"{fleet.player}'s fleet is sealed: money is useless once the game starts")
+        raise RuleViolation(
+            "F3", "{player}'s fleet is sealed: money is useless once the game starts", player=fleet.player
+        )
 
 
 def _refuse_if_over_budget(fleet: Fleet, price: int, what: str) -> None:
     if price > fleet.money_left:
         raise RuleViolation(
             "F3",
-            f"{what} costs {price} but {fleet.player} has only {fleet.money_left} left "
-            f"of {fleet.budget}; purchases never exceed what is left",
+            "{what} costs {price} but {player} has only {money_left} left of {budget}; purchases never "
+            "exceed what is left",
+            what=what,
+            price=price,
+            player=fleet.player,
+            money_left=fleet.money_left,
+            budget=fleet.budget,
         )
 
 
@@ -116,34 +123,50 @@ def _check_ship_options(
         if spec.scope == "fleet":
             raise RuleViolation(
                 "F2",
-                f"{option_id} is a fleet option: buy it once for the whole fleet, not for {ship_label}",
+                "{option_id} is a fleet option: buy it once for the whole fleet, not for {ship_label}",
+                option_id=option_id,
+                ship_label=ship_label,
             )
         limit = spec.limit_for(kind.ship_class)
         if limit == 0:
             allowed = " and ".join(spec.allowed_classes)
             raise RuleViolation(
                 "F2",
-                f"{option_id} is for {allowed} ships only; {ship_label} is a "
-                f"{kind.ship_class} ship ({kind.id})",
+                "{option_id} is for {allowed} ships only; {ship_label} is a {ship_class} ship ({kind})",
+                option_id=option_id,
+                allowed=allowed,
+                ship_label=ship_label,
+                ship_class=kind.ship_class,
+                kind=kind.id,
             )
         if count > limit:
             times = "once" if limit == 1 else f"{limit} times"
             raise RuleViolation(
                 "F2",
-                f"a {kind.ship_class} ship may carry {option_id} at most {times}; "
-                f"{ship_label} would have it {count} times",
+                "a {ship_class} ship may carry {option_id} at most {times}; {ship_label} would have it "
+                "{count} times",
+                ship_class=kind.ship_class,
+                option_id=option_id,
+                times=times,
+                ship_label=ship_label,
+                count=count,
             )
         if spec.counterpart is not None and spec.counterpart in fleet_options:
             raise RuleViolation(
                 "F2",
-                f"the fleet already owns {spec.counterpart}, which covers every ship; "
-                f"{option_id} cannot be bought for {ship_label} as well",
+                "the fleet already owns {counterpart}, which covers every ship; {option_id} cannot be "
+                "bought for {ship_label} as well",
+                counterpart=spec.counterpart,
+                option_id=option_id,
+                ship_label=ship_label,
             )
     tiers = sorted(o for o in counts if catalogue.options[o].hull_tier > 0)
     if len(tiers) > 1:
         raise RuleViolation(
             "F2",
-            f"hull levels are tiers, at most one per ship; {ship_label} would have {' and '.join(tiers)}",
+            "hull levels are tiers, at most one per ship; {ship_label} would have {tiers}",
+            ship_label=ship_label,
+            tiers=" and ".join(tiers),
         )
     _check_cannons_needed(catalogue, kind, ship_label, options, fleet_options)
 
@@ -184,13 +207,24 @@ def _check_cannons_needed(
             and most > 0
             and most + o.cannons_added_per_armed_position >= spec.min_cannons_on_a_position
         ]
-        hint = f"; fit {' or '.join(adders)} first, and it will have enough" if adders else ""
+        hint = (
+            phrase("; fit {adders} first, and it will have enough", adders=" or ".join(adders))
+            if adders
+            else ""
+        )
         whose = "its fleet's " if option_id in fleet_options and option_id not in options else ""
         raise RuleViolation(
             "S4",
-            f"{whose}{option_id} needs a firing position with {spec.min_cannons_on_a_position} or more "
-            f"cannons (\"soit 3 et plus\"): {ship_label}, a {kind.id}, has at most {most} on a "
-            f"position, so it could never use it{hint}",
+            "{whose}{option_id} needs a firing position with {min_cannons_on_a_position} or more "
+            'cannons ("soit 3 et plus"): {ship_label}, a {kind}, has at most {most} on a position, '
+            "so it could never use it{hint}",
+            whose=whose,
+            option_id=option_id,
+            min_cannons_on_a_position=spec.min_cannons_on_a_position,
+            ship_label=ship_label,
+            kind=kind.id,
+            most=most,
+            hint=hint,
         )
 
 
@@ -233,15 +267,18 @@ def check_buy_ship(
     if names_matching(name, taken):
         raise RuleViolation(
             "F1",
-            f"name: a ship named {name!r} is already in the game (ship names match case and spacing "
+            "name: a ship named {name!r} is already in the game (ship names match case and spacing "
             "aside); every ship needs its own name so the status sheets (F4) and every command tell "
             "them apart",
+            name=name,
         )
     if names_clashing(name, taken):
         raise RuleViolation(
             "F1",
-            f"name: a ship whose name looks like {name!r} is already in the game ({drawn_like(name)}); "
-            "every ship needs its own name so the status sheets (F4) and every reader tell them apart",
+            "name: a ship whose name looks like {name!r} is already in the game ({alike}); every ship "
+            "needs its own name so the status sheets (F4) and every reader tell them apart",
+            name=name,
+            alike=drawn_like(name),
         )
     _check_ship_options(catalogue, spec, repr(name), option_ids, fleet_state.fleet_options)
     price = ship_cost(spec.id, option_ids, version)
@@ -256,8 +293,14 @@ def _find_ship(fleet: Fleet, ship_name: str) -> ShipPurchase:
         import difflib  # a hint for a refused name only: not imported by every command
 
         close = difflib.get_close_matches(ship_name, names, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise BadInput("ship", f"{fleet.player} has no ship named {ship_name!r}{hint}")
+        hint = phrase("; did you mean {name!r}?", name=close[0]) if close else ""
+        raise BadInput(
+            "ship",
+            "{player} has no ship named {ship_name!r}{hint}",
+            player=fleet.player,
+            ship_name=ship_name,
+            hint=hint,
+        )
     return ship
 
 
@@ -279,19 +322,24 @@ def check_equip(fleet_state: Fleet, ship_name: str, option: str) -> int:
 def _check_fleet_option(fleet: Fleet, spec: OptionSpec) -> None:
     """Raise RuleViolation (F2) unless ``fleet`` may buy fleet option ``spec``."""
     if spec.scope != "fleet":
-        variant = f"its fleet variant is {spec.counterpart}"
+        variant = phrase("its fleet variant is {counterpart}", counterpart=spec.counterpart)
         if spec.counterpart is None:
-            variant = "it has no fleet variant"
-        raise RuleViolation("F2", f"{spec.id} is an individual option bought per ship; {variant}")
+            variant = phrase("it has no fleet variant")
+        raise RuleViolation(
+            "F2", "{spec} is an individual option bought per ship; {variant}", spec=spec.id, variant=variant
+        )
     if spec.id in fleet.fleet_options:
-        raise RuleViolation("F2", f"{fleet.player}'s fleet already owns {spec.id}")
+        raise RuleViolation("F2", "{player}'s fleet already owns {spec}", player=fleet.player, spec=spec.id)
     catalogue = catalogue_for(fleet.rules_version)
     for ship in fleet.ships:
         if spec.counterpart is not None and spec.counterpart in ship.options:
             raise RuleViolation(
                 "F2",
-                f"{ship.name!r} already carries {spec.counterpart}; the fleet variant "
-                f"{spec.id} cannot be bought while an individual one is owned",
+                "{ship!r} already carries {counterpart}; the fleet variant {spec} cannot be bought "
+                "while an individual one is owned",
+                ship=ship.name,
+                counterpart=spec.counterpart,
+                spec=spec.id,
             )
         kind = catalogue.ships[ship.kind]
         _check_cannons_needed(catalogue, kind, repr(ship.name), ship.options, (*fleet.fleet_options, spec.id))
@@ -341,8 +389,12 @@ def check_seal(fleet_state: Fleet, forfeit: bool = False) -> None:
     if cheapest is not None and cheapest.price <= fleet_state.money_left:
         raise RuleViolation(
             "F3",
-            f"{fleet_state.player} still has {fleet_state.money_left}, enough for "
-            f"{cheapest.description} ({cheapest.price}); spend it or seal with a forfeit",
+            "{player} still has {money_left}, enough for {description} ({price}); spend it or seal "
+            "with a forfeit",
+            player=fleet_state.player,
+            money_left=fleet_state.money_left,
+            description=cheapest.description,
+            price=cheapest.price,
         )
 
 

@@ -81,7 +81,9 @@ def derive_stats(
     if the ship also carries its individual variant.
     """
     if structure_lost < 0:
-        raise BadInput("structure_lost", f"cannot be negative (got {structure_lost})")
+        raise BadInput(
+            "structure_lost", "cannot be negative (got {structure_lost})", structure_lost=structure_lost
+        )
     catalogue = catalogue_for(rules_version)
     ship = catalogue.ship(kind)
     individual = [catalogue.option(o) for o in options]

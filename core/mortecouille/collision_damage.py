@@ -96,15 +96,22 @@ def contact_part(facing: str, heading: str) -> ContactPart:
     """C1: part of a ship touched, from its facing and the direction of contact."""
     for name, value in (("facing", facing), ("heading", heading)):
         if value not in FACING_VECTORS:
-            raise BadInput(name, f"{value!r} is not a facing")
+            raise BadInput(name, "{value!r} is not a facing", value=value)
     return CONTACT_PART_BY_EIGHTHS[eighths_between(facing, heading)]
 
 
 def _check_side(name: str, side: CollisionSide) -> None:
     if side.ship_class not in SHIP_CLASSES:
-        raise BadInput(name, f"class {side.ship_class!r} is not one of {SHIP_CLASSES}")
+        raise BadInput(
+            name,
+            "class {ship_class!r} is not one of {ship_classes}",
+            ship_class=side.ship_class,
+            ship_classes=SHIP_CLASSES,
+        )
     if side.part not in CONTACT_PARTS:
-        raise BadInput(name, f"part {side.part!r} is not one of {CONTACT_PARTS}")
+        raise BadInput(
+            name, "part {part!r} is not one of {contact_parts}", part=side.part, contact_parts=CONTACT_PARTS
+        )
 
 
 def _own(side: CollisionSide, other: CollisionSide) -> int:
@@ -142,7 +149,12 @@ def crossing_extra(die: int, three_d6: Sequence[int] | None) -> int:
     if not crossing_damage_roll_needed(die):
         return CROSSING_LOSS
     if three_d6 is None or len(three_d6) != CROSSING_DAMAGE_DICE:
-        raise BadInput("three_d6", f"a crossing die of {die} needs {CROSSING_DAMAGE_DICE} d6")
+        raise BadInput(
+            "three_d6",
+            "a crossing die of {die} needs {crossing_damage_dice} d6",
+            die=die,
+            crossing_damage_dice=CROSSING_DAMAGE_DICE,
+        )
     for value in three_d6:
         check_die(value)
     return CROSSING_LOSS + sum(three_d6)

@@ -85,7 +85,12 @@ class PhaseLedger:
 
     def __init__(self, state: GameState, phase: str, cup: DiceCup, lead_rules: tuple[str, ...]) -> None:
         if phase not in DICE_PHASES:
-            raise BadInput("phase", f"{phase!r} is not one of {', '.join(DICE_PHASES)}")
+            raise BadInput(
+                "phase",
+                "{phase!r} is not one of {dice_phases}",
+                phase=phase,
+                dice_phases=", ".join(DICE_PHASES),
+            )
         self.state = state
         self.phase = phase
         self.dice_phase = DICE_PHASES[phase]

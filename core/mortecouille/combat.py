@@ -96,7 +96,7 @@ def plan_shots(state: GameState, sidelined: frozenset[str]) -> list[PlannedShot]
             if afloat:
                 planned.append(_plan(state, shooter, weapon, mode, order))
             else:
-                gone = RuleViolation("T2", f"{shooter} left the game before combat")
+                gone = RuleViolation("T2", "{shooter} left the game before combat", shooter=shooter)
                 planned.append(
                     PlannedShot(
                         shooter=shooter,

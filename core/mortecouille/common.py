@@ -62,26 +62,41 @@ def decide_set_up(state: GameState, command: SetUpShip, dice: DiceSource) -> lis
     if not state.scenario:
         raise RuleViolation("F3", "ships of a real game are bought and placed; set-up is for scenarios")
     if setup.ship in state.ships:
-        raise BadInput("id", f"{setup.ship!r} is already on the board")
+        raise BadInput("id", "{ship!r} is already on the board", ship=setup.ship)
     check_name("id", setup.ship)
     same = names_clashing(setup.ship, state.ships)
     if same:
         raise BadInput(
             "id",
-            f"{setup.ship!r} and {same[0]!r}, already on the board, {how_alike(same[0], setup.ship)}: "
-            "every ship needs a name of its own (F1, project ruling)",
+            "{ship!r} and {same!r}, already on the board, {alike}: every ship needs a name of its own "
+            "(F1, project ruling)",
+            ship=setup.ship,
+            same=same[0],
+            alike=how_alike(same[0], setup.ship),
         )
     check_ship_count(len(state.ships) + 1, "ships")
     kind = resolve_ship_kind(setup.kind, state.rules_version)
     options = tuple(resolve_option(option, state.rules_version) for option in setup.options)
     if setup.facing not in FACING_VECTORS:
-        raise BadInput("facing", f"{setup.facing!r} is not one of {', '.join(FACING_VECTORS)} (B2)")
+        raise BadInput(
+            "facing",
+            "{facing!r} is not one of {facing_vectors} (B2)",
+            facing=setup.facing,
+            facing_vectors=", ".join(FACING_VECTORS),
+        )
     if setup.fire is not None and setup.fire not in FIRE_PHASES:
-        raise BadInput("fire", f"{setup.fire!r} is not a fire phase: {', '.join(FIRE_PHASES)} or null (X1)")
+        raise BadInput(
+            "fire",
+            "{fire!r} is not a fire phase: {fire_phases} or null (X1)",
+            fire=setup.fire,
+            fire_phases=", ".join(FIRE_PHASES),
+        )
     for name in ("damage", "wind", "bursts_in_a_row", "catapult_hits"):
         if getattr(setup, name) < 0:
-            raise BadInput(name, f"must be 0 or more, not {getattr(setup, name)}")
+            raise BadInput(name, "must be 0 or more, not {value}", value=getattr(setup, name))
     if setup.countdown is not None and setup.countdown < 0:
-        raise BadInput("countdown", f"must be 0 or more, or null, not {setup.countdown} (K)")
+        raise BadInput(
+            "countdown", "must be 0 or more, or null, not {countdown} (K)", countdown=setup.countdown
+        )
     check_square_free(state, setup.ship, setup.at)
     return [msgspec.structs.replace(setup, kind=kind, options=options, damage=float(setup.damage))]

@@ -87,7 +87,9 @@ def _check_phase(phase: str) -> FirePhase:
     for known in FIRE_PHASES:
         if phase == known:
             return known
-    raise BadInput("phase", f"{phase!r} is not one of {', '.join(FIRE_PHASES)}")
+    raise BadInput(
+        "phase", "{phase!r} is not one of {fire_phases}", phase=phase, fire_phases=", ".join(FIRE_PHASES)
+    )
 
 
 def fire_check(phase: str, die: int) -> FireOutcome:
@@ -129,7 +131,9 @@ def schedule_after_flaming_hits(
     if failed_phase1_this_turn and current != FIRE_TABLE["1"].next_phase:
         raise BadInput(
             "failed_phase1_this_turn",
-            f"a failed phase-1 check leaves phase {FIRE_TABLE['1'].next_phase}, not {current}",
+            "a failed phase-1 check leaves phase {next_phase}, not {current}",
+            next_phase=FIRE_TABLE["1"].next_phase,
+            current=current,
         )
     if flaming_hitters_this_turn == 0:
         return FireSchedule(phase=current, rule=None)

@@ -57,8 +57,8 @@ class ShotTable(msgspec.Struct, frozen=True):
         if distance > self.max_distance:
             raise RuleViolation(
                 self.rule,
-                f"{self.title}: distance {distance} is beyond the table "
-                f"(out of range past {self.max_distance})",
+                "{title}: distance {distance} is beyond the table (out of range past {max_distance})",
+                title=self.title, distance=distance, max_distance=self.max_distance,
             )
         return dict(self.rows)[distance][self.cannons.index(cannons)]
 
@@ -144,15 +144,23 @@ def firing_line(shooter_at: Square, shooter_facing: str, position: str, target_a
     behind; the line is straight or diagonal depending on that direction.
     """
     if shooter_facing not in FACING_VECTORS:
-        raise BadInput("facing", f"{shooter_facing!r} is not a facing")
+        raise BadInput("facing", "{shooter_facing!r} is not a facing", shooter_facing=shooter_facing)
     if position not in FIRING_POSITIONS:
-        raise BadInput("position", f"{position!r} is not one of {', '.join(FIRING_POSITIONS)}")
+        raise BadInput(
+            "position",
+            "{position!r} is not one of {firing_positions}",
+            position=position,
+            firing_positions=", ".join(FIRING_POSITIONS),
+        )
     vx, vy = FACING_VECTORS[rotate(shooter_facing, FIRING_POSITIONS[position])]
     dx, dy = target_at[0] - shooter_at[0], target_at[1] - shooter_at[1]
     steps = distance(shooter_at, target_at)
     if steps == 0 or (dx, dy) != (steps * vx, steps * vy):
         raise RuleViolation(
-            "S1", f"the target is not on the {position} line of a ship facing {shooter_facing}"
+            "S1",
+            "the target is not on the {position} line of a ship facing {shooter_facing}",
+            position=position,
+            shooter_facing=shooter_facing,
         )
     return steps
 
@@ -164,12 +172,14 @@ def _check_cannons(cannons: int) -> None:
     if cannons == 0:
         raise RuleViolation("S2", "a position with no cannon cannot fire")
     if cannons not in DICE_FOR_CANNONS:
-        raise BadInput("cannons", f"{cannons} is not a cannon count the tables know (1-5)")
+        raise BadInput("cannons", "{cannons} is not a cannon count the tables know (1-5)", cannons=cannons)
 
 
 def _check_distance(distance: int, rule: str) -> None:
     if distance < 1:
-        raise RuleViolation(rule, f"a shot needs a target at distance 1 or more, not {distance}")
+        raise RuleViolation(rule,
+            "a shot needs a target at distance 1 or more, not {distance}",
+            distance=distance)
 
 
 def dice_count(cannons: int, elite: bool) -> int:
@@ -194,7 +204,10 @@ def needed_roll(cannons: int, distance: int, burst: bool) -> Needed:
     _check_distance(distance, table.rule)
     if burst and cannons < MIN_BURST_CANNONS:
         raise RuleViolation(
-            "S4", f"a burst needs {MIN_BURST_CANNONS} cannons or more, this position has {cannons}"
+            "S4",
+            "a burst needs {min_burst_cannons} cannons or more, this position has {cannons}",
+            min_burst_cannons=MIN_BURST_CANNONS,
+            cannons=cannons,
         )
     return table.cell(cannons, distance)
 
@@ -255,7 +268,9 @@ def check_cannon_fire(bursts_in_a_row: int, continuous_burst: bool) -> None:
     """Refuse, citing S7, a cannon shot that :func:`can_fire_cannons` forbids."""
     if not can_fire_cannons(bursts_in_a_row, continuous_burst):
         turns = "turn" if bursts_in_a_row == 1 else f"{bursts_in_a_row} turns in a row"
-        raise RuleViolation("S7", f"the ship fired a burst last {turns}; its cannons may not fire this turn")
+        raise RuleViolation(
+            "S7",
+            "the ship fired a burst last {turns}; its cannons may not fire this turn", turns=turns)
 
 
 def bursts_in_a_row_after(bursts_in_a_row: int, burst_this_turn: bool) -> int:
@@ -300,7 +315,12 @@ def catapult_hit_effect(
     at 3, and every later hit takes 1 off. The countdown never goes below 0.
     """
     if target_class not in SHIP_CLASSES:
-        raise BadInput("target_class", f"{target_class!r} is not one of {SHIP_CLASSES}")
+        raise BadInput(
+            "target_class",
+            "{target_class!r} is not one of {ship_classes}",
+            target_class=target_class,
+            ship_classes=SHIP_CLASSES,
+        )
     if previous_hits_total < 0 or hits_this_turn < 0:
         raise BadInput("hits", "hit counts cannot be negative")
     per_hit = 0

@@ -63,11 +63,16 @@ MAX_MOVING_ACTIONS: Final = 1  # T1 ruling: extra-crew gives at most one move
 def maneuver_cost(turn: str, ship_class: str, sailing: bool, speed: int) -> int:
     """Wind points a manoeuvre costs (N): fixed at rest, ``speed`` + extra while sailing."""
     if turn not in MANEUVER_COSTS:
-        raise BadInput("turn", f"{turn!r} is not one of {', '.join(TURNS)}")
+        raise BadInput("turn", "{turn!r} is not one of {turns}", turn=turn, turns=", ".join(TURNS))
     if ship_class not in SHIP_CLASSES:
-        raise BadInput("ship_class", f"{ship_class!r} is not one of {', '.join(SHIP_CLASSES)}")
+        raise BadInput(
+            "ship_class",
+            "{ship_class!r} is not one of {ship_classes}",
+            ship_class=ship_class,
+            ship_classes=", ".join(SHIP_CLASSES),
+        )
     if speed < 1:
-        raise BadInput("speed", f"a speed is at least 1, not {speed}")
+        raise BadInput("speed", "a speed is at least 1, not {speed}", speed=speed)
     cost = MANEUVER_COSTS[turn][ship_class]
     return speed + cost.sailing_extra if sailing else cost.at_rest
 
@@ -101,7 +106,9 @@ def check_actions(
     """
     for order in actions:
         if order not in ORDERS:
-            raise BadInput("actions", f"{order!r} is not one of {', '.join(ORDERS)}")
+            raise BadInput(
+                "actions", "{order!r} is not one of {orders}", order=order, orders=", ".join(ORDERS)
+            )
     if not actions:
         return
     if sunk:
@@ -118,11 +125,18 @@ def check_actions(
     allowed = MAX_ACTIONS[extra_crew]
     if len(real_actions) > allowed:
         crew = "with extra-crew" if extra_crew else "without extra-crew"
-        raise RuleViolation("T1", f"{crew} a ship takes at most {allowed} action(s) per turn")
+        raise RuleViolation(
+            "T1", "{crew} a ship takes at most {allowed} action(s) per turn", crew=crew, allowed=allowed
+        )
     if sum(order in MOVING_ACTIONS for order in real_actions) > MAX_MOVING_ACTIONS:
         raise RuleViolation("T1", "at most one of a ship's actions may move it (advance or manoeuvre)")
     if catapults is not None and actions.count(CATAPULT) > catapults:
-        raise RuleViolation("K", f"one shot per catapult: {actions.count(CATAPULT)} shots for {catapults}")
+        raise RuleViolation(
+            "K",
+            "one shot per catapult: {shots} shots for {catapults}",
+            shots=actions.count(CATAPULT),
+            catapults=catapults,
+        )
 
 
 def does_nothing(actions: Sequence[str], in_fire_phase_3: bool) -> bool:

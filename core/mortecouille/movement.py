@@ -127,22 +127,36 @@ def movement_phase(state: GameState, intents: Mapping[str, MoveIntent], cup: Dic
 
 def _check_intent(state: GameState, sid: str, intent: MoveIntent) -> None:
     if intent.ship != sid:
-        raise BadInput(f"intents.{sid}.ship", f"the intent keyed {sid!r} is for {intent.ship!r}")
+        raise BadInput(
+            f"intents.{sid}.ship", "the intent keyed {sid!r} is for {ship!r}", sid=sid, ship=intent.ship
+        )
     ship = ship_named(state, sid, f"intents.{sid}")
     if intent.kind not in INTENT_KINDS:
-        raise BadInput(f"intents.{sid}.kind", f"{intent.kind!r} is not one of {', '.join(INTENT_KINDS)}")
+        raise BadInput(
+            f"intents.{sid}.kind",
+            "{kind!r} is not one of {intent_kinds}",
+            kind=intent.kind,
+            intent_kinds=", ".join(INTENT_KINDS),
+        )
     if intent.kind == FIRESHIP and not ship.fireship:
-        raise RuleViolation("C6", f"{sid} is not a fireship: it does not sail on by itself")
+        raise RuleViolation("C6", "{sid} is not a fireship: it does not sail on by itself", sid=sid)
     if intent.kind != FIRESHIP and ship.fireship:
-        raise RuleViolation("C6", f"{sid} is a fireship: it only sails straight on, one square a turn")
+        raise RuleViolation(
+            "C6",
+            "{sid} is a fireship: it only sails straight on, one square a turn", sid=sid)
     if intent.kind != MANEUVER:
         return
     if intent.turn not in TURN_NAMES:
-        raise BadInput(f"intents.{sid}.turn", f"{intent.turn!r} is not one of {', '.join(TURN_NAMES)}")
+        raise BadInput(
+            f"intents.{sid}.turn",
+            "{turn!r} is not one of {turn_names}",
+            turn=intent.turn,
+            turn_names=", ".join(TURN_NAMES),
+        )
     if intent.side is None and intent.turn not in SIDELESS_TURNS:
-        raise BadInput(f"intents.{sid}.side", f"a {intent.turn} turn needs a side: left or right")
+        raise BadInput(f"intents.{sid}.side", "a {turn} turn needs a side: left or right", turn=intent.turn)
     if intent.side is not None and intent.side not in SIDE_SIGNS:
-        raise BadInput(f"intents.{sid}.side", f"{intent.side!r} is neither 'left' nor 'right'")
+        raise BadInput(f"intents.{sid}.side", "{side!r} is neither 'left' nor 'right'", side=intent.side)
 
 
 def _plan(ledger: PhaseLedger, sid: str, intent: MoveIntent) -> _Plan:

@@ -7,9 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
+from mortecouille.core.errors import Phrase, joined, phrase
 from mortecouille.core.mortecouille.common import ship_stats
 from mortecouille.core.mortecouille.orders import order_text
 from mortecouille.core.narration import (
+    NOTHING,
     SHARED_NARRATORS,
     SHARED_PHASES,
     ExplainContext,
@@ -39,148 +41,255 @@ from mortecouille.events.movement import CollisionOccurred, DamageTaken
 from mortecouille.events.orders import OrderGiven, OrderWithdrawn
 
 
-def structure_left(ctx: ExplainContext, ship_id: str) -> str:
+def structure_left(ctx: ExplainContext, ship_id: str) -> Phrase | str:
     """A damaged ship's structure left of its maximum (A2); its damage alone if its kind is unknown."""
     ship = ctx.after.ships.get(ship_id)
     if ship is None:
-        return ""
+        return NOTHING
     try:
         stats = ship_stats(ctx.after, ship_id)
     except (KeyError, ValueError):
-        return f"; {num(ship.damage)} taken in all"
-    return f"; structure {stats.structure} of {stats.max_structure}"
+        return phrase("; {damage} taken in all", damage=num(ship.damage))
+    return phrase("; structure {structure} of {most}", structure=stats.structure, most=stats.max_structure)
 
 
-def tell_collision_with_contacts(event: CollisionOccurred, ctx: ExplainContext) -> str:
+def tell_collision_with_contacts(event: CollisionOccurred, ctx: ExplainContext) -> Phrase:
     """A collision, with the part of each ship that met the other (C1) when two ships met."""
-    text = tell_collision(event, ctx)
+    told = tell_collision(event, ctx)
     if event.rock is None and event.contacts:
-        parts = [f"{c.ship} {contact_side(c.facing, c.heading)} at {sq(c.at)}" for c in event.contacts]
-        text += "; contact " + ", ".join(parts) + " (C1)"
-    return text
+        parts = [
+            phrase(
+                "{ship} {side} at {square}",
+                ship=c.ship,
+                side=phrase(contact_side(c.facing, c.heading)),
+                square=sq(c.at),
+            )
+            for c in event.contacts
+        ]
+        return phrase("{collision}; contact {contacts} (C1)", collision=told, contacts=joined(parts, ", "))
+    return told
 
 
 # ------------------------------------------------------------------ fleets
 
 
-def tell_ship_bought(event: ShipBought, ctx: ExplainContext) -> str:
-    options = f" with {', '.join(event.options)}" if event.options else ""
-    return f"{event.player} buys {event.kind} {event.ship}{options} for {event.price}"
+def tell_ship_bought(event: ShipBought, ctx: ExplainContext) -> Phrase:
+    options = phrase(" with {options}", options=", ".join(event.options)) if event.options else NOTHING
+    return phrase(
+        "{player} buys {kind} {ship}{options} for {price}",
+        player=event.player,
+        kind=event.kind,
+        ship=event.ship,
+        options=options,
+        price=event.price,
+    )
 
 
-def tell_ship_equipped(event: ShipEquipped, ctx: ExplainContext) -> str:
-    return f"{event.player} fits {event.option} to {event.ship} for {event.price}"
+def tell_ship_equipped(event: ShipEquipped, ctx: ExplainContext) -> Phrase:
+    return phrase(
+        "{player} fits {option} to {ship} for {price}",
+        player=event.player,
+        option=event.option,
+        ship=event.ship,
+        price=event.price,
+    )
 
 
-def tell_fleet_equipped(event: FleetEquipped, ctx: ExplainContext) -> str:
-    return f"{event.player} buys the fleet option {event.option} for {event.price}"
+def tell_fleet_equipped(event: FleetEquipped, ctx: ExplainContext) -> Phrase:
+    return phrase(
+        "{player} buys the fleet option {option} for {price}",
+        player=event.player,
+        option=event.option,
+        price=event.price,
+    )
 
 
-def tell_ship_withdrawn(event: ShipWithdrawn, ctx: ExplainContext) -> str:
-    return f"{event.player} withdraws the purchase of {event.ship}; {event.refund} refunded"
+def tell_ship_withdrawn(event: ShipWithdrawn, ctx: ExplainContext) -> Phrase:
+    return phrase(
+        "{player} withdraws the purchase of {ship}; {refund} refunded",
+        player=event.player,
+        ship=event.ship,
+        refund=event.refund,
+    )
 
 
-def tell_fleet_sealed(event: FleetSealed, ctx: ExplainContext) -> str:
-    return f"{event.player} seals the fleet; {event.forfeited} left unspent"
+def tell_fleet_sealed(event: FleetSealed, ctx: ExplainContext) -> Phrase:
+    return phrase(
+        "{player} seals the fleet; {forfeited} left unspent", player=event.player, forfeited=event.forfeited
+    )
 
 
 # ------------------------------------------------------------------ set-up, orders, wind points
 
 
-def tell_ship_set_up(event: ShipSetUp, ctx: ExplainContext) -> str:
-    return f"{event.ship} ({event.kind}) is set up on {sq(event.at)} facing {event.facing}"
+def tell_ship_set_up(event: ShipSetUp, ctx: ExplainContext) -> Phrase:
+    return phrase(
+        "{ship} ({kind}) is set up on {square} facing {facing}",
+        ship=event.ship,
+        kind=event.kind,
+        square=sq(event.at),
+        facing=event.facing,
+    )
 
 
-def tell_order(event: OrderGiven, ctx: ExplainContext) -> str:
-    actions = "; ".join(order_text(a) for a in event.actions) or "nothing"
-    again = " (replacing an earlier order)" if event.replaced else ""
-    return f"{event.ship} is ordered: {actions}{again}"
+def tell_order(event: OrderGiven, ctx: ExplainContext) -> Phrase:
+    # the actions as a player types them (the table's own words, never translated)
+    actions = "; ".join(order_text(a) for a in event.actions) or phrase("nothing")
+    again = phrase(" (replacing an earlier order)") if event.replaced else NOTHING
+    return phrase("{ship} is ordered: {actions}{again}", ship=event.ship, actions=actions, again=again)
 
 
-def tell_order_withdrawn(event: OrderWithdrawn, ctx: ExplainContext) -> str:
-    return f"{event.ship}'s orders for turn {event.turn} are withdrawn"
+def tell_order_withdrawn(event: OrderWithdrawn, ctx: ExplainContext) -> Phrase:
+    return phrase("{ship}'s orders for turn {turn} are withdrawn", ship=event.ship, turn=event.turn)
 
 
-def tell_wind_points(event: WindPointsChanged, ctx: ExplainContext) -> str:
-    verb = "gains" if event.delta > 0 else "loses"
-    return f"{event.ship} {verb} {abs(event.delta)} wind point(s) ({event.reason}): now {event.points}"
+def tell_wind_points(event: WindPointsChanged, ctx: ExplainContext) -> Phrase:
+    key = (
+        "{ship} gains {delta} wind point(s) ({reason}): now {points}"
+        if event.delta > 0
+        else "{ship} loses {delta} wind point(s) ({reason}): now {points}"
+    )
+    return phrase(key, ship=event.ship, delta=abs(event.delta), reason=event.reason, points=event.points)
 
 
 # ------------------------------------------------------------------ fire, combat, end of turn
 
 
-def tell_fire_checked(event: FireChecked, ctx: ExplainContext) -> str:
-    result = "the fire is out" if event.out else f"the fire burns on (-{event.damage})"
+def tell_fire_checked(event: FireChecked, ctx: ExplainContext) -> Phrase:
+    result = (
+        phrase("the fire is out")
+        if event.out
+        else phrase("the fire burns on (-{damage})", damage=event.damage)
+    )
     if event.abandoned:
-        result += ", the crew abandons the ship"
+        result = phrase("{result}, the crew abandons the ship", result=result)
     elif event.next_phase:
-        result += f"; next turn phase {event.next_phase}"
-    return f"{event.ship} fire check, phase {event.phase}: die {event.die}, {result}"
-
-
-def tell_shot(event: ShotFired, ctx: ExplainContext) -> str:
-    guns = f"{event.cannons} cannon(s), " if event.cannons else ""
-    if isinstance(event.needed, str):
-        roll = f"automatic {event.needed}"
-    else:
-        total = sum(event.dice) + event.bonus
-        bonus = f" + {event.bonus}" if event.bonus else ""
-        roll = f"dice {'+'.join(map(str, event.dice))}{bonus} = {total}, needs {event.needed}"
-    result = f"hit, {event.damage} damage" if event.hit else "miss"
-    if event.hit and event.flaming:
-        result += ", flaming"
-    return (
-        f"{event.ship} fires {event.weapon} ({event.mode}) at {event.target}, distance {event.distance}: "
-        f"{guns}{roll}: {result}"
+        result = phrase("{result}; next turn phase {phase}", result=result, phase=event.next_phase)
+    return phrase(
+        "{ship} fire check, phase {phase}: die {die}, {result}",
+        ship=event.ship,
+        phase=event.phase,
+        die=event.die,
+        result=result,
     )
 
 
-def tell_shot_not_fired(event: ShotNotFired, ctx: ExplainContext) -> str:
-    return f"{event.ship} cannot fire {event.weapon} at {event.target}: {event.reason}"
+def tell_shot(event: ShotFired, ctx: ExplainContext) -> Phrase:
+    guns = phrase("{cannons} cannon(s), ", cannons=event.cannons) if event.cannons else NOTHING
+    roll: Phrase
+    if isinstance(event.needed, str):
+        roll = phrase("automatic {needed}", needed=event.needed)
+    else:
+        bonus = phrase(" + {bonus}", bonus=event.bonus) if event.bonus else NOTHING
+        roll = phrase(
+            "dice {dice}{bonus} = {total}, needs {needed}",
+            dice="+".join(map(str, event.dice)),
+            bonus=bonus,
+            total=sum(event.dice) + event.bonus,
+            needed=event.needed,
+        )
+    result = phrase("hit, {damage} damage", damage=event.damage) if event.hit else phrase("miss")
+    if event.hit and event.flaming:
+        result = phrase("{result}, flaming", result=result)
+    return phrase(
+        "{ship} fires {weapon} ({mode}) at {target}, distance {distance}: {guns}{roll}: {result}",
+        ship=event.ship,
+        weapon=event.weapon,
+        mode=event.mode,
+        target=event.target,
+        distance=event.distance,
+        guns=guns,
+        roll=roll,
+        result=result,
+    )
 
 
-def tell_catapult_hits(event: CatapultHitsTaken, ctx: ExplainContext) -> str:
-    countdown = f"; countdown {event.countdown}" if event.countdown is not None else ""
-    started = " (started)" if event.countdown_started else ""
-    return f"{event.ship} takes {event.hits} catapult hit(s), {event.hits_total} in all{countdown}{started}"
+def tell_shot_not_fired(event: ShotNotFired, ctx: ExplainContext) -> Phrase:
+    return phrase(
+        "{ship} cannot fire {weapon} at {target}: {reason}",
+        ship=event.ship,
+        weapon=event.weapon,
+        target=event.target,
+        reason=event.reason,
+    )
 
 
-def tell_countdown(event: CountdownChanged, ctx: ExplainContext) -> str:
-    return f"{event.ship}'s catapult countdown ticks to {event.countdown}"
+def tell_catapult_hits(event: CatapultHitsTaken, ctx: ExplainContext) -> Phrase:
+    countdown = (
+        phrase("; countdown {countdown}", countdown=event.countdown)
+        if event.countdown is not None
+        else NOTHING
+    )
+    started = phrase(" (started)") if event.countdown_started else NOTHING
+    return phrase(
+        "{ship} takes {hits} catapult hit(s), {total} in all{countdown}{started}",
+        ship=event.ship,
+        hits=event.hits,
+        total=event.hits_total,
+        countdown=countdown,
+        started=started,
+    )
 
 
-def tell_burst_streak(event: BurstStreakChanged, ctx: ExplainContext) -> str:
-    return f"{event.ship} has fired a burst {event.bursts_in_a_row} turn(s) in a row"
+def tell_countdown(event: CountdownChanged, ctx: ExplainContext) -> Phrase:
+    return phrase(
+        "{ship}'s catapult countdown ticks to {countdown}", ship=event.ship, countdown=event.countdown
+    )
 
 
-def tell_fire_scheduled(event: FireScheduled, ctx: ExplainContext) -> str:
-    by = f" (hit by {', '.join(event.hitters)})" if event.hitters else ""
+def tell_burst_streak(event: BurstStreakChanged, ctx: ExplainContext) -> Phrase:
+    return phrase(
+        "{ship} has fired a burst {bursts} turn(s) in a row", ship=event.ship, bursts=event.bursts_in_a_row
+    )
+
+
+def tell_fire_scheduled(event: FireScheduled, ctx: ExplainContext) -> Phrase:
+    by = phrase(" (hit by {hitters})", hitters=", ".join(event.hitters)) if event.hitters else NOTHING
     if event.phase is None:
-        return f"{event.ship} has no fire check next turn{by}"
-    return f"{event.ship} will make a phase {event.phase} fire check next turn{by}"
+        return phrase("{ship} has no fire check next turn{by}", ship=event.ship, by=by)
+    return phrase(
+        "{ship} will make a phase {phase} fire check next turn{by}", ship=event.ship, phase=event.phase, by=by
+    )
 
 
-def tell_became_fireship(event: BecameFireship, ctx: ExplainContext) -> str:
-    return f"{event.ship} becomes a fireship from next turn"
+def tell_became_fireship(event: BecameFireship, ctx: ExplainContext) -> Phrase:
+    return phrase("{ship} becomes a fireship from next turn", ship=event.ship)
 
 
 # ------------------------------------------------------------------ movement
 
 
-def tell_move_unaffordable(event: MoveUnaffordable, ctx: ExplainContext) -> str:
-    return (
-        f"{event.ship} cannot {event.intent}: {event.points} wind point(s), needs {event.cost}; "
-        "it keeps its points and stays put"
+def tell_move_unaffordable(event: MoveUnaffordable, ctx: ExplainContext) -> Phrase:
+    return phrase(
+        "{ship} cannot {intent}: {points} wind point(s), needs {cost}; it keeps its points and stays put",
+        ship=event.ship,
+        intent=event.intent,
+        points=event.points,
+        cost=event.cost,
     )
 
 
-def tell_wreck_crossed(event: WreckCrossed, ctx: ExplainContext) -> str:
-    into = f"into {sq(event.entered)}" if event.entered else "but cannot enter the square"
-    return f"{event.ship} carries on over the wreck of {event.wreck} {into} (step {event.step})"
+def tell_wreck_crossed(event: WreckCrossed, ctx: ExplainContext) -> Phrase:
+    into = (
+        phrase("into {square}", square=sq(event.entered))
+        if event.entered
+        else phrase("but cannot enter the square")
+    )
+    return phrase(
+        "{ship} carries on over the wreck of {wreck} {into} (step {step})",
+        ship=event.ship,
+        wreck=event.wreck,
+        into=into,
+        step=event.step,
+    )
 
 
-def tell_explosion(event: FireshipExplosion, ctx: ExplainContext) -> str:
-    return f"fireship {event.fireship} explodes against {event.ship}, which will check for fire next turn"
+def tell_explosion(event: FireshipExplosion, ctx: ExplainContext) -> Phrase:
+    return phrase(
+        "fireship {fireship} explodes against {ship}, which will check for fire next turn",
+        fireship=event.fireship,
+        ship=event.ship,
+    )
 
 
 NARRATORS: Final[Mapping[type[Event], Narrator]] = {

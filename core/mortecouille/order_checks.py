@@ -27,7 +27,7 @@ import msgspec
 
 from mortecouille.core.board.geometry import distance
 from mortecouille.core.dice import DiceSource
-from mortecouille.core.errors import BadInput, RuleViolation
+from mortecouille.core.errors import BadInput, RuleViolation, phrase
 from mortecouille.core.fleet.catalogue import POSITIONS, Position
 from mortecouille.core.hints import REPLACE_HINT
 from mortecouille.core.life_cycle import ship_named
@@ -99,9 +99,11 @@ def order_names(actions: Sequence[Order]) -> list[str]:
 def _check_target(state: GameState, ship_id: str, target: str, field: str) -> ShipState:
     other = ship_named(state, target, field)
     if target == ship_id:
-        raise RuleViolation("S1", f"{ship_id} cannot fire at itself")
+        raise RuleViolation("S1", "{ship_id} cannot fire at itself", field=field, ship_id=ship_id)
     if not other.afloat or other.at is None:
-        raise RuleViolation("T2", f"{target} has left the game and cannot be targeted")
+        raise RuleViolation(
+            "T2", "{target} has left the game and cannot be targeted", field=field, target=target
+        )
     return other
 
 
@@ -117,11 +119,22 @@ def measure_attack(state: GameState, ship_id: str, attack: Attack, field: str = 
     target = _check_target(state, ship_id, attack.target, f"{field}.target")
     position = _position(attack.position, f"{field}.position")
     if attack.mode not in FIRE_MODES:
-        raise BadInput(f"{field}.mode", f"{attack.mode!r} is not one of {', '.join(FIRE_MODES)}")
+        raise BadInput(
+            f"{field}.mode",
+            "{mode!r} is not one of {fire_modes}",
+            mode=attack.mode,
+            fire_modes=", ".join(FIRE_MODES),
+        )
     stats = ship_stats(state, ship_id)
     cannons = stats.cannons.on(position)
     if cannons == 0:
-        raise RuleViolation("S2", f"{ship_id} has no cannon on its {position}")
+        raise RuleViolation(
+            "S2",
+            "{ship_id} has no cannon on its {position}",
+            field=f"{field}.position",
+            ship_id=ship_id,
+            position=position,
+        )
     assert ship.at is not None and target.at is not None  # both afloat
     steps = firing_line(ship.at, ship.facing, position, target.at)
     check_cannon_fire(ship.bursts_in_a_row, stats.continuous_burst)
@@ -142,7 +155,7 @@ def _position(text: str, field: str) -> Position:
     for position in POSITIONS:
         if text == position:
             return position
-    raise BadInput(field, f"{text!r} is not one of {', '.join(POSITIONS)}")
+    raise BadInput(field, "{text!r} is not one of {positions}", text=text, positions=", ".join(POSITIONS))
 
 
 # --- the command ---------------------------------------------------------------------------
@@ -155,24 +168,31 @@ def decide_give_order(state: GameState, command: GiveOrder, dice: DiceSource) ->
         raise BadInput("actions", "give at least one order (idle to do nothing)")
     for index, action in enumerate(command.actions):
         if type(action) not in ORDER_NAMES:
-            raise BadInput(f"actions[{index}]", f"{action!r} is not an order")
+            raise BadInput(f"actions[{index}]", "{action!r} is not an order", action=action)
     already = bool(orders_this_turn(state, command.ship))
     if already and not command.replace:
         raise RuleViolation(
-            "T1", f"{command.ship} already has its orders for turn {state.turn}; {REPLACE_HINT}"
+            "T1",
+            "{ship} already has its orders for turn {turn}; {replace_hint}",
+            ship=command.ship,
+            turn=state.turn,
+            replace_hint=REPLACE_HINT,
         )
     if ship.at is None and not (ship.sunk or ship.lost or ship.gone):
         # bought, never placed: not "sunk or departed" (T2), which would send the referee looking
         # for a loss that never happened
         raise RuleViolation(
             "F3",
-            f"{command.ship} is bought but not placed yet: `place {state.game} {command.ship!r} SQUARE` "
-            "first, then its orders",
+            "{ship} is bought but not placed yet: `place {game} {ship!r} SQUARE` first, then its orders",
+            ship=command.ship,
+            game=state.game,
         )
     stats = ship_stats(state, command.ship)
     if stats.catapults == 0 and any(isinstance(action, CatapultShot) for action in command.actions):
         # said plainly, rather than "1 shots for 0" from the per-catapult count below
-        raise RuleViolation("K", f"{command.ship} has no catapult: a catapult shot needs the catapult option")
+        raise RuleViolation(
+            "K", "{ship} has no catapult: a catapult shot needs the catapult option", ship=command.ship
+        )
     check_actions(
         order_names(command.actions),
         extra_crew=stats.extra_crew,
@@ -184,12 +204,22 @@ def decide_give_order(state: GameState, command: GiveOrder, dice: DiceSource) ->
     for index, action in enumerate(command.actions):
         field = f"actions[{index}]"
         if isinstance(action, BecomeFireship) and not stats.fireship_allowed:
-            raise RuleViolation("C6", f"{command.ship} lacks the fireship option")
+            raise RuleViolation("C6", "{ship} lacks the fireship option", ship=command.ship)
         elif isinstance(action, Maneuver):
             if action.turn not in MANEUVER_TURNS:
-                raise BadInput(f"{field}.turn", f"{action.turn!r} is not one of {', '.join(MANEUVER_TURNS)}")
+                raise BadInput(
+                    f"{field}.turn",
+                    "{turn!r} is not one of {maneuver_turns}",
+                    turn=action.turn,
+                    maneuver_turns=", ".join(MANEUVER_TURNS),
+                )
             if action.side not in SIDES:
-                raise BadInput(f"{field}.side", f"{action.side!r} is not one of {', '.join(SIDES)}")
+                raise BadInput(
+                    f"{field}.side",
+                    "{side!r} is not one of {sides}",
+                    side=action.side,
+                    sides=", ".join(SIDES),
+                )
         elif isinstance(action, Attack):
             measure_attack(state, command.ship, action, field)
         elif isinstance(action, CatapultShot):
@@ -204,8 +234,16 @@ def decide_withdraw_order(state: GameState, command: WithdrawOrder, dice: DiceSo
     if not orders_this_turn(state, command.ship):
         given = state.orders.get(command.ship)
         if given is not None and given.turn < state.turn:
-            reason = f"its orders for turn {given.turn} were carried out when that turn was resolved"
+            reason = phrase(
+                "its orders for turn {turn} were carried out when that turn was resolved", turn=given.turn
+            )
         else:
-            reason = "it has no orders to withdraw"
-        raise RuleViolation("T1", f"{command.ship} has no orders for turn {state.turn}: {reason}")
+            reason = phrase("it has no orders to withdraw")
+        raise RuleViolation(
+            "T1",
+            "{ship} has no orders for turn {turn}: {reason}",
+            ship=command.ship,
+            turn=state.turn,
+            reason=reason,
+        )
     return [OrderWithdrawn(turn=state.turn, ship=command.ship)]

@@ -36,8 +36,9 @@ def check_some_orders(state: GameState) -> None:
     if orderable and not any(orders_this_turn(state, s) for s in orderable):
         raise RuleViolation(
             "T1",
-            f"no ship has orders for turn {state.turn}: every ship would do nothing and lose its wind "
-            f"points; give orders, or resolve with --idle-turn if that is what the table wants",
+            "no ship has orders for turn {turn}: every ship would do nothing and lose its wind points; "
+            "give orders, or resolve with --idle-turn if that is what the table wants",
+            turn=state.turn,
         )
 
 

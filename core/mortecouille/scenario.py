@@ -40,7 +40,9 @@ def fleet_options_by_owner(scenario: Scenario) -> dict[str | None, set[str]]:
             try:
                 canonical = resolve_option(option)
             except BadInput as error:
-                raise BadInput(f"ships[{index}].options[{position}]", error.message) from None
+                raise BadInput(
+                    f"ships[{index}].options[{position}]", error.key, rule=error.rule, **error.params
+                ) from None
             if catalogue.option(canonical).scope == "fleet" and ship.owner is not None:
                 by_owner.setdefault(ship.owner, set()).add(canonical)
     return by_owner
@@ -58,9 +60,9 @@ def parse_order(item: Any, field: str) -> Order:
     if isinstance(item, str):
         if item in _PLAIN_ORDERS:
             return _PLAIN_ORDERS[item]
-        raise BadInput(field, f"{item!r} is not an order: advance, idle, fireship, or an object")
+        raise BadInput(field, "{item!r} is not an order: advance, idle, fireship, or an object", item=item)
     if not isinstance(item, dict):
-        raise BadInput(field, f"{item!r} is not an order")
+        raise BadInput(field, "{item!r} is not an order", item=item)
     try:
         if "maneuver" in item:
             return Maneuver(
@@ -76,7 +78,7 @@ def parse_order(item: Any, field: str) -> Order:
             return CatapultShot(target=str(item["catapult"]))
     except KeyError as missing:
         raise BadInput(f"{field}.{missing.args[0]}", "is missing") from None
-    raise BadInput(field, f"{item!r} has none of the keys maneuver, attack, catapult")
+    raise BadInput(field, "{item!r} has none of the keys maneuver, attack, catapult", item=item)
 
 
 def give_orders(scenario: Scenario, ship: str, actions: list[Any], field: str) -> list[Command]:

@@ -106,7 +106,9 @@ def _check_ready(
 ) -> None:
     """Refuse the turn unless some ship is afloat and every ship able to act has orders (T2, D2)."""
     if command.rounds not in (None, 1):
-        raise BadInput("rounds", f"a mortecouille turn has one movement, not {command.rounds} rounds (T2)")
+        raise BadInput(
+            "rounds", "a mortecouille turn has one movement, not {rounds} rounds (T2)", rounds=command.rounds
+        )
     if command.reveal_seed is not None and state.dice_mode == "seeded":
         _check_seed(state, command.reveal_seed)
     if not afloat:
@@ -115,7 +117,9 @@ def _check_ready(
     if missing and not command.partial:
         raise RuleViolation(
             "T2",
-            f"no orders yet for {', '.join(missing)}; {PARTIAL_HINT}",
+            "no orders yet for {missing}; {partial_hint}",
+            missing=", ".join(missing),
+            partial_hint=PARTIAL_HINT,
         )
 
 

@@ -298,23 +298,28 @@ ARCHIVE_ENTRIES = frozenset({LOCK_NAME, LOGS_DIR, f".{MANIFEST_NAME}.tmp", *TABL
 
 
 def check_archive_dir(archive: Path) -> None:
-    """Refuse (BadInput ``--to``) a directory that exists and is not an archive: archiving writes
+    """Refuse (BadInput ``destination``) a directory that exists and is not an archive: archiving writes
     its README.md, logs/ and tables, which would overwrite the files of whatever directory it is."""
     if archive.is_symlink():
-        raise BadInput("--to", f"{archive} is a symbolic link: give the archive directory itself")
+        raise BadInput(
+            "destination", "{archive} is a symbolic link: give the archive directory itself", archive=archive
+        )
     if not archive.exists():
         return
     if not archive.is_dir():
-        raise BadInput("--to", f"{archive} is not a directory")
+        raise BadInput("destination", "{archive} is not a directory", archive=archive)
     if (archive / MANIFEST_NAME).is_file():
         return
     strangers = sorted(entry.name for entry in archive.iterdir() if not _archive_entry(entry))
     if strangers:
         shown = ", ".join(strangers[:3]) + (", ..." if len(strangers) > 3 else "")
         raise BadInput(
-            "--to",
-            f"{archive} is not an archive (no {MANIFEST_NAME}) and holds {shown}: "
-            "give a new or empty directory, or an existing archive",
+            "destination",
+            "{archive} is not an archive (no {manifest_name}) and holds {shown}: give a new or empty "
+            "directory, or an existing archive",
+            archive=archive,
+            manifest_name=MANIFEST_NAME,
+            shown=shown,
         )
 
 

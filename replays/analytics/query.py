@@ -59,8 +59,8 @@ if TYPE_CHECKING:  # duckdb is imported lazily, inside the functions that need i
 class QueryRefused(BadInput):
     """A statement that could change something, or SQL DuckDB rejects (exit 2)."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__("SQL", message)
+    def __init__(self, key: str, /, **params: object) -> None:
+        super().__init__("sql", key, rule=None, **params)
 
 
 class QueryLimits(msgspec.Struct, frozen=True):
@@ -115,7 +115,7 @@ def check_read_only(sql: str, parser: duckdb.DuckDBPyConnection) -> list[str]:
     try:
         statements = parser.extract_statements(sql)
     except duckdb.Error as error:
-        raise QueryRefused(str(error)) from None
+        raise QueryRefused("{problem}", problem=str(error)) from None
     if not statements:
         raise QueryRefused("no statement to run")
     allowed = []
@@ -128,8 +128,10 @@ def check_read_only(sql: str, parser: duckdb.DuckDBPyConnection) -> list[str]:
             _check_pragma(text)
         elif kind != duckdb.StatementType.SELECT:
             raise QueryRefused(
-                f"{kind.name} statements are refused: the archive is read-only "
-                f"(SELECT, WITH, EXPLAIN, DESCRIBE, SHOW, PRAGMA only): {text[:60]!r}"
+                "{kind} statements are refused: the archive is read-only "
+                "(SELECT, WITH, EXPLAIN, DESCRIBE, SHOW, PRAGMA only): {text!r}",
+                kind=kind.name,
+                text=text[:60],
             )
         allowed.append(statement.query)
     return allowed
@@ -141,8 +143,9 @@ def _check_pragma(text: str) -> None:
     name = match.group("name").lower() if match is not None else None
     if match is None or name not in READ_PRAGMAS or match.group("rest").lstrip().startswith("="):
         raise QueryRefused(
-            f"this PRAGMA is refused: the archive is read-only (allowed: {', '.join(sorted(READ_PRAGMAS))}): "
-            f"{text[:60]!r}"
+            "this PRAGMA is refused: the archive is read-only (allowed: {allowed}): {text!r}",
+            allowed=", ".join(sorted(READ_PRAGMAS)),
+            text=text[:60],
         )
 
 
@@ -152,15 +155,15 @@ def _check_explain(text: str, parser: duckdb.DuckDBPyConnection) -> None:
 
     match = _EXPLAIN.match(text)
     if match is None:
-        raise QueryRefused(f"only EXPLAIN of a SELECT is allowed: {text[:60]!r}")
+        raise QueryRefused("only EXPLAIN of a SELECT is allowed: {text!r}", text=text[:60])
     if "analy" in text[: match.start("inner")].lower():
         raise QueryRefused("EXPLAIN ANALYZE runs its statement: use EXPLAIN without ANALYZE")
     try:
         inner = parser.extract_statements(match.group("inner"))
     except duckdb.Error as error:
-        raise QueryRefused(str(error)) from None
+        raise QueryRefused("{problem}", problem=str(error)) from None
     if len(inner) != 1 or inner[0].type != duckdb.StatementType.SELECT:
-        raise QueryRefused(f"only EXPLAIN of a SELECT is allowed: {text[:60]!r}")
+        raise QueryRefused("only EXPLAIN of a SELECT is allowed: {text!r}", text=text[:60])
 
 
 def empty_view(columns: Sequence[tuple[str, str]]) -> str:
@@ -236,7 +239,7 @@ def read_only_connection(
     import duckdb
 
     if not MEMORY_SIZE.match(limits.memory):
-        raise BadInput("--memory-limit", f"{limits.memory!r} is not a size such as 500MB or 2GB")
+        raise BadInput("memory_limit", "{memory!r} is not a size such as 500MB or 2GB", memory=limits.memory)
     _remove_stale_scratch()
     scratch = tempfile.mkdtemp(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-")
     try:
@@ -370,10 +373,12 @@ def run_query(connection: duckdb.DuckDBPyConnection, sql: str, stop: QueryStop |
         raise QueryStopped from None
     except duckdb.OutOfMemoryException as error:
         raise BadInput(
-            "--memory-limit", f"the query needs more memory than allowed; raise --memory-limit ({error})"
+            "memory_limit",
+            "the query needs more memory than allowed; raise --memory-limit ({error})",
+            error=str(error),
         ) from None
     except duckdb.Error as error:
-        raise QueryRefused(str(error).strip()) from None
+        raise QueryRefused("{problem}", problem=str(error).strip()) from None
     return QueryResult(columns=columns, rows=rows)
 
 
@@ -439,7 +444,9 @@ def run_stoppable(
         if isinstance(failure[0], QueryStopped):
             if stop.expired:
                 raise BadInput(
-                    "--timeout", f"the query ran longer than {timeout:g} s and was stopped; raise --timeout"
+                    "timeout",
+                    "the query ran longer than {timeout:g} s and was stopped; raise --timeout",
+                    timeout=timeout,
                 )
             raise KeyboardInterrupt  # interrupted from outside, as DuckDB does on Ctrl-C
         raise failure[0]
@@ -449,7 +456,7 @@ def run_stoppable(
 def query_archive(archive: Path, sql: str, limits: QueryLimits = DEFAULT_LIMITS) -> QueryResult:
     """SQL over an archive's tables (:func:`run_stoppable`: a KeyboardInterrupt stops it)."""
     if not archive.is_dir():
-        raise BadInput("ARCHIVE", f"{archive} is not an archive directory")
+        raise BadInput("archive", "{archive} is not an archive directory", archive=archive)
     return run_stoppable(
         lambda: read_only_connection(archive_views(archive), archive, limits=limits), sql, limits.timeout
     )
@@ -458,10 +465,10 @@ def query_archive(archive: Path, sql: str, limits: QueryLimits = DEFAULT_LIMITS)
 def query_logs(logs: Path, sql: str, limits: QueryLimits = DEFAULT_LIMITS) -> QueryResult:
     """SQL over the ``*.jsonl`` logs of ``logs``: those files are all it may read (not the seeds)."""
     if not logs.is_dir():
-        raise BadInput("--logs", f"{logs} is not a directory")
+        raise BadInput("logs", "{logs} is not a directory", logs=logs)
     files = sorted(path for path in logs.glob("*.jsonl") if path.is_file())
     if not files:
-        raise BadInput("--logs", f"{logs} holds no *.jsonl game log")
+        raise BadInput("logs", "{logs} holds no *.jsonl game log", logs=logs)
     return run_stoppable(
         lambda: read_only_connection(log_views(files), logs, files=files, limits=limits), sql, limits.timeout
     )

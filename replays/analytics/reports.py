@@ -406,9 +406,9 @@ REPORTS: dict[str, Callable[[duckdb.DuckDBPyConnection], Report]] = {
 
 def build_report(archive: Path, name: str) -> Report:
     if name not in REPORTS:
-        raise BadInput("NAME", f"{name!r} is not a report: {', '.join(REPORTS)}")
+        raise BadInput("report", "{name!r} is not a report: {reports}", name=name, reports=", ".join(REPORTS))
     if not archive.is_dir():
-        raise BadInput("ARCHIVE", f"{archive} is not an archive directory")
+        raise BadInput("archive", "{archive} is not an archive directory", archive=archive)
     with read_only_connection(archive_views(archive), archive) as connection:
         return REPORTS[name](connection)
 

@@ -78,7 +78,7 @@ def render_board(state: GameState) -> str:
     lines.append(header)
     lines.append(terminal_legend(owners, colour_of))
     # below the grid, names and texts from the log: escaped (the grid's own styles are not)
-    lines.append(shown(position_caption(state)))
+    lines.append(shown(position_caption(state).render()))
     for ship in sorted(state.ships.values(), key=lambda s: s.id):
         label = labels.get(ship.id, " ")
         where = square_name(ship.at) if ship.at is not None else "-"

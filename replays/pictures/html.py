@@ -213,7 +213,7 @@ def game_over(state: GameState) -> dict[str, str] | None:
         return None
     return {
         "headline": f"Game over: {state.winner} wins" if state.winner else "Game over: no winner",
-        "detail": ending_text(state.end_reason, state.winner),
+        "detail": ending_text(state.end_reason, state.winner).render(),
     }
 
 
@@ -235,7 +235,7 @@ def checked_start(events: Iterable[Event]) -> Iterator[Event]:
     stream = iter(events)
     first = next(stream, None)
     if not isinstance(first, GameCreated):
-        raise BadInput("GAME", "the log does not start with game-created")
+        raise BadInput("game", "the log does not start with game-created")
     yield first
     yield from stream
 
@@ -312,7 +312,7 @@ def page_parts(read: Callable[[], Iterable[Event]]) -> Iterator[str]:
     if not separator:  # no turn resolved: the opening is the current state
         yield embed_json(opening_turn(stories.opening, frames))
     if stories.count != count or stories.final != final:
-        raise BadInput("GAME", "the log changed while the page was written: export it again")
+        raise BadInput("game", "the log changed while the page was written: export it again")
     yield embed_text(around[cut:])
     yield tail
 

@@ -122,7 +122,7 @@ def turn_picture(events: Iterable[Event], turn: int) -> str:
             return outcome_picture(before, story.states[-1], story.events[story.started :], turn)
     done = stories.resolved
     known = f"resolved turns: {done[0]}..{done[-1]}" if done else "no turn has been resolved yet"
-    raise BadInput("--turn", f"turn {turn} has not been resolved ({known})")
+    raise BadInput("turn", "turn {turn} has not been resolved ({known})", turn=turn, known=known)
 
 
 def opening_picture(state: GameState) -> str:

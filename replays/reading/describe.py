@@ -65,7 +65,7 @@ def describe_state(state: GameState) -> str:
         f"game {state.game} ({state.ruleset}, rules {state.rules_version or '-'}, {state.dice_mode} dice)",
         f"board {state.board.width}x{state.board.height}; players {', '.join(state.players)}"
         + (f"; budget {state.budget}" if asked_of(state).buys_fleets else ""),
-        position_caption(state),
+        position_caption(state).render(),
     ]
     for player, fleet in sorted(state.fleets.items()):
         # sealed, the money not spent is given up (F3): not money still to spend
@@ -94,5 +94,5 @@ def describe_state(state: GameState) -> str:
         )
     waiting = awaiting_text(state)
     if waiting is not None:
-        lines.append(waiting)
+        lines.append(waiting.render())
     return "\n".join(shown(line) for line in lines)

@@ -3,7 +3,8 @@
 Every event of the turn becomes one line through a *narrator*, a small function filed by
 event type in its ruleset's table (``Ruleset.narrators``, :data:`~mortecouille.core.rulesets.RULESETS`).
 A narrator sees the event and an :class:`~mortecouille.core.narration.ExplainContext`
-(the states just before and after it), and returns the sentence; squares are named
+(the states just before and after it), and returns the sentence as a phrase (a template key
+and its parameters), which :func:`narrate` says in the language of its ``translate``; squares are named
 like ``C5`` (B1) and the event's rule IDs are cited in brackets after it. An event
 type without a narrator still gets a line from :func:`narrate_fields` (its fields and
 rules), so a new event type is never silently dropped.
@@ -15,12 +16,12 @@ up to a turn and tells it event by event.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 import msgspec
 
-from mortecouille.core.errors import BadInput
+from mortecouille.core.errors import BadInput, Phrase, phrase
 from mortecouille.core.game import evolve
 from mortecouille.core.limits import shown
 from mortecouille.core.narration import ExplainContext
@@ -83,19 +84,26 @@ def phase_of(
     return f"round {round_number}, {name}" if rounds > 1 and isinstance(round_number, int) else name
 
 
-def narrate_fields(event: Event, ctx: ExplainContext) -> str:
+def narrate_fields(event: Event, ctx: ExplainContext) -> Phrase:
     """The fallback: the event's type and fields, squares named."""
     body = msgspec.to_builtins(event)
     for key in ("seq", "prev", "hash", "v", "type", "rules", "board"):
         body.pop(key, None)
     fields = " ".join(f"{k}={show_value(k, v)}" for k, v in body.items() if v is not None)
-    return f"{type(event).__struct_config__.tag}: {fields}"
+    return phrase("{tag}: {fields}", tag=type(event).__struct_config__.tag, fields=fields)
 
 
-def narrate(event: Event, ctx: ExplainContext, ruleset: str, default_phase: str = ORDERS.name) -> ExplainLine:
-    """``event`` of a ``ruleset`` game as one line of the story."""
+def narrate(
+    event: Event,
+    ctx: ExplainContext,
+    ruleset: str,
+    default_phase: str = ORDERS.name,
+    translate: Callable[[str], str] | None = None,
+) -> ExplainLine:
+    """``event`` of a ``ruleset`` game as one line of the story, in the language of ``translate``
+    (a catalogue's lookup; English by default)."""
     rules = ruleset_named(ruleset)
-    text = rules.narrators.get(type(event), narrate_fields)(event, ctx)
+    text = rules.narrators.get(type(event), narrate_fields)(event, ctx).render(translate)
     phase = phase_of(event, ctx.rounds, rules.phases, default_phase)
     return ExplainLine(event.seq, phase, ships_of(event), text, rules_of(event))
 
@@ -107,7 +115,7 @@ def story_span(events: Sequence[Event], turn: int) -> tuple[int, int]:
     if bounds is None:
         done = [e.turn for e in events if isinstance(e, TurnEnded)]
         known = f"resolved turns: {done[0]}..{done[-1]}" if done else "no turn has been resolved yet"
-        raise BadInput("--turn", f"turn {turn} has not been resolved ({known})")
+        raise BadInput("turn", "turn {turn} has not been resolved ({known})", turn=turn, known=known)
     start, end = bounds
     first = start
     while first > 1 and not isinstance(events[first - 1], TurnEnded):
@@ -129,10 +137,11 @@ def explain_turn(
     ship: str | None = None,
     base: GameState | None = None,
     span: tuple[int, int] | None = None,
+    translate: Callable[[str], str] | None = None,
 ) -> list[ExplainLine]:
-    """Turn ``turn`` told event by event. ``base`` is the state before the story if the caller
-    has it (a replay keyframe), else the log is folded up to there; ``span``: the turn's
-    :func:`story_span` if the caller has it. ``ship`` keeps its lines."""
+    """Turn ``turn`` told event by event (in the language of ``translate``). ``base`` is the state
+    before the story if the caller has it (a replay keyframe), else the log is folded up to there;
+    ``span``: the turn's :func:`story_span` if the caller has it. ``ship`` keeps its lines."""
     first, last = span if span is not None else story_span(events, turn)
     state = base if base is not None else EMPTY
     if base is None:
@@ -144,7 +153,7 @@ def explain_turn(
     phase = ORDERS.name
     for event in events[first:last]:
         after = evolve(state, event)
-        line = narrate(event, ExplainContext(state, after, rounds), state.ruleset, phase)
+        line = narrate(event, ExplainContext(state, after, rounds), state.ruleset, phase, translate)
         phase = line.phase
         if ship is None or ship in line.ships:
             lines.append(line)
