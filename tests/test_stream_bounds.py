@@ -135,7 +135,12 @@ def test_what_the_streams_of_a_game_hold_is_released_when_they_close(games: Path
 def _alive_stream_objects() -> list[object]:
     """Whatever the streams made and left alive (renderings, places, watchers, batches...): every
     object of the live push's and the redaction's modules but the hub, its caps and its turns."""
-    modules = ("mortecouille.web.live", "mortecouille.web.access")
+    modules = (
+        "mortecouille.web.live",
+        "mortecouille.web.live_channel",
+        "mortecouille.web.live_streams",
+        "mortecouille.web.access",
+    )
     return [
         o for o in gc.get_objects()
         if getattr(type(o), "__module__", "") in modules
