@@ -81,22 +81,8 @@ from mortecouille.web.live_streams import (
     StreamsFull,
     Subscriber,
     no_grants,
-    parse_last_event_id,
     problem_message,
-    sse_message,
 )
-
-__all__ = [
-    "HEARTBEAT_SECONDS",
-    "POLL_SECONDS",
-    "SEAT_CHECK_SECONDS",
-    "GameChannel",
-    "SendGate",
-    "StreamLimits",
-    "StreamsFull",
-    "parse_last_event_id",
-    "sse_message",
-]
 
 _log = structlog.get_logger("mortecouille.web")
 

@@ -7,17 +7,46 @@ from __future__ import annotations
 import asyncio
 import collections
 from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import structlog
 
 from mortecouille.events.base import Event
 from mortecouille.events.codec import LogError
 from mortecouille.events.stores import EventStore
-from mortecouille.web.live_streams import HEARTBEAT, SEAT_ENDED, Batch, Renderer, Subscriber
+from mortecouille.web.live_streams import (
+    HEARTBEAT,
+    SEAT_ENDED,
+    Batch,
+    GrantCheck,
+    Renderer,
+    StreamLimits,
+    Subscriber,
+)
 
-if TYPE_CHECKING:
-    from mortecouille.web.live import LiveHub
+
+class Watcher(Protocol):
+    """What tails one game's log for its channel (``web.live``'s watchers)."""
+
+    async def subscribe(self) -> asyncio.Queue[list[Event]]: ...
+
+    def unsubscribe(self, queue: asyncio.Queue[list[Event]]) -> None: ...
+
+
+class Hub(Protocol):
+    """What a channel uses of its hub (``web.live.LiveHub``): its watchers, timings, caps."""
+
+    seat_check: float
+    tick: float
+    beats: int
+    heartbeat: float
+    limits: StreamLimits
+    revoked: GrantCheck
+
+    def watcher(self, log_: EventStore) -> Watcher: ...
+
+    def _forget(self, channel: GameChannel) -> None: ...
+
 
 _log = structlog.get_logger("mortecouille.web")
 
@@ -37,7 +66,7 @@ class GameChannel:
     followed through the watcher; one renderer per viewer; the streams of each; their heartbeats
     and the checks of their seats. Every method but the reads runs on the event loop."""
 
-    def __init__(self, hub: LiveHub, log_: EventStore) -> None:
+    def __init__(self, hub: Hub, log_: EventStore) -> None:
         self.hub = hub
         self.log = log_
         self.watcher = hub.watcher(log_)

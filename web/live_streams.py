@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import collections
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import msgspec
 import structlog
@@ -15,9 +15,6 @@ import structlog
 from mortecouille.app.problems import problem_text
 from mortecouille.events.base import Event
 from mortecouille.events.stores import EventStore
-
-if TYPE_CHECKING:
-    from mortecouille.web.live import LiveHub
 
 _log = structlog.get_logger("mortecouille.web")
 
@@ -87,13 +84,19 @@ class StreamsFull(Exception):
         self.retry_after = retry_after
 
 
+class SlotOwner(Protocol):
+    """What gives the places under the caps (the hub): takes one back."""
+
+    def _free(self, slot: Slot) -> None: ...
+
+
 class Slot:
     """One stream's place under the caps, taken by :meth:`LiveHub.reserve` and given back once,
     whichever of its stream's end or its garbage collection comes first."""
 
     __slots__ = ("_hub", "game", "address", "_held")
 
-    def __init__(self, hub: LiveHub, game: str, address: str) -> None:
+    def __init__(self, hub: SlotOwner, game: str, address: str) -> None:
         self._hub = hub
         self.game = game
         self.address = address

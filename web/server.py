@@ -39,34 +39,20 @@ from mortecouille.app.service_clock import REVEAL_GRACE_SECONDS, Clock, system_c
 from mortecouille.events.stores import FileStore, GameStore
 from mortecouille.web.access_log import AccessLog, ASGIApp, write_access_log
 from mortecouille.web.controllers import CONTROLLERS
-from mortecouille.web.controllers.pages import PAGES, STATIC_MEDIA_TYPES
 from mortecouille.web.controllers.service import Service
 from mortecouille.web.errors import EXCEPTION_HANDLERS, HEADERS, error_response
 from mortecouille.web.guards import HostPolicy, RequestGuard
-from mortecouille.web.live import (
+from mortecouille.web.live import ChangeFeed, FeedMaker, feed_for
+from mortecouille.web.live_streams import (
     HEARTBEAT_SECONDS,
     POLL_SECONDS,
     SEAT_CHECK_SECONDS,
-    ChangeFeed,
-    FeedMaker,
     StreamLimits,
     StreamsFull,
-    feed_for,
 )
 
 if TYPE_CHECKING:
     from litestar._openapi.schema_generation import SchemaCreator
-
-__all__ = [
-    "PAGES",
-    "REVEAL_GRACE_SECONDS",
-    "STATIC_MEDIA_TYPES",
-    "Clock",
-    "Service",
-    "build_app",
-    "system_clock",
-    "worker_app",
-]
 
 _log = structlog.get_logger("mortecouille.web")
 

@@ -15,14 +15,8 @@ from mortecouille.app.service import GamesService
 from mortecouille.app.service_clock import REVEAL_GRACE_SECONDS, Clock, system_clock
 from mortecouille.events.stores import EventStore, GameStore
 from mortecouille.web import access
-from mortecouille.web.live import (
-    HEARTBEAT_SECONDS,
-    POLL_SECONDS,
-    SEAT_CHECK_SECONDS,
-    AppendedRow,
-    LiveHub,
-    StreamLimits,
-)
+from mortecouille.web.live import AppendedRow, LiveHub
+from mortecouille.web.live_streams import HEARTBEAT_SECONDS, POLL_SECONDS, SEAT_CHECK_SECONDS, StreamLimits
 from mortecouille.web.log_lines import LogLines
 
 

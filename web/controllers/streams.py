@@ -14,7 +14,8 @@ from litestar.response import Stream
 from mortecouille.events.base import Event
 from mortecouille.web import access
 from mortecouille.web.controllers.shared import service_of
-from mortecouille.web.live import event_stream, parse_last_event_id
+from mortecouille.web.live import event_stream
+from mortecouille.web.live_streams import parse_last_event_id
 
 
 class StreamsController(Controller):
