@@ -71,9 +71,8 @@ class KeyConflict(MortecouilleError):
 
     exit_code = 3
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.field = KEY_HEADER
+    def __init__(self, key: str, /, **params: str) -> None:
+        super().__init__(key, field=KEY_HEADER, **params)
 
 
 class CreationKey(NamedTuple):
@@ -363,10 +362,15 @@ class GamesService(DeadlineClock):
                 # a retry with this key re-issued the seats between our write and our issue:
                 # that answer holds the working tokens; ours would not open them
                 raise KeyConflict(
-                    f"{KEY_HEADER}: a retry with this key was answered meanwhile with the game's "
-                    "seats; use that answer"
+                    "{header}: a retry with this key was answered meanwhile with the game's seats; "
+                    "use that answer",
+                    header=KEY_HEADER,
                 ) from None
-        raise KeyConflict(f"{KEY_HEADER}: game {log_.name!r} is being created by another request; retry")
+        raise KeyConflict(
+            "{header}: game {game!r} is being created by another request; retry",
+            header=KEY_HEADER,
+            game=log_.name,
+        )
 
     def _created_under(
         self, log_: EventStore, key: CreationKey, refused: Exception, forked_from: str | None
@@ -383,7 +387,7 @@ class GamesService(DeadlineClock):
         except (GameNotFound, Unwritable):
             raise refused from None  # no game (or none to open): the body's own refusal
         except KeyUsedSince as error:
-            raise KeyConflict(str(error)) from None
+            raise KeyConflict(error.message) from None
         if again is None:
             raise refused  # the name is taken by another creation, or the body refused: it stands
         return Created(again.events, again.seats)

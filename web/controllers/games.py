@@ -56,7 +56,7 @@ class GamesController(Controller):
         service = service_of(request)
         log_ = game_log(service.store, data.name)
         if data.dice not in DICE_MODES:
-            raise BadInput("dice", f"{data.dice!r} is not seeded or table")
+            raise BadInput("dice", "{dice!r} is not seeded or table", dice=data.dice)
         players = tuple(p.strip() for p in data.players)
         board = board_from(data.board)
         key = CreationKey.of(CREATION, request.headers.get(KEY_HEADER))
@@ -85,7 +85,7 @@ class GamesController(Controller):
         service = service_of(request)
         identify(request, service.existing_log(game))
         if data.dice is not None and data.dice not in DICE_MODES:
-            raise BadInput("dice", f"{data.dice!r} is not seeded or table")
+            raise BadInput("dice", "{dice!r} is not seeded or table", dice=data.dice)
         target = fork_target(service.store, data.name)
         key = CreationKey.of(FORK, request.headers.get(KEY_HEADER))
 
@@ -113,7 +113,13 @@ class GamesController(Controller):
             viewer = identify(request, log_)
             events, state = load(log_)
         if seq is not None and not -1 <= seq < len(events):
-            raise BadInput("seq", f"{seq} is not a seq of {game!r} (0 to {len(events) - 1})")
+            raise BadInput(
+                "seq",
+                "{seq} is not a seq of {game!r} (0 to {last})",
+                seq=seq,
+                game=game,
+                last=len(events) - 1,
+            )
         shown = access.game_view(events, viewer, seq, service.lines.lines(log_, events))
         current = seq is None or seq == len(events) - 1
         deadline = deadline_in_force(events, state.turn) if current else None
@@ -141,7 +147,7 @@ class GamesController(Controller):
             viewer = identify(request, log_)
             events = log_.read()
         if since < -1:
-            raise BadInput("since", f"{since} is not a seq (-1 or more)")
+            raise BadInput("since", "{since} is not a seq (-1 or more)", since=since)
         # past the log's end: no event, and next_seq tells the page the log is shorter than it saw
         return access.chain(events, viewer, min(since, len(events) - 1), service.lines.lines(log_, events))
 

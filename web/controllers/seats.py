@@ -30,10 +30,10 @@ class SeatsController(Controller):
         identify(request, log_)
         players = load(log_)[1].players
         if player not in players:
-            named = f"{player!r} is not a player of {game!r} (players: {', '.join(players)})"
+            key = "{player!r} is not a player of {game!r} (players: {players})"
             if name_key(player) == "referee":
-                named += f"; the referee's own seat is POST /api/games/{game}/referee-seat"
-            raise BadInput("player", named)
+                key += "; the referee's own seat is POST /api/games/{game}/referee-seat"
+            raise BadInput("player", key, player=player, game=game, players=", ".join(players))
         answered = access.reissue_seat(log_, service.base(request), access.Viewer.of_player(player))
         service.hub.seats_changed(game)  # the old link's streams close now
         return answered

@@ -68,7 +68,7 @@ def if_match(request: Request[Any, Any, Any]) -> int | None:
     try:
         return int(header.strip().strip('"'))
     except ValueError:
-        raise BadInput("If-Match", f"{header!r} is not a seq") from None
+        raise BadInput("If-Match", "{header!r} is not a seq", header=header) from None
 
 
 def options(request: Request[Any, Any, Any], viewer: access.Viewer) -> CommandOptions:
