@@ -17,6 +17,7 @@ from mortecouille.app.listing import public_games
 from mortecouille.app.service import Created, CreationKey
 from mortecouille.app.service import KeyConflict as CreationKeyConflict
 from mortecouille.core.errors import BadInput
+from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated
 from mortecouille.events.stores import EventStore
@@ -120,21 +121,7 @@ class GamesController(Controller):
                 game=game,
                 last=len(events) - 1,
             )
-        shown = access.game_view(events, viewer, seq, service.lines.lines(log_, events))
-        current = seq is None or seq == len(events) - 1
-        deadline = deadline_in_force(events, state.turn) if current else None
-        passed = deadline_passed(events, state.turn) if current else None
-        shown["deadline"] = deadline.at if deadline is not None else None
-        shown["deadline_passed"] = passed.at if passed is not None else None
-        # from the viewer's public fold, as every field of the view: a secret (a ship bought and
-        # placed before every fleet is sealed) must not change it
-        shown["all_submitted"] = current and shown["status"] == "playing" and not shown["waiting"]
-        shown["targets"] = builtins(targets_for(events, viewer)) if current else {}
-        wait = service.note_wait(game, events, state) if current else None
-        shown["reveal_deadline"] = iso(wait.until) if wait is not None else None
-        # what the referee page's fork form proposes: a fork copies only what its referee may read
-        shown["fork_at_most"] = latest_fork_point(events) if viewer.role == "referee" else None
-        return shown
+        return view_answer(service, log_, viewer, events, state, seq)
 
     @get("/{game:str}/chain", sync_to_thread=True)
     def game_chain(
@@ -172,3 +159,30 @@ def created_answer(
 ) -> dict[str, Any]:
     """A creation's answer: its seats' tokens and links, and its events as the referee sees them."""
     return access.seats_answer(log_, service.base(request), created.events, created.seats)
+
+
+def view_answer(
+    service: Service,
+    log_: EventStore,
+    viewer: access.Viewer,
+    events: list[Event],
+    state: GameState,
+    seq: int | None,
+) -> dict[str, Any]:
+    """The view of ``events`` (``log_``'s, folding to ``state``) for ``viewer`` after ``seq``
+    (None: now), with the deadline, the targets, the reveal wait and the fork point beside it."""
+    shown = access.game_view(events, viewer, seq, service.lines.lines(log_, events))
+    current = seq is None or seq == len(events) - 1
+    deadline = deadline_in_force(events, state.turn) if current else None
+    passed = deadline_passed(events, state.turn) if current else None
+    shown["deadline"] = deadline.at if deadline is not None else None
+    shown["deadline_passed"] = passed.at if passed is not None else None
+    # from the viewer's public fold, as every field of the view: a secret (a ship bought and
+    # placed before every fleet is sealed) must not change it
+    shown["all_submitted"] = current and shown["status"] == "playing" and not shown["waiting"]
+    shown["targets"] = builtins(targets_for(events, viewer)) if current else {}
+    wait = service.note_wait(log_.name, events, state) if current else None
+    shown["reveal_deadline"] = iso(wait.until) if wait is not None else None
+    # what the referee page's fork form proposes: a fork copies only what its referee may read
+    shown["fork_at_most"] = latest_fork_point(events) if viewer.role == "referee" else None
+    return shown
