@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, Unpack
 
 import msgspec
 
@@ -332,100 +332,171 @@ class KnownState(msgspec.Struct, frozen=True):
     state: GameState
 
 
+class CommandOptions(NamedTuple):
+    """How :func:`run_command` runs a command; every field is optional.
+
+    ``table_values``: a table-dice game's dice, in the order asked; any left unused refuse the
+    command, since the referee meant them for something else. ``ask``: how the shell asks for
+    more. ``expected_seq``: refuse unless the log is at this seq. ``known``: a state the caller
+    folded before, used instead of folding the log again only if the log still ends where it did
+    (same next seq and last hash). ``confirm``: shown the table dice the command read (if any), it
+    says whether to write (a no: :class:`NotConfirmed`). ``idempotency``: the key the command was
+    sent with (:mod:`mortecouille.app.idempotency`). ``nonce``: write a fresh random nonce on every
+    line of a secret input (:func:`secret_nonces`), so that no line hash can be used to test
+    guesses of it; off only for a deterministic shell (``demo --seed``'s bots).
+    """
+
+    table_values: list[int] | None = None
+    ask: AskDie | None = None
+    expected_seq: int | None = None
+    known: KnownState | None = None
+    confirm: ConfirmDice | None = None
+    idempotency: Idempotency | None = None
+    nonce: bool = True
+
+
+class OptionFields(TypedDict, total=False):
+    """:class:`CommandOptions`' fields, given to :func:`run_command` as keywords."""
+
+    table_values: list[int] | None
+    ask: AskDie | None
+    expected_seq: int | None
+    known: KnownState | None
+    confirm: ConfirmDice | None
+    idempotency: Idempotency | None
+    nonce: bool
+
+
+#: A command run with no option.
+PLAIN = CommandOptions()
+
+
 def run_command(
     log_: EventStore,
     make_command: Callable[[GameState], Command],
-    table_values: list[int] | None = None,
-    ask: AskDie | None = None,
-    expected_seq: int | None = None,
-    known: KnownState | None = None,
-    confirm: ConfirmDice | None = None,
-    idempotency: Idempotency | None = None,
-    nonce: bool = True,
+    options: CommandOptions = PLAIN,
+    /,
+    **fields: Unpack[OptionFields],
 ) -> Outcome:
     """Lock, fold, decide and append one command; return the appended events and the new state.
 
-    ``make_command`` builds the command from the locked state (e.g. to reveal the seed).
-    ``table_values``: a table-dice game's dice, in the order asked; any left unused refuse the
-    command, since the referee meant them for something else. ``expected_seq``: refuse unless
-    the log is at this seq. ``known``: a state the caller folded before; it is used instead of
-    folding the log again only if the log still ends where it did (same next seq and last hash),
-    so a long sequence of commands (the demo) does not fold the whole log for each one.
-    ``confirm``: shown the table dice the command read (if any), it says whether to write; a
-    no writes nothing (:class:`NotConfirmed`).
-    ``idempotency``: a key the command was sent with; if the log already holds a batch appended
-    under it, that batch is returned and nothing is decided or written (checked under the lock,
-    so a retry racing its first attempt waits for it), else the key is written with the events,
-    in the same append (:mod:`mortecouille.app.idempotency`).
-    ``nonce``: write a fresh random nonce (:func:`new_nonce`) on every line of a secret input
-    (:func:`secret_nonces`), so that no line hash (a receipt's head, a hash sent to a page) can be
-    used to test guesses of it; on by default for every shell (the CLI, the service), off for a
-    deterministic one (``demo --seed``'s bots), whose logs stay byte for byte what they were. A
-    batch with a key carries it on its first line, beside that line's nonce if it has one.
+    ``make_command`` builds the command from the locked state (e.g. to reveal the seed);
+    ``options`` (or its ``fields`` as keywords) say how (:class:`CommandOptions`). A refused
+    command raises before anything is written. With an idempotency key already in the log, the
+    batch appended under it is returned and nothing is decided or written (checked under the
+    lock, so a retry racing its first attempt waits for it); else the key is written with the
+    events, on the batch's first line, in the same append.
     """
-    if expected_seq is not None and expected_seq < 0:  # seqs start at 0: no log is ever there
-        raise BadInput("expected_seq", "{expected_seq} is not a seq (0 or more)", expected_seq=expected_seq)
+    if fields:
+        options = options._replace(**fields)
+    if options.expected_seq is not None and options.expected_seq < 0:  # seqs start at 0
+        raise BadInput(
+            "expected_seq", "{expected_seq} is not a seq (0 or more)", expected_seq=options.expected_seq
+        )
     with log_.transaction() as tx:
-        if idempotency is not None:
-            found = _earlier_batch(log_, tx, idempotency)
-            if found is not None:
-                earlier, events = found
-                # the batch is acknowledged now: no later repair may cut it (see anchor_through)
-                if isinstance(tx, Transaction):
-                    tx.anchor_through(events[-1])
-                batch = events[earlier.first : earlier.first + earlier.count]
-                return Outcome.with_nonces(batch, fold(events), earlier.nonces)
-        folded: Folded | None = None
-        stored: StoreFolded | None = None
-        if known is not None and tx.position() == (known.next_seq, known.last_hash):
-            state = known.state
-        elif isinstance(log_, GameLog) and isinstance(tx, Transaction):
-            # from the snapshot and the events after it, up to where the locked log ends
-            folded = fold_log(log_, end=os.fstat(tx.fd).st_size, settle=False)
-            state = folded.state
-        else:  # a store without files beside it (PostgreSQL: its snapshot in a table, if any)
-            state, stored = _fold_from_store(log_, tx.position(), known)
-        command = make_command(state)
-        dice = dice_for(log_, state, table_values, ask)
-        produced = decide(state, command, dice)
-        if table_values and isinstance(dice, TableDice) and dice.pending:
-            raise BadInput(
-                "dice",
-                "{count} value(s) left unused: {pending}",
-                count=len(dice.pending),
-                pending=dice.pending,
-            )
-        table_rolls = [e for e in produced if isinstance(e, DieRolled) and e.source == "table"]
-        if confirm is not None and table_rolls and not confirm(table_rolls):
-            raise NotConfirmed()
-        drawn = secret_nonces(produced) if nonce else []
-        extras = line_extras(drawn, produced)
-        if idempotency is not None and produced:
-            # imported only with a key to write (the service): the CLI's commands never send one
-            from mortecouille.app.idempotency import envelope
-
-            extras[0] = {**envelope(idempotency.digest, len(produced)), **(extras[0] or {})}
-        appended = tx.append(produced, expected_seq, extras if any(extras) else None)
-        if idempotency is not None and appended and not isinstance(tx, Transaction):
-            idempotency.keys.appended(log_, idempotency.digest, appended[0].seq, len(appended), tuple(drawn))
+        if options.idempotency is not None:
+            earlier = _answered_before(log_, tx, options.idempotency)
+            if earlier is not None:
+                return earlier
+        locked = _locked_state(log_, tx, options.known)
+        command = make_command(locked.state)
+        produced = _decided(log_, locked.state, command, options)
+        appended, drawn = _append(log_, tx, produced, options)
         log.info("appended", game=log_.name, command=type(command).__name__, events=len(appended))
-        after = fold(appended, state)
-        if folded is not None and appended and isinstance(log_, GameLog) and isinstance(tx, Transaction):
+        after = fold(appended, locked.state)
+        if (
+            locked.folded is not None
+            and appended
+            and isinstance(log_, GameLog)
+            and isinstance(tx, Transaction)
+        ):
             # the command succeeded: a snapshot left far behind is rewritten (derived, so a
             # failure to write it is only logged)
             last = appended[-1]
             anchor = Anchor(last.seq, last.hash, os.fstat(tx.fd).st_size)
-            keep_snapshot(log_, Folded(after, anchor, folded.folded + len(appended)))
-    if stored is not None and appended and isinstance(log_, KeepsSnapshots):
+            keep_snapshot(log_, Folded(after, anchor, locked.folded.folded + len(appended)))
+    if locked.stored is not None and appended and isinstance(log_, KeepsSnapshots):
         # the command succeeded and its lock is released: a snapshot left far behind is rewritten
         # in a statement of its own, after the append's exchange and the unlock (so the append's
         # round trips and the time the game is locked do not grow), only when due; a failure to
         # write it is logged by the store and changes nothing
         last = appended[-1]
+        stored = locked.stored
         keep_stored_snapshot(
             log_, StoreFolded(after, (last.seq, last.hash), stored.folded + len(appended), stored.start)
         )
     return Outcome.with_nonces(appended, after, drawn)
+
+
+class _Locked(NamedTuple):
+    """The state of a locked log, and how it was folded when from a snapshot (to rewrite it)."""
+
+    state: GameState
+    folded: Folded | None = None
+    stored: StoreFolded | None = None
+
+
+def _answered_before(log_: EventStore, tx: StoreTransaction, idempotency: Idempotency) -> Outcome | None:
+    """The batch the log already holds under ``idempotency``'s key, as its outcome, or None."""
+    found = _earlier_batch(log_, tx, idempotency)
+    if found is None:
+        return None
+    earlier, events = found
+    # the batch is acknowledged now: no later repair may cut it (see anchor_through)
+    if isinstance(tx, Transaction):
+        tx.anchor_through(events[-1])
+    batch = events[earlier.first : earlier.first + earlier.count]
+    return Outcome.with_nonces(batch, fold(events), earlier.nonces)
+
+
+def _locked_state(log_: EventStore, tx: StoreTransaction, known: KnownState | None) -> _Locked:
+    """The state of the log ``tx`` holds locked: ``known`` if the log still ends where it did,
+    else folded from the snapshot and the events after it."""
+    if known is not None and tx.position() == (known.next_seq, known.last_hash):
+        return _Locked(known.state)
+    if isinstance(log_, GameLog) and isinstance(tx, Transaction):
+        # from the snapshot and the events after it, up to where the locked log ends
+        folded = fold_log(log_, end=os.fstat(tx.fd).st_size, settle=False)
+        return _Locked(folded.state, folded=folded)
+    # a store without files beside it (PostgreSQL: its snapshot in a table, if any)
+    state, stored = _fold_from_store(log_, tx.position(), known)
+    return _Locked(state, stored=stored)
+
+
+def _decided(log_: EventStore, state: GameState, command: Command, options: CommandOptions) -> list[Event]:
+    """The events ``command`` produces on ``state`` with its dice; refused if table dice given
+    were left unused, or the referee does not confirm the table dice read."""
+    table_values = options.table_values
+    dice = dice_for(log_, state, table_values, options.ask)
+    produced = decide(state, command, dice)
+    if table_values and isinstance(dice, TableDice) and dice.pending:
+        raise BadInput(
+            "dice", "{count} value(s) left unused: {pending}", count=len(dice.pending), pending=dice.pending
+        )
+    if options.confirm is not None:
+        table_rolls = [e for e in produced if isinstance(e, DieRolled) and e.source == "table"]
+        if table_rolls and not options.confirm(table_rolls):
+            raise NotConfirmed()
+    return produced
+
+
+def _append(
+    log_: EventStore, tx: StoreTransaction, produced: list[Event], options: CommandOptions
+) -> tuple[list[Event], list[str | None]]:
+    """Append ``produced`` with their nonces and the command's key; the appended events and the
+    nonces drawn."""
+    idempotency = options.idempotency
+    drawn = secret_nonces(produced) if options.nonce else []
+    extras = line_extras(drawn, produced)
+    if idempotency is not None and produced:
+        # imported only with a key to write (the service): the CLI's commands never send one
+        from mortecouille.app.idempotency import envelope
+
+        extras[0] = {**envelope(idempotency.digest, len(produced)), **(extras[0] or {})}
+    appended = tx.append(produced, options.expected_seq, extras if any(extras) else None)
+    if idempotency is not None and appended and not isinstance(tx, Transaction):
+        idempotency.keys.appended(log_, idempotency.digest, appended[0].seq, len(appended), tuple(drawn))
+    return appended, drawn
 
 
 def _earlier_batch(

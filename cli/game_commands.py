@@ -16,7 +16,6 @@ from mortecouille.cli.shared import Context, echo_lines, fail, pass_context, rep
 from mortecouille.cli.state_output import state_lines
 from mortecouille.core.errors import BadInput
 from mortecouille.core.limits import shown
-from mortecouille.events.store import AnchoredLoss, GameLog
 from mortecouille.replays.reading.describe import describe_state
 
 if TYPE_CHECKING:  # read by verify only, imported there (the CLI's start-up)
@@ -174,17 +173,17 @@ def repair(ctx: Context, game: str, yes: bool, record_loss: bool) -> None:
 
     Only a tail after the head anchor is cut: a log missing events the anchor vouches for was cut,
     not torn, and is refused (exit 4) unless --record-loss writes the loss into the log."""
-    log_ = game_log(ctx.store, game)
-    if not isinstance(log_, GameLog):
+    from mortecouille.app.service_repair import repair, repair_plan, repairable  # only `repair` cuts
+
+    log_ = repairable(game_log(ctx.store, game))
+    if log_ is None:
         fail(
             f"repair: {game!r} is in {ctx.store.url}, where an append is one transaction: it commits "
             "whole or not at all, so no torn line is ever left to cut. Nothing to repair; "
             f"`mortecouille verify {game}` checks the log",
             2,
         )
-    plan = log_.repair_plan()
-    if plan.lost and not record_loss:
-        raise AnchoredLoss(plan)
+    plan = repair_plan(log_, record_loss=record_loss)
     if not plan.removed and not plan.lost:
         click.echo(f"{game}: the log is whole; nothing to repair")
         return
@@ -195,7 +194,7 @@ def repair(ctx: Context, game: str, yes: bool, record_loss: bool) -> None:
         click.echo(f"{plan.lost} event(s) the head anchor vouches for are gone; the loss will be recorded")
     if not yes and not click.confirm("repair it?", default=False):
         fail("nothing changed", 2)
-    removed = log_.repair(record_loss=record_loss)
+    removed = repair(log_, record_loss=record_loss)
     loss = f"; recorded the loss of {plan.lost} event(s)" if plan.lost else ""
     click.echo(f"removed {len(removed)} bytes{loss}; run `mortecouille verify {game}`")
 

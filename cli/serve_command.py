@@ -130,7 +130,7 @@ def serve(
 
     structlog_module()  # configured as -v/--log-json asked before the service's modules log with it
     from mortecouille.web.guards import HostPolicy
-    from mortecouille.web.live import StreamLimits
+    from mortecouille.web.live_streams import StreamLimits
     from mortecouille.web.server import (
         SERVE_ACCESS_LOG_VARIABLE,
         SERVE_BASE_URL_VARIABLE,

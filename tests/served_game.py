@@ -13,7 +13,7 @@ from litestar.testing import TestClient
 
 from mortecouille.app.snapshots import SNAPSHOT_EVERY
 from mortecouille.events.stores import EventStore
-from mortecouille.web.server import Service
+from mortecouille.web.controllers.service import Service
 from tests.test_serve_processes import ready_game
 
 

@@ -137,7 +137,12 @@ def test_what_the_streams_of_a_game_hold_is_released_when_they_close(games: Path
 def _alive_stream_objects() -> list[object]:
     """Whatever the streams made and left alive (renderings, places, watchers, batches...): every
     object of the live push's and the redaction's modules but the hub, its caps and its turns."""
-    modules = ("mortecouille.web.live", "mortecouille.web.access")
+    modules = (
+        "mortecouille.web.live",
+        "mortecouille.web.live_channel",
+        "mortecouille.web.live_streams",
+        "mortecouille.web.access",
+    )
     return [
         o for o in gc.get_objects()
         if getattr(type(o), "__module__", "") in modules
@@ -160,7 +165,7 @@ def open_stream(url: str, game: str, headers: dict[str, str] | None = None) -> t
 def test_streams_past_their_caps_are_refused_503_and_every_other_request_still_answers(
     games: Path, clock: FakeClock
 ) -> None:
-    from mortecouille.web.live import StreamLimits
+    from mortecouille.web.live_streams import StreamLimits
 
     served, app = serving(games, clock, streams=StreamLimits(per_game=2, per_address=3, total=100))
     with served as http:
@@ -252,7 +257,7 @@ class StalledReader:
 def test_a_stream_that_falls_too_far_behind_is_closed_and_resumes_with_nothing_lost_or_twice(
     games: Path, clock: FakeClock
 ) -> None:
-    from mortecouille.web.live import StreamLimits
+    from mortecouille.web.live_streams import StreamLimits
 
     served, _app = serving(games, clock, send_buffer=4096, streams=StreamLimits(lag=8))
     with served as http:
@@ -319,7 +324,7 @@ def test_a_failure_inside_one_stream_ends_that_stream_only(
 
 
 def test_backlogs_are_sent_a_few_at_a_time_and_a_turn_not_given_back_is_taken_back() -> None:
-    from mortecouille.web.live import SendGate
+    from mortecouille.web.live_streams import SendGate
 
     async def main() -> list[str]:
         gate = SendGate(width=2, patience=0.2)
@@ -348,7 +353,7 @@ def test_backlogs_are_sent_a_few_at_a_time_and_a_turn_not_given_back_is_taken_ba
 def test_a_client_that_never_reads_its_backlog_holds_up_no_other_stream_for_long(
     games: Path, clock: FakeClock
 ) -> None:
-    from mortecouille.web.live import SendGate
+    from mortecouille.web.live_streams import SendGate
 
     served, app = serving(games, clock, send_buffer=4096)
     with served as http:

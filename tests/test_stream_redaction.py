@@ -32,7 +32,7 @@ from mortecouille.core.fleet.commands import BuyShip, SealFleet
 from mortecouille.core.life_cycle import EndGame, ResolveTurn
 from mortecouille.events.base import Event
 from mortecouille.web.access import SharedView
-from mortecouille.web.live import sse_message
+from mortecouille.web.live_streams import sse_message
 from tests.test_view import (
     ACTIONS,
     ANNE,

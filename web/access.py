@@ -41,7 +41,7 @@ from mortecouille.core.errors import MortecouilleError
 from mortecouille.events.base import Event
 from mortecouille.events.stores import EventStore
 from mortecouille.web.errors import Unauthorized
-from mortecouille.web.live import sse_message
+from mortecouille.web.live_streams import sse_message
 
 __all__ = ["REFEREE", "SPECTATOR", "Viewer"]
 

@@ -1,12 +1,11 @@
-"""``GET /api/games/{game}/ships/{ship}/actions``: the legal actions of one ship
-(:mod:`mortecouille.app.legal_actions`), for its owner's seat or the referee's; a spectator is
-refused (docs/service.md, "Legal actions")."""
+"""The legal actions of one ship (:mod:`mortecouille.app.legal_actions`), for its owner's seat or
+the referee's (docs/service.md, "Legal actions")."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from litestar import Request, get
+from litestar import Controller, Request, get
 from litestar.params import FromPath
 
 from mortecouille.app.legal_actions import ShipActions, legal_actions
@@ -14,21 +13,24 @@ from mortecouille.app.seats import Viewer
 from mortecouille.app.view import public_state
 from mortecouille.core.life_cycle import ship_id_typed
 from mortecouille.core.state import GameState
-from mortecouille.web import access
+from mortecouille.web.controllers.shared import identify, roles, service_of
 from mortecouille.web.errors import Forbidden
 
 
-@get("/api/games/{game:str}/ships/{ship:str}/actions", sync_to_thread=True)
-def ship_actions(request: Request[Any, Any, Any], game: FromPath[str], ship: FromPath[str]) -> ShipActions:
-    """What ``ship`` may be ordered to do now, measured on the caller's public fold."""
-    service = request.app.state.service
-    with service.session(game) as log_:
-        viewer = access.viewer_for(log_, request.headers.get("Authorization"))
-        if viewer.role == "spectator":
-            raise Forbidden("a spectator may not do this; it is for the ship's player or the referee")
-        events = log_.read()
-    state = public_state(events, viewer)
-    return legal_actions(state, asked_ship(viewer, state, ship))
+class ActionsController(Controller):
+    path = "/api/games"
+    tags = ["orders"]
+
+    @get("/{game:str}/ships/{ship:str}/actions", sync_to_thread=True, opt=roles("player", "referee"))
+    def ship_actions(
+        self, request: Request[Any, Any, Any], game: FromPath[str], ship: FromPath[str]
+    ) -> ShipActions:
+        """What ``ship`` may be ordered to do now, measured on the caller's public fold."""
+        with service_of(request).session(game) as log_:
+            viewer = identify(request, log_)
+            events = log_.read()
+        state = public_state(events, viewer)
+        return legal_actions(state, asked_ship(viewer, state, ship))
 
 
 def asked_ship(viewer: Viewer, state: GameState, ship: str) -> str:
