@@ -115,7 +115,7 @@ class Submitted(NamedTuple):
 def check_receipt_salt(salt: str | None) -> None:
     """Refuse (BadInput naming ``salt``) a receipt salt that is not 32 to 128 lowercase hex digits."""
     if salt is not None and (problem := check_salt(salt)) is not None:
-        raise BadInput("salt", problem)
+        raise BadInput("salt", "{problem}", problem=problem)
 
 
 def key_salt(key: str) -> str:

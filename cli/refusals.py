@@ -57,8 +57,8 @@ _ITEM = re.compile(r"^([a-z_]+)\[(\d+)\](.*)$")
 
 def option_of(field: str) -> str:
     """The option or argument that gives ``field``: ``players`` -> ``--players``, ``ship`` ->
-    ``SHIP``, ``adjustments[1]`` -> ``--adjust``, ``tokens[0]`` -> ``TOKENS[1]`` (counted from 1,
-    as typed); a field the CLI has no word for (``board.width``, ``ships[2].kind``) as it is."""
+    ``SHIP``, ``adjustments[1]`` -> ``--adjust``, ``tokens[0]`` -> ``TOKENS[1]`` and
+    ``actions[0].target`` -> ``ACTION[1].target`` (counted from 1, as typed); a field the CLI has no word for (``board.width``, ``ships[2].kind``) as it is."""
     if field in OPTION_OF_FIELD:
         return OPTION_OF_FIELD[field]
     item = _ITEM.match(field)
@@ -69,6 +69,8 @@ def option_of(field: str) -> str:
         return OPTION_OF_FIELD[name]
     if name == "tokens" and not rest:
         return f"TOKENS[{int(index) + 1}]"
+    if name == "actions":  # the order's actions as typed, joined with +, counted from 1
+        return f"ACTION[{int(index) + 1}]{rest}"
     return field
 
 

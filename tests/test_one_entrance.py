@@ -158,6 +158,8 @@ CASES = [
         **order(
             "Hope", "attack", "port", "Hope", actions=[{"kind": "attack", "position": "port", "target": "Hope"}]
         ),
+        field="actions[0].target",
+        cli_field="ACTION[1].target",
         rule="S1",
     ),
     Case(
@@ -175,6 +177,8 @@ CASES = [
     Case(
         "a ruling moving a ship off the board",
         **ruling("Hope", "position=Z99", body=[{"ship": "Hope", "position": "Z99"}]),
+        field="adjustments[0]",
+        cli_field="--adjust",
         rule="B4",
     ),
     Case(

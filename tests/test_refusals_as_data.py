@@ -138,7 +138,7 @@ def test_the_cli_says_a_field_as_the_option_or_argument_that_gives_it() -> None:
     assert refusal_text(error) == "--budget: must be 0 or more, not -1"
     assert refusal_text(error, shouted) == "--budget: MUST BE 0 OR MORE, NOT -1"
     rule = RuleViolation("S7", "{ship} fired a burst last turn", field="actions[0]", ship="Kraken")
-    assert refusal_text(rule, shouted) == "[S7] actions[0]: Kraken FIRED A BURST LAST TURN"
+    assert refusal_text(rule, shouted) == "[S7] ACTION[1]: Kraken FIRED A BURST LAST TURN"
 
 
 def test_the_cli_prints_a_core_refusal_with_its_option(games: Path) -> None:
