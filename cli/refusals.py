@@ -58,7 +58,8 @@ _ITEM = re.compile(r"^([a-z_]+)\[(\d+)\](.*)$")
 def option_of(field: str) -> str:
     """The option or argument that gives ``field``: ``players`` -> ``--players``, ``ship`` ->
     ``SHIP``, ``adjustments[1]`` -> ``--adjust``, ``tokens[0]`` -> ``TOKENS[1]`` and
-    ``actions[0].target`` -> ``ACTION[1].target`` (counted from 1, as typed); a field the CLI has no word for (``board.width``, ``ships[2].kind``) as it is."""
+    ``actions[0].target`` -> ``ACTION[1].target`` (counted from 1, as typed); a field the CLI
+    has no word for (``board.width``, ``ships[2].kind``) as it is."""
     if field in OPTION_OF_FIELD:
         return OPTION_OF_FIELD[field]
     item = _ITEM.match(field)
