@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from mortecouille.app.games import game_log
 from mortecouille.core.errors import BadInput
 from mortecouille.events.codec import LogError
-from mortecouille.events.store import Conflict, GameLog, GameNotFound, Head, Unwritable
+from mortecouille.events.storage.chain import Head
+from mortecouille.events.store import Conflict, GameLog, GameNotFound, Unwritable
 from mortecouille.events.store_errors import StoreError
 from mortecouille.events.stores import (
     SEATS,

@@ -52,7 +52,8 @@ from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import Extras, LogError, check_line, decode_line, stamp_all
 from mortecouille.events.house_log import get_logger
 from mortecouille.events.schema import event_tag
-from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameNotFound, Head, Unwritable
+from mortecouille.events.storage.chain import Head, check_chain, whole_lines
+from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameNotFound, Unwritable
 from mortecouille.events.store_errors import StoreUnavailable, redacted_url
 from mortecouille.events.stored_snapshot import StoredSnapshot
 
@@ -512,25 +513,7 @@ class PostgresGameLog:
         (from :meth:`read_bytes`), checked as given against the current head."""
         if data is None:
             return sum(1 for _ in self._checked_lines())
-        if data and not data.endswith(b"\n"):
-            raise LogError("the bytes given end without a newline", line=data.count(b"\n") + 1)
-        prev = GENESIS_HASH
-        lines = data.splitlines()
-        hashes: list[str] = []
-        for number, line in enumerate(lines, 1):
-            prev = check_line(line, number, number - 1, prev)
-            hashes.append(prev)
-        head = self.read_head()
-        if head is not None and len(hashes) <= head.seq:
-            raise _removed(len(hashes), head.seq + 1)
-        if head is not None and hashes[head.seq] != head.hash:
-            raise LogError(
-                f"seq {head.seq} has hash {hashes[head.seq][:12]} but the game's head says "
-                f"{head.hash[:12]}: the log was rewritten",
-                line=head.seq + 1,
-                seq=head.seq,
-            )
-        return len(lines)
+        return check_chain(whole_lines(data), self.read_head(), anchor="game's head")
 
     # ---------------------------------------------------------------- the snapshot
 

@@ -63,13 +63,13 @@ from mortecouille.events.codec import (
     LogError,
     TornTail,
     check_lines,
-    checked_body,
     decode_block,
     decode_lines,
     stamp_all,
 )
 from mortecouille.events.game import LossRecorded
 from mortecouille.events.house_log import get_logger
+from mortecouille.events.storage.chain import Head, check_chain, check_head
 
 if TYPE_CHECKING:
     import mmap
@@ -106,13 +106,6 @@ class Unwritable(Exception):
     def __init__(self, message: str, *, reason: str | None = None) -> None:
         super().__init__(message)
         self.reason = reason
-
-
-class Head(msgspec.Struct, frozen=True):
-    """The anchor of a log's tail: the seq and hash of its last line when the store last wrote it."""
-
-    seq: int
-    hash: str
 
 
 class HeadSlots:
@@ -913,23 +906,10 @@ class GameLog:
             _, at_anchor = check_lines(block, events, 0, GENESIS_HASH, anchored_seq) if block else ("", None)
             if isinstance(head, LogError):
                 raise head
-            self._check_head(head, len(block), at_anchor)
+            check_head(head, len(block), at_anchor)
             return len(block)
         lines = self.stream_lines() if data is None else iter(_complete_part(data).splitlines())
-        prev = GENESIS_HASH
-        at_anchor = None
-        seq = -1
-        for seq, line in enumerate(lines):
-            body = checked_body(line, seq + 1, seq, prev)
-            prev = body["hash"]
-            if seq == anchored_seq:
-                at_anchor = prev
-            if on_line is not None:
-                on_line(seq, line, body)
-        if isinstance(head, LogError):
-            raise head
-        self._check_head(head, seq + 1, at_anchor)
-        return seq + 1
+        return check_chain(lines, head, on_line)
 
     def _open_for_reading(self) -> int:
         try:
@@ -958,27 +938,6 @@ class GameLog:
                 "(written, but the writer stopped before moving the anchor)"
             )
         return f"head anchor at seq {head.seq} matches the last line"
-
-    @staticmethod
-    def _check_head(head: Head | None, lines: int, at_anchor: str | None) -> None:
-        """Refuse a log of ``lines`` lines shorter than its ``head``, or whose line at the head's
-        seq has another hash (``at_anchor``)."""
-        if head is None:
-            return
-        if lines <= head.seq:
-            raise LogError(
-                f"the log ends at seq {lines - 1} but its head anchor says seq {head.seq}: "
-                f"seq {lines} to {head.seq} were removed",
-                line=lines + 1,
-                seq=lines,
-            )
-        if at_anchor != head.hash:
-            raise LogError(
-                f"seq {head.seq} has hash {str(at_anchor)[:12]} but the head anchor says "
-                f"{head.hash[:12]}: the log was rewritten",
-                line=head.seq + 1,
-                seq=head.seq,
-            )
 
     # ---------------------------------------------------------------- writing
 
@@ -1580,7 +1539,7 @@ class CheckedStream:
                 yield events
         if isinstance(head, LogError):
             raise head
-        self.log._check_head(head, count, at_anchor)
+        check_head(head, count, at_anchor)
         self.lines = count
         if crashed is not None:
             raise crashed

@@ -70,11 +70,11 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import Extras, LogError, check_line, decode_line
+from mortecouille.events.storage.chain import Head
 from mortecouille.events.store import (
     Conflict,
     Creation,
     GameLog,
-    Head,
     Unwritable,
     _append_or_take_back,
     _fsync_dir,

@@ -1,8 +1,9 @@
 """The store contract, on both stores (issue 17, item 4): the file store and the PostgreSQL store
 run the same tests through :class:`mortecouille.events.stores.EventStore`.
 
-Each test takes ``backend`` (parametrised ``file`` and ``postgres``): a fresh games folder, or a
-fresh schema in the session's throw-away cluster (``tests/postgres_server.py``). Promises checked:
+Each test takes ``backend`` (parametrised ``file``, ``postgres`` and ``memory``): a fresh games
+folder, a fresh schema in the session's throw-away cluster (``tests/postgres_server.py``), or a
+fresh memory store (whose writers are threads of this process: it has no other). Promises checked:
 an append with a stale expected seq is a Conflict that writes nothing; reading from a seq; the head;
 the golden logs appended event by event give the committed files' bytes and hashes; four writers
 racing on one game lose and duplicate nothing; five writers holding the same expected seq in
@@ -19,6 +20,7 @@ import json
 import multiprocessing
 import os
 import signal
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,6 +32,7 @@ from mortecouille.events.base import Event
 from mortecouille.events.codec import LogError
 from mortecouille.events.game import DieRolled
 from mortecouille.events.schema import EVENT_TYPES
+from mortecouille.events.storage.memory import MemoryStore
 from mortecouille.events.store import Conflict, GameLog
 from mortecouille.events.stores import EventStore, events_from
 from tests.postgres_server import PostgresServer
@@ -121,11 +124,66 @@ class PostgresBackend:
         self.store.close()
 
 
-Backend = FileBackend | PostgresBackend
+class MemoryBackend:
+    """Games in a fresh memory store; its writers are threads (a memory store has one process)."""
+
+    kind = "memory"
+
+    def __init__(self) -> None:
+        self.store = MemoryStore()
+        self.key = str(id(self.store))
+        _MEMORY_STORES[self.key] = self.store
+
+    def log(self, game: str) -> EventStore:
+        return self.store.log(game)
+
+    def spec(self) -> tuple[str, ...]:
+        return ("memory", self.key)
+
+    def rewrite_line(self, game: str, seq: int, change: Callable[[bytes], bytes]) -> None:
+        lines = self.store.log(game).lines
+        assert lines is not None
+        lines[seq] = change(lines[seq])
+
+    def change_hash_only(self, game: str, seq: int) -> None:
+        self.rewrite_line(game, seq, _reversed_hash)
+
+    def close(self) -> None:
+        _MEMORY_STORES.pop(self.key, None)
+
+
+#: The memory stores of the running tests, by key, for their writer threads (:func:`open_backend`).
+_MEMORY_STORES: dict[str, MemoryStore] = {}
+
+Backend = FileBackend | PostgresBackend | MemoryBackend
+
+
+class _Thread(threading.Thread):
+    """A writer thread standing in for a process (a memory store's writers): ``exitcode`` 0 when
+    its target returned, 1 when it raised."""
+
+    exitcode: int | None = None
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except BaseException:
+            self.exitcode = 1
+            raise
+        self.exitcode = 0
+
+
+def writer_of(backend: Backend, target: Callable[..., None], args: tuple[Any, ...]) -> Any:
+    """A writer running ``target(*args)``: a forked process, or a thread of a memory store."""
+    if backend.kind == "memory":
+        return _Thread(target=target, args=args)
+    return multiprocessing.get_context("fork").Process(target=target, args=args)
 
 
 def open_backend(spec: tuple[str, ...]) -> EventStoreFactory:
     """The store a child process opens from its parent's spec (its own connections, never the parent's)."""
+    if spec[0] == "memory":
+        return _MEMORY_STORES[spec[1]].log
     if spec[0] == "file":
         directory = Path(spec[1])
         return lambda game: GameLog(directory / f"{game}.jsonl")
@@ -138,11 +196,13 @@ def open_backend(spec: tuple[str, ...]) -> EventStoreFactory:
 EventStoreFactory = Callable[[str], EventStore]
 
 
-@pytest.fixture(params=["file", "postgres"])
+@pytest.fixture(params=["file", "postgres", "memory"])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
     chosen: Backend
     if request.param == "file":
         chosen = FileBackend(tmp_path / "games")
+    elif request.param == "memory":
+        chosen = MemoryBackend()
     else:
         server: PostgresServer = request.getfixturevalue("postgres_server")
         chosen = PostgresBackend(server, f"t_{uuid.uuid4().hex[:16]}")
@@ -155,11 +215,14 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
 _CONFORMS = """
 from pathlib import Path
 from mortecouille.events.postgres_store import PostgresStore
+from mortecouille.events.storage.memory import MemoryStore
 from mortecouille.events.store import GameLog
-from mortecouille.events.stores import EventStore
+from mortecouille.events.stores import EventStore, GameStore
 
 file_store: EventStore = GameLog(Path("g.jsonl"))
 postgres_store: EventStore = PostgresStore("postgresql://").log("g")
+memory_store: EventStore = MemoryStore().log("g")
+memory_games: GameStore = MemoryStore()
 """
 
 _DOES_NOT_CONFORM = """
@@ -309,8 +372,7 @@ def test_four_writers_racing_on_one_game_lose_and_duplicate_nothing(
     log = backend.log("g")
     log.create([roll(0, ship="start")])
     writers, appends = ["A", "B", "C", "D"], 25
-    context = multiprocessing.get_context("fork")
-    processes = [context.Process(target=racer, args=(backend.spec(), w, appends)) for w in writers]
+    processes = [writer_of(backend, racer, (backend.spec(), w, appends)) for w in writers]
     for process in processes:
         process.start()
     for process in processes:
@@ -347,12 +409,13 @@ def test_writers_holding_the_same_expected_seq_one_wins_each_round_the_others_ge
     log = backend.log("g")
     log.create([roll(0, ship="start")])
     writers, rounds = ["A", "B", "C", "D", "E"], 12
-    context = multiprocessing.get_context("fork")
-    barrier = context.Barrier(len(writers), timeout=120)
+    if backend.kind == "memory":
+        barrier: Any = threading.Barrier(len(writers), timeout=120)
+    else:
+        barrier = multiprocessing.get_context("fork").Barrier(len(writers), timeout=120)
     results = {w: tmp_path / f"{w}.results" for w in writers}
     processes = [
-        context.Process(target=_lockstep, args=(backend.spec(), w, rounds, barrier, str(results[w])))
-        for w in writers
+        writer_of(backend, _lockstep, (backend.spec(), w, rounds, barrier, str(results[w]))) for w in writers
     ]
     for process in processes:
         process.start()
@@ -507,6 +570,8 @@ def _check_acknowledged_survive(log: EventStore, acks: Path) -> None:
 def test_a_client_killed_mid_load_leaves_every_acknowledged_append_and_nothing_half_written(
     backend: Backend, tmp_path: Path, after: int
 ) -> None:
+    if backend.kind == "memory":
+        pytest.skip("a memory store lives and dies with its one process: no client of it survives a kill")
     log = backend.log("g")
     log.create([roll(0)])
     acks = tmp_path / "acks"

@@ -41,7 +41,8 @@ from mortecouille.events.codec import LogError, check_lines, decode_block, decod
 from mortecouille.events.dice import DiceContributionAbsent, DiceContributionRevealed, TurnLocked
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.schema import event_tag
-from mortecouille.events.store import CheckedStream, GameLog, Head
+from mortecouille.events.storage.chain import Head, check_head
+from mortecouille.events.store import CheckedStream, GameLog
 from mortecouille.events.stores import EventStore
 from mortecouille.replays.reading.findings import Finding, Report
 from mortecouille.replays.reading.receipts import (
@@ -316,7 +317,7 @@ class LinePass:
         head = self.stream.head
         if isinstance(head, LogError):
             raise head
-        self.stream.log._check_head(head, self.count, self.at_anchor)
+        check_head(head, self.count, self.at_anchor)
         self.lines = self.count
         if self.crashed is not None:
             raise self.crashed
