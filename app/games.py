@@ -104,7 +104,7 @@ def game_log(store: GameStore | Path, game: str) -> EventStore:
     check_game_name(game)
     files = FileStore(store) if isinstance(store, Path) else store
     log_ = files.log(game)
-    problem = (log_ if isinstance(log_, GameLog) else GameLog(Path(f"{game}.jsonl"))).path_problem(SIBLINGS)
+    problem = (log_.as_files() or GameLog(Path(f"{game}.jsonl"))).path_problem(SIBLINGS)
     if problem is not None:
         raise BadInput("GAME", problem)
     return log_
@@ -112,7 +112,7 @@ def game_log(store: GameStore | Path, game: str) -> EventStore:
 
 def describe_location(log_: EventStore) -> str:
     """Where a game's log is, for a message: its path, or the game in its store."""
-    return str(log_.path) if isinstance(log_, GameLog) else f"game {log_.name!r} in the store"
+    return log_.describe()
 
 
 # --- the files beside a game's log -----------------------------------------------------------

@@ -165,9 +165,10 @@ def refuse_leftover_seats(log_: EventStore) -> None:
     same name that was removed, or a link: checked before the game is created, so ``new`` then
     :func:`issue_seats` never leaves a game without seats over a stale file. (In PostgreSQL a
     secret cannot outlive its game: its row references the game's.)"""
-    if isinstance(log_, GameLog) and secrets_of(log_).exists(SEATS):
+    files = log_.as_files()
+    if files is not None and secrets_of(log_).exists(SEATS):
         raise Conflict(
-            f"{seats_path(log_)} already exists (seats left without their game, or a link): remove it first"
+            f"{seats_path(files)} already exists (seats left without their game, or a link): remove it first"
         )
 
 

@@ -332,10 +332,11 @@ def current_state(store: EventStore, *, keep: bool = False) -> GameState:
     store that keeps snapshots: PostgreSQL), or from all its events (another store). ``keep``: a
     reading command's success path, which rewrites a snapshot left :data:`SNAPSHOT_EVERY` or more
     events behind."""
-    if isinstance(store, GameLog):
-        folded = fold_log(store)
+    files = store.as_files()
+    if files is not None:
+        folded = fold_log(files)
         if keep:
-            keep_snapshot(store, folded)
+            keep_snapshot(files, folded)
         return folded.state
     if isinstance(store, KeepsSnapshots):
         stored = fold_stored(store)
@@ -356,13 +357,13 @@ def keep_snapshot(log_: GameLog, folded: Folded) -> None:
 # --- the snapshot of a line known by its seq and hash (``serve``'s keeper) ----------------------
 
 
-def keeps_snapshots(store: object) -> bool:
+def keeps_snapshots(store: EventStore) -> bool:
     """Whether ``store``'s game keeps a snapshot: a file log (``GAME.state`` beside it) or a store
     that keeps one itself (PostgreSQL)."""
-    return isinstance(store, (GameLog, KeepsSnapshots))
+    return store.as_files() is not None or isinstance(store, KeepsSnapshots)
 
 
-def write_snapshot_through(store: object, seq: int, digest: str, state: GameState) -> bool:
+def write_snapshot_through(store: EventStore, seq: int, digest: str, state: GameState) -> bool:
     """Keep ``state``, the fold of ``store``'s game through its line ``seq`` (whose hash is
     ``digest``), as the snapshot of its kind of store, only if the log still holds that line: the
     one way :mod:`~mortecouille.app.snapshot_keeper` writes a snapshot, whatever the store. True
@@ -372,15 +373,16 @@ def write_snapshot_through(store: object, seq: int, digest: str, state: GameStat
     (:func:`write_snapshot`, on the line's :class:`Anchor`, found by :func:`anchor_of`), and never
     over a usable snapshot that stands on that line or a later one (a CLI command may have written
     one meanwhile). A store that keeps snapshots writes its own (it checks the line itself)."""
-    if isinstance(store, GameLog):
-        anchor = anchor_of(store, seq, digest)
+    files = store.as_files()
+    if files is not None:
+        anchor = anchor_of(files, seq, digest)
         if anchor is None:
-            _log.info("snapshot not written: its line is not among the log's last", game=store.name, seq=seq)
+            _log.info("snapshot not written: its line is not among the log's last", game=files.name, seq=seq)
             return False
-        kept = _usable_snapshot(store)
+        kept = _usable_snapshot(files)
         if kept is not None and kept[0].seq >= seq:
             return False  # as new or newer, and usable: ours would only set it back
-        return write_snapshot(store, anchor, state)
+        return write_snapshot(files, anchor, state)
     if isinstance(store, KeepsSnapshots):
         return store.write_snapshot(seq, digest, FORMAT, encode_state_compact(state))
     return False

@@ -29,7 +29,6 @@ from mortecouille.events.stores import (
     SEATS,
     SEED,
     EventStore,
-    FileStore,
     GameStore,
     import_lines,
     secrets_of,
@@ -59,7 +58,7 @@ def _held_read(log: EventStore) -> tuple[bytes, Head | None]:
         with log.transaction():
             return log.read_bytes(), log.read_head()
     except Unwritable:
-        if not isinstance(log, GameLog):
+        if log.as_files() is None:
             raise
         return log.read_bytes(), log.read_head()
 
@@ -133,8 +132,9 @@ def log_as_file(log: EventStore) -> Iterator[GameLog]:
     (the turn index of ``replay``, ``explain``, ``board --turn``): the log itself in the file
     store; another store's game mirrored into a temporary directory, removed afterwards (its
     derived files go with it)."""
-    if isinstance(log, GameLog):
-        yield log
+    files = log.as_files()
+    if files is not None:
+        yield files
         return
     directory = Path(tempfile.mkdtemp(prefix="mortecouille-log-"))
     try:
@@ -165,8 +165,9 @@ def logs_as_files(store: GameStore) -> Iterator[Path]:
     """A directory holding the store's logs as files: the file store's own directory, or, for
     another store, a temporary one its games are written into one at a time (never all of them in
     memory), removed afterwards."""
-    if isinstance(store, FileStore):
-        yield store.directory
+    folder = store.folder()
+    if folder is not None:
+        yield folder
         return
     directory = Path(tempfile.mkdtemp(prefix="mortecouille-logs-"))
     try:

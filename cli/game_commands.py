@@ -16,7 +16,7 @@ from mortecouille.cli.shared import Context, echo_lines, fail, pass_context, rep
 from mortecouille.cli.state_output import state_lines
 from mortecouille.core.errors import BadInput
 from mortecouille.core.limits import shown
-from mortecouille.events.store import AnchoredLoss, GameLog
+from mortecouille.events.store import AnchoredLoss
 from mortecouille.replays.reading.describe import describe_state
 
 if TYPE_CHECKING:  # read by verify only, imported there (the CLI's start-up)
@@ -174,8 +174,8 @@ def repair(ctx: Context, game: str, yes: bool, record_loss: bool) -> None:
 
     Only a tail after the head anchor is cut: a log missing events the anchor vouches for was cut,
     not torn, and is refused (exit 4) unless --record-loss writes the loss into the log."""
-    log_ = game_log(ctx.store, game)
-    if not isinstance(log_, GameLog):
+    log_ = game_log(ctx.store, game).as_files()
+    if log_ is None:
         fail(
             f"repair: {game!r} is in {ctx.store.url}, where an append is one transaction: it commits "
             "whole or not at all, so no torn line is ever left to cut. Nothing to repair; "

@@ -17,7 +17,7 @@ from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.terrain import validate_board
 from mortecouille.core.errors import BadInput
 from mortecouille.events.board import Board, WindTile
-from mortecouille.events.store import Conflict, GameLog
+from mortecouille.events.store import Conflict
 
 
 def _option_square(option: str, text: str) -> tuple[int, int]:
@@ -111,7 +111,8 @@ def new(
     """Create GAME: its first event commits to the rules version and the dice seed. Prints the
     seat links (referee, each player), secrets shown once."""
     log_ = game_log(ctx.store, game)
-    if log_.exists() and not (isinstance(log_, GameLog) and log_.looks_abandoned()):
+    files = log_.as_files()
+    if log_.exists() and not (files is not None and files.looks_abandoned()):
         # said the same way by every store (the creation would refuse it too); a log a creation
         # left empty as it died is the creation's to take over (GameLog.creating)
         raise Conflict(f"game {game!r} already exists in {ctx.store.url}")

@@ -20,7 +20,7 @@ from mortecouille.app.games import game_log, load, open_games, store_source, sto
 from mortecouille.cli.plain import DELIBERATE_ERRORS, configure_logging, error_line, exit_code_of
 from mortecouille.core.limits import shown
 from mortecouille.events.store_errors import StoreError
-from mortecouille.events.stores import FileStore, GameStore, is_file_store_url
+from mortecouille.events.stores import GameStore, is_file_store_url
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -95,7 +95,7 @@ class Context:
         if self._store is None and not is_file_store_url(self.store_url):
             return None  # no need to connect to a database to learn it has no directory
         store = self.store
-        return store.directory if isinstance(store, FileStore) else None
+        return store.folder()
 
     def close(self) -> None:
         if self._store is not None:

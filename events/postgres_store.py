@@ -38,9 +38,9 @@ from __future__ import annotations
 import logging
 import re
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 import psycopg
@@ -56,6 +56,9 @@ from mortecouille.events.storage.chain import Head, check_chain, whole_lines
 from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameNotFound, Unwritable
 from mortecouille.events.store_errors import StoreUnavailable, redacted_url
 from mortecouille.events.stored_snapshot import StoredSnapshot
+
+if TYPE_CHECKING:
+    from mortecouille.events.postgres_feed import FeedRow, PostgresFeed
 
 __all__ = ["Appended", "PostgresGameLog", "PostgresSecrets", "PostgresStore", "StoreUnavailable"]
 
@@ -282,6 +285,15 @@ class PostgresStore:
         """One game's log in this store (cheap: nothing is read until asked)."""
         return PostgresGameLog(self, game)
 
+    def folder(self) -> None:
+        return None
+
+    def change_feed(self, receive: Callable[[list[FeedRow]], None]) -> PostgresFeed:
+        """The store's feed of appends (one ``LISTEN`` connection once started)."""
+        from mortecouille.events.postgres_feed import PostgresFeed
+
+        return PostgresFeed(self.dsn, self.schema, receive)
+
     def names(self) -> list[str]:
         """The names of every game in the store, sorted (:class:`~mortecouille.events.stores.GameStore`)."""
         with _reachable():
@@ -362,6 +374,12 @@ class PostgresGameLog:
     def _lock_key(self) -> tuple[str]:
         # the advisory lock of this game in this store (hashed to the bigint key server side)
         return (f"{self.store.schema}/{self.game}",)
+
+    def describe(self) -> str:
+        return f"game {self.game!r} in the store"
+
+    def as_files(self) -> None:
+        return None
 
     def exists(self) -> bool:
         with _reachable(), self._connection() as conn:
@@ -944,6 +962,12 @@ class PostgresTransaction:
     def position(self) -> tuple[int, str]:
         """The next seq and the last line's hash (read when the lock was taken; no round trip)."""
         return self.head
+
+    def acknowledge(self, last: Event) -> None:
+        """Nothing to do: an append commits whole, and nothing repairs a committed line."""
+
+    def offset(self) -> None:
+        return None
 
     def append(
         self,

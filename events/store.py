@@ -505,6 +505,12 @@ class GameLog:
                 )
         return None
 
+    def describe(self) -> str:
+        return str(self.path)
+
+    def as_files(self) -> GameLog:
+        return self
+
     def exists(self) -> bool:
         return self.path.exists()
 
@@ -1282,6 +1288,13 @@ class Transaction:
     def position(self) -> tuple[int, str]:
         """The next seq and the last line's hash, read from the end of the file only."""
         return _tail_position(self.fd, self.log)
+
+    def offset(self) -> int:
+        """The size of the locked log."""
+        return os.fstat(self.fd).st_size
+
+    def acknowledge(self, last: Event) -> None:
+        self.anchor_through(last)
 
     def anchor_through(self, last: Event) -> None:
         """Move a head anchor that lags behind ``last`` (the log's last line, read whole under this

@@ -63,7 +63,7 @@ import contextlib
 import errno
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -84,6 +84,7 @@ from mortecouille.events.store_errors import StoreError, StoreUnavailable, redac
 if TYPE_CHECKING:
     # a type only (what a store that keeps snapshots returns, PostgreSQL's): a file store's command
     # never makes one, so it need not import it (issue 16, the CLI's start-up)
+    from mortecouille.events.postgres_feed import FeedRow
     from mortecouille.events.stored_snapshot import StoredSnapshot
 
 
@@ -122,6 +123,17 @@ class StoreTransaction(Protocol):
         written) when ``expected_seq`` is given and is not the next seq."""
         ...
 
+    def acknowledge(self, last: Event) -> None:
+        """Make sure no repair will cut the lines through ``last`` (already durable) before they
+        are acknowledged: a file store moves a head anchor left behind by a killed writer; a store
+        whose appends commit whole has nothing to do."""
+        ...
+
+    def offset(self) -> int | None:
+        """Where the held log ends, in bytes, for a store read by offset (the file store's size
+        under the lock); None for the others."""
+        ...
+
 
 class EventStore(Protocol):
     """One game's append-only log in some store (file or PostgreSQL)."""
@@ -149,6 +161,15 @@ class EventStore(Protocol):
 
     def read_head(self) -> Head | None:
         """The seq and hash of the last line the store vouches for, or None."""
+        ...
+
+    def describe(self) -> str:
+        """Where the game is, for a message to the store's owner (a file store's path)."""
+        ...
+
+    def as_files(self) -> GameLog | None:
+        """The game's log as files, where the store keeps it so (the file store: the app keeps its
+        derived files beside it, reads it by offset and repairs a torn tail); None elsewhere."""
         ...
 
     def create(self, events: Sequence[Event]) -> list[Event]:
@@ -206,6 +227,24 @@ def events_from(store: EventStore, seq: int) -> Iterator[Event]:
     return iter(store.read()[seq:])
 
 
+class AppendFeed(Protocol):
+    """What sees every append to a store, by any process; it calls its receiver from a thread."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+@runtime_checkable
+class FeedsAppends(Protocol):
+    """A store that tells each append by any process as it commits (PostgreSQL's ``LISTEN``),
+    where a file store's watchers poll the files."""
+
+    def change_feed(self, receive: Callable[[list[FeedRow]], None]) -> AppendFeed:
+        """A feed (not started) handing ``receive`` each batch of rows appended."""
+        ...
+
+
 # --- a store of many games, selected by URL ----------------------------------------------------
 
 
@@ -219,6 +258,10 @@ class GameStore(Protocol):
 
     def log(self, game: str) -> EventStore:
         """One game's log (cheap: nothing is read until asked)."""
+        ...
+
+    def folder(self) -> Path | None:
+        """The directory holding the games as files (the file store), or None."""
         ...
 
     def names(self) -> list[str]:
@@ -250,6 +293,9 @@ class FileStore:
 
     def log(self, game: str) -> GameLog:
         return GameLog(self.directory / f"{game}{LOG_SUFFIX}")
+
+    def folder(self) -> Path:
+        return self.directory
 
     def names(self) -> list[str]:
         if not self.directory.is_dir():

@@ -69,7 +69,7 @@ from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import LogError, check_line, decode_line, decode_lines
 from mortecouille.events.store import GameLog
 from mortecouille.events.store_errors import StoreError
-from mortecouille.events.stores import EventStore, FileStore, GameStore, events_from
+from mortecouille.events.stores import EventStore, FeedsAppends, GameStore, events_from
 
 _log = structlog.get_logger("mortecouille.web")
 
@@ -947,8 +947,9 @@ class LiveHub:
     def watcher(self, log_: EventStore) -> Watcher:
         watcher = self.watchers.get(log_.name)
         if watcher is None:
-            if isinstance(log_, GameLog):
-                watcher = GameWatcher(log_, self.interval)
+            files = log_.as_files()
+            if files is not None:
+                watcher = GameWatcher(files, self.interval)
             else:
                 watcher = StoreWatcher(log_, self.store_interval)
             self.watchers[log_.name] = watcher
@@ -1104,15 +1105,10 @@ def feed_for(store: GameStore) -> FeedMaker | None:
     """The change feed of ``store``, if it has one: a PostgreSQL store's (one LISTEN connection,
     :mod:`mortecouille.events.postgres_feed`, imported only then); None for a file store, whose
     watchers poll the files."""
-    if isinstance(store, FileStore):
+    if not isinstance(store, FeedsAppends):
         return None
-    from mortecouille.events.postgres_store import PostgresStore
-
-    if not isinstance(store, PostgresStore):
-        return None
-    from mortecouille.events.postgres_feed import PostgresFeed
 
     def make(receive: Callable[[Sequence[AppendedRow]], None]) -> ChangeFeed:
-        return PostgresFeed(store.dsn, store.schema, receive)
+        return store.change_feed(receive)
 
     return make

@@ -496,12 +496,15 @@ class Service:
         returned, so no client ever got a 2xx for it (a retry with its Idempotency-Key appends it
         again). A log missing lines its anchor vouches for is left alone: ``repair`` reports it."""
         cut: list[str] = []
-        if not isinstance(self.store, FileStore):
+        folder = self.store.folder()
+        if folder is None:
             return cut  # a database commits an append whole or not at all: no torn tail
-        for path in sorted(self.store.directory.glob("*.jsonl")):
+        for path in sorted(folder.glob("*.jsonl")):
             if not _ends_torn(path):
                 continue
-            log_ = game_log(self.store, path.name.removesuffix(".jsonl"))
+            log_ = game_log(self.store, path.name.removesuffix(".jsonl")).as_files()
+            if log_ is None:
+                continue
             try:
                 plan = log_.repair_plan()
                 if plan.lost or not plan.removed:

@@ -37,6 +37,9 @@ class MemoryStore:
                 found = self._games[game] = MemoryLog(game)
             return found
 
+    def folder(self) -> None:
+        return None
+
     def names(self) -> list[str]:
         with self._lock:
             return sorted(name for name, log in self._games.items() if log.exists())
@@ -73,6 +76,9 @@ class MemoryLog:
     def describe(self) -> str:
         return f"game {self._name!r} in memory"
 
+    def as_files(self) -> None:
+        return None
+
     def _lines(self) -> list[bytes]:
         if self.lines is None:
             raise GameNotFound(f"game {self._name!r}: not in this memory store")
@@ -85,6 +91,10 @@ class MemoryLog:
     def events_from(self, seq: int) -> Iterator[Event]:
         self._lines()
         return iter(self._events[seq:])
+
+    def lines_from(self, seq: int) -> Iterator[tuple[int, bytes]]:
+        """Each line from ``seq`` on, with its seq (the service's idempotency index reads them)."""
+        return enumerate(self._lines()[seq:], seq)
 
     def read_bytes(self) -> bytes:
         return b"".join(line + b"\n" for line in self._lines())
@@ -183,6 +193,12 @@ class MemoryTransaction:
 
     def read(self) -> list[Event]:
         return self.log.read()
+
+    def acknowledge(self, last: Event) -> None:
+        """Nothing to do: nothing repairs a memory store's lines."""
+
+    def offset(self) -> None:
+        return None
 
     def position(self) -> tuple[int, str]:
         events = self.log._events

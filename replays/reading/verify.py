@@ -141,11 +141,11 @@ def verify_own(
     need first), then every other check over the typed events, one fold shared by the state
     hashes and the re-derivation. No pass holds the decoded log (issue 16); ``data``/``events``
     given by the caller are used as they are."""
-    if isinstance(log, GameLog) and data is None and events is None and states is None:
-        return verify_streaming(log, rederive_turns)
+    file_log = log.as_files()
+    if file_log is not None and data is None and events is None and states is None:
+        return verify_streaming(file_log, rederive_turns)
     report = Report(game=log.name)
     gathered = Gathered()
-    file_log = log if isinstance(log, GameLog) else None
     try:
         if file_log is None and data is None:
             data = log.read_bytes()
