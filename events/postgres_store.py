@@ -52,7 +52,7 @@ from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import Extras, LogError, check_line, decode_line, stamp_all
 from mortecouille.events.house_log import get_logger
 from mortecouille.events.schema import event_tag
-from mortecouille.events.storage.chain import Head, check_chain, whole_lines
+from mortecouille.events.storage.chain import Head, OnLine, check_chain, whole_lines
 from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameNotFound, Unwritable
 from mortecouille.events.store_errors import StoreUnavailable, redacted_url
 from mortecouille.events.stored_snapshot import StoredSnapshot
@@ -526,12 +526,17 @@ class PostgresGameLog:
         with self._snapshot() as (conn, _head_now):
             return b"".join(line + b"\n" for _seq, _prev, _hash, line in self._rows(conn, 0))
 
-    def verify_chain(self, data: bytes | None = None) -> int:
+    def verify_chain(self, data: bytes | None = None, on_line: OnLine | None = None) -> int:
         """Check every line and the head; return the number of lines. ``data``: bytes read before
         (from :meth:`read_bytes`), checked as given against the current head."""
-        if data is None:
+        if data is None and on_line is None:
             return sum(1 for _ in self._checked_lines())
-        return check_chain(whole_lines(data), self.read_head(), anchor="game's head")
+        if data is None:
+            data = self.read_bytes()
+        return check_chain(whole_lines(data), self.read_head(), on_line, anchor="game's head")
+
+    def head_status(self, lines: int) -> str:
+        return f"store head at seq {lines - 1} matches"
 
     # ---------------------------------------------------------------- the snapshot
 

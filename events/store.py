@@ -1535,7 +1535,7 @@ class CheckedStream:
         at_anchor: str | None = None
         crashed: Exception | None = None
         count = 0
-        for block, lines in self._line_blocks():
+        for block, lines in self.line_blocks():
             events: list[Event] | None = None
             if self.decode_error is None and crashed is None:
                 try:
@@ -1557,7 +1557,7 @@ class CheckedStream:
         if crashed is not None:
             raise crashed
 
-    def _line_blocks(self) -> Iterator[tuple[bytes, list[bytes]]]:
+    def line_blocks(self) -> Iterator[tuple[bytes, list[bytes]]]:
         """The log up to :attr:`end` as blocks of complete lines with their lines (newlines cut),
         as :meth:`GameLog.stream_lines` reads it: a torn tail raises :class:`TornTail` first, a
         line is never cut between blocks. The lines are counted as they are split, not by counting

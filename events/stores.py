@@ -70,7 +70,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import Extras, LogError, check_line, decode_line
-from mortecouille.events.storage.chain import Head
+from mortecouille.events.storage.chain import Head, OnLine
 from mortecouille.events.store import (
     Conflict,
     Creation,
@@ -155,8 +155,14 @@ class EventStore(Protocol):
         """The log's canonical lines, each ending with a newline; GameNotFound if there is none."""
         ...
 
-    def verify_chain(self, data: bytes | None = None) -> int:
-        """Check the chain and the head; return the number of lines or raise LogError."""
+    def verify_chain(self, data: bytes | None = None, on_line: OnLine | None = None) -> int:
+        """Check the chain and the head (:func:`~mortecouille.events.storage.chain.check_chain`);
+        return the number of lines or raise LogError. ``data``: the log's bytes read before;
+        ``on_line``: told each line once checked (``verify`` gathers its dice so)."""
+        ...
+
+    def head_status(self, lines: int) -> str:
+        """How the log's ``lines`` lines stand against the head the store vouches for, for a report."""
         ...
 
     def read_head(self) -> Head | None:

@@ -72,3 +72,14 @@ def test_each_store_answers_where_its_game_is_and_whether_it_is_files(tmp_path: 
     assert file_log.as_files() is file_log and memory_log.as_files() is None
     assert describe_location(file_log) == str(tmp_path / "g.jsonl")
     assert describe_location(memory_log) == "game 'g' in memory"
+
+
+def test_verify_reads_a_memory_store_through_the_contract_and_names_an_edited_line() -> None:
+    memory = MemoryStore()
+    play(memory)
+    log = memory.log("b")
+    assert log.lines is not None
+    log.lines[2] = log.lines[2].replace(b'"at":[5,6]', b'"at":[5,5]')
+    report = verify_log(log)
+    chain = [finding for finding in report.findings if finding.check == "chain"]
+    assert not report.ok and chain and not chain[0].ok and chain[0].seq == 2

@@ -106,6 +106,9 @@ class MemoryLog:
     def read_head(self) -> Head | None:
         return self.head
 
+    def head_status(self, lines: int) -> str:
+        return f"store head at seq {lines - 1} matches"
+
     def secrets(self) -> MemorySecrets:
         return self._secrets
 

@@ -148,13 +148,11 @@ def verify_own(
     gathered = Gathered()
     try:
         if file_log is None and data is None:
-            data = log.read_bytes()
-        if file_log is not None and events is None:
-            report.events = file_log.verify_chain(data, on_line=gathered.line)
-        elif file_log is not None:  # decoded by the caller: each line proved by its own event
+            data = log.read_bytes()  # decoded below: read once
+        if file_log is not None and events is not None:  # each line proved by its own event
             report.events = file_log.verify_chain(data, events=events)
         else:
-            report.events = log.verify_chain(data)
+            report.events = log.verify_chain(data, on_line=None if events is not None else gathered.line)
     except LogError as error:
         report.findings.append(Finding("chain", False, str(error), error.seq))
         return report
@@ -163,10 +161,7 @@ def verify_own(
         if keyed is not None:
             report.findings.append(Finding("chain", False, str(keyed), keyed.seq))
             return report
-    if file_log is not None:
-        status = file_log.head_status(report.events)
-    else:
-        status = f"store head at seq {report.events - 1} matches"
+    status = log.head_status(report.events)
     report.findings.append(Finding("chain", True, f"{report.events} lines chained; {status}"))
     typed: list[Event]
     if events is not None:
@@ -178,7 +173,7 @@ def verify_own(
         except LogError as error:
             report.findings.append(Finding("decode", False, str(error), error.seq))
             return report
-    if file_log is None or events is not None:
+    if events is not None:
         gathered = Gathered.of(typed)
     try:
         report.findings.extend(check_stream(typed, gathered, rederive_turns, states))
@@ -297,7 +292,7 @@ class LinePass:
         noted = self.turn_marks
         noted_seqs = [seq for seq, _ in noted]
         before = 0  # the lines of the blocks before this one
-        for _, lines in self.stream._line_blocks():
+        for _, lines in self.stream.line_blocks():
             marks: dict[int, int] = {}
             if self.raw_turns:
                 # the marks of this block's lines, by their index once the carry is put before them
