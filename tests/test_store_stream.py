@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from mortecouille.events import store
 from mortecouille.events.codec import CorruptLine, LogError, TornTail
-from mortecouille.events.store import GameLog, GameNotFound
+from mortecouille.events.storage import file_stream as store
+from mortecouille.events.storage.errors import GameNotFound
+from mortecouille.events.storage.file_log import GameLog
 from tests.helpers import GOLDEN
 
 GOLDEN_LOGS = sorted(GOLDEN.glob("*.jsonl"))

@@ -15,11 +15,11 @@ from typing import Any
 import msgspec
 import pytest
 
-from mortecouille.events import store
 from mortecouille.events.base import Event
 from mortecouille.events.codec import decode_lines
 from mortecouille.events.game import GameEnded, TurnEnded, TurnStarted
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage import file_stream as store
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading import verify
 from mortecouille.replays.reading.findings import Report
 from mortecouille.replays.reading.rederive import turn_spans

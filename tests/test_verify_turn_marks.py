@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from mortecouille.events import store
 from mortecouille.events.base import Event
 from mortecouille.events.codec import decode_lines
+from mortecouille.events.storage import file_stream as store
 from mortecouille.replays.reading import verify
 from mortecouille.replays.reading.verify import _claimed_seq, gather, verify_log
 from tests.test_verify_raw_turns import (

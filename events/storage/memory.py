@@ -15,14 +15,15 @@ from contextlib import contextmanager
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import Extras, decode_lines, stamp_all
 from mortecouille.events.storage.chain import Head, OnLine, check_chain, whole_lines
-from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameNotFound
+from mortecouille.events.storage.errors import Conflict, GameNotFound
+from mortecouille.events.storage.file_io import LOCK_TIMEOUT_SECONDS
 
 #: The URL a memory store gives itself (nothing to open: each store is its own).
 MEMORY_URL = "memory:"
 
 
 class MemoryStore:
-    """Every game of one process's memory (a :class:`~mortecouille.events.stores.GameStore`)."""
+    """Every game of one process's memory (a :class:`~mortecouille.events.storage.contract.GameStore`)."""
 
     url = MEMORY_URL
 

@@ -1,4 +1,4 @@
-"""The PostgreSQL store: the same contract as the file store (:mod:`mortecouille.events.stores`),
+"""The PostgreSQL store: the same contract as the file store (:mod:`mortecouille.events.storage.contract`),
 for when one machine's files are not enough (issue 17). Imported only when a ``postgresql://`` URL
 is used: psycopg 3 and its pool are the optional ``postgres`` dependency.
 
@@ -53,12 +53,18 @@ from mortecouille.events.codec import Extras, LogError, check_line, decode_line,
 from mortecouille.events.house_log import get_logger
 from mortecouille.events.schema import event_tag
 from mortecouille.events.storage.chain import Head, OnLine, check_chain, whole_lines
-from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameNotFound, Unwritable
-from mortecouille.events.store_errors import StoreUnavailable, redacted_url
-from mortecouille.events.stored_snapshot import StoredSnapshot
+from mortecouille.events.storage.errors import (
+    Conflict,
+    GameNotFound,
+    StoreUnavailable,
+    Unwritable,
+    redacted_url,
+)
+from mortecouille.events.storage.file_io import LOCK_TIMEOUT_SECONDS
+from mortecouille.events.storage.stored_snapshot import StoredSnapshot
 
 if TYPE_CHECKING:
-    from mortecouille.events.postgres_feed import FeedRow, PostgresFeed
+    from mortecouille.events.storage.postgres_feed import FeedRow, PostgresFeed
 
 __all__ = ["Appended", "PostgresGameLog", "PostgresSecrets", "PostgresStore", "StoreUnavailable"]
 
@@ -290,12 +296,13 @@ class PostgresStore:
 
     def change_feed(self, receive: Callable[[list[FeedRow]], None]) -> PostgresFeed:
         """The store's feed of appends (one ``LISTEN`` connection once started)."""
-        from mortecouille.events.postgres_feed import PostgresFeed
+        from mortecouille.events.storage.postgres_feed import PostgresFeed
 
         return PostgresFeed(self.dsn, self.schema, receive)
 
     def names(self) -> list[str]:
-        """The names of every game in the store, sorted (:class:`~mortecouille.events.stores.GameStore`)."""
+        """The names of every game in the store, sorted
+        (:class:`~mortecouille.events.storage.contract.GameStore`)."""
         with _reachable():
             return self.games()
 
@@ -320,7 +327,8 @@ class PostgresStore:
 
 
 class PostgresGameLog:
-    """One game's log in a :class:`PostgresStore`, an :class:`~mortecouille.events.stores.EventStore`."""
+    """One game's log in a :class:`PostgresStore`, an
+    :class:`~mortecouille.events.storage.contract.EventStore`."""
 
     def __init__(self, store: PostgresStore, game: str) -> None:
         self.store = store
@@ -1216,5 +1224,5 @@ def _reachable() -> Iterator[None]:
         ) from None
 
 
-#: Kept for callers of the earlier name (see :func:`mortecouille.events.stores.redacted_url`).
+#: Kept for callers of the earlier name (see :func:`mortecouille.events.storage.contract.redacted_url`).
 _redacted = redacted_url

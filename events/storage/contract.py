@@ -1,8 +1,8 @@
 """The store contract: what every event store of a game offers, whatever its medium.
 
-Two stores keep a game's log: the file store (:class:`mortecouille.events.store.GameLog`, one
+Two stores keep a game's log: the file store (:class:`mortecouille.events.storage.file_log.GameLog`, one
 JSON-lines file per game, the embedded default) and the PostgreSQL store
-(:mod:`mortecouille.events.postgres_store`, imported only when a ``postgresql://`` URL is used).
+(:mod:`mortecouille.events.storage.postgres`, imported only when a ``postgresql://`` URL is used).
 Both keep the same canonical line bytes (:func:`mortecouille.events.codec.stamp_all`), so a log
 exported from either is the same JSONL with the same hashes.
 
@@ -71,21 +71,22 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import Extras, LogError, check_line, decode_line
 from mortecouille.events.storage.chain import Head, OnLine
-from mortecouille.events.store import (
+from mortecouille.events.storage.errors import (
     Conflict,
-    Creation,
-    GameLog,
+    StoreError,
+    StoreUnavailable,
     Unwritable,
-    _append_or_take_back,
-    _fsync_dir,
+    redacted_url,
 )
-from mortecouille.events.store_errors import StoreError, StoreUnavailable, redacted_url
+from mortecouille.events.storage.file_io import _append_or_take_back, _fsync_dir
+from mortecouille.events.storage.file_log import GameLog
+from mortecouille.events.storage.file_writing import Creation
 
 if TYPE_CHECKING:
     # a type only (what a store that keeps snapshots returns, PostgreSQL's): a file store's command
     # never makes one, so it need not import it (issue 16, the CLI's start-up)
-    from mortecouille.events.postgres_feed import FeedRow
-    from mortecouille.events.stored_snapshot import StoredSnapshot
+    from mortecouille.events.storage.postgres_feed import FeedRow
+    from mortecouille.events.storage.stored_snapshot import StoredSnapshot
 
 
 class StoreCreation(Protocol):
@@ -372,7 +373,7 @@ def _open_postgres(url: str, option: str) -> GameStore:
     rest = [(key, value) for key, value in parameters if key != SCHEMA_PARAMETER]
     connection_url = urlunsplit(parts._replace(query=urlencode(rest)))
     try:
-        from mortecouille.events.postgres_store import PostgresStore
+        from mortecouille.events.storage.postgres import PostgresStore
     except ImportError as error:
         raise StoreError(
             f"{option} {shown}: the PostgreSQL driver is not installed ({error.name or error}); "
