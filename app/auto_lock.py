@@ -23,7 +23,7 @@ from mortecouille.core.mortecouille.orders import takes_orders
 from mortecouille.core.readiness import check_table_resolve
 from mortecouille.core.state import GameState
 from mortecouille.core.waiting import players_awaiting_orders
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage.contract import EventStore
 
 
 def ordering_players(state: GameState) -> frozenset[str]:

@@ -69,9 +69,7 @@ from mortecouille.events.codec import NONCE_FIELD, LogError
 from mortecouille.events.game import DieRolled, GameEnded
 from mortecouille.events.house_log import get_logger
 from mortecouille.events.secrecy import SECRET_TYPES, holds_secret_input
-from mortecouille.events.store import Conflict, GameLog, GameNotFound
-from mortecouille.events.store_errors import StoreError
-from mortecouille.events.stores import (
+from mortecouille.events.storage.contract import (
     SEED,
     EventStore,
     FileStore,
@@ -83,6 +81,8 @@ from mortecouille.events.stores import (
     events_from,
     secrets_of,
 )
+from mortecouille.events.storage.errors import Conflict, GameNotFound, StoreError
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.describe import describe_event
 
 if TYPE_CHECKING:
@@ -109,7 +109,8 @@ def secret_text(log_: EventStore, kind: str, field: str) -> str | None:
 
 
 def seed_path(log_: GameLog) -> Path:
-    """Where a file store keeps a game's secret seed (:class:`~mortecouille.events.stores.FileSecrets`)."""
+    """Where a file store keeps a game's secret seed
+    (:class:`~mortecouille.events.storage.contract.FileSecrets`)."""
     return log_.sibling(SEED_SUFFIX)
 
 

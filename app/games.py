@@ -17,8 +17,14 @@ from mortecouille.app.snapshots import current_state
 from mortecouille.core.errors import BadInput
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
-from mortecouille.events.store import GameLog
-from mortecouille.events.stores import DEFAULT_STORE_URL, EventStore, FileStore, GameStore, open_store
+from mortecouille.events.storage.contract import (
+    DEFAULT_STORE_URL,
+    EventStore,
+    FileStore,
+    GameStore,
+    open_store,
+)
+from mortecouille.events.storage.file_log import GameLog
 
 # --- where games live ------------------------------------------------------------------------
 
@@ -72,7 +78,7 @@ def store_source(store_option: str | None, games_option: str | None) -> str:
 
 
 def open_games(url: str, option: str = "--store") -> GameStore:
-    """The store of games ``url`` names (:func:`mortecouille.events.stores.open_store`): a
+    """The store of games ``url`` names (:func:`mortecouille.events.storage.contract.open_store`): a
     refusal (an unknown URL, a missing driver, an unreachable server) names ``option``."""
     return open_store(url, option)
 

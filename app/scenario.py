@@ -37,7 +37,8 @@ from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.board import Board
 from mortecouille.events.codec import canonical, stamp_all
 from mortecouille.events.movement import CollisionOccurred
-from mortecouille.events.store import Conflict, GameLog
+from mortecouille.events.storage.errors import Conflict
+from mortecouille.events.storage.file_log import GameLog
 
 #: The keys of a scenario file, each with the type its value must have (see docs/scenario.md).
 _PARTS: dict[str, Any] = {

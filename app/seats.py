@@ -28,8 +28,9 @@ from mortecouille.app.commands import secret_text
 from mortecouille.app.games import SEATS_SUFFIX, load
 from mortecouille.core.errors import BadInput, MortecouilleError
 from mortecouille.events.house_log import get_logger
-from mortecouille.events.store import Conflict, GameLog
-from mortecouille.events.stores import SEATS, EventStore, secrets_of
+from mortecouille.events.storage.contract import SEATS, EventStore, secrets_of
+from mortecouille.events.storage.errors import Conflict
+from mortecouille.events.storage.file_log import GameLog
 
 log = get_logger("mortecouille")
 
@@ -124,7 +125,8 @@ def token_hash(token: str) -> str:
 
 
 def seats_path(log_: GameLog) -> Path:
-    """Where a file store keeps a game's seats (:class:`~mortecouille.events.stores.FileSecrets`)."""
+    """Where a file store keeps a game's seats
+    (:class:`~mortecouille.events.storage.contract.FileSecrets`)."""
     return log_.sibling(SEATS_SUFFIX)
 
 

@@ -24,8 +24,8 @@ from mortecouille.app.games import game_log
 from mortecouille.core.errors import BadInput
 from mortecouille.core.life_cycle import check_players_distinct
 from mortecouille.events.base import Event
-from mortecouille.events.store import Conflict
-from mortecouille.events.stores import EventStore, GameStore
+from mortecouille.events.storage.contract import EventStore, GameStore
+from mortecouille.events.storage.errors import Conflict
 
 DEFAULT_BUDGET = 100_000
 DEFAULT_MAX_TURNS = 60

@@ -43,7 +43,7 @@ from mortecouille.app.snapshots import SNAPSHOT_EVERY, keeps_snapshots, write_sn
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.house_log import get_logger
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage.contract import EventStore
 
 _log = get_logger("mortecouille")
 

@@ -32,7 +32,7 @@ same file a command folding through that line would write.
 The PostgreSQL store keeps the snapshot in a table of its schema instead (``snapshots``: the
 game, the seq and hash of the line it stands on, :data:`FORMAT` and the state as
 :func:`encode_state_compact` writes it; see docs/stores.md), through the store's raw-bytes
-interface (:class:`~mortecouille.events.stores.KeepsSnapshots`), decoded here
+interface (:class:`~mortecouille.events.storage.contract.KeepsSnapshots`), decoded here
 (:func:`fold_stored`). It is used on the same terms: the store returns it only when the log's row
 at its seq has its hash (checked in the statement that reads it, with that row's line), and it is
 used only when its format is this one and it decodes; else the game is folded from its first
@@ -57,8 +57,9 @@ from mortecouille.core.state import EMPTY, GameState, ship_without_defaults, wit
 from mortecouille.events.base import Event
 from mortecouille.events.codec import line_hash
 from mortecouille.events.house_log import get_logger
-from mortecouille.events.store import GameLog, GameNotFound
-from mortecouille.events.stores import EventStore, KeepsSnapshots, events_from
+from mortecouille.events.storage.contract import EventStore, KeepsSnapshots, events_from
+from mortecouille.events.storage.errors import GameNotFound
+from mortecouille.events.storage.file_log import GameLog
 
 _log = get_logger("mortecouille")
 
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
     # types only: what a store that keeps snapshots returns (PostgreSQL's), which a file store's
     # command never makes; and the Protocol below, which only the type checker reads (making a
     # Protocol class costs every command that imports this module: issue 16, the CLI's start-up)
-    from mortecouille.events.stored_snapshot import StoredSnapshot
+    from mortecouille.events.storage.stored_snapshot import StoredSnapshot
 
     class StoreWithSnapshots(EventStore, KeepsSnapshots, Protocol):
         """A game's log in a store that keeps its snapshot (PostgreSQL)."""
@@ -432,7 +433,7 @@ class StoreFolded(msgspec.Struct, frozen=True):
 
 def decoded_snapshot(found: StoredSnapshot | None) -> GameState | None:
     """The state a snapshot a store kept holds, if it can be used: the store vouched that the log
-    holds its line (:class:`~mortecouille.events.stores.KeepsSnapshots`), its format is
+    holds its line (:class:`~mortecouille.events.storage.contract.KeepsSnapshots`), its format is
     :data:`FORMAT` and its bytes decode to a state; else None (folded from the start)."""
     if found is None or found.format != FORMAT:
         return None

@@ -6,7 +6,7 @@ bytes (an int written in a float field, ``"damage":0``, comes back as ``0.0``, w
 hash), and a copy must verify against the hashes players noted at the table (head codes,
 receipts). So every function here reads a game's bytes under its writer lock (no append in
 between), checks them against the store's head (:meth:`EventStore.verify_chain`), and writes them
-as they are (:func:`mortecouille.events.stores.import_lines`), with the game's secrets (the seed
+as they are (:func:`mortecouille.events.storage.contract.import_lines`), with the game's secrets (the seed
 until the game reveals it, the seat hashes) in the same creation.
 """
 
@@ -23,16 +23,9 @@ from mortecouille.app.games import game_log
 from mortecouille.core.errors import BadInput
 from mortecouille.events.codec import LogError
 from mortecouille.events.storage.chain import Head
-from mortecouille.events.store import Conflict, GameLog, GameNotFound, Unwritable
-from mortecouille.events.store_errors import StoreError
-from mortecouille.events.stores import (
-    SEATS,
-    SEED,
-    EventStore,
-    GameStore,
-    import_lines,
-    secrets_of,
-)
+from mortecouille.events.storage.contract import SEATS, SEED, EventStore, GameStore, import_lines, secrets_of
+from mortecouille.events.storage.errors import Conflict, GameNotFound, StoreError, Unwritable
+from mortecouille.events.storage.file_log import GameLog
 
 if TYPE_CHECKING:
     from mortecouille.app.turn_index import TurnLookups

@@ -29,7 +29,7 @@ from mortecouille.cli.plain import error_line
 from mortecouille.cli.shared import Context, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
 from mortecouille.core.limits import shown
-from mortecouille.events.stores import FileStore, is_file_store_url
+from mortecouille.events.storage.contract import FileStore, is_file_store_url
 from mortecouille.replays.analytics.archive import archive_games
 from mortecouille.replays.analytics.query import (
     DEFAULT_LIMITS,

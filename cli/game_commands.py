@@ -16,7 +16,7 @@ from mortecouille.cli.shared import Context, echo_lines, fail, pass_context, rep
 from mortecouille.cli.state_output import state_lines
 from mortecouille.core.errors import BadInput
 from mortecouille.core.limits import shown
-from mortecouille.events.store import AnchoredLoss
+from mortecouille.events.storage.errors import AnchoredLoss
 from mortecouille.replays.reading.describe import describe_state
 
 if TYPE_CHECKING:  # read by verify only, imported there (the CLI's start-up)

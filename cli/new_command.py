@@ -17,7 +17,7 @@ from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.terrain import validate_board
 from mortecouille.core.errors import BadInput
 from mortecouille.events.board import Board, WindTile
-from mortecouille.events.store import Conflict
+from mortecouille.events.storage.errors import Conflict
 
 
 def _option_square(option: str, text: str) -> tuple[int, int]:

@@ -19,8 +19,8 @@ import click
 from mortecouille.app.games import game_log, load, open_games, store_source, store_url
 from mortecouille.cli.plain import DELIBERATE_ERRORS, configure_logging, error_line, exit_code_of
 from mortecouille.core.limits import shown
-from mortecouille.events.store_errors import StoreError
-from mortecouille.events.stores import GameStore, is_file_store_url
+from mortecouille.events.storage.contract import GameStore, is_file_store_url
+from mortecouille.events.storage.errors import StoreError
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -14,8 +14,8 @@ from mortecouille.core.state import state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded, TurnStarted
-from mortecouille.events.store import GameLog
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage.contract import EventStore
+from mortecouille.events.storage.file_log import GameLog
 
 #: The repository's root (where ``pyproject.toml`` and ``README.md`` are).
 ROOT = Path(__file__).resolve().parent.parent

@@ -22,7 +22,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from mortecouille.cli.main import cli
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.verify import verify_log
 
 WORKERS = 4

@@ -1,5 +1,5 @@
 """The store contract, on both stores (issue 17, item 4): the file store and the PostgreSQL store
-run the same tests through :class:`mortecouille.events.stores.EventStore`.
+run the same tests through :class:`mortecouille.events.storage.contract.EventStore`.
 
 Each test takes ``backend`` (parametrised ``file``, ``postgres`` and ``memory``): a fresh games
 folder, a fresh schema in the session's throw-away cluster (``tests/postgres_server.py``), or a
@@ -32,9 +32,10 @@ from mortecouille.events.base import Event
 from mortecouille.events.codec import LogError
 from mortecouille.events.game import DieRolled
 from mortecouille.events.schema import EVENT_TYPES
+from mortecouille.events.storage.contract import EventStore, events_from
+from mortecouille.events.storage.errors import Conflict
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.events.storage.memory import MemoryStore
-from mortecouille.events.store import Conflict, GameLog
-from mortecouille.events.stores import EventStore, events_from
 from tests.postgres_server import PostgresServer
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -86,7 +87,7 @@ class PostgresBackend:
     kind = "postgres"
 
     def __init__(self, server: PostgresServer, schema: str) -> None:
-        from mortecouille.events.postgres_store import PostgresStore
+        from mortecouille.events.storage.postgres import PostgresStore
 
         self.server = server
         self.schema = schema
@@ -187,7 +188,7 @@ def open_backend(spec: tuple[str, ...]) -> EventStoreFactory:
     if spec[0] == "file":
         directory = Path(spec[1])
         return lambda game: GameLog(directory / f"{game}.jsonl")
-    from mortecouille.events.postgres_store import PostgresStore
+    from mortecouille.events.storage.postgres import PostgresStore
 
     store = PostgresStore(spec[1], schema=spec[2], max_connections=2)
     return store.log
@@ -214,10 +215,10 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
 
 _CONFORMS = """
 from pathlib import Path
-from mortecouille.events.postgres_store import PostgresStore
+from mortecouille.events.storage.postgres import PostgresStore
 from mortecouille.events.storage.memory import MemoryStore
-from mortecouille.events.store import GameLog
-from mortecouille.events.stores import EventStore, GameStore
+from mortecouille.events.storage.file_log import GameLog
+from mortecouille.events.storage.contract import EventStore, GameStore
 
 file_store: EventStore = GameLog(Path("g.jsonl"))
 postgres_store: EventStore = PostgresStore("postgresql://").log("g")
@@ -226,7 +227,7 @@ memory_games: GameStore = MemoryStore()
 """
 
 _DOES_NOT_CONFORM = """
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage.contract import EventStore
 
 class ReadOnly:
     name = "g"
@@ -705,7 +706,7 @@ def test_an_append_notifies_the_stores_channel_with_game_and_seq(request: pytest
 def test_a_written_log_imported_into_each_store_keeps_every_byte(backend: Backend, golden: str) -> None:
     """Every golden log, of every generation, imported as lines (``stores.import_lines``: how
     ``store copy`` moves a game) reads back byte for byte and verifies, on both stores."""
-    from mortecouille.events.stores import import_lines
+    from mortecouille.events.storage.contract import import_lines
 
     data = (GOLDEN / golden).read_bytes()
     log = backend.log("copy")

@@ -14,8 +14,8 @@ from mortecouille.core.board.geometry import parse_square
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.life_cycle import Command
 from mortecouille.core.state import GameState
+from mortecouille.events.storage.contract import FileStore, GameStore
 from mortecouille.events.storage.memory import MemoryStore
-from mortecouille.events.stores import FileStore, GameStore
 from mortecouille.replays.reading.verify import verify_log
 from tests.helpers import ROOT, new_blockade
 

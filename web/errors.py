@@ -20,8 +20,7 @@ from litestar.exceptions import HTTPException, ValidationException
 from mortecouille.app.problems import RETRY_AFTER_SECONDS, problem_text, transient
 from mortecouille.core.errors import BadInput, MortecouilleError, RuleViolation
 from mortecouille.events.codec import LogError
-from mortecouille.events.store import Conflict, GameNotFound, Unwritable
-from mortecouille.events.store_errors import StoreError
+from mortecouille.events.storage.errors import Conflict, GameNotFound, StoreError, Unwritable
 
 _log = structlog.get_logger("mortecouille.web")
 

@@ -19,7 +19,7 @@ from collections.abc import Hashable, Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
 from mortecouille.events.base import Event
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage.contract import EventStore
 
 #: How many games' lines a service keeps (the least recently used are dropped first).
 KEPT_GAMES = 64

@@ -93,8 +93,8 @@ from mortecouille.core.state import GameState
 from mortecouille.core.turn_commands import GiveOrder, GiveTokens, WithdrawOrder
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated
-from mortecouille.events.store import Conflict, GameNotFound, Unwritable
-from mortecouille.events.stores import EventStore, FileStore, GameStore, events_from
+from mortecouille.events.storage.contract import EventStore, FileStore, GameStore, events_from
+from mortecouille.events.storage.errors import Conflict, GameNotFound, Unwritable
 from mortecouille.replays.reading.receipts import check_salt
 from mortecouille.web import access
 from mortecouille.web.access import builtins
@@ -773,7 +773,7 @@ def build_app(
     contributed turn locked at its deadline waits for its reveals before it is resolved without
     them. ``lock_when_all_in``: lock a contributed turn as soon as every order and every
     commitment is in (:mod:`mortecouille.app.auto_lock`). ``change_feed``: makes the store's feed
-    of every append by any process (PostgreSQL: ``events.postgres_feed.PostgresFeed``), started
+    of every append by any process (PostgreSQL: ``events.storage.postgres_feed.PostgresFeed``), started
     with the service: live push and deadlines then follow other processes' appends at once
     (default: the store's own, if it has one). ``close_store``: close the store when the service
     stops (a store it opened itself). ``streams``: the caps on the live streams (``StreamLimits``:

@@ -42,8 +42,9 @@ from mortecouille.events.dice import DiceContributionAbsent, DiceContributionRev
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.schema import event_tag
 from mortecouille.events.storage.chain import Head, check_head
-from mortecouille.events.store import CheckedStream, GameLog
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage.contract import EventStore
+from mortecouille.events.storage.file_log import GameLog
+from mortecouille.events.storage.file_stream import CheckedStream
 from mortecouille.replays.reading.findings import Finding, Report
 from mortecouille.replays.reading.receipts import (
     Malformed,
@@ -251,7 +252,7 @@ def _segments(items: Iterable[list[Event] | RawTurn]) -> Iterator[tuple[bool, li
 
 class LinePass:
     """A file log's lines checked in order, in one pass, a block at a time (never the whole log):
-    what :class:`~mortecouille.events.store.CheckedStream` checks (canonical form, seq, prev and
+    what :class:`~mortecouille.events.storage.file_log.CheckedStream` checks (canonical form, seq, prev and
     hash of every line, then the tail against the head anchor, raising the same LogError at the
     same line) and yields (the typed events, a decoding error kept in :attr:`decode_error`, the
     chain checked to the end), save that a resolved turn's lines may be handed over undecoded
@@ -379,7 +380,7 @@ class LinePass:
         self.count += len(stamped)
 
     def _common(self, lines: list[bytes]) -> Iterator[list[Event]]:
-        """Lines decoded and checked as :class:`~mortecouille.events.store.CheckedStream` does."""
+        """Lines decoded and checked as :class:`~mortecouille.events.storage.file_log.CheckedStream` does."""
         if not lines:
             return
         events = self._decoded(lines)
