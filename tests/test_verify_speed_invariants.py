@@ -34,7 +34,8 @@ from mortecouille.events.codec import (
     spliced_line_hash,
 )
 from mortecouille.events.storage.file_log import GameLog
-from mortecouille.replays.reading.verify import _GATHERED_MARKS, _MARK_BITS, _found, verify_log
+from mortecouille.replays.reading.verify import verify_log
+from mortecouille.replays.reading.verify_checks import _GATHERED_MARKS, _MARK_BITS, _found
 from tests.helpers import GOLDEN
 
 GOLDEN_LOGS = sorted(path.name for path in GOLDEN.glob("*.jsonl"))
