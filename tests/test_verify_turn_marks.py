@@ -15,7 +15,7 @@ import pytest
 
 from mortecouille.events.base import Event
 from mortecouille.events.codec import decode_lines
-from mortecouille.replays.reading import verify, verify_checks
+from mortecouille.replays.reading import verify_checks
 from mortecouille.replays.reading.verify import verify_log
 from mortecouille.replays.reading.verify_checks import _claimed_seq, gather
 from tests.helpers import read_in_chunks
