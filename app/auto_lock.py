@@ -23,7 +23,7 @@ from mortecouille.core.questions import asked_of
 from mortecouille.core.readiness import check_table_resolve
 from mortecouille.core.state import GameState
 from mortecouille.core.waiting import acting_players, players_awaiting_orders
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage.contract import EventStore
 
 
 def all_in(state: GameState) -> bool:

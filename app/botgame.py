@@ -36,8 +36,8 @@ from mortecouille.events.board import Board, WindTile
 from mortecouille.events.combat import FireChecked, ShotFired
 from mortecouille.events.game import DieRolled
 from mortecouille.events.movement import CollisionOccurred
-from mortecouille.events.store import Conflict
-from mortecouille.events.stores import EventStore, GameStore
+from mortecouille.events.storage.contract import EventStore, GameStore
+from mortecouille.events.storage.errors import Conflict
 from mortecouille.replays.reading.findings import Report
 from mortecouille.replays.reading.verify import verify_log
 

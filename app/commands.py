@@ -23,7 +23,6 @@ It owns, in the order of a command's life:
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict, Unpack
@@ -71,9 +70,7 @@ from mortecouille.events.codec import NONCE_FIELD, LogError
 from mortecouille.events.game import DieRolled, GameEnded
 from mortecouille.events.house_log import get_logger
 from mortecouille.events.secrecy import SECRET_TYPES, holds_secret_input
-from mortecouille.events.store import Conflict, GameLog, GameNotFound, Transaction
-from mortecouille.events.store_errors import StoreError
-from mortecouille.events.stores import (
+from mortecouille.events.storage.contract import (
     SEED,
     EventStore,
     FileStore,
@@ -85,6 +82,8 @@ from mortecouille.events.stores import (
     events_from,
     secrets_of,
 )
+from mortecouille.events.storage.errors import Conflict, GameNotFound, StoreError
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.describe import describe_event
 
 if TYPE_CHECKING:
@@ -111,7 +110,8 @@ def secret_text(log_: EventStore, kind: str, field: str) -> str | None:
 
 
 def seed_path(log_: GameLog) -> Path:
-    """Where a file store keeps a game's secret seed (:class:`~mortecouille.events.stores.FileSecrets`)."""
+    """Where a file store keeps a game's secret seed
+    (:class:`~mortecouille.events.storage.contract.FileSecrets`)."""
     return log_.sibling(SEED_SUFFIX)
 
 
@@ -404,17 +404,14 @@ def run_command(
         appended, drawn = _append(log_, tx, produced, options)
         log.info("appended", game=log_.name, command=type(command).__name__, events=len(appended))
         after = fold(appended, locked.state)
-        if (
-            locked.folded is not None
-            and appended
-            and isinstance(log_, GameLog)
-            and isinstance(tx, Transaction)
-        ):
+        files = log_.as_files()
+        end = tx.offset()
+        if locked.folded is not None and appended and files is not None and end is not None:
             # the command succeeded: a snapshot left far behind is rewritten (derived, so a
             # failure to write it is only logged)
             last = appended[-1]
-            anchor = Anchor(last.seq, last.hash, os.fstat(tx.fd).st_size)
-            keep_snapshot(log_, Folded(after, anchor, locked.folded.folded + len(appended)))
+            anchor = Anchor(last.seq, last.hash, end)
+            keep_snapshot(files, Folded(after, anchor, locked.folded.folded + len(appended)))
     if locked.stored is not None and appended and isinstance(log_, KeepsSnapshots):
         # the command succeeded and its lock is released: a snapshot left far behind is rewritten
         # in a statement of its own, after the append's exchange and the unlock (so the append's
@@ -443,8 +440,7 @@ def _answered_before(log_: EventStore, tx: StoreTransaction, idempotency: Idempo
         return None
     earlier, events = found
     # the batch is acknowledged now: no later repair may cut it (see anchor_through)
-    if isinstance(tx, Transaction):
-        tx.anchor_through(events[-1])
+    tx.acknowledge(events[-1])
     batch = events[earlier.first : earlier.first + earlier.count]
     return Outcome.with_nonces(batch, fold(events), earlier.nonces)
 
@@ -454,9 +450,9 @@ def _locked_state(log_: EventStore, tx: StoreTransaction, known: KnownState | No
     else folded from the snapshot and the events after it."""
     if known is not None and tx.position() == (known.next_seq, known.last_hash):
         return _Locked(known.state)
-    if isinstance(log_, GameLog) and isinstance(tx, Transaction):
+    if (files := log_.as_files()) is not None and (end := tx.offset()) is not None:
         # from the snapshot and the events after it, up to where the locked log ends
-        folded = fold_log(log_, end=os.fstat(tx.fd).st_size, settle=False)
+        folded = fold_log(files, end=end, settle=False)
         return _Locked(folded.state, folded=folded)
     # a store without files beside it (PostgreSQL: its snapshot in a table, if any)
     state, stored = _fold_from_store(log_, tx.position(), known)
@@ -494,7 +490,7 @@ def _append(
 
         extras[0] = {**envelope(idempotency.digest, len(produced)), **(extras[0] or {})}
     appended = tx.append(produced, options.expected_seq, extras if any(extras) else None)
-    if idempotency is not None and appended and not isinstance(tx, Transaction):
+    if idempotency is not None and appended and tx.offset() is None:
         idempotency.keys.appended(log_, idempotency.digest, appended[0].seq, len(appended), tuple(drawn))
     return appended, drawn
 
@@ -567,8 +563,8 @@ def create_game(
     :func:`run_command` does for a command's batch); a new game's creation holds none, a fork
     copies nothing secret (:mod:`mortecouille.app.fork`), and the deterministic creations
     (``simulate``'s bot games, a scenario) write their lines as they always did."""
-    if isinstance(log_, GameLog):
-        problem = log_.path_problem(SIBLINGS)
+    if (files := log_.as_files()) is not None:
+        problem = files.path_problem(SIBLINGS)
         if problem is not None:
             raise BadInput("game", "{problem}", problem=problem)
     with log_.creating() as creation:

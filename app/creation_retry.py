@@ -25,7 +25,7 @@ from mortecouille.core.errors import MortecouilleError
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated
 from mortecouille.events.house_log import get_logger
-from mortecouille.events.stores import SEATS, EventStore, secrets_of
+from mortecouille.events.storage.contract import SEATS, EventStore, secrets_of
 
 log = get_logger("mortecouille")
 

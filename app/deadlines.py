@@ -33,7 +33,7 @@ from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.deadlines import DeadlinePassed, DeadlineSet
 from mortecouille.events.dice import TurnLocked
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage.contract import EventStore
 
 
 def iso(moment: datetime) -> str:

@@ -48,7 +48,7 @@ from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.orders import OrderGiven, OrderWithdrawn
 from mortecouille.events.secrecy import ORDERS
-from mortecouille.events.stores import GameStore
+from mortecouille.events.storage.contract import GameStore
 
 
 class Forked(NamedTuple):

@@ -17,8 +17,14 @@ from mortecouille.app.snapshots import current_state
 from mortecouille.core.errors import BadInput
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
-from mortecouille.events.store import GameLog
-from mortecouille.events.stores import DEFAULT_STORE_URL, EventStore, FileStore, GameStore, open_store
+from mortecouille.events.storage.contract import (
+    DEFAULT_STORE_URL,
+    EventStore,
+    FileStore,
+    GameStore,
+    open_store,
+)
+from mortecouille.events.storage.file_log import GameLog
 
 # --- where games live ------------------------------------------------------------------------
 
@@ -74,7 +80,7 @@ def store_source(store_option: str | None, games_option: str | None) -> str:
 
 
 def open_games(url: str, option: str = "store") -> GameStore:
-    """The store of games ``url`` names (:func:`mortecouille.events.stores.open_store`): a
+    """The store of games ``url`` names (:func:`mortecouille.events.storage.contract.open_store`): a
     refusal (an unknown URL, a missing driver, an unreachable server) names ``option``."""
     return open_store(url, option)
 
@@ -106,7 +112,7 @@ def game_log(store: GameStore | Path, game: str) -> EventStore:
     check_game_name(game)
     files = FileStore(store) if isinstance(store, Path) else store
     log_ = files.log(game)
-    problem = (log_ if isinstance(log_, GameLog) else GameLog(Path(f"{game}.jsonl"))).path_problem(SIBLINGS)
+    problem = (log_.as_files() or GameLog(Path(f"{game}.jsonl"))).path_problem(SIBLINGS)
     if problem is not None:
         raise BadInput("game", "{problem}", problem=problem)
     return log_
@@ -114,7 +120,7 @@ def game_log(store: GameStore | Path, game: str) -> EventStore:
 
 def describe_location(log_: EventStore) -> str:
     """Where a game's log is, for a message: its path, or the game in its store."""
-    return str(log_.path) if isinstance(log_, GameLog) else f"game {log_.name!r} in the store"
+    return log_.describe()
 
 
 # --- the files beside a game's log -----------------------------------------------------------

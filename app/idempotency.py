@@ -32,8 +32,8 @@ from mortecouille.events.base import Event
 from mortecouille.events.codec import IDEM_FIELD, NONCE_FIELD
 from mortecouille.events.fleet import ShipBought
 from mortecouille.events.game import GameCreated
-from mortecouille.events.store import Transaction
-from mortecouille.events.stores import EventStore, StoreTransaction
+from mortecouille.events.storage.contract import EventStore, StoreTransaction
+from mortecouille.events.storage.file_writing import Transaction
 
 _MARKER = b'"idem":'
 _NONCE_MARKER = b'"nonce":'

@@ -19,9 +19,8 @@ from mortecouille.app.view import public_state
 from mortecouille.core.errors import MortecouilleError
 from mortecouille.events.codec import LogError
 from mortecouille.events.house_log import get_logger
-from mortecouille.events.store import Conflict, GameNotFound, Unwritable
-from mortecouille.events.store_errors import StoreError
-from mortecouille.events.stores import GameStore
+from mortecouille.events.storage.contract import GameStore
+from mortecouille.events.storage.errors import Conflict, GameNotFound, StoreError, Unwritable
 
 log = get_logger("mortecouille")
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 import shlex
 
 from mortecouille.events.codec import LogError, TornTail
-from mortecouille.events.store import Unwritable
-from mortecouille.events.store_errors import StoreError
+from mortecouille.events.storage.errors import StoreError, Unwritable
 
 #: What a 503 asks a client to wait before it tries again (``Retry-After``), in seconds: long
 #: enough for a store to come back or a disk to be freed, short for a table waiting.

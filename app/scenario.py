@@ -34,11 +34,13 @@ from mortecouille.core.scenario import (
     raise_problems,
 )
 from mortecouille.core.state import EMPTY, GameState
-from mortecouille.events.base import GENESIS_HASH, Event
+from mortecouille.events.base import Event
 from mortecouille.events.board import Board
-from mortecouille.events.codec import canonical, stamp_all
+from mortecouille.events.codec import canonical
 from mortecouille.events.movement import CollisionOccurred
-from mortecouille.events.store import Conflict, GameLog
+from mortecouille.events.storage.errors import Conflict
+from mortecouille.events.storage.file_log import GameLog
+from mortecouille.events.storage.memory import MemoryStore
 
 #: The keys of a scenario file, each with the type its value must have (see docs/scenario.md).
 _PARTS: dict[str, Any] = {
@@ -121,7 +123,7 @@ def _named_squares(key: str, value: Any, problems: list[Problem]) -> Any:
 
 
 class ScenarioRun(msgspec.Struct):
-    #: where the log was kept (``--log``), or None: then it lived in memory only
+    #: where the log was kept (``--log``), or None: then it lived in a memory store only
     log: GameLog | None
     state: GameState
     outcome: list[Event]
@@ -165,12 +167,10 @@ def run_scenario(scenario: Scenario, log_path: Path | None = None, name: str = "
         raise_problems(problems)
     resolve = ResolveTurn(partial=True, rounds=plan.rounds, reveal_seed=seed)
     outcome = _decide_naming("orders", state, resolve, dice)
-    if log_path is None:
-        log = None
-        stamped = stamp_all([*pending, *outcome], 0, GENESIS_HASH)[0][len(pending) :]
-    else:
-        log = kept_log(log_path)
-        stamped = create_game(log, [*pending, *outcome], secret=None)[len(pending) :]
+    # written through the same creation either way: into memory, or kept at ``log_path``
+    log = None if log_path is None else kept_log(log_path)
+    written = create_game(MemoryStore().log(name) if log is None else log, [*pending, *outcome], secret=None)
+    stamped = written[len(pending) :]
     return ScenarioRun(log=log, state=fold(stamped, state), outcome=stamped)
 
 

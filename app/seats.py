@@ -28,8 +28,9 @@ from mortecouille.app.commands import secret_text
 from mortecouille.app.games import SEATS_SUFFIX, load
 from mortecouille.core.errors import BadInput, MortecouilleError
 from mortecouille.events.house_log import get_logger
-from mortecouille.events.store import Conflict, GameLog
-from mortecouille.events.stores import SEATS, EventStore, secrets_of
+from mortecouille.events.storage.contract import SEATS, EventStore, secrets_of
+from mortecouille.events.storage.errors import Conflict
+from mortecouille.events.storage.file_log import GameLog
 
 log = get_logger("mortecouille")
 
@@ -123,7 +124,8 @@ def token_hash(token: str) -> str:
 
 
 def seats_path(log_: GameLog) -> Path:
-    """Where a file store keeps a game's seats (:class:`~mortecouille.events.stores.FileSecrets`)."""
+    """Where a file store keeps a game's seats
+    (:class:`~mortecouille.events.storage.contract.FileSecrets`)."""
     return log_.sibling(SEATS_SUFFIX)
 
 
@@ -166,9 +168,10 @@ def refuse_leftover_seats(log_: EventStore) -> None:
     same name that was removed, or a link: checked before the game is created, so ``new`` then
     :func:`issue_seats` never leaves a game without seats over a stale file. (In PostgreSQL a
     secret cannot outlive its game: its row references the game's.)"""
-    if isinstance(log_, GameLog) and secrets_of(log_).exists(SEATS):
+    files = log_.as_files()
+    if files is not None and secrets_of(log_).exists(SEATS):
         raise Conflict(
-            f"{seats_path(log_)} already exists (seats left without their game, or a link): remove it first"
+            f"{seats_path(files)} already exists (seats left without their game, or a link): remove it first"
         )
 
 

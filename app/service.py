@@ -44,8 +44,8 @@ from mortecouille.core.life_cycle import Command
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.house_log import get_logger
-from mortecouille.events.store import Conflict, GameNotFound, Unwritable
-from mortecouille.events.stores import EventStore, GameStore, events_from
+from mortecouille.events.storage.contract import EventStore, GameStore, events_from
+from mortecouille.events.storage.errors import Conflict, GameNotFound, Unwritable
 from mortecouille.replays.reading.receipts import Receipt, check_salt
 
 _log = get_logger("mortecouille.service")

@@ -24,7 +24,7 @@ from mortecouille.core.deadlines import parse_time
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.house_log import get_logger
-from mortecouille.events.stores import GameStore
+from mortecouille.events.storage.contract import GameStore
 
 _log = get_logger("mortecouille.service")
 

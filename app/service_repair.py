@@ -6,35 +6,24 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Protocol, runtime_checkable
 
 from mortecouille.app.games import game_log
 from mortecouille.core.errors import MortecouilleError
 from mortecouille.events.house_log import get_logger
-from mortecouille.events.store import AnchoredLoss, RepairPlan
-from mortecouille.events.stores import EventStore, GameStore
+from mortecouille.events.storage.contract import EventStore, GameStore
+from mortecouille.events.storage.errors import AnchoredLoss, RepairPlan
+from mortecouille.events.storage.file_log import GameLog
 
 _log = get_logger("mortecouille.service")
 
 
-@runtime_checkable
-class Repairable(Protocol):
-    """A log an append can leave torn by a crash (a file): where it is, what a repair would cut,
-    and the cut."""
-
-    path: Path
-
-    def repair_plan(self) -> RepairPlan: ...
-
-    def repair(self, record_loss: bool = False) -> bytes: ...
+def repairable(log_: EventStore) -> GameLog | None:
+    """``log_`` as a log a crash can leave torn (its files), or None when its appends are whole or
+    nothing (a database's)."""
+    return log_.as_files()
 
 
-def repairable(log_: EventStore) -> Repairable | None:
-    """``log_`` as a log a crash can leave torn, or None when its appends are whole or nothing."""
-    return log_ if isinstance(log_, Repairable) else None
-
-
-def repair_plan(log_: Repairable, *, record_loss: bool) -> RepairPlan:
+def repair_plan(log_: GameLog, *, record_loss: bool) -> RepairPlan:
     """What a repair of ``log_`` would do (read only); AnchoredLoss when events its head anchor
     vouches for are gone and ``record_loss`` is not given."""
     plan = log_.repair_plan()
@@ -43,7 +32,7 @@ def repair_plan(log_: Repairable, *, record_loss: bool) -> RepairPlan:
     return plan
 
 
-def repair(log_: Repairable, *, record_loss: bool) -> bytes:
+def repair(log_: GameLog, *, record_loss: bool) -> bytes:
     """Cut the torn tail off ``log_`` (and record a loss, if asked); the bytes removed."""
     return log_.repair(record_loss=record_loss)
 

@@ -24,8 +24,8 @@ from mortecouille.app.games import game_log
 from mortecouille.core.errors import BadInput
 from mortecouille.core.life_cycle import check_players_distinct
 from mortecouille.events.base import Event
-from mortecouille.events.store import Conflict
-from mortecouille.events.stores import EventStore, FileStore, GameStore
+from mortecouille.events.storage.contract import EventStore, GameStore
+from mortecouille.events.storage.errors import Conflict
 
 DEFAULT_BUDGET = 100_000
 DEFAULT_MAX_TURNS = 60
@@ -99,7 +99,8 @@ def where(store: GameStore | Path) -> str:
     """A store as a message names it: a directory by its path, another store by its URL."""
     if isinstance(store, Path):
         return str(store)
-    return str(store.directory) if isinstance(store, FileStore) else store.url
+    folder = store.folder()
+    return store.url if folder is None else str(folder)
 
 
 def simulate(
@@ -129,8 +130,9 @@ def simulate(
             f"{len(taken)} game(s) of seed {seed!r} already exist in {where(directory)} (first: {taken[0]}); "
             "use another seed or directory"
         )
-    if isinstance(directory, Path | FileStore):
-        (directory if isinstance(directory, Path) else directory.directory).mkdir(parents=True, exist_ok=True)
+    folder = directory if isinstance(directory, Path) else directory.folder()
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
     for index, log in enumerate(logs):
         dice_seed = game_seed(seed, index)
         create_game(log, play_bot_game(log.name, dice_seed, budget, max_turns, fleets), dice_seed)

@@ -43,6 +43,7 @@ from mortecouille.app.snapshots import SNAPSHOT_EVERY, keeps_snapshots, write_sn
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.house_log import get_logger
+from mortecouille.events.storage.contract import EventStore
 
 _log = get_logger("mortecouille")
 
@@ -58,7 +59,7 @@ class _Due:
 
     __slots__ = ("log", "seq", "hash", "state")
 
-    def __init__(self, log_: object, seq: int, digest: str, state: GameState) -> None:
+    def __init__(self, log_: EventStore, seq: int, digest: str, state: GameState) -> None:
         self.log = log_
         self.seq = seq
         self.hash = digest
@@ -78,7 +79,7 @@ class SnapshotKeeper:
         self._closed = False
         self._thread: threading.Thread | None = None
 
-    def appended(self, log_: object, appended: Sequence[Event], state: GameState) -> bool:
+    def appended(self, log_: EventStore, appended: Sequence[Event], state: GameState) -> bool:
         """Note ``appended``, the events just appended to ``log_``'s game (its last line now, as
         far as the caller knows), and ``state``, the fold of the log through them: when the game
         keeps a snapshot (:func:`~mortecouille.app.snapshots.keeps_snapshots`: a file log, or a

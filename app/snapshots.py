@@ -32,7 +32,7 @@ same file a command folding through that line would write.
 The PostgreSQL store keeps the snapshot in a table of its schema instead (``snapshots``: the
 game, the seq and hash of the line it stands on, :data:`FORMAT` and the state as
 :func:`encode_state_compact` writes it; see docs/stores.md), through the store's raw-bytes
-interface (:class:`~mortecouille.events.stores.KeepsSnapshots`), decoded here
+interface (:class:`~mortecouille.events.storage.contract.KeepsSnapshots`), decoded here
 (:func:`fold_stored`). It is used on the same terms: the store returns it only when the log's row
 at its seq has its hash (checked in the statement that reads it, with that row's line), and it is
 used only when its format is this one and it decodes; else the game is folded from its first
@@ -57,8 +57,9 @@ from mortecouille.core.state import EMPTY, GameState, ship_without_defaults, wit
 from mortecouille.events.base import Event
 from mortecouille.events.codec import line_hash
 from mortecouille.events.house_log import get_logger
-from mortecouille.events.store import GameLog, GameNotFound
-from mortecouille.events.stores import EventStore, KeepsSnapshots, events_from
+from mortecouille.events.storage.contract import EventStore, KeepsSnapshots, events_from
+from mortecouille.events.storage.errors import GameNotFound
+from mortecouille.events.storage.file_log import GameLog
 
 _log = get_logger("mortecouille")
 
@@ -67,7 +68,7 @@ if TYPE_CHECKING:
     # types only: what a store that keeps snapshots returns (PostgreSQL's), which a file store's
     # command never makes; and the Protocol below, which only the type checker reads (making a
     # Protocol class costs every command that imports this module: the CLI's start-up)
-    from mortecouille.events.stored_snapshot import StoredSnapshot
+    from mortecouille.events.storage.stored_snapshot import StoredSnapshot
 
     class StoreWithSnapshots(EventStore, KeepsSnapshots, Protocol):
         """A game's log in a store that keeps its snapshot (PostgreSQL)."""
@@ -332,10 +333,11 @@ def current_state(store: EventStore, *, keep: bool = False) -> GameState:
     store that keeps snapshots: PostgreSQL), or from all its events (another store). ``keep``: a
     reading command's success path, which rewrites a snapshot left :data:`SNAPSHOT_EVERY` or more
     events behind."""
-    if isinstance(store, GameLog):
-        folded = fold_log(store)
+    files = store.as_files()
+    if files is not None:
+        folded = fold_log(files)
         if keep:
-            keep_snapshot(store, folded)
+            keep_snapshot(files, folded)
         return folded.state
     if isinstance(store, KeepsSnapshots):
         stored = fold_stored(store)
@@ -356,13 +358,13 @@ def keep_snapshot(log_: GameLog, folded: Folded) -> None:
 # --- the snapshot of a line known by its seq and hash (``serve``'s keeper) ----------------------
 
 
-def keeps_snapshots(store: object) -> bool:
+def keeps_snapshots(store: EventStore) -> bool:
     """Whether ``store``'s game keeps a snapshot: a file log (``GAME.state`` beside it) or a store
     that keeps one itself (PostgreSQL)."""
-    return isinstance(store, (GameLog, KeepsSnapshots))
+    return store.as_files() is not None or isinstance(store, KeepsSnapshots)
 
 
-def write_snapshot_through(store: object, seq: int, digest: str, state: GameState) -> bool:
+def write_snapshot_through(store: EventStore, seq: int, digest: str, state: GameState) -> bool:
     """Keep ``state``, the fold of ``store``'s game through its line ``seq`` (whose hash is
     ``digest``), as the snapshot of its kind of store, only if the log still holds that line: the
     one way :mod:`~mortecouille.app.snapshot_keeper` writes a snapshot, whatever the store. True
@@ -372,15 +374,16 @@ def write_snapshot_through(store: object, seq: int, digest: str, state: GameStat
     (:func:`write_snapshot`, on the line's :class:`Anchor`, found by :func:`anchor_of`), and never
     over a usable snapshot that stands on that line or a later one (a CLI command may have written
     one meanwhile). A store that keeps snapshots writes its own (it checks the line itself)."""
-    if isinstance(store, GameLog):
-        anchor = anchor_of(store, seq, digest)
+    files = store.as_files()
+    if files is not None:
+        anchor = anchor_of(files, seq, digest)
         if anchor is None:
-            _log.info("snapshot not written: its line is not among the log's last", game=store.name, seq=seq)
+            _log.info("snapshot not written: its line is not among the log's last", game=files.name, seq=seq)
             return False
-        kept = _usable_snapshot(store)
+        kept = _usable_snapshot(files)
         if kept is not None and kept[0].seq >= seq:
             return False  # as new or newer, and usable: ours would only set it back
-        return write_snapshot(store, anchor, state)
+        return write_snapshot(files, anchor, state)
     if isinstance(store, KeepsSnapshots):
         return store.write_snapshot(seq, digest, FORMAT, encode_state_compact(state))
     return False
@@ -430,7 +433,7 @@ class StoreFolded(msgspec.Struct, frozen=True):
 
 def decoded_snapshot(found: StoredSnapshot | None) -> GameState | None:
     """The state a snapshot a store kept holds, if it can be used: the store vouched that the log
-    holds its line (:class:`~mortecouille.events.stores.KeepsSnapshots`), its format is
+    holds its line (:class:`~mortecouille.events.storage.contract.KeepsSnapshots`), its format is
     :data:`FORMAT` and its bytes decode to a state; else None (folded from the start)."""
     if found is None or found.format != FORMAT:
         return None

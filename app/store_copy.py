@@ -6,7 +6,7 @@ bytes (an int written in a float field, ``"damage":0``, comes back as ``0.0``, w
 hash), and a copy must verify against the hashes players noted at the table (head codes,
 receipts). So every function here reads a game's bytes under its writer lock (no append in
 between), checks them against the store's head (:meth:`EventStore.verify_chain`), and writes them
-as they are (:func:`mortecouille.events.stores.import_lines`), with the game's secrets (the seed
+as they are (:func:`mortecouille.events.storage.contract.import_lines`), with the game's secrets (the seed
 until the game reveals it, the seat hashes) in the same creation.
 """
 
@@ -22,17 +22,10 @@ from typing import TYPE_CHECKING, NamedTuple
 from mortecouille.app.games import game_log
 from mortecouille.core.errors import BadInput
 from mortecouille.events.codec import LogError
-from mortecouille.events.store import Conflict, GameLog, GameNotFound, Head, Unwritable
-from mortecouille.events.store_errors import StoreError
-from mortecouille.events.stores import (
-    SEATS,
-    SEED,
-    EventStore,
-    FileStore,
-    GameStore,
-    import_lines,
-    secrets_of,
-)
+from mortecouille.events.storage.chain import Head
+from mortecouille.events.storage.contract import SEATS, SEED, EventStore, GameStore, import_lines, secrets_of
+from mortecouille.events.storage.errors import Conflict, GameNotFound, StoreError, Unwritable
+from mortecouille.events.storage.file_log import GameLog
 
 if TYPE_CHECKING:
     from mortecouille.app.turn_index import TurnLookups
@@ -58,7 +51,7 @@ def _held_read(log: EventStore) -> tuple[bytes, Head | None]:
         with log.transaction():
             return log.read_bytes(), log.read_head()
     except Unwritable:
-        if not isinstance(log, GameLog):
+        if log.as_files() is None:
             raise
         return log.read_bytes(), log.read_head()
 
@@ -132,8 +125,9 @@ def log_as_file(log: EventStore) -> Iterator[GameLog]:
     (the turn index of ``replay``, ``explain``, ``board --turn``): the log itself in the file
     store; another store's game mirrored into a temporary directory, removed afterwards (its
     derived files go with it)."""
-    if isinstance(log, GameLog):
-        yield log
+    files = log.as_files()
+    if files is not None:
+        yield files
         return
     directory = Path(tempfile.mkdtemp(prefix="mortecouille-log-"))
     try:
@@ -164,8 +158,9 @@ def logs_as_files(store: GameStore) -> Iterator[Path]:
     """A directory holding the store's logs as files: the file store's own directory, or, for
     another store, a temporary one its games are written into one at a time (never all of them in
     memory), removed afterwards."""
-    if isinstance(store, FileStore):
-        yield store.directory
+    folder = store.folder()
+    if folder is not None:
+        yield folder
         return
     directory = Path(tempfile.mkdtemp(prefix="mortecouille-logs-"))
     try:

@@ -39,7 +39,7 @@ from mortecouille.events.base import Event
 from mortecouille.events.codec import LogError, decode_line, decode_lines
 from mortecouille.events.game import GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.rulings import RulingRecorded
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 
 #: The turn index keeps the state every this many events (positions 0, K, 2K, ...): a turn's
 #: position is reached by folding at most K - 1 events from its keyframe.

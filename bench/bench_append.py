@@ -42,12 +42,14 @@ from mortecouille.core.dice import TableDice  # noqa: E402
 from mortecouille.core.game import decide  # noqa: E402
 from mortecouille.core.life_cycle import CreateGame  # noqa: E402
 from mortecouille.core.state import EMPTY  # noqa: E402
-from mortecouille.events import store as store_module  # noqa: E402
 from mortecouille.events.base import Event  # noqa: E402
 from mortecouille.events.board import Board  # noqa: E402
 from mortecouille.events.codec import stamp_all  # noqa: E402
 from mortecouille.events.rulings import RulingRecorded  # noqa: E402
-from mortecouille.events.store import GameLog, HeadSlots, close_idle_descriptors  # noqa: E402
+from mortecouille.events.storage import file_writing as store_module  # noqa: E402
+from mortecouille.events.storage.file_handles import close_idle_descriptors  # noqa: E402
+from mortecouille.events.storage.file_head import HeadSlots  # noqa: E402
+from mortecouille.events.storage.file_log import GameLog  # noqa: E402
 
 LINES_PER_APPEND = 3
 

@@ -52,7 +52,7 @@ import duckdb
 import mortecouille.replays.analytics.archive as archive_module
 from bench.timing import Timing, interleaved, verdict
 from mortecouille.app.simulate import game_name, game_seed, play_bot_game
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.analytics.archive import FLUSH_EVENTS, archive_games, columns_struct, sql_string
 from mortecouille.replays.analytics.query import archive_views
 

@@ -70,7 +70,7 @@ from mortecouille.core.board.ships import PlaceShip  # noqa: E402
 from mortecouille.core.game import fold  # noqa: E402
 from mortecouille.core.state import GameState, ShipState, without_defaults  # noqa: E402
 from mortecouille.core.turn_commands import GiveTokens  # noqa: E402
-from mortecouille.events.store import GameLog  # noqa: E402
+from mortecouille.events.storage.file_log import GameLog  # noqa: E402
 from mortecouille.replays.pictures.board_text import render_board  # noqa: E402
 
 Argument = TypeVar("Argument")

@@ -44,7 +44,7 @@ CHILD = """
 import json, resource, sys, time
 from pathlib import Path
 from mortecouille.app.outputs import HTML_SUFFIXES, SVG_SUFFIXES, write_output
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.pictures.html import page_parts
 from mortecouille.replays.pictures.turns import turn_picture
 log, out, what = GameLog(Path(sys.argv[1])), Path(sys.argv[2]), sys.argv[3]

@@ -59,7 +59,7 @@ from mortecouille.events.board import Board
 from mortecouille.events.codec import event_decoder
 from mortecouille.events.game import DieRolled, GameCreated, TurnEnded, TurnStarted
 from mortecouille.events.rulings import Adjustment
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.rederive import turn_segments
 from mortecouille.replays.reading.verify import verify_log
 

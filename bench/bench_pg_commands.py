@@ -1,6 +1,6 @@
 """Commands against the log's length on PostgreSQL: the log work of ``state`` and ``order`` on a
 game of 1,000 vs 100,000 events, folded from the store's snapshot (``app/snapshots.py``, the
-``snapshots`` table of ``events/postgres_store.py``) and the events after it; ``replay`` and
+``snapshots`` table of ``events/storage/postgres.py``) and the events after it; ``replay`` and
 ``explain --turn`` at the first and last turn, from the turn marks and keyframes.
 
 Run: ``.venv/bin/python bench/bench_pg_commands.py [--sizes 1000 100000] [--runs 5]
@@ -54,9 +54,9 @@ from mortecouille.app.store_copy import log_as_file, turns_of  # noqa: E402
 from mortecouille.app.turn_index import turn_index  # noqa: E402
 from mortecouille.cli.main import cli  # noqa: E402
 from mortecouille.core.game import fold  # noqa: E402
-from mortecouille.events.postgres_store import PostgresGameLog, PostgresStore  # noqa: E402
-from mortecouille.events.stores import SEED as SEED_KIND  # noqa: E402
-from mortecouille.events.stores import events_from  # noqa: E402
+from mortecouille.events.storage.contract import SEED as SEED_KIND  # noqa: E402
+from mortecouille.events.storage.contract import events_from  # noqa: E402
+from mortecouille.events.storage.postgres import PostgresGameLog, PostgresStore  # noqa: E402
 from tests.postgres_cluster import throwaway_cluster  # noqa: E402
 
 #: Calls per timed run of ``state``, a few milliseconds each: a run of one would time the load

@@ -45,7 +45,7 @@ from mortecouille.app.games import load  # noqa: E402
 from mortecouille.app.snapshots import Anchor, snapshot_path, write_snapshot  # noqa: E402
 from mortecouille.core.game import fold  # noqa: E402
 from mortecouille.events.game import TurnStarted  # noqa: E402
-from mortecouille.events.store import GameLog  # noqa: E402
+from mortecouille.events.storage.file_log import GameLog  # noqa: E402
 
 TARGET_EVENTS = 1_000
 #: how many events before the end the copy "in play" has its snapshot

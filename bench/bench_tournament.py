@@ -10,7 +10,7 @@ directory, a free loopback port of 5500-5599; Debian's ``postgresql`` package) a
 
 * **files, 1 process**: one ``serve`` over a games directory (the default store);
 * **PostgreSQL, 2 processes**: two ``serve --store postgresql://...`` processes on one database,
-  each with its own LISTEN connection (``events/postgres_feed.py``). The players of each game are
+  each with its own LISTEN connection (``events/storage/postgres_feed.py``). The players of each game are
   split between the two processes, and so are its spectators: most pushes cross processes (a
   submit in one, its listener on the other, through NOTIFY).
 
@@ -67,8 +67,8 @@ from mortecouille.core.state import EMPTY
 from mortecouille.events.board import Board
 from mortecouille.events.codec import stamp_all
 from mortecouille.events.rulings import RulingRecorded
-from mortecouille.events.store import GameLog
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage.contract import EventStore
+from mortecouille.events.storage.file_log import GameLog
 from tests.postgres_cluster import MissingServer, PostgresServer, throwaway_cluster
 from tests.store_servers import StoreServer
 from tests.web_server import ServerProcess, ports_from_environment
@@ -251,7 +251,7 @@ def rate_report(label: str, store: Timing, medium: Timing, count: int, medium_la
 
 
 def appends_against_media(work: Path, cluster: PostgresServer, count: int, runs: int) -> None:
-    from mortecouille.events.postgres_store import PostgresStore
+    from mortecouille.events.storage.postgres import PostgresStore
 
     files = work / "appends"
     files.mkdir()

@@ -30,7 +30,7 @@ from mortecouille.cli.refusals import refusal_text
 from mortecouille.cli.shared import Context, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
 from mortecouille.core.limits import shown
-from mortecouille.events.stores import FileStore, is_file_store_url
+from mortecouille.events.storage.contract import FileStore, is_file_store_url
 from mortecouille.replays.analytics.archive import archive_games
 from mortecouille.replays.analytics.query import (
     DEFAULT_LIMITS,
@@ -97,8 +97,9 @@ def archive(
     if not MONTH.match(month):
         raise BadInput("--month", f"{month!r} is not YYYY-MM")
     store = FileStore(resolve_games_dir(games_option)) if games_option is not None else ctx.store
-    if isinstance(store, FileStore) and not store.directory.is_dir():
-        raise BadInput("--games-dir", f"{store.directory} is not a directory")
+    folder = store.folder()
+    if folder is not None and not folder.is_dir():
+        raise BadInput("--games-dir", f"{folder} is not a directory")
     # a store that is not a directory is written out as files, one game at a time, for the workers
     with logs_as_files(store) as games:
         logs = sorted(games.glob("*.jsonl"))
@@ -199,10 +200,11 @@ def _query_store_logs(logs: str, sql: str, limits: QueryLimits) -> QueryResult:
     game at a time (never all in memory) into a temporary directory the query may read."""
     if is_file_store_url(logs):
         store = open_games(logs, "--logs")
-        assert isinstance(store, FileStore)
-        if not store.directory.exists():
-            raise BadInput("--logs", f"{store.directory} does not exist")
-        return query_logs(store.directory, sql, limits)
+        folder = store.folder()
+        assert folder is not None  # a file store's URL
+        if not folder.exists():
+            raise BadInput("--logs", f"{folder} does not exist")
+        return query_logs(folder, sql, limits)
     store = open_games(logs, "--logs")
     try:
         with logs_as_files(store) as directory:

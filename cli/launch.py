@@ -101,7 +101,7 @@ def run_plain_state(game: str, as_json: bool) -> int:
         from mortecouille.cli.refusals import refusal_text
         from mortecouille.cli.state_output import state_lines
         from mortecouille.events.house_log import get_logger
-        from mortecouille.events.stores import GameStore
+        from mortecouille.events.storage.contract import GameStore
     finally:
         gc.freeze()
         if collecting:

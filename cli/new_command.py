@@ -19,7 +19,7 @@ from mortecouille.cli.seat_commands import URL_HELP, seat_link_lines
 from mortecouille.cli.shared import Context, echo_lines, pass_context, reports_errors
 from mortecouille.core.errors import BadInput
 from mortecouille.core.limits import DICE_MODES
-from mortecouille.events.store import Conflict, GameLog
+from mortecouille.events.storage.errors import Conflict
 
 
 def board_request(
@@ -105,7 +105,8 @@ def new(
     """Create GAME: its first event commits to the rules version and the dice seed. Prints the
     seat links (referee, each player), secrets shown once."""
     log_ = game_log(ctx.store, game)
-    if log_.exists() and not (isinstance(log_, GameLog) and log_.looks_abandoned()):
+    files = log_.as_files()
+    if log_.exists() and not (files is not None and files.looks_abandoned()):
         # said the same way by every store (the creation would refuse it too); a log a creation
         # left empty as it died is the creation's to take over (GameLog.creating)
         raise Conflict(f"game {game!r} already exists in {ctx.store.url}")

@@ -15,8 +15,7 @@ from mortecouille.core.errors import MortecouilleError
 from mortecouille.core.limits import shown
 from mortecouille.events import house_log
 from mortecouille.events.codec import LogError
-from mortecouille.events.store import Conflict, GameNotFound, Unwritable
-from mortecouille.events.store_errors import StoreError
+from mortecouille.events.storage.errors import Conflict, GameNotFound, StoreError, Unwritable
 
 #: The engine's deliberate errors: each ends a command with its message and its own exit code
 #: (``exit_code``, else 1), never a traceback.

@@ -33,7 +33,7 @@ from mortecouille.core.rulings import describe_adjustment
 from mortecouille.core.state import GameState, state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.rulings import RulingRecorded
-from mortecouille.events.stores import events_from
+from mortecouille.events.storage.contract import events_from
 from mortecouille.replays.pictures.board_text import render_board
 from mortecouille.replays.pictures.html import page_parts
 from mortecouille.replays.pictures.turns import turn_picture

@@ -126,7 +126,7 @@ def serve(
     import uvicorn
 
     from mortecouille.events.house_log import structlog_module
-    from mortecouille.events.stores import SEATS, secrets_of
+    from mortecouille.events.storage.contract import SEATS, secrets_of
 
     structlog_module()  # configured as -v/--log-json asked before the service's modules log with it
     from mortecouille.web.guards import HostPolicy

@@ -22,8 +22,8 @@ from mortecouille.cli.plain import DELIBERATE_ERRORS, configure_logging, error_l
 from mortecouille.cli.refusals import refusal_text
 from mortecouille.core.errors import BadInput
 from mortecouille.core.limits import shown
-from mortecouille.events.store_errors import StoreError
-from mortecouille.events.stores import FileStore, GameStore, is_file_store_url
+from mortecouille.events.storage.contract import GameStore, is_file_store_url
+from mortecouille.events.storage.errors import StoreError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -111,7 +111,7 @@ class Context:
         if self._store is None and not is_file_store_url(self.store_url):
             return None  # no need to connect to a database to learn it has no directory
         store = self.store
-        return store.directory if isinstance(store, FileStore) else None
+        return store.folder()
 
     def close(self) -> None:
         if self._store is not None:

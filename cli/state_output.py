@@ -10,7 +10,7 @@ import msgspec
 
 from mortecouille.app.games import game_log, load_state
 from mortecouille.core.state import GameState, state_as_dict, state_hash
-from mortecouille.events.stores import GameStore
+from mortecouille.events.storage.contract import GameStore
 from mortecouille.replays.reading.describe import describe_state
 
 

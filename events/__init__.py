@@ -1,5 +1,5 @@
-"""The log schema: event types (:mod:`.schema` lists them all), the line format and hash chain
-(:mod:`.codec`) and the append-only store (:mod:`.store`).
+"""The log schema: event types (:mod:`.schema` lists them all) and the line format and hash chain
+(:mod:`.codec`); the stores that keep logs are :mod:`.storage`.
 
 Importing this package imports nothing: a module that needs an event type imports it from its
 module, and the codec reads the schema's table.

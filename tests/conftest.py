@@ -15,7 +15,7 @@ from mortecouille.core.game import decide
 from mortecouille.core.life_cycle import CreateGame
 from mortecouille.core.state import EMPTY
 from mortecouille.events.board import Board
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 
 if TYPE_CHECKING:
     from tests.web_helpers import Server

@@ -7,6 +7,8 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
+
 from mortecouille.app.commands import new_game
 from mortecouille.core.fleet.catalogue import RULES_VERSION
 from mortecouille.core.game import fold
@@ -14,8 +16,9 @@ from mortecouille.core.state import state_hash
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded, TurnStarted
-from mortecouille.events.store import GameLog
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage import file_log, file_stream
+from mortecouille.events.storage.contract import EventStore
+from mortecouille.events.storage.file_log import GameLog
 
 #: The repository's root (where ``pyproject.toml`` and ``README.md`` are).
 ROOT = Path(__file__).resolve().parent.parent
@@ -88,3 +91,9 @@ def new_blockade(log: EventStore, seed: str | None, *, dice_mode: str = "seeded"
         seed=seed,
         weak_seed=weak_seed,
     )
+
+
+def read_in_chunks(monkeypatch: pytest.MonkeyPatch, size: int) -> None:
+    """Make the file store read a log ``size`` bytes at a time (its streams and its readers)."""
+    for module in (file_log, file_stream):
+        monkeypatch.setattr(module, "STREAM_CHUNK_BYTES", size)

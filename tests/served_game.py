@@ -12,7 +12,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from mortecouille.app.snapshots import SNAPSHOT_EVERY
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage.contract import EventStore
 from mortecouille.web.controllers.service import Service
 from tests.test_serve_processes import ready_game
 

@@ -34,7 +34,8 @@ from mortecouille.core.state import GameState, state_hash
 from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.board import Board
 from mortecouille.events.game import GameCreated, GameEnded
-from mortecouille.events.store import Conflict, GameLog
+from mortecouille.events.storage.errors import Conflict
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.describe import describe_event
 from mortecouille.replays.reading.verify import verify_log
 from tests.cli_helpers import tree_digest

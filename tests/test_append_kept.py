@@ -14,19 +14,17 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from mortecouille.events import store as store_module
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import _stamp_through_dict, stamp_all
 from mortecouille.events.game import GameCreated
 from mortecouille.events.rulings import RulingRecorded
-from mortecouille.events.store import (
-    GameLog,
-    GameNotFound,
-    HeadSlots,
-    Transaction,
-    Unwritable,
-    close_idle_descriptors,
-)
+from mortecouille.events.storage import file_handles, file_io, file_writing
+from mortecouille.events.storage import file_log as store_module
+from mortecouille.events.storage.errors import GameNotFound, Unwritable
+from mortecouille.events.storage.file_handles import close_idle_descriptors
+from mortecouille.events.storage.file_head import HeadSlots
+from mortecouille.events.storage.file_log import GameLog
+from mortecouille.events.storage.file_writing import Transaction
 from mortecouille.replays.reading.verify import verify_log
 from tests.conftest import created_log
 
@@ -121,13 +119,14 @@ def test_a_head_another_writer_rewrote_without_end_is_read_again(
     last = log.append(fillers(1))[-1]
     GameLog(log.path).write_head(last.seq, last.hash)  # a tool anchoring the last line: END unknown
     tail_reads: list[int] = []
-    real_tail_at = store_module._tail_at
+    real_tail_at = file_io._tail_at
 
     def counted(fd: int, size: int, log_: GameLog) -> tuple[int, str]:
         tail_reads.append(size)
         return real_tail_at(fd, size, log_)
 
-    monkeypatch.setattr(store_module, "_tail_at", counted)
+    for module in (file_io, file_writing):  # where a tail is read: an append, the tail position
+        monkeypatch.setattr(module, "_tail_at", counted)
     log.append(fillers(1, "next"))
     assert len(tail_reads) == 1  # the kept copy of the head said END; the head on disk does not
     assert verify_log(log).ok
@@ -197,7 +196,8 @@ def test_a_removed_head_is_written_again_at_its_path(tmp_path: Path) -> None:
 def test_a_process_keeps_at_most_its_share_of_logs_open(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store_module, "IDLE_LOGS", 2)
+    for module in (store_module, file_handles):  # where the share is taken and given back
+        monkeypatch.setattr(module, "IDLE_LOGS", 2)
     logs = [created_log(tmp_path, name) for name in ("a", "b", "c")]
     for log in logs:
         log.append(fillers(1))

@@ -25,7 +25,9 @@ import pytest
 from mortecouille.events.base import Event
 from mortecouille.events.codec import _stamp_by_splice, _stamp_through_dict, stamp, stamp_all
 from mortecouille.events.rulings import Adjustment, RulingRecorded
-from mortecouille.events.store import GameLog, HeadSlots, close_idle_descriptors
+from mortecouille.events.storage.file_handles import close_idle_descriptors
+from mortecouille.events.storage.file_head import HeadSlots
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.conftest import created_log
 

@@ -23,7 +23,8 @@ from mortecouille.events.codec import canonical
 from mortecouille.events.combat import ShotFired
 from mortecouille.events.fleet import ShipBought
 from mortecouille.events.rulings import RulingRecorded
-from mortecouille.events.store import Conflict, GameLog
+from mortecouille.events.storage.errors import Conflict
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.analytics.archive import archive_games, read_manifest
 from mortecouille.replays.analytics.query import query_archive
 from mortecouille.replays.analytics.rows import game_rows

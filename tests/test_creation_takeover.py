@@ -23,11 +23,12 @@ from pathlib import Path
 import pytest
 from litestar.testing import TestClient
 
-import mortecouille.events.store as store_module
+import mortecouille.events.storage.file_log as store_module
 from mortecouille.core.dice import matches_commitment
 from mortecouille.events.game import GameCreated
-from mortecouille.events.store import Conflict, GameLog
-from mortecouille.events.stores import SEED, import_lines, secrets_of
+from mortecouille.events.storage.contract import SEED, import_lines, secrets_of
+from mortecouille.events.storage.errors import Conflict
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from mortecouille.web.server import build_app
 from tests.helpers import GOLDEN, file_digests, new_blockade

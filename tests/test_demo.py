@@ -10,7 +10,7 @@ import pytest
 
 from mortecouille.app.botgame import play_demo
 from mortecouille.events.game import DieRolled
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.cli_helpers import run, run_cli
 

@@ -34,7 +34,7 @@ from mortecouille.events.base import Event
 from mortecouille.events.dice import DiceContributionAbsent, DiceContributionRevealed, TurnLocked
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnStarted
 from mortecouille.events.orders import Idle
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.cli_helpers import ok, refused, run
 from tests.forgery import forge, log_bodies, write_rechained

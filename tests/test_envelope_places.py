@@ -33,7 +33,7 @@ from mortecouille.events.codec import CorruptLine, check_line, envelope_problem
 from mortecouille.events.fleet import ShipEquipped
 from mortecouille.events.schema import event_tag
 from mortecouille.events.secrecy import SECRET_TYPES
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.receipts import log_lines, verify_receipts
 from mortecouille.replays.reading.verify import verify_log
 from tests.cli_helpers import ok, run

@@ -150,7 +150,7 @@ def test_mortecouille_shot_and_fire_narrators_show_the_numbers() -> None:
 def test_a_whole_mortecouille_game_is_told_with_dice_and_shots(games: Path) -> None:
     result = run(games, "demo", "--seed", "demo", "--game", "d", "--max-turns", "25")
     assert result.exit_code == 0, result.output
-    from mortecouille.events.store import GameLog
+    from mortecouille.events.storage.file_log import GameLog
 
     events = GameLog(games / "d.jsonl").read()
     turns = sorted({e.turn for e in events if type(e).__name__ == "TurnEnded"})  # type: ignore[attr-defined]

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from mortecouille.core.state import GameState
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.pictures.html import BOARD_MARKER, build_html, frame_picture, game_over
 from tests.cli_helpers import play_blockade_turn, run
 

@@ -29,7 +29,7 @@ from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.board import Board
 from mortecouille.events.codec import decode_lines, stamp_all
 from mortecouille.events.game import TurnEnded
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.pictures.html import build_html, page_parts
 from tests.cli_helpers import run, tree_digest
 from tests.test_export_streaming import decided, digest, once

@@ -26,7 +26,7 @@ from mortecouille.core.turn_commands import GiveTokens
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.board import Board
 from mortecouille.events.codec import decode_lines, stamp_all
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.pictures.html import build_html
 from mortecouille.replays.pictures.turns import turn_picture
 from mortecouille.replays.reading.explain import story_span

@@ -25,7 +25,7 @@ from mortecouille.events.base import Event
 from mortecouille.events.blockade import TokensGiven
 from mortecouille.events.game import TurnEnded
 from mortecouille.events.movement import ShipMoved
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from tests.helpers import GOLDEN
 
 

@@ -12,7 +12,7 @@ from mortecouille.core.dice import RollIdentity, seeded_value
 from mortecouille.core.game import fold
 from mortecouille.core.state import state_hash
 from mortecouille.events.game import DieRolled, TurnEnded, TurnStarted
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from tests.cli_helpers import play_blockade_turn, run
 from tests.forgery import log_bodies
 

@@ -14,7 +14,7 @@ from mortecouille.app.service_repair import cut_torn_tails
 from mortecouille.core.board.geometry import parse_square
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.turn_commands import GiveTokens
-from mortecouille.events.stores import FileStore
+from mortecouille.events.storage.contract import FileStore
 from tests.helpers import ROOT, new_blockade
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from mortecouille.events.codec import LogError
 from mortecouille.events.rulings import RulingRecorded
-from mortecouille.events.store import HeadSlots
+from mortecouille.events.storage.file_head import HeadSlots
 from mortecouille.replays.reading.verify import verify_log
 from tests.conftest import created_log
 

@@ -12,10 +12,11 @@ import pytest
 
 from mortecouille.app.commands import run_command, store_seed
 from mortecouille.core.rulings import RecordRuling
-from mortecouille.events import store as store_module
 from mortecouille.events.codec import TornTail, stamp
 from mortecouille.events.rulings import RulingRecorded
-from mortecouille.events.store import GameLog, HeadSlots
+from mortecouille.events.storage import file_io, file_writing
+from mortecouille.events.storage.file_head import HeadSlots
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.conftest import SEED, created_log
 
@@ -38,7 +39,8 @@ def forbid_tail_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         reads.append(size)
         raise AssertionError("the log's tail was read")
 
-    monkeypatch.setattr(store_module, "_tail_at", no_tail_read)
+    for module in (file_io, file_writing):  # where a tail is read: an append, the tail position
+        monkeypatch.setattr(module, "_tail_at", no_tail_read)
     return reads
 
 

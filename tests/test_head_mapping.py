@@ -20,9 +20,12 @@ from pathlib import Path
 import pytest
 import structlog
 
-from mortecouille.events import store as store_module
 from mortecouille.events.rulings import RulingRecorded
-from mortecouille.events.store import GameLog, HeadSlots, Transaction, close_idle_descriptors
+from mortecouille.events.storage import file_log as store_module
+from mortecouille.events.storage.file_handles import close_idle_descriptors
+from mortecouille.events.storage.file_head import HeadSlots
+from mortecouille.events.storage.file_log import GameLog
+from mortecouille.events.storage.file_writing import Transaction
 from mortecouille.replays.reading.verify import verify_log
 from tests.conftest import created_log
 
@@ -137,7 +140,8 @@ def test_a_kept_head_shrunk_or_grown_in_place_is_never_read_through_its_mapping(
         import os, sys
         from pathlib import Path
         from mortecouille.events.rulings import RulingRecorded
-        from mortecouille.events.store import GameLog, _idle
+        from mortecouille.events.storage.file_handles import _idle
+        from mortecouille.events.storage.file_log import GameLog
         log = GameLog(Path({str(log.path)!r}))
         def batch(text):
             return [RulingRecorded(turn=1, rule="T2", text=text)]

@@ -1,5 +1,5 @@
 """Live push across processes on PostgreSQL: the store's change feed
-(``events/postgres_feed.py``, one LISTEN connection per process) and the watchers it wakes
+(``events/storage/postgres_feed.py``, one LISTEN connection per process) and the watchers it wakes
 (``web/live.py``, ``StoreWatcher``).
 
 Appends are made by other processes (forked writers with their own connections), as another
@@ -39,7 +39,7 @@ def roll(turn: int, ship: str = "A") -> DieRolled:
 
 @pytest.fixture
 def store(postgres_server: PostgresServer) -> Iterator[Any]:
-    from mortecouille.events.postgres_store import PostgresStore
+    from mortecouille.events.storage.postgres import PostgresStore
 
     with PostgresStore(postgres_server.url, schema=f"t_{uuid.uuid4().hex[:16]}") as opened:
         yield opened
@@ -47,7 +47,7 @@ def store(postgres_server: PostgresServer) -> Iterator[Any]:
 
 def _append_elsewhere(url: str, schema: str, games: list[str], rounds: int, batch: int) -> None:
     """Another process's appends: ``rounds`` batches of ``batch`` rolls to each game in turn."""
-    from mortecouille.events.postgres_store import PostgresStore
+    from mortecouille.events.storage.postgres import PostgresStore
 
     with PostgresStore(url, schema=schema, max_connections=1) as elsewhere:
         for turn in range(1, rounds + 1):
@@ -83,7 +83,7 @@ class Received:
 
 
 def test_the_feed_hands_on_every_row_of_every_process_once_in_the_global_order(store: Any) -> None:
-    from mortecouille.events.postgres_feed import PostgresFeed
+    from mortecouille.events.storage.postgres_feed import PostgresFeed
 
     games = ["g1", "g2", "g3"]
     for game in games:
@@ -105,7 +105,7 @@ def test_the_feed_hands_on_every_row_of_every_process_once_in_the_global_order(s
 def test_a_feed_whose_connection_is_killed_catches_up_with_nothing_lost_or_repeated(store: Any) -> None:
     import psycopg
 
-    from mortecouille.events.postgres_feed import PostgresFeed
+    from mortecouille.events.storage.postgres_feed import PostgresFeed
 
     store.log("g").create([roll(0)])
     received = Received()
@@ -177,7 +177,7 @@ def test_listeners_in_another_process_than_the_writers_get_every_event_once_in_o
     """``lines``: the feed's rows handed to the watchers as the service does (``offer_lines``): no
     read of the game after the watcher learnt its head. ``wake``: the watchers woken only, each
     reading the game from its next seq."""
-    from mortecouille.events.postgres_feed import PostgresFeed
+    from mortecouille.events.storage.postgres_feed import PostgresFeed
     from mortecouille.web import live
     from mortecouille.web.live import LiveHub
 

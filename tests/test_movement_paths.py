@@ -11,7 +11,7 @@ from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.state import EMPTY
 from mortecouille.events.base import Event
 from mortecouille.events.game import DieRolled, GameCreated, GameEnded, TurnEnded, TurnStarted
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.rederive import revealed_seed, turn_segments
 from tests.helpers import GOLDEN
 

@@ -17,7 +17,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from mortecouille.events.postgres_store import PostgresStore
+from mortecouille.events.storage.postgres import PostgresStore
 from tests.postgres_server import PostgresServer
 
 pytestmark = pytest.mark.postgres

@@ -23,7 +23,7 @@ from litestar.testing import TestClient
 from mortecouille.app.snapshot_keeper import crosses_snapshot_mark
 from mortecouille.app.snapshots import FORMAT, SNAPSHOT_EVERY, decode_state, fold_stored
 from mortecouille.core.game import fold
-from mortecouille.events.postgres_store import PostgresGameLog, PostgresStore
+from mortecouille.events.storage.postgres import PostgresGameLog, PostgresStore
 from mortecouille.web.server import build_app
 from tests.postgres_server import PostgresServer
 from tests.served_game import ServedGame

@@ -27,7 +27,7 @@ from mortecouille.cli.main import cli
 from mortecouille.core.game import fold
 from mortecouille.events.base import Event
 from mortecouille.events.game import TurnEnded
-from mortecouille.events.postgres_store import PostgresGameLog, PostgresStore
+from mortecouille.events.storage.postgres import PostgresGameLog, PostgresStore
 from tests.postgres_server import PostgresServer
 from tests.test_postgres_round_trips import counting_round_trips
 from tests.test_store_cli import predictable
@@ -113,7 +113,7 @@ class CountedRows:
     """Counts the lines the store decodes into events (each row it fetched for a fold)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        import mortecouille.events.postgres_store as store_module
+        import mortecouille.events.storage.postgres as store_module
 
         self.count = 0
         original = store_module.decode_line

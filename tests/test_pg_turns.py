@@ -28,7 +28,8 @@ from mortecouille.app.store_copy import log_as_file, turns_of
 from mortecouille.app.stored_turns import StoredTurnIndex
 from mortecouille.cli.main import cli
 from mortecouille.core.game import fold
-from mortecouille.events.postgres_store import PostgresGameLog, PostgresStore, turn_marks_query
+from mortecouille.events.storage.postgres import PostgresGameLog, PostgresStore
+from mortecouille.events.storage.postgres_rows import turn_marks_query
 from tests.postgres_server import PostgresServer
 
 pytestmark = pytest.mark.postgres

@@ -12,7 +12,7 @@ from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.combat import ShotFired
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.pictures.board_text import render_board, state_after_turn
 from mortecouille.replays.pictures.svg import (
     LABEL_MAX_CHARS,

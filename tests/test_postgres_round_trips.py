@@ -163,7 +163,7 @@ def test_a_players_order_on_postgresql_makes_at_most_its_pinned_round_trips(
 def test_an_append_through_the_store_makes_at_most_its_pinned_round_trips(
     postgres_server: PostgresServer,
 ) -> None:
-    from mortecouille.events.postgres_store import PostgresStore
+    from mortecouille.events.storage.postgres import PostgresStore
 
     with PostgresStore(postgres_server.url, schema=f"t_{uuid.uuid4().hex[:16]}") as store:
         log = store.log("g")

@@ -20,7 +20,7 @@ import pytest
 
 from mortecouille.cli import analytics_commands
 from mortecouille.events.game import DieRolled
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.analytics.archive import archive_games
 from mortecouille.replays.analytics.query import QueryResult, archive_views, read_only_connection
 from tests.cli_helpers import run_cli

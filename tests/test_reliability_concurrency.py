@@ -23,7 +23,7 @@ import pytest
 from click.testing import CliRunner
 
 from mortecouille.cli.main import cli
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.verify import verify_log
 
 pytestmark = pytest.mark.slow

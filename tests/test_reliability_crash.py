@@ -51,7 +51,7 @@ from mortecouille.events.codec import TornTail, stamp
 from mortecouille.events.game import DieRolled, TurnEnded
 from mortecouille.events.orders import Advance, Attack, Idle, Maneuver, Order
 from mortecouille.events.rulings import Adjustment, RulingRecorded
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.conftest import SEED, created_log
 

@@ -35,7 +35,7 @@ from typing import Any
 
 import pytest
 
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.forgery import anchor, log_bodies, rechain_lines, write_rechained
 from tests.golden.make_golden import MORTECOUILLE_SEEDED_SCRIPT, build_blockade_game, build_mortecouille_game

@@ -8,7 +8,7 @@ from pathlib import Path
 from mortecouille.core.state import GameState, ShipState
 from mortecouille.events.board import Board
 from mortecouille.events.combat import ShotFired
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.pictures.svg import render_turn_svg
 from tests.cli_helpers import play_blockade_turn, run
 

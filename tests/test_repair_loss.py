@@ -16,7 +16,8 @@ import pytest
 from mortecouille.core.blockade.narrators import NARRATORS as BLOCKADE_NARRATORS
 from mortecouille.core.mortecouille.narrators import NARRATORS as MORTECOUILLE_NARRATORS
 from mortecouille.events.game import LossRecorded
-from mortecouille.events.store import AnchoredLoss, GameLog
+from mortecouille.events.storage.errors import AnchoredLoss
+from mortecouille.events.storage.file_log import GameLog
 from tests.cli_helpers import ok, play_blockade_turn, run
 
 

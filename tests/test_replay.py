@@ -121,7 +121,7 @@ def test_replay_step_json_walks_the_turn_and_meets_the_recorded_state_hash(games
 
 def test_interactive_stepping_goes_forward_back_and_quits(games: Path) -> None:
     play_blockade_turn(games)
-    from mortecouille.events.store import GameLog
+    from mortecouille.events.storage.file_log import GameLog
 
     events = GameLog(games / "b.jsonl").read()
     shown: list[str] = []

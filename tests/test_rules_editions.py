@@ -33,7 +33,7 @@ from mortecouille.events.fleet import ShipBought
 from mortecouille.events.mortecouille_movement import FireshipExplosion
 from mortecouille.events.movement import CollisionOccurred, ShipMoved, ShipSunk
 from mortecouille.events.orders import Advance, CatapultShot, Idle
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from tests import test_mortecouille_movement as movement
 from tests.cli_helpers import run
 from tests.forgery import log_bodies

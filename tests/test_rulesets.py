@@ -30,7 +30,7 @@ from mortecouille.events.condition import ShipCondition
 from mortecouille.events.mortecouille import ShipSetUp
 from mortecouille.events.orders import Idle, OrderSet
 from mortecouille.events.schema import EVENT_TYPES
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from tests.cli_helpers import run
 from tests.forgery import log_bodies, write_rechained
 from tests.helpers import GOLDEN, ROOT
@@ -46,7 +46,7 @@ import json, sys
 from pathlib import Path
 from mortecouille.core.game import fold
 from mortecouille.core.state import state_hash
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 loaded = sorted(m for m in sys.modules if m.startswith(("mortecouille.app", "mortecouille.replays",
                                                        "mortecouille.cli", "mortecouille.bots")))
 state = fold(GameLog(Path(sys.argv[1])).read())

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from mortecouille.cli.main import cli
 from mortecouille.core.rulesets import RULESETS
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.cli_helpers import run_cli
 

@@ -28,7 +28,7 @@ from mortecouille.events.base import Event
 from mortecouille.events.codec import CorruptLine, decode_line, decode_lines, stamp
 from mortecouille.events.game import TurnStarted
 from mortecouille.events.schema import CURRENT_VERSIONS, EVENT_CLASSES, EVENT_TYPES, UPCASTERS, event_tag
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.forgery import log_bodies
 from tests.helpers import GOLDEN
@@ -141,7 +141,7 @@ def test_verify_alone_in_a_fresh_process_verifies_a_mortecouille_golden_log(tmp_
     for suffix in (".jsonl", ".head"):
         shutil.copyfile(GOLDEN / f"mortecouille{suffix}", tmp_path / f"m{suffix}")
     script = (
-        "import sys; from pathlib import Path; from mortecouille.events.store import GameLog; "
+        "import sys; from pathlib import Path; from mortecouille.events.storage.file_log import GameLog; "
         "from mortecouille.replays.reading.verify import verify_log; "
         "report = verify_log(GameLog(Path(sys.argv[1]))); "
         "print(report.first_failure); sys.exit(0 if report.ok else 1)"

@@ -35,7 +35,8 @@ from mortecouille.app.seats import (
 )
 from mortecouille.core.errors import BadInput
 from mortecouille.events.board import Board
-from mortecouille.events.store import Conflict, GameLog
+from mortecouille.events.storage.errors import Conflict
+from mortecouille.events.storage.file_log import GameLog
 from tests.cli_helpers import ok, run
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from mortecouille.app.commands import seed_path
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.cli_helpers import run, tree_digest
 from tests.forgery import forge

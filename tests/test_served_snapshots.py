@@ -35,7 +35,7 @@ from mortecouille.app.snapshots import (
 )
 from mortecouille.core.game import fold
 from mortecouille.events.base import Event
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.web.server import build_app
 from tests.served_game import ServedGame
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from mortecouille.app.simulate import game_name
 from mortecouille.core.dice import seed_commitment
 from mortecouille.events.game import GameCreated, GameEnded
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.cli_helpers import run_cli
 

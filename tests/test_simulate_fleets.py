@@ -9,7 +9,7 @@ from pathlib import Path
 from mortecouille.core.fleet.catalogue import catalogue_for
 from mortecouille.core.game import fold
 from mortecouille.events.fleet import FleetSealed, ShipBought
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.cli_helpers import run_cli
 

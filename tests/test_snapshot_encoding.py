@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from mortecouille.app.snapshots import decode_state, encode_state, encode_state_compact
 from mortecouille.core.game import fold
 from mortecouille.core.state import state_hash, without_defaults
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from tests.helpers import GOLDEN
 
 NAMES = sorted(path.stem for path in GOLDEN.glob("*.jsonl"))

@@ -15,7 +15,7 @@ from mortecouille.app.games import load_state
 from mortecouille.app.snapshots import FORMAT, read_snapshot, snapshot_path, write_snapshot
 from mortecouille.core.game import fold
 from mortecouille.core.state import GameState
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from tests.helpers import GOLDEN
 
 #: a state no fold gives: were it read, every test below would see it

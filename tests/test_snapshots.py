@@ -37,7 +37,7 @@ from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.rulings import Adjustment, RulingRecorded
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.explain import story_span
 from mortecouille.replays.reading.replay import position_after_turn, resolved_turns
 from tests.cli_helpers import ok, play_blockade_turn, run, tree_digest

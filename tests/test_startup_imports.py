@@ -22,7 +22,7 @@ from mortecouille.core.fleet.purchase import Fleet
 from mortecouille.core.game import fold
 from mortecouille.core.state import GameState
 from mortecouille.events.schema import EVENT_CLASSES
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from tests.cli_helpers import run
 
 pytestmark = pytest.mark.slow
@@ -165,7 +165,7 @@ NOT_FOR_STATE_FROM_A_CURRENT_SNAPSHOT = (
     "mortecouille.core.fleet.commands",
     "mortecouille.core.contributions",
     "mortecouille.core.rulings",
-    "mortecouille.events.stored_snapshot",
+    "mortecouille.events.storage.stored_snapshot",
 )
 
 

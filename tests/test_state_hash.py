@@ -24,7 +24,7 @@ from mortecouille.core.state import (
     without_defaults,
 )
 from mortecouille.events.game import DieRolled, GameCreated, TurnStarted
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.rederive import turn_segments
 from tests.helpers import GOLDEN
 

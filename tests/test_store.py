@@ -11,7 +11,8 @@ import pytest
 from mortecouille.core.dice import DiceCup, SeededDice
 from mortecouille.events.codec import LogError, TornTail
 from mortecouille.events.game import DieRolled, TurnStarted
-from mortecouille.events.store import Conflict, GameLog
+from mortecouille.events.storage.errors import Conflict
+from mortecouille.events.storage.file_log import GameLog
 from tests.conftest import SEED, created_log
 
 

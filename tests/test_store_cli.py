@@ -272,7 +272,7 @@ def test_commands_that_need_no_store_do_not_open_one() -> None:
 def test_a_missing_driver_is_named_with_how_to_install_it(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
-    monkeypatch.setitem(sys.modules, "mortecouille.events.postgres_store", None)
+    monkeypatch.setitem(sys.modules, "mortecouille.events.storage.postgres", None)
     result = CliRunner().invoke(cli, ["--store", "postgresql://db/games", "games"])
     assert result.exit_code == 2
     assert "--store" in result.output and "driver is not installed" in result.output

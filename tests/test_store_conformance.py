@@ -1,8 +1,9 @@
-"""The store contract, on both stores: the file store and the PostgreSQL store
-run the same tests through :class:`mortecouille.events.stores.EventStore`.
+"""The store contract, on every store: the file, PostgreSQL and in-memory stores
+run the same tests through :class:`mortecouille.events.storage.contract.EventStore`.
 
-Each test takes ``backend`` (parametrised ``file`` and ``postgres``): a fresh games folder, or a
-fresh schema in the session's throw-away cluster (``tests/postgres_server.py``). Promises checked:
+Each test takes ``backend`` (parametrised ``file``, ``postgres`` and ``memory``): a fresh games
+folder, a fresh schema in the session's throw-away cluster (``tests/postgres_server.py``), or a
+fresh memory store (whose writers are threads of this process: it has no other). Promises checked:
 an append with a stale expected seq is a Conflict that writes nothing; reading from a seq; the head;
 the golden logs appended event by event give the committed files' bytes and hashes; four writers
 racing on one game lose and duplicate nothing; five writers holding the same expected seq in
@@ -19,6 +20,7 @@ import json
 import multiprocessing
 import os
 import signal
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,11 +32,11 @@ from mortecouille.events.base import Event
 from mortecouille.events.codec import LogError
 from mortecouille.events.game import DieRolled
 from mortecouille.events.schema import EVENT_TYPES
-from mortecouille.events.store import Conflict, GameLog
-from mortecouille.events.stores import EventStore, events_from
+from mortecouille.events.storage.contract import EventStore, events_from
+from mortecouille.events.storage.errors import Conflict
+from mortecouille.events.storage.file_log import GameLog
+from mortecouille.events.storage.memory import MemoryStore
 from tests.postgres_server import PostgresServer
-
-pytestmark = pytest.mark.postgres
 
 GOLDEN = Path(__file__).parent / "golden"
 #: The golden logs of the current schema: ``turn_started_v1`` keeps version-1 lines the engine no
@@ -85,7 +87,7 @@ class PostgresBackend:
     kind = "postgres"
 
     def __init__(self, server: PostgresServer, schema: str) -> None:
-        from mortecouille.events.postgres_store import PostgresStore
+        from mortecouille.events.storage.postgres import PostgresStore
 
         self.server = server
         self.schema = schema
@@ -123,15 +125,70 @@ class PostgresBackend:
         self.store.close()
 
 
-Backend = FileBackend | PostgresBackend
+class MemoryBackend:
+    """Games in a fresh memory store; its writers are threads (a memory store has one process)."""
+
+    kind = "memory"
+
+    def __init__(self) -> None:
+        self.store = MemoryStore()
+        self.key = str(id(self.store))
+        _MEMORY_STORES[self.key] = self.store
+
+    def log(self, game: str) -> EventStore:
+        return self.store.log(game)
+
+    def spec(self) -> tuple[str, ...]:
+        return ("memory", self.key)
+
+    def rewrite_line(self, game: str, seq: int, change: Callable[[bytes], bytes]) -> None:
+        lines = self.store.log(game).lines
+        assert lines is not None
+        lines[seq] = change(lines[seq])
+
+    def change_hash_only(self, game: str, seq: int) -> None:
+        self.rewrite_line(game, seq, _reversed_hash)
+
+    def close(self) -> None:
+        _MEMORY_STORES.pop(self.key, None)
+
+
+#: The memory stores of the running tests, by key, for their writer threads (:func:`open_backend`).
+_MEMORY_STORES: dict[str, MemoryStore] = {}
+
+Backend = FileBackend | PostgresBackend | MemoryBackend
+
+
+class _Thread(threading.Thread):
+    """A writer thread standing in for a process (a memory store's writers): ``exitcode`` 0 when
+    its target returned, 1 when it raised."""
+
+    exitcode: int | None = None
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except BaseException:
+            self.exitcode = 1
+            raise
+        self.exitcode = 0
+
+
+def writer_of(backend: Backend, target: Callable[..., None], args: tuple[Any, ...]) -> Any:
+    """A writer running ``target(*args)``: a forked process, or a thread of a memory store."""
+    if backend.kind == "memory":
+        return _Thread(target=target, args=args)
+    return multiprocessing.get_context("fork").Process(target=target, args=args)
 
 
 def open_backend(spec: tuple[str, ...]) -> EventStoreFactory:
     """The store a child process opens from its parent's spec (its own connections, never the parent's)."""
+    if spec[0] == "memory":
+        return _MEMORY_STORES[spec[1]].log
     if spec[0] == "file":
         directory = Path(spec[1])
         return lambda game: GameLog(directory / f"{game}.jsonl")
-    from mortecouille.events.postgres_store import PostgresStore
+    from mortecouille.events.storage.postgres import PostgresStore
 
     store = PostgresStore(spec[1], schema=spec[2], max_connections=2)
     return store.log
@@ -140,11 +197,13 @@ def open_backend(spec: tuple[str, ...]) -> EventStoreFactory:
 EventStoreFactory = Callable[[str], EventStore]
 
 
-@pytest.fixture(params=["file", "postgres"])
+@pytest.fixture(params=["file", "postgres", "memory"])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]:
     chosen: Backend
     if request.param == "file":
         chosen = FileBackend(tmp_path / "games")
+    elif request.param == "memory":
+        chosen = MemoryBackend()
     else:
         server: PostgresServer = request.getfixturevalue("postgres_server")
         chosen = PostgresBackend(server, f"t_{uuid.uuid4().hex[:16]}")
@@ -156,16 +215,19 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Backend]
 
 _CONFORMS = """
 from pathlib import Path
-from mortecouille.events.postgres_store import PostgresStore
-from mortecouille.events.store import GameLog
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage.postgres import PostgresStore
+from mortecouille.events.storage.memory import MemoryStore
+from mortecouille.events.storage.file_log import GameLog
+from mortecouille.events.storage.contract import EventStore, GameStore
 
 file_store: EventStore = GameLog(Path("g.jsonl"))
 postgres_store: EventStore = PostgresStore("postgresql://").log("g")
+memory_store: EventStore = MemoryStore().log("g")
+memory_games: GameStore = MemoryStore()
 """
 
 _DOES_NOT_CONFORM = """
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage.contract import EventStore
 
 class ReadOnly:
     name = "g"
@@ -311,8 +373,7 @@ def test_four_writers_racing_on_one_game_lose_and_duplicate_nothing(
     log = backend.log("g")
     log.create([roll(0, ship="start")])
     writers, appends = ["A", "B", "C", "D"], 25
-    context = multiprocessing.get_context("fork")
-    processes = [context.Process(target=racer, args=(backend.spec(), w, appends)) for w in writers]
+    processes = [writer_of(backend, racer, (backend.spec(), w, appends)) for w in writers]
     for process in processes:
         process.start()
     for process in processes:
@@ -349,12 +410,13 @@ def test_writers_holding_the_same_expected_seq_one_wins_each_round_the_others_ge
     log = backend.log("g")
     log.create([roll(0, ship="start")])
     writers, rounds = ["A", "B", "C", "D", "E"], 12
-    context = multiprocessing.get_context("fork")
-    barrier = context.Barrier(len(writers), timeout=120)
+    if backend.kind == "memory":
+        barrier: Any = threading.Barrier(len(writers), timeout=120)
+    else:
+        barrier = multiprocessing.get_context("fork").Barrier(len(writers), timeout=120)
     results = {w: tmp_path / f"{w}.results" for w in writers}
     processes = [
-        context.Process(target=_lockstep, args=(backend.spec(), w, rounds, barrier, str(results[w])))
-        for w in writers
+        writer_of(backend, _lockstep, (backend.spec(), w, rounds, barrier, str(results[w]))) for w in writers
     ]
     for process in processes:
         process.start()
@@ -509,6 +571,8 @@ def _check_acknowledged_survive(log: EventStore, acks: Path) -> None:
 def test_a_client_killed_mid_load_leaves_every_acknowledged_append_and_nothing_half_written(
     backend: Backend, tmp_path: Path, after: int
 ) -> None:
+    if backend.kind == "memory":
+        pytest.skip("a memory store lives and dies with its one process: no client of it survives a kill")
     log = backend.log("g")
     log.create([roll(0)])
     acks = tmp_path / "acks"
@@ -642,7 +706,7 @@ def test_an_append_notifies_the_stores_channel_with_game_and_seq(request: pytest
 def test_a_written_log_imported_into_each_store_keeps_every_byte(backend: Backend, golden: str) -> None:
     """Every golden log, of every generation, imported as lines (``stores.import_lines``: how
     ``store copy`` moves a game) reads back byte for byte and verifies, on both stores."""
-    from mortecouille.events.stores import import_lines
+    from mortecouille.events.storage.contract import import_lines
 
     data = (GOLDEN / golden).read_bytes()
     log = backend.log("copy")

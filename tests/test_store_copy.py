@@ -15,7 +15,7 @@ from click.testing import CliRunner, Result
 
 from mortecouille.app.games import game_log, open_games
 from mortecouille.cli.main import cli
-from mortecouille.events.stores import SEATS, SEED, secrets_of
+from mortecouille.events.storage.contract import SEATS, SEED, secrets_of
 from tests.cli_helpers import tree_digest
 from tests.postgres_server import PostgresServer
 

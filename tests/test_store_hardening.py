@@ -18,7 +18,8 @@ from mortecouille.core.game import fold
 from mortecouille.core.limits import NAME_MAX
 from mortecouille.events.board import Board
 from mortecouille.events.game import TurnStarted
-from mortecouille.events.store import Conflict, GameLog, Unwritable
+from mortecouille.events.storage.errors import Conflict, Unwritable
+from mortecouille.events.storage.file_log import GameLog
 from tests.cli_helpers import ok, run, tree_digest
 from tests.conftest import SEED, created_log
 
@@ -90,7 +91,7 @@ def test_a_creation_whose_write_fails_removes_the_log_and_the_seed_it_made(
     def no_space(fd: int, data: object) -> int:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr("mortecouille.events.store.os.write", no_space)
+    monkeypatch.setattr("mortecouille.events.storage.file_log.os.write", no_space)
     with pytest.raises(Unwritable, match="No space left"):
         create_game(log, events, "a-seed")
     assert list(games.glob("g.*")) == []
@@ -209,7 +210,7 @@ def test_a_full_disk_during_an_append_leaves_the_log_as_it_was(
         real_write(fd, bytes(data[: len(data) // 2]))
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr("mortecouille.events.store.os.write", half_then_full)
+    monkeypatch.setattr("mortecouille.events.storage.file_log.os.write", half_then_full)
     result = run(games, "place", "g", "A", "C3", "--kind", "sloop")
     assert result.exit_code == 2, result.output
     assert "No space left on device" in result.output and "the log is as it was" in result.output

@@ -14,7 +14,7 @@ import pytest
 
 from mortecouille.events.codec import TornTail, stamp_all
 from mortecouille.events.rulings import RulingRecorded
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from tests.conftest import created_log
 
 

@@ -23,8 +23,9 @@ from mortecouille.core.errors import BadInput
 from mortecouille.core.life_cycle import Command
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
-from mortecouille.events.store import Conflict, Creation
-from mortecouille.events.stores import SEED, FileStore, GameStore, secrets_of
+from mortecouille.events.storage.contract import SEED, FileStore, GameStore, secrets_of
+from mortecouille.events.storage.errors import Conflict
+from mortecouille.events.storage.file_writing import Creation
 from tests.helpers import new_blockade
 from tests.postgres_server import PostgresServer
 
@@ -66,7 +67,7 @@ def test_a_creation_that_fails_after_its_seed_leaves_nothing(
     if isinstance(store, FileStore):
         creation = Creation
     else:
-        from mortecouille.events.postgres_store import PostgresCreation as creation  # noqa: N813
+        from mortecouille.events.storage.postgres import PostgresCreation as creation  # noqa: N813
 
     def failing(self: object, events: object) -> list[Event]:
         raise RuntimeError("the disk or the server failed while writing the events")

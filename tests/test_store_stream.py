@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from mortecouille.events import store
 from mortecouille.events.codec import CorruptLine, LogError, TornTail
-from mortecouille.events.store import GameLog, GameNotFound
-from tests.helpers import GOLDEN
+from mortecouille.events.storage import file_stream as store
+from mortecouille.events.storage.errors import GameNotFound
+from mortecouille.events.storage.file_log import GameLog
+from tests.helpers import GOLDEN, read_in_chunks
 
 GOLDEN_LOGS = sorted(GOLDEN.glob("*.jsonl"))
 
@@ -40,7 +41,7 @@ def line_starts(data: bytes) -> list[int]:
 def test_the_stream_gives_the_events_read_gives(
     tmp_path: Path, source: Path, chunk: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store, "STREAM_CHUNK_BYTES", chunk)  # lines longer than a chunk, too
+    read_in_chunks(monkeypatch, chunk)  # lines longer than a chunk, too
     log = copied(tmp_path, source)
     assert list(log.stream()) == log.read()
     assert list(log.stream_lines()) == log.read_bytes().split(b"\n")[:-1]
@@ -58,7 +59,7 @@ def test_a_stream_from_a_line_start_gives_the_rest(tmp_path: Path, source: Path)
 
 
 def test_a_torn_tail_is_reported_before_any_event(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(store, "STREAM_CHUNK_BYTES", 100)
+    read_in_chunks(monkeypatch, 100)
     log = copied(tmp_path, GOLDEN_LOGS[0])
     with log.path.open("ab") as handle:
         handle.write(b'{"type":"half')
@@ -80,7 +81,7 @@ def test_a_torn_tail_is_reported_before_any_event(tmp_path: Path, monkeypatch: p
 def test_a_corrupt_line_is_named_by_its_line_number_as_read_names_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store, "STREAM_CHUNK_BYTES", 300)
+    read_in_chunks(monkeypatch, 300)
     log = copied(tmp_path, GOLDEN_LOGS[0])
     lines = log.read_bytes().split(b"\n")
     lines[20] = lines[20].replace(b'"type":"', b'"type":"no-such-')

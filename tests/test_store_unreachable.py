@@ -10,11 +10,11 @@ import socket
 
 import pytest
 
-from mortecouille.events.store_errors import StoreUnavailable
+from mortecouille.events.storage.errors import StoreUnavailable
 
 pytest.importorskip("psycopg_pool")
 
-from mortecouille.events.postgres_store import PostgresStore  # noqa: E402
+from mortecouille.events.storage.postgres import PostgresStore  # noqa: E402
 
 
 def _closed_port() -> int:

@@ -33,7 +33,7 @@ import httpx
 import pytest
 
 from mortecouille.events.rulings import RulingRecorded
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.web import access
 from mortecouille.web.server import build_app
 from tests import web_server

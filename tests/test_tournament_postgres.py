@@ -155,7 +155,7 @@ def test_a_tournament_on_two_serve_processes_sharing_one_postgres(
         verified = cli(store_url, "verify", game.game)
         assert verified.returncode == 0, verified.stdout + verified.stderr
 
-    from mortecouille.events.stores import open_store
+    from mortecouille.events.storage.contract import open_store
 
     files = tmp_path / "exported"
     copied = cli(store_url, "store", "copy", "--from", store_url, "--to", f"file:{files}")

@@ -15,7 +15,7 @@ from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.game import GameCreated, TurnEnded, TurnStarted
 from mortecouille.events.rulings import RulingRecorded
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 
 
 def game_with_rulings(directory: Path, turns: int, per_turn: int) -> GameLog:

@@ -12,7 +12,7 @@ import pytest
 
 from mortecouille.events.codec import CorruptLine, check_line, decode_lines
 from mortecouille.events.schema import CURRENT_VERSIONS
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.verify import verify_log
 from tests.forgery import log_bodies, rechain_lines, write_rechained
 

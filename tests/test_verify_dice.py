@@ -21,7 +21,7 @@ from mortecouille.core.life_cycle import ResolveTurn
 from mortecouille.core.state import EMPTY, GameState
 from mortecouille.events.base import Event
 from mortecouille.events.game import DieRolled, GameEnded, TurnEnded, TurnStarted
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.analytics.archive import Refusal, prepare_game
 from mortecouille.replays.reading.findings import Report
 from mortecouille.replays.reading.verify import verify_log

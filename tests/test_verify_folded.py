@@ -17,7 +17,7 @@ from mortecouille.core.game import fold
 from mortecouille.core.state import state_as_dict
 from mortecouille.events.codec import LogError, decode_lines
 from mortecouille.events.movement import ShipPlaced
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.analytics.rows import derived_rows
 from mortecouille.replays.reading.verify import verify_folded, verify_log
 from tests.helpers import golden_logs_with_bot_games

@@ -15,15 +15,16 @@ from typing import Any
 import msgspec
 import pytest
 
-from mortecouille.events import store
 from mortecouille.events.base import Event
 from mortecouille.events.codec import decode_lines
 from mortecouille.events.game import GameEnded, TurnEnded, TurnStarted
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage import file_stream as store
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading import verify
 from mortecouille.replays.reading.findings import Report
 from mortecouille.replays.reading.rederive import turn_spans
 from mortecouille.replays.reading.verify import verify_log
+from tests.helpers import read_in_chunks
 from tests.test_verify_speed_invariants import GOLDEN_LOGS, copied, edits, rechained
 
 #: block sizes that cut turns (and lines) between blocks, and the real one
@@ -40,7 +41,7 @@ def both_ways(log: GameLog, rederive: bool = True) -> tuple[Report, Report]:
 def test_every_golden_log_verifies_alike_however_its_file_is_cut_into_blocks(
     name: str, chunk: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store, "STREAM_CHUNK_BYTES", chunk)
+    read_in_chunks(monkeypatch, chunk)
     log = copied(name, tmp_path)
     for rederive in (True, False):
         streamed, whole = both_ways(log, rederive)
@@ -53,7 +54,7 @@ def test_every_golden_log_verifies_alike_however_its_file_is_cut_into_blocks(
 def test_every_edit_is_reported_alike_however_the_file_is_cut_into_blocks(
     name: str, chunk: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store, "STREAM_CHUNK_BYTES", chunk)
+    read_in_chunks(monkeypatch, chunk)
     log = copied(name, tmp_path)
     lines = log.path.read_bytes().splitlines()
     for what, edited in edits(lines, random.Random(f"raw turns {name} {chunk}")):
@@ -139,7 +140,7 @@ FORGERIES: list[Forgery] = [
 def test_a_rechained_log_with_odd_turn_lines_is_reported_as_its_decoded_lines_are(
     name: str, forge: Forgery, chunk: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store, "STREAM_CHUNK_BYTES", chunk)
+    read_in_chunks(monkeypatch, chunk)
     log = copied(name, tmp_path)
     log.head_path.unlink()  # a forger rewrites the log; the anchor's check is tested elsewhere
     spans = turn_lines(log)
@@ -166,7 +167,7 @@ def test_a_rechained_log_with_odd_turn_lines_is_reported_as_its_decoded_lines_ar
 def test_a_turn_longer_than_the_lines_held_back_takes_the_common_way(
     forge: Forgery | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store, "STREAM_CHUNK_BYTES", 97)
+    read_in_chunks(monkeypatch, 97)
     monkeypatch.setattr(verify, "MAX_TURN_LINES", 3)  # every turn of the log is longer
     log = copied("mortecouille.jsonl", tmp_path)
     log.head_path.unlink()
@@ -218,7 +219,7 @@ def assert_ended_turns_undecoded(
 def test_the_lines_of_a_turn_re_derived_exactly_after_its_first_are_never_decoded(
     name: str, chunk: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store, "STREAM_CHUNK_BYTES", chunk)
+    read_in_chunks(monkeypatch, chunk)
     log = copied(name, tmp_path)
     events = decode_lines(log.path.read_bytes())
     decoded = events_decoded_by_verify(monkeypatch)

@@ -33,8 +33,9 @@ from mortecouille.events.codec import (
     line_hash,
     spliced_line_hash,
 )
-from mortecouille.events.store import GameLog
-from mortecouille.replays.reading.verify import _GATHERED_MARKS, _MARK_BITS, _found, verify_log
+from mortecouille.events.storage.file_log import GameLog
+from mortecouille.replays.reading.verify import verify_log
+from mortecouille.replays.reading.verify_checks import _GATHERED_MARKS, _MARK_BITS, _found
 from tests.helpers import GOLDEN
 
 pytestmark = pytest.mark.slow

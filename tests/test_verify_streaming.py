@@ -13,7 +13,7 @@ from mortecouille.events.base import Event
 from mortecouille.events.board import Board
 from mortecouille.events.game import GameCreated, GameEnded, TurnEnded, TurnStarted
 from mortecouille.events.rulings import RulingRecorded
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.rederive import turn_segments, turn_spans
 from mortecouille.replays.reading.verify import verify_log
 from tests.helpers import GOLDEN

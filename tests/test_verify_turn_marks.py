@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from mortecouille.events import store
 from mortecouille.events.base import Event
 from mortecouille.events.codec import decode_lines
-from mortecouille.replays.reading import verify
-from mortecouille.replays.reading.verify import _claimed_seq, gather, verify_log
+from mortecouille.replays.reading import verify_checks
+from mortecouille.replays.reading.verify import verify_log
+from mortecouille.replays.reading.verify_checks import _claimed_seq, gather
+from tests.helpers import read_in_chunks
 from tests.test_verify_raw_turns import (
     CHUNKS,
     assert_ended_turns_undecoded,
@@ -46,13 +47,13 @@ def misplacements(seed: str) -> list[tuple[str, Misplaced]]:
 
 def claiming(monkeypatch: pytest.MonkeyPatch, misplaced: Misplaced) -> None:
     """Every turn mark noted at the seq ``misplaced`` makes of the one its line claims."""
-    real = verify._claimed_seq
+    real = verify_checks._claimed_seq
 
     def moved(chunk: bytes, at: int) -> int | None:
         seq = real(chunk, at)
         return None if seq is None else misplaced(seq)
 
-    monkeypatch.setattr(verify, "_claimed_seq", moved)
+    monkeypatch.setattr(verify_checks, "_claimed_seq", moved)
 
 
 @pytest.mark.parametrize("chunk", CHUNKS)
@@ -60,7 +61,7 @@ def claiming(monkeypatch: pytest.MonkeyPatch, misplaced: Misplaced) -> None:
 def test_turn_marks_in_the_wrong_places_change_nothing_in_the_report(
     name: str, chunk: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store, "STREAM_CHUNK_BYTES", chunk)
+    read_in_chunks(monkeypatch, chunk)
     log = copied(name, tmp_path)
     for what, misplaced in misplacements(f"{name} {chunk}"):
         with monkeypatch.context() as patched:
@@ -74,7 +75,7 @@ def test_turn_marks_in_the_wrong_places_change_nothing_in_the_report(
 def test_every_edit_is_reported_alike_with_the_turn_marks_misplaced(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store, "STREAM_CHUNK_BYTES", 1500)
+    read_in_chunks(monkeypatch, 1500)
     log = copied(name, tmp_path)
     lines = log.path.read_bytes().splitlines()
     rng = random.Random(f"misplaced marks {name}")
@@ -92,7 +93,7 @@ def test_every_edit_is_reported_alike_with_the_turn_marks_misplaced(
 def test_the_marks_noted_by_the_one_search_let_every_turn_be_checked_undecoded(
     chunk: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(store, "STREAM_CHUNK_BYTES", chunk)
+    read_in_chunks(monkeypatch, chunk)
     log = copied("blockade.jsonl", tmp_path)
     decoded: list[Event] = events_decoded_by_verify(monkeypatch)
     report = verify_log(log)
@@ -106,7 +107,7 @@ def test_the_one_search_notes_each_turn_start_and_end_at_its_line_s_seq(name: st
     events = decode_lines(data)
     expected: dict[int, int] = {}
     for event in events:
-        bit = verify._MARK_BITS.get(b'"type":"' + type(event).__struct_config__.tag.encode() + b'"')
+        bit = verify_checks._MARK_BITS.get(b'"type":"' + type(event).__struct_config__.tag.encode() + b'"')
         if bit is not None:
             expected[event.seq] = bit
     assert gather([data], turn_marks=True).turn_marks == expected

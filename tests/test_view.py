@@ -60,7 +60,7 @@ from mortecouille.events.movement import ShipPlaced
 from mortecouille.events.orders import Advance, Attack, Idle, Maneuver, Order, OrderGiven
 from mortecouille.events.rulings import Adjustment
 from mortecouille.events.secrecy import SECRET_TYPES
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.reading.describe import describe_event
 
 pytestmark = pytest.mark.slow

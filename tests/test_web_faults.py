@@ -52,7 +52,7 @@ from mortecouille.app.games import load
 from mortecouille.app.idempotency import player_seat, seat_digest
 from mortecouille.events.codec import TornTail, stamp
 from mortecouille.events.rulings import RulingRecorded
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 from tests.cli_helpers import run
 from tests.web_server import SeatTokens, ServerProcess, bearer, create_game
 

@@ -61,7 +61,7 @@ def test_a_full_disk_is_a_503_naming_the_game_and_no_path(
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     with monkeypatch.context() as full:
-        full.setattr("mortecouille.events.store.os.write", no_space)
+        full.setattr("mortecouille.events.storage.file_log.os.write", no_space)
         placed = client.post("/api/games/g/place", json={"ship": "A1", "square": "B2", "kind": "sloop"}, headers=anne)
         new = client.post("/api/games", json={"name": "other", "ruleset": "blockade", "players": ["Anne", "Bart"]})
 
@@ -87,7 +87,7 @@ def test_no_refusal_shows_where_the_server_keeps_its_games(client: TestClient[Li
 
 def test_postgresql_stopped_is_a_503_on_every_endpoint_and_the_service_comes_back() -> None:
     pytest.importorskip("psycopg_pool")
-    from mortecouille.events.postgres_store import PostgresStore
+    from mortecouille.events.storage.postgres import PostgresStore
 
     try:
         cluster = throwaway_cluster()

@@ -39,7 +39,7 @@ from mortecouille.app.view import (
 )
 from mortecouille.core.errors import MortecouilleError
 from mortecouille.events.base import Event
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage.contract import EventStore
 from mortecouille.web.errors import Unauthorized
 from mortecouille.web.live_streams import sse_message
 

@@ -24,9 +24,7 @@ from litestar.exceptions import HTTPException, ValidationException
 from mortecouille.app.problems import RETRY_AFTER_SECONDS, problem_text, transient
 from mortecouille.core.errors import BadInput, MortecouilleError, Phrase, RuleViolation, fill
 from mortecouille.events.codec import LogError
-from mortecouille.events.store import Conflict, GameNotFound, Unwritable
-from mortecouille.events.store_errors import StoreError
-from mortecouille.events.stores import FileStore
+from mortecouille.events.storage.errors import Conflict, GameNotFound, StoreError, Unwritable
 
 _log = structlog.get_logger("mortecouille.web")
 
@@ -177,9 +175,10 @@ def without_paths(request: Request[Any, Any, Any], message: str) -> str:
     name (``duel.seats``), never where the server keeps it."""
     service = getattr(request.app.state, "service", None)
     store = getattr(service, "store", None)
-    if not isinstance(store, FileStore):
+    folder = store.folder() if store is not None else None
+    if folder is None:
         return message
-    for directory in {str(store.directory), str(store.directory.resolve())}:
+    for directory in {str(folder), str(folder.resolve())}:
         message = message.replace(directory.rstrip("/") + "/", "")
     return message
 

@@ -9,7 +9,7 @@ One watcher per game with listeners hands every new event on:
   lines appended since it last looked. The service's own appends wake it at once;
 * a game in PostgreSQL: a :class:`StoreWatcher` reads the game from the next seq it has not handed
   on whenever it is woken: by the store's change feed (one LISTEN connection per process,
-  :mod:`mortecouille.events.postgres_feed`), which sees every append by every process on the same
+  :mod:`mortecouille.events.storage.postgres_feed`), which sees every append by every process on the same
   database, so several ``serve`` processes push every event to every listener; and by this
   service's own appends (a store without a feed: by a tick as well). The feed reads the store's
   global order after its last position, so a notification lost while its connection was down is
@@ -65,9 +65,9 @@ import structlog
 
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import LogError, check_line, decode_line, decode_lines
-from mortecouille.events.store import GameLog
-from mortecouille.events.store_errors import StoreError
-from mortecouille.events.stores import EventStore, FileStore, GameStore, events_from
+from mortecouille.events.storage.contract import EventStore, FeedsAppends, GameStore, events_from
+from mortecouille.events.storage.errors import StoreError
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.web.live_channel import GameChannel
 from mortecouille.web.live_streams import (
     HEARTBEAT_SECONDS,
@@ -171,7 +171,7 @@ class StoreWatcher(_Watching):
     event to every listener's queue.
 
     It reads only when woken: by the store's change feed (an append by any process: LISTEN/NOTIFY,
-    :mod:`mortecouille.events.postgres_feed`), by this service's own appends, and, for a store
+    :mod:`mortecouille.events.storage.postgres_feed`), by this service's own appends, and, for a store
     without a feed, by a tick every ``interval`` seconds (None: no tick); a read that fails is
     tried again :data:`RETRY_SECONDS` later. Each read asks for the events from the next seq it has not
     handed on (``events_from``) in a worker thread, one read at a time; wakes that come during a
@@ -412,8 +412,9 @@ class LiveHub:
     def watcher(self, log_: EventStore) -> Watcher:
         watcher = self.watchers.get(log_.name)
         if watcher is None:
-            if isinstance(log_, GameLog):
-                watcher = GameWatcher(log_, self.interval)
+            files = log_.as_files()
+            if files is not None:
+                watcher = GameWatcher(files, self.interval)
             else:
                 watcher = StoreWatcher(log_, self.store_interval)
             self.watchers[log_.name] = watcher
@@ -495,7 +496,7 @@ async def event_stream(
 
 
 class AppendedRow(Protocol):
-    """One row a change feed hands on (``events.postgres_feed.FeedRow``): its game, seq, event
+    """One row a change feed hands on (``events.storage.postgres_feed.FeedRow``): its game, seq, event
     type and line."""
 
     @property
@@ -512,7 +513,7 @@ class AppendedRow(Protocol):
 
 
 class ChangeFeed(Protocol):
-    """What sees every append to the store, by any process (``events.postgres_feed.PostgresFeed``):
+    """What sees every append to the store, by any process (``events.storage.postgres_feed.PostgresFeed``):
     started with the service, stopped with it; it calls its receiver from a thread of its own."""
 
     def start(self) -> None: ...
@@ -526,17 +527,12 @@ FeedMaker = Callable[[Callable[[Sequence[AppendedRow]], None]], ChangeFeed]
 
 def feed_for(store: GameStore) -> FeedMaker | None:
     """The change feed of ``store``, if it has one: a PostgreSQL store's (one LISTEN connection,
-    :mod:`mortecouille.events.postgres_feed`, imported only then); None for a file store, whose
+    :mod:`mortecouille.events.storage.postgres_feed`, imported only then); None for a file store, whose
     watchers poll the files."""
-    if isinstance(store, FileStore):
+    if not isinstance(store, FeedsAppends):
         return None
-    from mortecouille.events.postgres_store import PostgresStore
-
-    if not isinstance(store, PostgresStore):
-        return None
-    from mortecouille.events.postgres_feed import PostgresFeed
 
     def make(receive: Callable[[Sequence[AppendedRow]], None]) -> ChangeFeed:
-        return PostgresFeed(store.dsn, store.schema, receive)
+        return store.change_feed(receive)
 
     return make

@@ -13,7 +13,7 @@ import structlog
 
 from mortecouille.events.base import Event
 from mortecouille.events.codec import LogError
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage.contract import EventStore
 from mortecouille.web.live_streams import (
     HEARTBEAT,
     SEAT_ENDED,

@@ -14,7 +14,7 @@ import structlog
 
 from mortecouille.app.problems import problem_text
 from mortecouille.events.base import Event
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage.contract import EventStore
 
 _log = structlog.get_logger("mortecouille.web")
 

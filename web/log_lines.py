@@ -19,8 +19,7 @@ from collections.abc import Hashable, Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
 from mortecouille.events.base import Event
-from mortecouille.events.store import GameLog
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage.contract import EventStore
 
 #: How many games' lines a service keeps (the least recently used are dropped first).
 KEPT_GAMES = 64
@@ -93,9 +92,10 @@ def _holds_hash(line: bytes, digest: str) -> bool:
 
 def _read_more(log_: EventStore, kept: _Kept) -> None:
     """Add the lines appended since ``kept`` was last read (complete lines only)."""
-    if isinstance(log_, GameLog):
+    files = log_.as_files()
+    if files is not None:
         try:
-            fd = os.open(log_.path, os.O_RDONLY)
+            fd = os.open(files.path, os.O_RDONLY)
         except OSError:
             return
         try:
@@ -119,7 +119,8 @@ def _read_more(log_: EventStore, kept: _Kept) -> None:
 
 def _where(log_: EventStore) -> Hashable:
     """The key of a game's lines: its file, or its store and name."""
-    if isinstance(log_, GameLog):
-        return str(log_.path)
+    files = log_.as_files()
+    if files is not None:
+        return str(files.path)
     store = getattr(log_, "store", None)
     return (getattr(store, "dsn", None), getattr(store, "schema", None), log_.name)

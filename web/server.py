@@ -36,7 +36,7 @@ from litestar.typing import FieldDefinition
 
 from mortecouille import __version__
 from mortecouille.app.service_clock import REVEAL_GRACE_SECONDS, Clock, system_clock
-from mortecouille.events.stores import FileStore, GameStore
+from mortecouille.events.storage.contract import FileStore, GameStore
 from mortecouille.web.access_log import AccessLog, ASGIApp, write_access_log
 from mortecouille.web.controllers import CONTROLLERS
 from mortecouille.web.controllers.service import Service
@@ -131,7 +131,7 @@ def build_app(
     contributed turn locked at its deadline waits for its reveals before it is resolved without
     them. ``lock_when_all_in``: lock a contributed turn as soon as every order and every
     commitment is in (:mod:`mortecouille.app.auto_lock`). ``change_feed``: makes the store's feed
-    of every append by any process (PostgreSQL: ``events.postgres_feed.PostgresFeed``), started
+    of every append by any process (PostgreSQL: ``events.storage.postgres_feed.PostgresFeed``), started
     with the service: live push and deadlines then follow other processes' appends at once
     (default: the store's own, if it has one). ``close_store``: close the store when the service
     stops (a store it opened itself). ``streams``: the caps on the live streams (``StreamLimits``:

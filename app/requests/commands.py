@@ -67,7 +67,7 @@ from mortecouille.events import orders
 from mortecouille.events.base import Event
 from mortecouille.events.board import Board, WindTile
 from mortecouille.events.rulings import Adjustment
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage.contract import EventStore
 
 R = TypeVar("R")
 

@@ -74,7 +74,9 @@ import msgspec
 from mortecouille.core.errors import BadInput
 from mortecouille.events.codec import LogError, decode_lines
 from mortecouille.events.game import GameCreated, GameEnded
-from mortecouille.events.store import LOCK_TIMEOUT_SECONDS, Conflict, GameLog, lock_within
+from mortecouille.events.storage.errors import Conflict
+from mortecouille.events.storage.file_io import LOCK_TIMEOUT_SECONDS, lock_within
+from mortecouille.events.storage.file_log import GameLog
 from mortecouille.replays.analytics.rows import derived_rows
 from mortecouille.replays.analytics.schema import PARTITION_COLUMNS, TABLES, Columns, TableRow, readme_text
 from mortecouille.replays.reading.verify import verify_folded

@@ -43,7 +43,7 @@ from mortecouille.cli.main import cli
 from mortecouille.core.state import state_hash
 from mortecouille.events.base import GENESIS_HASH
 from mortecouille.events.codec import canonical, line_hash
-from mortecouille.events.store import GameLog
+from mortecouille.events.storage.file_log import GameLog
 
 HERE = Path(__file__).resolve().parent
 SEED = "golden-seed"

@@ -21,7 +21,7 @@ from mortecouille.core.errors import BadInput
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
 from mortecouille.events.game import GameCreated
-from mortecouille.events.stores import EventStore
+from mortecouille.events.storage.contract import EventStore
 from mortecouille.web import access
 from mortecouille.web.access import builtins
 from mortecouille.web.controllers.service import Service

@@ -8,7 +8,7 @@ from litestar import Controller, get
 from litestar.params import FromPath
 from litestar.response import File
 
-from mortecouille.events.store import GameNotFound
+from mortecouille.events.storage.errors import GameNotFound
 
 #: Where the pages are (another part of the project writes them; the service only serves them).
 PAGES = Path(__file__).parent.parent / "pages"

@@ -13,7 +13,7 @@ from litestar import Request
 
 from mortecouille.app.service import GamesService
 from mortecouille.app.service_clock import REVEAL_GRACE_SECONDS, Clock, system_clock
-from mortecouille.events.stores import EventStore, GameStore
+from mortecouille.events.storage.contract import EventStore, GameStore
 from mortecouille.web import access
 from mortecouille.web.live import AppendedRow, LiveHub
 from mortecouille.web.live_streams import HEARTBEAT_SECONDS, POLL_SECONDS, SEAT_CHECK_SECONDS, StreamLimits

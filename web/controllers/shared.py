@@ -20,7 +20,7 @@ from mortecouille.core.errors import BadInput
 from mortecouille.core.life_cycle import Command, check_game_name
 from mortecouille.core.state import GameState
 from mortecouille.events.base import Event
-from mortecouille.events.stores import EventStore, GameStore
+from mortecouille.events.storage.contract import EventStore, GameStore
 from mortecouille.web import access
 from mortecouille.web.access import builtins
 from mortecouille.web.controllers.service import Service

@@ -1,4 +1,5 @@
-"""A game's snapshot as a store keeps it for the app (:class:`~mortecouille.events.stores.KeepsSnapshots`):
+"""A game's snapshot as a store keeps it for the app
+(:class:`~mortecouille.events.storage.contract.KeepsSnapshots`):
 raw bytes, in a module of its own so that the store contract and the PostgreSQL store both name it
 without importing each other."""
 

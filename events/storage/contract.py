@@ -1,8 +1,8 @@
 """The store contract: what every event store of a game offers, whatever its medium.
 
-Two stores keep a game's log: the file store (:class:`mortecouille.events.store.GameLog`, one
+Two stores keep a game's log: the file store (:class:`mortecouille.events.storage.file_log.GameLog`, one
 JSON-lines file per game, the embedded default) and the PostgreSQL store
-(:mod:`mortecouille.events.postgres_store`, imported only when a ``postgresql://`` URL is used).
+(:mod:`mortecouille.events.storage.postgres`, imported only when a ``postgresql://`` URL is used).
 Both keep the same canonical line bytes (:func:`mortecouille.events.codec.stamp_all`), so a log
 exported from either is the same JSONL with the same hashes.
 
@@ -63,28 +63,30 @@ import contextlib
 import errno
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from mortecouille.events.base import GENESIS_HASH, Event
 from mortecouille.events.codec import Extras, LogError, check_line, decode_line
-from mortecouille.events.store import (
+from mortecouille.events.storage.chain import Head, OnLine
+from mortecouille.events.storage.errors import (
     Conflict,
-    Creation,
-    GameLog,
-    Head,
+    StoreError,
+    StoreUnavailable,
     Unwritable,
-    _append_or_take_back,
-    _fsync_dir,
+    redacted_url,
 )
-from mortecouille.events.store_errors import StoreError, StoreUnavailable, redacted_url
+from mortecouille.events.storage.file_io import _append_or_take_back, _fsync_dir
+from mortecouille.events.storage.file_log import GameLog
+from mortecouille.events.storage.file_writing import Creation
 
 if TYPE_CHECKING:
     # a type only (what a store that keeps snapshots returns, PostgreSQL's): a file store's command
     # never makes one, so it need not import it (the CLI's start-up)
-    from mortecouille.events.stored_snapshot import StoredSnapshot
+    from mortecouille.events.storage.postgres_feed import FeedRow
+    from mortecouille.events.storage.stored_snapshot import StoredSnapshot
 
 
 class StoreCreation(Protocol):
@@ -122,6 +124,17 @@ class StoreTransaction(Protocol):
         written) when ``expected_seq`` is given and is not the next seq."""
         ...
 
+    def acknowledge(self, last: Event) -> None:
+        """Make sure no repair will cut the lines through ``last`` (already durable) before they
+        are acknowledged: a file store moves a head anchor left behind by a killed writer; a store
+        whose appends commit whole has nothing to do."""
+        ...
+
+    def offset(self) -> int | None:
+        """Where the held log ends, in bytes, for a store read by offset (the file store's size
+        under the lock); None for the others."""
+        ...
+
 
 class EventStore(Protocol):
     """One game's append-only log in some store (file or PostgreSQL)."""
@@ -143,12 +156,27 @@ class EventStore(Protocol):
         """The log's canonical lines, each ending with a newline; GameNotFound if there is none."""
         ...
 
-    def verify_chain(self, data: bytes | None = None) -> int:
-        """Check the chain and the head; return the number of lines or raise LogError."""
+    def verify_chain(self, data: bytes | None = None, on_line: OnLine | None = None) -> int:
+        """Check the chain and the head (:func:`~mortecouille.events.storage.chain.check_chain`);
+        return the number of lines or raise LogError. ``data``: the log's bytes read before;
+        ``on_line``: told each line once checked (``verify`` gathers its dice so)."""
+        ...
+
+    def head_status(self, lines: int) -> str:
+        """How the log's ``lines`` lines stand against the head the store vouches for, for a report."""
         ...
 
     def read_head(self) -> Head | None:
         """The seq and hash of the last line the store vouches for, or None."""
+        ...
+
+    def describe(self) -> str:
+        """Where the game is, for a message to the store's owner (a file store's path)."""
+        ...
+
+    def as_files(self) -> GameLog | None:
+        """The game's log as files, where the store keeps it so (the file store: the app keeps its
+        derived files beside it, reads it by offset and repairs a torn tail); None elsewhere."""
         ...
 
     def create(self, events: Sequence[Event]) -> list[Event]:
@@ -206,6 +234,24 @@ def events_from(store: EventStore, seq: int) -> Iterator[Event]:
     return iter(store.read()[seq:])
 
 
+class AppendFeed(Protocol):
+    """What sees every append to a store, by any process; it calls its receiver from a thread."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+@runtime_checkable
+class FeedsAppends(Protocol):
+    """A store that tells each append by any process as it commits (PostgreSQL's ``LISTEN``),
+    where a file store's watchers poll the files."""
+
+    def change_feed(self, receive: Callable[[list[FeedRow]], None]) -> AppendFeed:
+        """A feed (not started) handing ``receive`` each batch of rows appended."""
+        ...
+
+
 # --- a store of many games, selected by URL ----------------------------------------------------
 
 
@@ -219,6 +265,10 @@ class GameStore(Protocol):
 
     def log(self, game: str) -> EventStore:
         """One game's log (cheap: nothing is read until asked)."""
+        ...
+
+    def folder(self) -> Path | None:
+        """The directory holding the games as files (the file store), or None."""
         ...
 
     def names(self) -> list[str]:
@@ -250,6 +300,9 @@ class FileStore:
 
     def log(self, game: str) -> GameLog:
         return GameLog(self.directory / f"{game}{LOG_SUFFIX}")
+
+    def folder(self) -> Path:
+        return self.directory
 
     def names(self) -> list[str]:
         if not self.directory.is_dir():
@@ -320,7 +373,7 @@ def _open_postgres(url: str, option: str) -> GameStore:
     rest = [(key, value) for key, value in parameters if key != SCHEMA_PARAMETER]
     connection_url = urlunsplit(parts._replace(query=urlencode(rest)))
     try:
-        from mortecouille.events.postgres_store import PostgresStore
+        from mortecouille.events.storage.postgres import PostgresStore
     except ImportError as error:
         raise StoreError(
             f"{option} {shown}: the PostgreSQL driver is not installed ({error.name or error}); "

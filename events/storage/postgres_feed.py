@@ -1,7 +1,7 @@
 """The change feed of a PostgreSQL store: every row appended by any process, in the global order,
 delivered to this process (several ``serve`` processes on one database).
 
-Every append to a :class:`~mortecouille.events.postgres_store.PostgresStore` sends ``NOTIFY
+Every append to a :class:`~mortecouille.events.storage.postgres.PostgresStore` sends ``NOTIFY
 <schema>_events`` in its transaction (delivered at commit, only if it commits). A
 :class:`PostgresFeed` keeps **one** ``LISTEN`` connection per process, in a thread of its own, and
 on each notification reads the store's global order (``events.position``) after the last position

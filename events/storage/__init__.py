@@ -1,0 +1,1 @@
+"""Where a game's log is kept: the store contract and its engines (files, PostgreSQL, memory)."""
