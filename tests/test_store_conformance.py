@@ -38,6 +38,8 @@ from mortecouille.events.storage.file_log import GameLog
 from mortecouille.events.storage.memory import MemoryStore
 from tests.postgres_server import PostgresServer
 
+pytestmark = pytest.mark.postgres
+
 GOLDEN = Path(__file__).parent / "golden"
 #: The golden logs of the current schema: ``turn_started_v1`` keeps version-1 lines the engine no
 #: longer writes (it upcasts them), so no store appends it as it is.
