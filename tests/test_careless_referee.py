@@ -36,7 +36,7 @@ def test_an_orders_target_is_matched_as_its_ship_is_case_and_spacing_aside(games
 def test_an_orders_target_naming_no_ship_is_still_refused_naming_the_field(games: Path) -> None:
     _duel(games)
     output = refused(games, "order", "g", "Kraken", "attack", "bow", "Pearl")
-    assert "actions[0].target" in output and "'Pearl'" in output
+    assert "ACTION[1].target" in output and "'Pearl'" in output
 
 
 def test_orders_for_a_ship_not_placed_yet_are_refused_saying_to_place_it_first(games: Path) -> None:

@@ -106,7 +106,7 @@ def test_F1_purchases_are_for_mortecouille_games_only() -> None:
 
 def test_F1_the_player_must_be_one_of_the_game() -> None:
     error = Game().refused(BuyShip(player="Zed", kind="red-small", name="Hope"))
-    assert rule_of(error) == "PLAYER" and "Anne" in str(error)
+    assert rule_of(error) == "player" and "Anne" in str(error)
 
 
 def test_F1_a_ship_name_is_unique_across_the_whole_game() -> None:
@@ -186,7 +186,7 @@ def test_F2_a_fleet_option_applies_to_ships_bought_after_it() -> None:
             "F2",
             "fleet option",
         ),
-        ([], EquipShip(ship="Nobody", option="siren"), "SHIP", "Nobody"),
+        ([], EquipShip(ship="Nobody", option="siren"), "ship", "Nobody"),
         (
             [],
             BuyShip(player="Anne", kind="red-small", name="Hope", options=("sirenne",)),
@@ -284,11 +284,11 @@ def test_F3_placing_a_bought_ship_records_its_kind_and_owner() -> None:
 @pytest.mark.parametrize(
     ("command", "rule"),
     [
-        (PlaceShip(ship="Ghost", at=(2, 3), facing="N"), "SHIP"),
+        (PlaceShip(ship="Ghost", at=(2, 3), facing="N"), "ship"),
         (PlaceShip(ship="Hope", at=(4, 4), facing="N"), "B4"),  # a rock
         (PlaceShip(ship="Hope", at=(10, 3), facing="N"), "B4"),  # off the board
-        (PlaceShip(ship="Hope", at=(2, 3), facing="N", kind="blue-big"), "--kind"),
-        (PlaceShip(ship="Hope", at=(2, 3), facing="N", owner="Bart"), "--owner"),
+        (PlaceShip(ship="Hope", at=(2, 3), facing="N", kind="blue-big"), "kind"),
+        (PlaceShip(ship="Hope", at=(2, 3), facing="N", owner="Bart"), "owner"),
         (PlaceShip(ship="Hope", at=(2, 3), facing="N", damage=5), "damage"),
     ],
 )

@@ -97,7 +97,7 @@ def test_record_loss_cuts_the_torn_line_and_writes_the_loss_into_the_log(played:
 def test_a_recorded_loss_is_told_by_both_rulesets_narrators() -> None:
     loss = LossRecorded(anchored_seq=810, anchored_hash="0" * 64, lost=778, seq=32)
     for table in (BLOCKADE_NARRATORS, MORTECOUILLE_NARRATORS):
-        told = table[LossRecorded](loss, None)  # type: ignore[arg-type]
+        told = table[LossRecorded](loss, None).render()  # type: ignore[arg-type]
         assert "778 event(s)" in told and "seq 33..810" in told
 
 

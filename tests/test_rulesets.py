@@ -187,7 +187,7 @@ def test_mortecouille_waits_for_the_orders_of_ships_that_can_act_only() -> None:
     ordered = msgspec.structs.replace(state, orders={"Zeal": OrderSet(turn=1, actions=(Idle(),))})
     assert asked.ships_awaited(ordered) == ("Hope",)
     assert ships_awaiting_orders(ordered) == ("Hope",)
-    assert awaiting_text(ordered) == "orders missing: Anne (Hope)"
+    assert awaiting_text(ordered).render() == "orders missing: Anne (Hope)"
     # orders of an earlier turn count as none (T1)
     earlier = msgspec.structs.replace(ordered, turn=2)
     assert asked.ships_awaited(earlier) == ("Hope", "Zeal")
@@ -204,7 +204,7 @@ def test_blockade_waits_for_the_tokens_of_every_ship_afloat() -> None:
     asked = asked_of(given)
     assert asked.ships_awaited(given) == ("B",)
     assert asked.acting_players(given) == {"Anne", "Bart"}
-    assert awaiting_text(given) == "tokens missing: Bart (B)"
+    assert awaiting_text(given).render() == "tokens missing: Bart (B)"
     ended = msgspec.structs.replace(given, ended=True)
     assert asked.ships_awaited(ended) == () and ships_awaiting_orders(ended) == ()
 

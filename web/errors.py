@@ -22,6 +22,7 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, ValidationException
 
 from mortecouille.app.problems import RETRY_AFTER_SECONDS, problem_text, transient
+from mortecouille.app.requests.commands import problem_of
 from mortecouille.core.errors import BadInput, MortecouilleError, Phrase, RuleViolation, fill
 from mortecouille.events.codec import LogError
 from mortecouille.events.storage.errors import Conflict, GameNotFound, StoreError, Unwritable
@@ -192,8 +193,10 @@ def validation_error(_: Request[Any, Any, Any], error: ValidationException) -> R
     named = _field_in(message)
     # Litestar gives the path to the object (``board``), msgspec's message the field in it (``siz``)
     field = f"{key}.{named}" if key and named and _NAMED.search(message) else key or named
-    text = f"{field}: {message}" if field else f"malformed body: {message}"
-    return error_response(400, 2, text, field=field)
+    key, params = problem_of(message)
+    said = fill(key, params)
+    text = f"{field}: {said}" if field else f"malformed body: {said}"
+    return error_response(400, 2, text, field=field, key=key, params=params)
 
 
 _AT_PATH = re.compile(r"at `\$\.([^`]+)`")

@@ -109,7 +109,33 @@ def decode(kind: type[R], data: Any) -> R:
         return msgspec.convert(data, kind)
     except msgspec.ValidationError as error:
         text = str(error)
-        raise BadInput(path_in(text) or "body", "{problem}", problem=text.split(" - at ")[0]) from None
+        key, params = problem_of(text)
+        raise BadInput(path_in(text) or "body", key, **params) from None
+
+
+#: msgspec's words for a value past a limit, as the refusals' keys (the limits of core/limits.py)
+_LIMITS: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"Expected `str` of length <= (\d+)"), "at most {limit} characters", "limit"),
+    (re.compile(r"Expected `str` of length >= (\d+)"), "at least {least} characters", "least"),
+    (re.compile(r"Expected `array` of length <= (\d+)"), "at most {limit} items", "limit"),
+    (re.compile(r"Expected `array` of length >= (\d+)"), "at least {least} items", "least"),
+    (re.compile(r"Expected `int` <= (-?\d+)"), "at most {limit}", "limit"),
+    (re.compile(r"Expected `int` >= (-?\d+)"), "at least {least}", "least"),
+)
+
+
+def problem_of(message: str) -> tuple[str, dict[str, Any]]:
+    """A decoding refusal's key and parameters from msgspec's ``message``: a limit in the
+    refusals' words (``at most {limit} characters``), anything else as msgspec says it.
+
+    >>> problem_of("Expected `str` of length <= 64 - at `$.name`")
+    ('at most {limit} characters', {'limit': 64})
+    """
+    for pattern, key, name in _LIMITS:
+        found = pattern.match(message)
+        if found is not None:
+            return key, {name: int(found.group(1))}
+    return "{problem}", {"problem": message.split(" - at ")[0]}
 
 
 _AT_PATH = re.compile(r"at `\$\.?([^`]*)`")
