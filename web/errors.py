@@ -193,10 +193,10 @@ def validation_error(_: Request[Any, Any, Any], error: ValidationException) -> R
     named = _field_in(message)
     # Litestar gives the path to the object (``board``), msgspec's message the field in it (``siz``)
     field = f"{key}.{named}" if key and named and _NAMED.search(message) else key or named
-    key, params = problem_of(message)
-    said = fill(key, params)
+    problem = problem_of(message)
+    said = problem.render()
     text = f"{field}: {said}" if field else f"malformed body: {said}"
-    return error_response(400, 2, text, field=field, key=key, params=params)
+    return error_response(400, 2, text, field=field, key=problem.key, params=dict(problem.params))  # type: ignore[arg-type]
 
 
 _AT_PATH = re.compile(r"at `\$\.([^`]+)`")

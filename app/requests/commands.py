@@ -48,7 +48,7 @@ from mortecouille.core.board.geometry import parse_facing, parse_square
 from mortecouille.core.board.ships import PlaceShip
 from mortecouille.core.board.terrain import validate_board
 from mortecouille.core.contributions import CommitDiceContribution, LockTurn, RevealDiceContribution
-from mortecouille.core.errors import BadInput, MortecouilleError
+from mortecouille.core.errors import BadInput, MortecouilleError, Phrase
 from mortecouille.core.fleet.commands import (
     BuyShip,
     EquipFleet,
@@ -109,8 +109,7 @@ def decode(kind: type[R], data: Any) -> R:
         return msgspec.convert(data, kind)
     except msgspec.ValidationError as error:
         text = str(error)
-        key, params = problem_of(text)
-        raise BadInput(path_in(text) or "body", key, **params) from None
+        raise BadInput(path_in(text) or "body", "{problem}", problem=problem_of(text)) from None
 
 
 #: msgspec's words for a value past a limit, as the refusals' keys (the limits of core/limits.py)
@@ -124,18 +123,18 @@ _LIMITS: tuple[tuple[re.Pattern[str], str, str], ...] = (
 )
 
 
-def problem_of(message: str) -> tuple[str, dict[str, Any]]:
-    """A decoding refusal's key and parameters from msgspec's ``message``: a limit in the
-    refusals' words (``at most {limit} characters``), anything else as msgspec says it.
+def problem_of(message: str) -> Phrase:
+    """What a decoding refusal says, from msgspec's ``message``: a limit in the refusals' words
+    (``at most {limit} characters``), anything else as msgspec says it.
 
-    >>> problem_of("Expected `str` of length <= 64 - at `$.name`")
-    ('at most {limit} characters', {'limit': 64})
+    >>> problem_of("Expected `str` of length <= 64 - at `$.name`").render()
+    'at most 64 characters'
     """
     for pattern, key, name in _LIMITS:
         found = pattern.match(message)
         if found is not None:
-            return key, {name: int(found.group(1))}
-    return "{problem}", {"problem": message.split(" - at ")[0]}
+            return Phrase(key, {name: int(found.group(1))})
+    return Phrase("{problem}", {"problem": message.split(" - at ")[0]})
 
 
 _AT_PATH = re.compile(r"at `\$\.?([^`]*)`")
